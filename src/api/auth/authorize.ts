@@ -1,0 +1,70 @@
+import {Middleware, UseAuth, type MiddlewareMethods} from "@tsed/platform-middlewares";
+import {Context} from "@tsed/platform-params";
+import type {PlatformContext} from "@tsed/platform-http";
+import {useDecorators} from "@tsed/core";
+import {inject} from "@tsed/di";
+import {Returns, Security} from "@tsed/schema";
+import {ApiKeysService, hasScope} from "../../services/api-keys.service.js";
+import {AppError} from "../../services/errors.js";
+import type {Scope} from "../../domain/vocabulary.js";
+import type {Actor} from "../../store/journal/audit.repository.js";
+import type {ApiKeyRecord} from "../../store/config/config-store.js";
+import {ProblemModel} from "../models/problem.model.js";
+import {Runtime} from "../runtime.js";
+
+const KEY_POLICY = "per-key";
+
+/**
+ * Checks X-API-Key, then the key's request rate, then its scope. Failed attempts count against
+ * the client address, so guessing keys is throttled long before it could succeed.
+ */
+@Middleware()
+export class ApiKeyAuthMiddleware implements MiddlewareMethods {
+  private readonly keys = inject(ApiKeysService);
+  private readonly runtime = inject(Runtime);
+
+  use(@Context() ctx: PlatformContext): void {
+    const {scope} = ctx.endpoint.get(ApiKeyAuthMiddleware) as {scope: Scope};
+    const request = ctx.request.raw;
+    const response = ctx.response.raw;
+    const address = request.socket.remoteAddress ?? "unknown";
+    const failures = this.runtime.authFailureLimiter;
+    if (failures.exhausted(address)) {
+      throw new AppError("rate_limited", "too many failed authentications from this address", {retryAfterSeconds: failures.take(address).resetSeconds});
+    }
+    const presented = request.get("x-api-key");
+    const record = presented ? this.keys.authenticate(presented) : null;
+    if (!record) {
+      failures.take(address);
+      throw new AppError("unauthenticated", presented ? "the API key is unknown or revoked" : "the X-API-Key header is missing");
+    }
+    const limiter = this.runtime.keyLimiter;
+    const decision = limiter.take(record.id);
+    response.setHeader("RateLimit-Policy", limiter.policyHeader(KEY_POLICY));
+    response.setHeader("RateLimit", limiter.rateLimitHeader(KEY_POLICY, decision));
+    if (!decision.allowed) throw new AppError("rate_limited", `key ${record.id} is over its rate limit`, {retryAfterSeconds: decision.resetSeconds});
+    if (!hasScope(record, scope)) throw new AppError("forbidden", `key ${record.id} lacks the scope "${scope}"`);
+    const actor: Actor = {type: "api_key", id: record.id};
+    ctx.set("actor", actor);
+    ctx.set("apiKey", record);
+  }
+}
+
+/** Requires an API key with `scope` (admin keys hold every scope), and documents the answers. */
+export function Authorize(scope: Scope) {
+  return useDecorators(
+    UseAuth(ApiKeyAuthMiddleware, {scope}),
+    Security("api_key"),
+    Returns(401, ProblemModel).Description("Missing, unknown or revoked API key"),
+    Returns(403, ProblemModel).Description(`The key lacks the scope ${scope}`),
+    Returns(429, ProblemModel).Description("Rate limit exceeded; see Retry-After")
+  );
+}
+
+export function actorOf(ctx: PlatformContext): Actor {
+  return ctx.get("actor") as Actor;
+}
+
+export function apiKeyOf(ctx: PlatformContext): ApiKeyRecord {
+  return ctx.get("apiKey") as ApiKeyRecord;
+}

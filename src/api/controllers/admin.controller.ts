@@ -1,0 +1,72 @@
+import {Controller, inject} from "@tsed/di";
+import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
+import type {PlatformContext} from "@tsed/platform-http";
+import {Delete, Description, Get, Post, Required, Returns, Summary} from "@tsed/schema";
+import {ApiKeysService, describeKey} from "../../services/api-keys.service.js";
+import {AuditService} from "../../services/audit.service.js";
+import {invalid} from "../../services/errors.js";
+import {actorOf, Authorize} from "../auth/authorize.js";
+import {AuditPageModel, CreatedKeyModel, CreateKeyModel, KeyListModel} from "../models/admin.model.js";
+import {ProblemModel} from "../models/problem.model.js";
+import {parseLimit} from "../http/query.js";
+import {created, noContent} from "../http/respond.js";
+import type {Scope} from "../../domain/vocabulary.js";
+
+@Controller("/api/v1/keys")
+export class KeysController {
+  private readonly keys = inject(ApiKeysService);
+
+  @Post("/")
+  @Authorize("admin")
+  @Summary("Create an API key for one integration")
+  @Description("The whole key is in this response only; store it in the integration's secret store.")
+  @(Returns(201, CreatedKeyModel))
+  @(Returns(400, ProblemModel))
+  async create(@Required() @BodyParams() body: CreateKeyModel, @Context() ctx: PlatformContext) {
+    const {record, key} = await this.keys.create(body.name, body.scopes as Scope[], actorOf(ctx));
+    return created(ctx, `/api/v1/keys/${record.id}`, {...describeKey(record), key});
+  }
+
+  @Get("/")
+  @Authorize("admin")
+  @Summary("List API keys (never their secrets)")
+  @(Returns(200, KeyListModel))
+  list() {
+    return {items: this.keys.list().map(describeKey)};
+  }
+
+  @Delete("/:id")
+  @Authorize("admin")
+  @Summary("Revoke an API key; only that integration is affected")
+  @(Returns(204))
+  @(Returns(404, ProblemModel))
+  async revoke(@PathParams("id") id: string, @Context() ctx: PlatformContext) {
+    await this.keys.revoke(id, actorOf(ctx));
+    noContent(ctx);
+  }
+}
+
+@Controller("/api/v1/audit")
+export class AuditController {
+  private readonly audit = inject(AuditService);
+
+  @Get("/")
+  @Authorize("admin")
+  @Summary("The audit log, newest first")
+  @Description("Every accepted alert, every state change and every admin change, with the key that caused it.")
+  @(Returns(200, AuditPageModel))
+  @(Returns(400, ProblemModel))
+  list(
+    @QueryParams("limit") limit?: string,
+    @QueryParams("cursor") cursor?: string,
+    @QueryParams("action") action?: string,
+    @QueryParams("subject_id") subjectId?: string,
+    @QueryParams("actor_id") actorId?: string
+  ) {
+    if (cursor !== undefined && !/^\d+$/.test(cursor)) throw invalid([{pointer: "/cursor", detail: "not a cursor returned by this endpoint"}]);
+    const size = parseLimit(limit);
+    const entries = this.audit.list({limit: size + 1, before_seq: cursor === undefined ? undefined : Number(cursor), action: action || undefined, subject_id: subjectId || undefined, actor_id: actorId || undefined});
+    const items = entries.slice(0, size);
+    return {items, next_cursor: entries.length > size ? String(items[items.length - 1].seq) : null};
+  }
+}

@@ -1,0 +1,68 @@
+import {Controller, inject} from "@tsed/di";
+import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
+import type {PlatformContext} from "@tsed/platform-http";
+import {AjvService} from "@tsed/ajv";
+import {Delete, Get, Patch, Post, Required, Returns, Summary} from "@tsed/schema";
+import {GroupsService, type GroupInput} from "../../services/groups.service.js";
+import {actorOf, Authorize} from "../auth/authorize.js";
+import {GroupInputModel, GroupModel, GroupPageModel} from "../models/recipient.model.js";
+import {ProblemModel} from "../models/problem.model.js";
+import {parseLimit, requireObject} from "../http/query.js";
+import {created, noContent} from "../http/respond.js";
+
+@Controller("/api/v1/groups")
+export class GroupsController {
+  private readonly groups = inject(GroupsService);
+  private readonly ajv = inject(AjvService);
+
+  @Get("/")
+  @Authorize("recipients:read")
+  @Summary("List recipient groups")
+  @(Returns(200, GroupPageModel))
+  list(@QueryParams("limit") limit?: string, @QueryParams("cursor") cursor?: string) {
+    const page = this.groups.list(parseLimit(limit), cursor || null);
+    return {items: page.items, next_cursor: page.next};
+  }
+
+  @Post("/")
+  @Authorize("recipients:write")
+  @Summary("Create a group")
+  @(Returns(201, GroupModel))
+  @(Returns(400, ProblemModel))
+  @(Returns(422, ProblemModel).Description("A member is not a recipient"))
+  async create(@Required() @BodyParams() body: GroupInputModel, @Context() ctx: PlatformContext) {
+    const group = await this.groups.create(body as GroupInput, actorOf(ctx));
+    return created(ctx, `/api/v1/groups/${group.uuid}`, group);
+  }
+
+  @Get("/:uuid")
+  @Authorize("recipients:read")
+  @(Returns(200, GroupModel))
+  @(Returns(404, ProblemModel))
+  get(@PathParams("uuid") uuid: string) {
+    return this.groups.get(uuid);
+  }
+
+  @Patch("/:uuid")
+  @Authorize("recipients:write")
+  @Summary("Update a group (JSON Merge Patch, RFC 7396)")
+  @(Returns(200, GroupModel))
+  @(Returns(400, ProblemModel))
+  @(Returns(404, ProblemModel))
+  @(Returns(422, ProblemModel))
+  async update(@PathParams("uuid") uuid: string, @Required() @BodyParams() body: unknown, @Context() ctx: PlatformContext) {
+    const merged = this.groups.patched(uuid, requireObject(body));
+    await this.ajv.validate(merged, {type: GroupInputModel});
+    return this.groups.replace(uuid, merged, actorOf(ctx));
+  }
+
+  @Delete("/:uuid")
+  @Authorize("recipients:write")
+  @(Returns(204))
+  @(Returns(404, ProblemModel))
+  @(Returns(409, ProblemModel).Description("The target of an open notification"))
+  async remove(@PathParams("uuid") uuid: string, @Context() ctx: PlatformContext) {
+    await this.groups.remove(uuid, actorOf(ctx));
+    noContent(ctx);
+  }
+}

@@ -1,0 +1,47 @@
+import {Controller, inject} from "@tsed/di";
+import {Context, PathParams} from "@tsed/platform-params";
+import type {PlatformContext} from "@tsed/platform-http";
+import {Get, Hidden, Returns, Summary} from "@tsed/schema";
+import {OpenAPIService} from "@tsed/openapi-utils";
+import {constant} from "@tsed/di";
+import {ReadinessService} from "../../services/readiness.service.js";
+import {AppError, type ErrorCode} from "../../services/errors.js";
+import {ERROR_CATALOGUE, problemType} from "../errors/catalogue.js";
+
+@Controller("/")
+export class HealthController {
+  private readonly readiness = inject(ReadinessService);
+
+  @Get("/healthz")
+  @Summary("Liveness: 200 while the process serves")
+  @(Returns(200))
+  healthz() {
+    return {status: "ok"};
+  }
+
+  @Get("/readyz")
+  @Summary("Readiness: 200 when the journal can commit, else 503; shows each channel's state")
+  @(Returns(200))
+  @(Returns(503))
+  async readyz(@Context() ctx: PlatformContext) {
+    const readiness = await this.readiness.check();
+    ctx.response.status(readiness.ready ? 200 : 503);
+    return {status: readiness.ready ? "ready" : "unready", ...readiness};
+  }
+
+  @Get("/problems/:code")
+  @Summary("What an error code means and what to do about it (the `type` of every problem)")
+  @(Returns(200))
+  problem(@PathParams("code") code: string) {
+    const entry = ERROR_CATALOGUE[code as ErrorCode];
+    if (!entry) throw new AppError("not_found", `no error code "${code}"`);
+    return {type: problemType(code as ErrorCode), code, status: entry.status, title: entry.title, advice: entry.advice};
+  }
+
+  @Get("/api/v1/openapi.json")
+  @Hidden()
+  openapi() {
+    const [documentation] = constant<object[]>("swagger", []);
+    return inject(OpenAPIService).getOpenAPISpec(documentation as never);
+  }
+}

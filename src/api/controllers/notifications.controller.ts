@@ -1,0 +1,111 @@
+import {createHash} from "node:crypto";
+import {Controller, inject} from "@tsed/di";
+import {BodyParams, Context, HeaderParams, PathParams, QueryParams} from "@tsed/platform-params";
+import type {PlatformContext} from "@tsed/platform-http";
+import {Description, Get, Post, Required, Returns, Summary} from "@tsed/schema";
+import {NotificationsService, type SendInput} from "../../services/notifications.service.js";
+import {notificationPath, shortForm} from "../../services/notification-view.js";
+import {AppError} from "../../services/errors.js";
+import {actorOf, apiKeyOf, Authorize} from "../auth/authorize.js";
+import {AcknowledgeModel, NotificationModel, NotificationPageModel, NotificationShortModel, SendNotificationModel} from "../models/notification.model.js";
+import {ProblemModel} from "../models/problem.model.js";
+import {parseChoice, parseLimit} from "../http/query.js";
+import {NOTIFICATION_STATUSES, PRIORITIES} from "../../domain/vocabulary.js";
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+function wantsRepresentation(prefer: string | undefined): boolean {
+  return (prefer ?? "").split(",").some((preference) => preference.trim().toLowerCase().replace(/\s+/g, "") === "return=representation");
+}
+
+@Controller("/api/v1/notifications")
+export class NotificationsController {
+  private readonly notifications = inject(NotificationsService);
+
+  @Post("/send")
+  @Authorize("notifications:send")
+  @Summary("Send an alert")
+  @Description("Accepts an alert and starts its escalation. `Prefer: return=representation` answers 200 with the long form; otherwise 202 with the short form. Both carry Location.")
+  @(Returns(202, NotificationShortModel).Description("Accepted (short form)"))
+  @(Returns(200, NotificationModel).Description("Accepted (long form, with Prefer: return=representation)"))
+  @(Returns(400, ProblemModel).Description("Malformed JSON or an invalid field"))
+  @(Returns(409, ProblemModel).Description("The same Idempotency-Key is still being processed"))
+  @(Returns(413, ProblemModel).Description("Body over 64 KiB"))
+  @(Returns(415, ProblemModel).Description("Body is not JSON"))
+  @(Returns(422, ProblemModel).Description("Unknown recipient or group, or Idempotency-Key reused with another body"))
+  @(Returns(503, ProblemModel).Description("The journal cannot commit; retry after Retry-After"))
+  async send(
+    @Required() @BodyParams() body: SendNotificationModel,
+    @Context() ctx: PlatformContext,
+    @HeaderParams("prefer") prefer?: string,
+    @HeaderParams("idempotency-key") idempotencyKey?: string
+  ): Promise<void> {
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw new AppError("invalid_request", "the Idempotency-Key header must be 1 to 255 visible ASCII characters");
+    }
+    const request = ctx.request.raw;
+    const idempotency = idempotencyKey
+      ? {apiKeyId: apiKeyOf(ctx).id, key: idempotencyKey, fingerprint: createHash("sha256").update(request.rawBody ?? Buffer.alloc(0)).digest("hex")}
+      : null;
+    const representation = wantsRepresentation(prefer);
+    const answer = await this.notifications.send(body as SendInput, actorOf(ctx), idempotency, ({view}) =>
+      representation ? {status: 200, body: view} : {status: 202, body: shortForm(view)}
+    );
+    const id = (answer.body as {id?: string; notification_uuid?: string}).id ?? (answer.body as {notification_uuid: string}).notification_uuid;
+    const response = ctx.response.raw;
+    response.setHeader("Location", notificationPath(id));
+    if (answer.replayed) response.setHeader("Idempotent-Replayed", "true");
+    if (representation) response.setHeader("Preference-Applied", "return=representation");
+    response.status(answer.status).json(answer.body);
+  }
+
+  @Get("/")
+  @Authorize("notifications:read")
+  @Summary("List notifications, newest first")
+  @(Returns(200, NotificationPageModel))
+  @(Returns(400, ProblemModel).Description("Invalid filter, limit or cursor"))
+  list(
+    @QueryParams("status") status?: string,
+    @QueryParams("recipient_uuid") recipientUuid?: string,
+    @QueryParams("priority") priority?: string,
+    @QueryParams("limit") limit?: string,
+    @QueryParams("cursor") cursor?: string
+  ) {
+    return this.notifications.list({
+      status: parseChoice("status", status, NOTIFICATION_STATUSES),
+      recipient_uuid: recipientUuid || undefined,
+      priority: parseChoice("priority", priority, PRIORITIES),
+      limit: parseLimit(limit),
+      cursor: cursor || undefined
+    });
+  }
+
+  @Get("/:id")
+  @Authorize("notifications:read")
+  @Summary("Read a notification: status, delivery attempts and acknowledgement")
+  @(Returns(200, NotificationModel))
+  @(Returns(404, ProblemModel))
+  get(@PathParams("id") id: string) {
+    return this.notifications.get(id);
+  }
+
+  @Post("/:id/ack")
+  @Authorize("notifications:ack")
+  @Summary("Acknowledge: stops the escalation")
+  @Description("Idempotent: acknowledging again returns the first acknowledgement unchanged. Allowed from queued, notifying and exhausted.")
+  @(Returns(200, NotificationModel))
+  @(Returns(404, ProblemModel))
+  @(Returns(409, ProblemModel).Description("The notification is resolved"))
+  acknowledge(@PathParams("id") id: string, @Context() ctx: PlatformContext, @BodyParams() body?: AcknowledgeModel) {
+    return this.notifications.acknowledge(id, {by: body?.by ?? apiKeyOf(ctx).name, note: body?.note ?? null, via: "api"}, actorOf(ctx));
+  }
+
+  @Post("/:id/resolve")
+  @Authorize("notifications:ack")
+  @Summary("Resolve: the problem is gone; stops the escalation")
+  @(Returns(200, NotificationModel))
+  @(Returns(404, ProblemModel))
+  resolve(@PathParams("id") id: string, @Context() ctx: PlatformContext) {
+    return this.notifications.resolve(id, actorOf(ctx));
+  }
+}

@@ -1,0 +1,69 @@
+import {Controller, inject} from "@tsed/di";
+import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
+import type {PlatformContext} from "@tsed/platform-http";
+import {AjvService} from "@tsed/ajv";
+import {Delete, Description, Get, Patch, Post, Required, Returns, Summary} from "@tsed/schema";
+import {RecipientsService, type RecipientInput} from "../../services/recipients.service.js";
+import {actorOf, Authorize} from "../auth/authorize.js";
+import {RecipientInputModel, RecipientModel, RecipientPageModel} from "../models/recipient.model.js";
+import {ProblemModel} from "../models/problem.model.js";
+import {parseLimit, requireObject} from "../http/query.js";
+import {created, noContent} from "../http/respond.js";
+
+@Controller("/api/v1/recipients")
+export class RecipientsController {
+  private readonly recipients = inject(RecipientsService);
+  private readonly ajv = inject(AjvService);
+
+  @Get("/")
+  @Authorize("recipients:read")
+  @Summary("List recipients with their channel capabilities")
+  @(Returns(200, RecipientPageModel))
+  @(Returns(400, ProblemModel))
+  list(@QueryParams("limit") limit?: string, @QueryParams("cursor") cursor?: string) {
+    const page = this.recipients.list(parseLimit(limit), cursor || null);
+    return {items: page.items.map((recipient) => this.recipients.view(recipient)), next_cursor: page.next};
+  }
+
+  @Post("/")
+  @Authorize("recipients:write")
+  @Summary("Create a recipient")
+  @Description("At least one of telegram_id, phone or email is required.")
+  @(Returns(201, RecipientModel))
+  @(Returns(400, ProblemModel))
+  async create(@Required() @BodyParams() body: RecipientInputModel, @Context() ctx: PlatformContext) {
+    const recipient = await this.recipients.create(body as RecipientInput, actorOf(ctx));
+    return created(ctx, `/api/v1/recipients/${recipient.uuid}`, this.recipients.view(recipient));
+  }
+
+  @Get("/:uuid")
+  @Authorize("recipients:read")
+  @(Returns(200, RecipientModel))
+  @(Returns(404, ProblemModel))
+  get(@PathParams("uuid") uuid: string) {
+    return this.recipients.view(this.recipients.get(uuid));
+  }
+
+  @Patch("/:uuid")
+  @Authorize("recipients:write")
+  @Summary("Update a recipient (JSON Merge Patch, RFC 7396)")
+  @Description("Escalation timeouts, channel order, quiet hours, contacts. `null` removes a field.")
+  @(Returns(200, RecipientModel))
+  @(Returns(400, ProblemModel))
+  @(Returns(404, ProblemModel))
+  async update(@PathParams("uuid") uuid: string, @Required() @BodyParams() body: unknown, @Context() ctx: PlatformContext) {
+    const merged = this.recipients.patched(uuid, requireObject(body));
+    await this.ajv.validate(merged, {type: RecipientInputModel});
+    return this.recipients.view(await this.recipients.replace(uuid, merged, actorOf(ctx)));
+  }
+
+  @Delete("/:uuid")
+  @Authorize("recipients:write")
+  @(Returns(204))
+  @(Returns(404, ProblemModel))
+  @(Returns(409, ProblemModel).Description("Still a group member or the target of an open notification"))
+  async remove(@PathParams("uuid") uuid: string, @Context() ctx: PlatformContext) {
+    await this.recipients.remove(uuid, actorOf(ctx));
+    noContent(ctx);
+  }
+}

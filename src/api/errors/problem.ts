@@ -1,0 +1,120 @@
+import {AppError, describeFieldErrors, type ErrorCode, type FieldError} from "../../services/errors.js";
+import {StorageUnavailableError} from "../../store/journal/journal.js";
+import {ERROR_CATALOGUE, problemType} from "./catalogue.js";
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  code: ErrorCode;
+  errors?: FieldError[];
+}
+
+export interface ProblemAnswer {
+  problem: Problem;
+  headers: Record<string, string>;
+  /** Errors a client did not cause are logged with their cause; client errors are not. */
+  unexpected: boolean;
+}
+
+interface AjvError {
+  instancePath?: string;
+  dataPath?: string;
+  keyword: string;
+  params?: Record<string, unknown>;
+  message?: string;
+}
+
+const STORAGE_RETRY_SECONDS = 30;
+
+function ajvDetail(error: AjvError): string {
+  const params = error.params ?? {};
+  switch (error.keyword) {
+    case "required":
+      return params.missingProperty === undefined ? "a JSON body is required" : `"${params.missingProperty}" is required`;
+    case "additionalProperties":
+      return `unknown field "${params.additionalProperty}"`;
+    case "enum":
+      return `must be one of: ${(params.allowedValues as unknown[]).filter((value) => value !== null).join(", ")}`;
+    case "type":
+      return `must be ${params.type === "integer" ? "an integer" : `of type ${params.type}`}`;
+    case "pattern":
+      return params.pattern === "\\S" ? "must not be blank" : `does not have the expected form (${params.pattern})`;
+    case "format":
+      return `must be a valid ${params.format}`;
+    default:
+      return error.message ?? `fails the "${error.keyword}" rule`;
+  }
+}
+
+function ajvPointer(error: AjvError): string {
+  const base = error.instancePath ?? (error.dataPath ? error.dataPath.replace(/\./g, "/") : "");
+  const params = error.params ?? {};
+  if (error.keyword === "required" && params.missingProperty === undefined) return "";
+  if (error.keyword === "required" && params.missingProperty) return `${base}/${params.missingProperty}`;
+  if (error.keyword === "additionalProperties" && params.additionalProperty) return `${base}/${params.additionalProperty}`;
+  return base;
+}
+
+/** Ajv errors (from Ts.ED's body validation or a direct validate) as field errors. */
+export function fieldErrorsFromAjv(errors: AjvError[]): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const error of errors) {
+    // A nullable field's failed "null" branch only repeats the real complaint.
+    if (error.keyword === "type" && error.params?.type === "null") continue;
+    if (error.keyword === "anyOf" || error.keyword === "oneOf") continue;
+    const item = {pointer: ajvPointer(error), detail: ajvDetail(error)};
+    const key = item.pointer + "\u0000" + item.detail;
+    if (!seen.has(key)) seen.add(key) && out.push(item);
+  }
+  return out;
+}
+
+function validationErrors(error: unknown): AjvError[] | null {
+  const candidate = error as {name?: string; errors?: AjvError[]; origin?: {errors?: AjvError[]}};
+  if (!candidate || !["PARAM_VALIDATION_ERROR", "AJV_VALIDATION_ERROR", "VALIDATION_ERROR", "REQUIRED_VALIDATION_ERROR"].includes(candidate.name ?? "")) return null;
+  return candidate.origin?.errors ?? candidate.errors ?? [];
+}
+
+function classify(error: unknown): {code: ErrorCode; detail: string; errors?: FieldError[]; headers?: Record<string, string>} {
+  if (error instanceof AppError) {
+    const headers = {...error.extras.headers};
+    if (error.extras.retryAfterSeconds !== undefined) headers["Retry-After"] = String(error.extras.retryAfterSeconds);
+    return {code: error.code, detail: error.message, errors: error.extras.errors, headers};
+  }
+  if (error instanceof StorageUnavailableError) {
+    return {code: "storage_unavailable", detail: "the journal cannot commit right now, so nothing was stored", headers: {"Retry-After": String(STORAGE_RETRY_SECONDS)}};
+  }
+  const bodyError = error as {type?: string; status?: number};
+  switch (bodyError?.type) {
+    case "entity.parse.failed":
+      return {code: "malformed_json", detail: "the request body is not valid JSON"};
+    case "entity.too.large":
+      return {code: "payload_too_large", detail: "the request body is larger than 64 KiB"};
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return {code: "unsupported_media_type", detail: "the body must be UTF-8 JSON"};
+  }
+  const ajvErrors = validationErrors(error);
+  if (ajvErrors) {
+    const errors = fieldErrorsFromAjv(ajvErrors);
+    const found = errors.length ? errors : [{pointer: "", detail: "a JSON body is required"}];
+    return {code: "invalid_request", detail: describeFieldErrors(found), errors: found};
+  }
+  const status = (error as {status?: number})?.status;
+  if (status === 404) return {code: "route_not_found", detail: "no endpoint answers this method and path"};
+  if (status === 400) return {code: "invalid_request", detail: (error as Error).message};
+  return {code: "internal_error", detail: "the gateway failed to process this request; nothing was stored for it"};
+}
+
+/** Turns any thrown value into an RFC 9457 answer. The only place that picks an error's HTTP status. */
+export function toProblem(error: unknown, instance: string): ProblemAnswer {
+  const {code, detail, errors, headers = {}} = classify(error);
+  const entry = ERROR_CATALOGUE[code];
+  const problem: Problem = {type: problemType(code), title: entry.title, status: entry.status, detail, instance, code};
+  if (errors?.length) problem.errors = errors;
+  return {problem, headers, unexpected: entry.status >= 500};
+}

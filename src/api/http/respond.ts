@@ -1,0 +1,13 @@
+import type {PlatformContext} from "@tsed/platform-http";
+
+/** 201 Created with a Location header, for every create endpoint. */
+export function created<T>(ctx: PlatformContext, location: string, body: T): T {
+  ctx.response.raw.setHeader("Location", location);
+  ctx.response.status(201);
+  return body;
+}
+
+/** 204 No Content, for deletes. */
+export function noContent(ctx: PlatformContext): void {
+  ctx.response.status(204);
+}

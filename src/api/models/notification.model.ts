@@ -1,0 +1,92 @@
+import {AdditionalProperties, CollectionOf, Description, Enum, Example, Format, Integer, MaxLength, MinLength, Nullable, Pattern, Required} from "@tsed/schema";
+import {ATTEMPT_OUTCOMES, CHANNELS, NOTIFICATION_STATUSES, PRIORITIES} from "../../domain/vocabulary.js";
+
+const NOT_BLANK = /\S/;
+
+@AdditionalProperties(false)
+export class SendNotificationModel {
+  @Required() @Format("uuid") @Description("Recipient or recipient group UUID") @Example("0f8c5a2e-8a34-4c1e-9a7b-4c5d1e2f3a4b")
+  recipient_uuid: string;
+
+  @Required() @MinLength(1) @MaxLength(4000) @Pattern(NOT_BLANK) @Description("Alert text, 1 to 4000 characters after trimming")
+  message: string;
+
+  @Required() @Enum(...PRIORITIES) priority: (typeof PRIORITIES)[number];
+
+  @MaxLength(128) @Description("Free label of the origin of the alert") source?: string;
+
+  @MinLength(1) @MaxLength(255) @Description("While a notification with this key is open for the same target, sends merge into it") dedup_key?: string;
+
+  @MaxLength(2048) @Format("uri") @Pattern(/^https?:\/\//) @Description("Absolute http(s) link to the source system") link?: string;
+
+  @MaxLength(128) service?: string;
+
+  @MaxLength(128) environment?: string;
+}
+
+@AdditionalProperties(false)
+export class AcknowledgeModel {
+  @MaxLength(128) @Description("Who acknowledges; defaults to the API key's name") by?: string;
+  @MaxLength(1000) note?: string;
+}
+
+export class NotificationShortModel {
+  @Required() @Enum(...NOTIFICATION_STATUSES) status: string;
+  @Required() notification_uuid: string;
+  @Required() @CollectionOf(String) channels_planned: string[];
+  @Required() escalation_chain_id: string;
+}
+
+export class NotificationLinksModel {
+  @Required() self: string;
+  @Required() ack: string;
+}
+
+export class EscalationStateModel {
+  @Required() @Integer() step: number;
+  @Required() @Integer() steps_total: number;
+  @Required() @Nullable(String) @Format("date-time") next_step_at: string | null;
+}
+
+export class AttemptModel {
+  @Required() @Enum(...CHANNELS) channel: string;
+  @Required() recipient_uuid: string;
+  @Required() @Description("Masked contact, e.g. +49******789") target: string;
+  @Required() @Integer() step: number;
+  @Required() @Format("date-time") started_at: string;
+  @Required() @Nullable(String) finished_at: string | null;
+  @Required() @Enum(...ATTEMPT_OUTCOMES) outcome: string;
+  @Required() @Nullable(String) error: string | null;
+}
+
+export class NotificationModel {
+  @Required() @Example("notif_01JD8X3Q4R5S6T7V8W9XAYBZC0") id: string;
+  @Required() @Enum(...NOTIFICATION_STATUSES) status: string;
+  @Required() recipient_uuid: string;
+  @Required() message: string;
+  @Required() @Enum(...PRIORITIES) priority: string;
+  @Required() @CollectionOf(String) channels_planned: string[];
+  @Required() escalation_chain_id: string;
+  @Required() @Format("date-time") created_at: string;
+  @Required() links: NotificationLinksModel;
+  @Required() @Nullable(String) source: string | null;
+  @Required() @Nullable(String) dedup_key: string | null;
+  @Required() @Nullable(String) link: string | null;
+  @Required() @Nullable(String) service: string | null;
+  @Required() @Nullable(String) environment: string | null;
+  @Required() @Integer() occurrences: number;
+  @Required() @Format("date-time") updated_at: string;
+  @Required() @Nullable(String) acknowledged_at: string | null;
+  @Required() @Nullable(String) acknowledged_by: string | null;
+  @Required() @Nullable(String) @Description("api, dashboard, voice_call, telegram_voice, email or sms") acknowledged_via: string | null;
+  @Required() @Nullable(String) acknowledged_note: string | null;
+  @Required() @Nullable(String) resolved_at: string | null;
+  @Required() escalation: EscalationStateModel;
+  @Required() @CollectionOf(AttemptModel) attempts: AttemptModel[];
+}
+
+export class NotificationPageModel {
+  @Required() @CollectionOf(NotificationModel) items: NotificationModel[];
+  @Required() @Nullable(String) next_cursor: string | null;
+}
+

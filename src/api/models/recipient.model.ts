@@ -1,0 +1,86 @@
+import {
+  AdditionalProperties, CollectionOf, Default, Property, Description, Enum, Format, Integer, Max, MaxItems, MaxLength, Min, MinItems, MinLength, Nullable, Pattern, Required, UniqueItems
+} from "@tsed/schema";
+import {CHANNELS, GROUP_STRATEGIES, PRIORITIES} from "../../domain/vocabulary.js";
+
+const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+@AdditionalProperties(false)
+export class EscalationSettingsModel {
+  @Integer() @Min(15) @Max(3600) @Default(120) @Description("Seconds to wait for an acknowledgement before the next step") ack_timeout_seconds?: number;
+  @Integer() @Min(0) @Max(10) @Default(1) @Description("How many more times the whole chain runs after the first pass") repeat?: number;
+}
+
+@AdditionalProperties(false)
+export class QuietHoursModel {
+  @Required() @Pattern(HH_MM) @Description("HH:MM, local to timezone") start: string;
+  @Required() @Pattern(HH_MM) @Description("HH:MM, local to timezone; may be earlier than start (crosses midnight)") end: string;
+  @Required() @MinLength(1) @MaxLength(64) @Description("IANA time zone, e.g. Europe/Berlin") timezone: string;
+  @CollectionOf(String) @Enum(...PRIORITIES) @UniqueItems() @Description("Priorities that page even during quiet hours; default [\"critical\"]") allow_priorities?: string[];
+}
+
+@AdditionalProperties(false)
+export class RoutingRuleModel {
+  @Required() @CollectionOf(String) @Enum(...PRIORITIES) @MinItems(1) @UniqueItems() priorities: string[];
+  @Required() @CollectionOf(String) @Enum(...CHANNELS) @UniqueItems() channels: string[];
+}
+
+/** The writable fields of a recipient: the body of POST, and the result a merge patch must produce. */
+@AdditionalProperties(false)
+export class RecipientInputModel {
+  @MinLength(1) @MaxLength(128) name?: string;
+  @Nullable(String) @Pattern(/^-?\d{1,20}$/) @Description("Telegram chat id: digits, optionally with a leading -") telegram_id?: string | null;
+  @Nullable(String) @Pattern(/^\+[1-9]\d{6,14}$/) @Description("E.164, e.g. +4915112345678") phone?: string | null;
+  @Nullable(String) @Format("email") @MaxLength(254) email?: string | null;
+  @CollectionOf(String) @Enum(...CHANNELS) @UniqueItems() @MaxItems(4) @Description("Channels in the order they are tried") channel_order?: string[];
+  @Property(EscalationSettingsModel) escalation?: EscalationSettingsModel;
+  @Nullable(QuietHoursModel) quiet_hours?: QuietHoursModel | null;
+  @CollectionOf(RoutingRuleModel) @MaxItems(20) @Description("Which channels a priority may use; a priority no rule names may use every channel") routing_rules?: RoutingRuleModel[];
+}
+
+export class ChannelAvailabilityModel {
+  @Required() @Enum(...CHANNELS) channel: string;
+  @Required() available: boolean;
+  @Required() @Nullable(String) reason: string | null;
+}
+
+export class RecipientModel {
+  @Required() @Format("uuid") uuid: string;
+  @Required() name: string;
+  @Required() @Nullable(String) telegram_id: string | null;
+  @Required() @Nullable(String) phone: string | null;
+  @Required() @Nullable(String) email: string | null;
+  @Required() @CollectionOf(String) channel_order: string[];
+  @Required() escalation: EscalationSettingsModel;
+  @Required() @Nullable(QuietHoursModel) quiet_hours: QuietHoursModel | null;
+  @Required() @CollectionOf(RoutingRuleModel) routing_rules: RoutingRuleModel[];
+  @Required() @CollectionOf(ChannelAvailabilityModel) channels: ChannelAvailabilityModel[];
+  @Required() @Format("date-time") created_at: string;
+  @Required() @Format("date-time") updated_at: string;
+}
+
+export class RecipientPageModel {
+  @Required() @CollectionOf(RecipientModel) items: RecipientModel[];
+  @Required() @Nullable(String) next_cursor: string | null;
+}
+
+@AdditionalProperties(false)
+export class GroupInputModel {
+  @Required() @MinLength(1) @MaxLength(128) name: string;
+  @Required() @CollectionOf(String) @Format("uuid") @UniqueItems() @MinItems(1) @MaxItems(100) @Description("Recipient uuids, in paging order") members: string[];
+  @Enum(...GROUP_STRATEGIES) @Default("sequential") strategy?: string;
+}
+
+export class GroupModel {
+  @Required() @Format("uuid") uuid: string;
+  @Required() name: string;
+  @Required() @CollectionOf(String) members: string[];
+  @Required() @Enum(...GROUP_STRATEGIES) strategy: string;
+  @Required() @Format("date-time") created_at: string;
+  @Required() @Format("date-time") updated_at: string;
+}
+
+export class GroupPageModel {
+  @Required() @CollectionOf(GroupModel) items: GroupModel[];
+  @Required() @Nullable(String) next_cursor: string | null;
+}

@@ -1,0 +1,84 @@
+import type {AckVia, AttemptOutcome, Channel, NotificationStatus, Priority} from "./vocabulary.js";
+
+/** A notification as the journal keeps it. Timestamps are ISO 8601 UTC strings. */
+export interface NotificationRecord {
+  id: string;
+  status: NotificationStatus;
+  target_uuid: string;
+  target_kind: "recipient" | "group";
+  message: string;
+  priority: Priority;
+  source: string | null;
+  dedup_key: string | null;
+  link: string | null;
+  service: string | null;
+  environment: string | null;
+  occurrences: number;
+  channels_planned: Channel[];
+  escalation_chain_id: string;
+  created_at: string;
+  updated_at: string;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
+  acknowledged_via: AckVia | null;
+  ack_note: string | null;
+  resolved_at: string | null;
+  api_key_id: string | null;
+}
+
+export interface AttemptRecord {
+  id: string;
+  notification_id: string;
+  channel: Channel;
+  recipient_uuid: string;
+  target: string;
+  step: number;
+  started_at: string;
+  finished_at: string | null;
+  outcome: AttemptOutcome;
+  error: string | null;
+}
+
+export interface EscalationRecord {
+  id: string;
+  notification_id: string;
+  step: number;
+  steps_total: number;
+  next_step_at: string | null;
+  generation: number;
+  state: "running" | "stopped" | "exhausted";
+}
+
+export type TransitionResult =
+  | {kind: "changed"; record: NotificationRecord}
+  | {kind: "unchanged"; record: NotificationRecord}
+  | {kind: "conflict"; reason: string};
+
+export interface Acknowledgement {
+  by: string | null;
+  note: string | null;
+  via: AckVia;
+}
+
+/**
+ * Acknowledge: from queued, notifying or exhausted. Acknowledging twice keeps the first
+ * acknowledgement (the call is idempotent); a resolved notification cannot be acknowledged.
+ */
+export function acknowledge(record: NotificationRecord, ack: Acknowledgement, nowIso: string): TransitionResult {
+  if (record.status === "acknowledged") return {kind: "unchanged", record};
+  if (record.status === "resolved") return {kind: "conflict", reason: `notification ${record.id} is already resolved`};
+  return {
+    kind: "changed",
+    record: {...record, status: "acknowledged", acknowledged_at: nowIso, acknowledged_by: ack.by, acknowledged_via: ack.via, ack_note: ack.note, updated_at: nowIso}
+  };
+}
+
+/** Resolve: from any state; resolving a resolved notification changes nothing. */
+export function resolve(record: NotificationRecord, nowIso: string): TransitionResult {
+  if (record.status === "resolved") return {kind: "unchanged", record};
+  return {kind: "changed", record: {...record, status: "resolved", resolved_at: nowIso, updated_at: nowIso}};
+}
+
+export function isOpen(status: NotificationStatus): boolean {
+  return status === "queued" || status === "notifying";
+}

@@ -1,0 +1,34 @@
+/** The words of the API contract, each list in its documented order. */
+export const PRIORITIES = ["critical", "high", "medium", "low", "info"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+export const CHANNELS = ["telegram_voice", "voice_call", "sms", "email"] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export const NOTIFICATION_STATUSES = ["queued", "notifying", "acknowledged", "resolved", "exhausted"] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+export const OPEN_STATUSES: readonly NotificationStatus[] = ["queued", "notifying"];
+
+export const ACK_VIA = ["api", "dashboard", "voice_call", "telegram_voice", "email", "sms"] as const;
+export type AckVia = (typeof ACK_VIA)[number];
+
+export const ATTEMPT_OUTCOMES = ["pending", "sent", "delivered", "answered", "no_answer", "busy", "failed", "skipped"] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+
+export const SCOPES = ["notifications:send", "notifications:read", "notifications:ack", "recipients:read", "recipients:write", "admin"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const GROUP_STRATEGIES = ["sequential", "parallel"] as const;
+export type GroupStrategy = (typeof GROUP_STRATEGIES)[number];
+
+export const EVENT_TYPES = [
+  "notification.sent",
+  "notification.delivered",
+  "notification.acknowledged",
+  "notification.resolved",
+  "escalation.started",
+  "escalation.step",
+  "escalation.exhausted",
+  "contact.failed"
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];

@@ -1,0 +1,126 @@
+import {mkdirSync} from "node:fs";
+import {join, resolve} from "node:path";
+import type {AddressInfo} from "node:net";
+import {Server as HttpServer} from "node:http";
+import {PlatformExpress} from "@tsed/platform-express";
+import type {PlatformBuilder} from "@tsed/platform-http";
+import {Server} from "./server.js";
+import type {Settings} from "./settings/defaults.js";
+import {createLogger, type Logger} from "./lib/logger.js";
+import {systemClock, type Clock} from "./lib/clock.js";
+import {PeriodicTask} from "./lib/periodic-task.js";
+import {Journal} from "./store/journal/journal.js";
+import {NotificationsRepository} from "./store/journal/notifications.repository.js";
+import {EscalationsRepository} from "./store/journal/escalations.repository.js";
+import {AttemptsRepository} from "./store/journal/attempts.repository.js";
+import {AuditRepository} from "./store/journal/audit.repository.js";
+import {EventsRepository} from "./store/journal/events.repository.js";
+import {IdempotencyRepository} from "./store/journal/idempotency.repository.js";
+import {ConfigStore} from "./store/config/config-store.js";
+import {ApiKeysRepository, GroupsRepository, RecipientsRepository, WebhooksRepository} from "./store/config/repositories.js";
+import {AuditService} from "./services/audit.service.js";
+import {ApiKeysService} from "./services/api-keys.service.js";
+import {ChannelStatusService} from "./services/channel-status.service.js";
+import {RecipientsService} from "./services/recipients.service.js";
+import {GroupsService} from "./services/groups.service.js";
+import {IdempotencyService} from "./services/idempotency.service.js";
+import {NotificationsService} from "./services/notifications.service.js";
+import {ReadinessService} from "./services/readiness.service.js";
+import {RateLimiter} from "./api/auth/rate-limiter.js";
+import {Runtime} from "./api/runtime.js";
+import {jsonBody, requestLog, requireJsonBody} from "./api/http/pipeline.js";
+
+export interface GatewayOptions {
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface Gateway {
+  url: string;
+  settings: Settings;
+  journal: Journal;
+  config: ConfigStore;
+  services: {keys: ApiKeysService; notifications: NotificationsService; recipients: RecipientsService; groups: GroupsService};
+  initialAdminKeyFile: string | null;
+  stop(): Promise<void>;
+}
+
+/** Opens the stores, wires the services, and serves the API. The one place that builds a gateway. */
+export async function startGateway(settings: Settings, options: GatewayOptions = {}): Promise<Gateway> {
+  const logger = options.logger ?? createLogger(settings.log.level);
+  const clock = options.clock ?? systemClock;
+  const dataDir = resolve(settings.data_dir);
+  mkdirSync(dataDir, {recursive: true, mode: 0o700});
+
+  const config = await ConfigStore.open(join(dataDir, "config.json"));
+  const journal = new Journal({path: join(dataDir, "journal.sqlite"), logger, checkpointIntervalMs: settings.journal.checkpoint_interval_ms, maxBatch: settings.journal.max_batch});
+
+  const notificationsRepository = new NotificationsRepository(journal);
+  const eventsRepository = new EventsRepository(journal);
+  const recipientsRepository = new RecipientsRepository(config);
+  const groupsRepository = new GroupsRepository(config);
+  const audit = new AuditService(journal, new AuditRepository(journal), clock);
+  const channelStatus = new ChannelStatusService(settings);
+  const keys = new ApiKeysService(new ApiKeysRepository(config), audit, clock, logger);
+  const idempotency = new IdempotencyService(journal, new IdempotencyRepository(journal), clock, settings.journal.idempotency_hours);
+  const recipients = new RecipientsService(recipientsRepository, groupsRepository, notificationsRepository, channelStatus, audit, clock);
+  const groups = new GroupsService(groupsRepository, recipientsRepository, notificationsRepository, audit, clock);
+  const notifications = new NotificationsService(
+    journal, notificationsRepository, new EscalationsRepository(journal), new AttemptsRepository(journal), eventsRepository,
+    recipientsRepository, groupsRepository, new WebhooksRepository(config), audit, idempotency, clock
+  );
+  const readiness = new ReadinessService(journal, eventsRepository, channelStatus, clock);
+  const runtime = new Runtime(
+    settings, logger, clock,
+    new RateLimiter(settings.rate_limit.per_second, settings.rate_limit.burst, clock),
+    new RateLimiter(settings.rate_limit.auth_failures_per_minute / 60, settings.rate_limit.auth_failures_per_minute, clock)
+  );
+  const initialAdminKeyFile = await keys.ensureInitialAdminKey(dataDir);
+  const pruner = new PeriodicTask("idempotency-prune", 3600_000, () => idempotency.prune(), logger);
+
+  let platform: PlatformBuilder;
+  try {
+    platform = await PlatformExpress.bootstrap(Server, {
+      httpPort: `${settings.host}:${settings.port}`,
+      httpsPort: false,
+      middlewares: [requestLog(logger), requireJsonBody, jsonBody],
+      imports: [
+        {token: Runtime, use: runtime},
+        {token: NotificationsService, use: notifications},
+        {token: RecipientsService, use: recipients},
+        {token: GroupsService, use: groups},
+        {token: ApiKeysService, use: keys},
+        {token: AuditService, use: audit},
+        {token: ReadinessService, use: readiness}
+      ]
+    });
+    await platform.listen();
+  } catch (error) {
+    await journal.close();
+    throw error;
+  }
+  pruner.start();
+  const httpServer = platform.injector.get<HttpServer>(HttpServer) as HttpServer;
+  const address = httpServer.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
+  logger.info("gateway serving", {url, data_dir: dataDir});
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      // Stop accepting, let requests in flight finish (their commits included), then close the journal.
+      await new Promise<void>((done) => {
+        httpServer.close(() => done());
+        httpServer.closeIdleConnections();
+      });
+      await pruner.stop();
+      await platform.stop();
+      await journal.close();
+      logger.info("gateway stopped");
+    })();
+    return stopping;
+  };
+
+  return {url, settings, journal, config, services: {keys, notifications, recipients, groups}, initialAdminKeyFile, stop};
+}

@@ -1,0 +1,30 @@
+/** The only reader of the system clock; everything else is handed a Clock so tests can set time exactly. */
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now()
+};
+
+/** A clock that moves only when told to: for tests and for replaying a schedule. */
+export class ManualClock implements Clock {
+  constructor(private currentMs = Date.UTC(2026, 0, 1)) {}
+
+  now(): number {
+    return this.currentMs;
+  }
+
+  set(ms: number): void {
+    this.currentMs = ms;
+  }
+
+  advance(ms: number): void {
+    this.currentMs += ms;
+  }
+}
+
+export function isoTimestamp(ms: number): string {
+  return new Date(ms).toISOString();
+}

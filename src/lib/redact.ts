@@ -1,0 +1,31 @@
+// One redaction helper for every log line and error detail (DESIGN rule 8). It works on keys
+// (anything named like a secret) and on values (anything shaped like one of our secrets), so a
+// secret that slips into a message string is caught too.
+const SECRET_KEY = /(pass(word)?|secret|token|api[-_]?key|authorization|cookie|^key$|pin$)/i;
+const SECRET_VALUE = [
+  /klx_[a-z0-9]{8}_[A-Za-z0-9_-]+/g,
+  /whsec_[A-Za-z0-9+/=]+/g,
+  /\b\d{6,12}:[A-Za-z0-9_-]{30,}\b/g, // Telegram bot token
+  /bot\d{6,12}:[A-Za-z0-9_-]+/g
+];
+
+export const REDACTED = "[redacted]";
+
+export function redactString(text: string): string {
+  return SECRET_VALUE.reduce((acc, pattern) => acc.replace(pattern, REDACTED), text);
+}
+
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 8) return "[deep]";
+  if (typeof value === "string") return redactString(value);
+  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
+  if (value instanceof Error) return {name: value.name, message: redactString(value.message)};
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      out[key] = SECRET_KEY.test(key) && item !== null && item !== "" ? REDACTED : redact(item, depth + 1);
+    }
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,34 @@
+import {Configuration} from "@tsed/di";
+import "@tsed/platform-express";
+import "@tsed/ajv";
+import "@tsed/swagger";
+import {NotificationsController} from "./api/controllers/notifications.controller.js";
+import {RecipientsController} from "./api/controllers/recipients.controller.js";
+import {GroupsController} from "./api/controllers/groups.controller.js";
+import {AuditController, KeysController} from "./api/controllers/admin.controller.js";
+import {HealthController} from "./api/controllers/health.controller.js";
+import {ProblemFilter} from "./api/errors/problem.filter.js";
+
+export const API_CONTROLLERS = [NotificationsController, RecipientsController, GroupsController, KeysController, AuditController];
+
+/** The Ts.ED application: routes, validation, documentation. Runtime values arrive through `imports`. */
+@Configuration({
+  mount: {"/": [HealthController, ...API_CONTROLLERS]},
+  imports: [ProblemFilter],
+  logger: {level: "off", disableRoutesSummary: true},
+  disableComponentsScan: true,
+  // Bodies are validated as sent: "5" is not a number and 5 is not a string.
+  ajv: {coerceTypes: false, allErrors: true},
+  swagger: [
+    {
+      path: "/docs",
+      specVersion: "3.0.3",
+      fileName: "openapi.json",
+      spec: {
+        info: {title: "Klaxon API", version: "1.0.0", description: "Alert escalation gateway: send alerts, track and acknowledge them. Errors are RFC 9457 problem+json."},
+        components: {securitySchemes: {api_key: {type: "apiKey", in: "header", name: "X-API-Key"}}}
+      } as never
+    }
+  ]
+})
+export class Server {}

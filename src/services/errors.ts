@@ -1,0 +1,46 @@
+/** A field-level problem, pointing into the request body with a JSON Pointer. */
+export interface FieldError {
+  pointer: string;
+  detail: string;
+}
+
+export type ErrorCode =
+  | "malformed_json"
+  | "invalid_request"
+  | "unauthenticated"
+  | "forbidden"
+  | "not_found"
+  | "route_not_found"
+  | "conflict"
+  | "in_use"
+  | "idempotency_in_flight"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "unknown_reference"
+  | "idempotency_mismatch"
+  | "rate_limited"
+  | "internal_error"
+  | "storage_unavailable";
+
+/**
+ * Every failure the gateway reports is one of these; the API's error catalogue alone decides
+ * the HTTP status and the problem+json shape, so services never speak HTTP.
+ */
+export class AppError extends Error {
+  override name = "AppError";
+  constructor(
+    readonly code: ErrorCode,
+    detail: string,
+    readonly extras: {errors?: FieldError[]; retryAfterSeconds?: number; headers?: Record<string, string>} = {}
+  ) {
+    super(detail);
+  }
+}
+
+export const notFound = (what: string, id: string) => new AppError("not_found", `${what} ${id} does not exist`);
+export function describeFieldErrors(errors: FieldError[]): string {
+  return errors.map((item) => `${item.pointer || "body"}: ${item.detail}`).join("; ");
+}
+
+export const invalid = (errors: FieldError[]) => new AppError("invalid_request", describeFieldErrors(errors), {errors});
+export const unknownReference = (pointer: string, detail: string) => new AppError("unknown_reference", detail, {errors: [{pointer, detail}]});

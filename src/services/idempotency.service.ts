@@ -1,0 +1,66 @@
+import type {Journal} from "../store/journal/journal.js";
+import type {IdempotencyRepository} from "../store/journal/idempotency.repository.js";
+import {isoTimestamp, type Clock} from "../lib/clock.js";
+import {AppError} from "./errors.js";
+
+/** An Idempotency-Key as presented: scoped to the API key, with a fingerprint of the request body. */
+export interface IdempotentRequest {
+  apiKeyId: string;
+  key: string;
+  fingerprint: string;
+}
+
+/** The answer to replay: status and JSON body. */
+export interface StoredAnswer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * The Idempotency-Key semantics of the IETF draft: the first answer is stored in the same
+ * transaction as the change it reports and replayed for the same key and body; a different
+ * body is a mismatch; the same key while the first request runs is a conflict.
+ */
+export class IdempotencyService {
+  private readonly inFlight = new Set<string>();
+
+  constructor(
+    private readonly journal: Journal,
+    private readonly repository: IdempotencyRepository,
+    private readonly clock: Clock,
+    private readonly retentionHours: number
+  ) {}
+
+  async run(request: IdempotentRequest | null, work: () => StoredAnswer): Promise<StoredAnswer & {replayed: boolean}> {
+    if (!request) return {...(await this.journal.write(work)), replayed: false};
+    const stored = this.journal.read(() => this.repository.find(request.apiKeyId, request.key, isoTimestamp(this.clock.now())));
+    if (stored) {
+      if (stored.fingerprint !== request.fingerprint) throw new AppError("idempotency_mismatch", "this Idempotency-Key was already used with a different request body");
+      return {status: stored.status, body: JSON.parse(stored.body), replayed: true};
+    }
+    const slot = `${request.apiKeyId}\u0000${request.key}`;
+    if (this.inFlight.has(slot)) throw new AppError("idempotency_in_flight", "a request with this Idempotency-Key is still being processed");
+    this.inFlight.add(slot);
+    try {
+      return await this.journal.write(() => {
+        const answer = work();
+        const nowMs = this.clock.now();
+        this.repository.insert(
+          request.apiKeyId,
+          request.key,
+          {fingerprint: request.fingerprint, status: answer.status, body: JSON.stringify(answer.body)},
+          isoTimestamp(nowMs),
+          isoTimestamp(nowMs + this.retentionHours * 3600_000)
+        );
+        return {...answer, replayed: false};
+      });
+    } finally {
+      this.inFlight.delete(slot);
+    }
+  }
+
+  /** Forgets answers older than the retention window. */
+  prune(): Promise<number> {
+    return this.journal.write(() => this.repository.prune(isoTimestamp(this.clock.now())));
+  }
+}

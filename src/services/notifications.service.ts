@@ -1,0 +1,187 @@
+import {acknowledge, resolve, type Acknowledgement, type NotificationRecord, type TransitionResult} from "../domain/notification.js";
+import {countSteps, plannedChannels, snapshotPolicy, type Target} from "../domain/policy.js";
+import type {EventType, NotificationStatus, Priority} from "../domain/vocabulary.js";
+import {newId} from "../lib/ids.js";
+import {isoTimestamp, type Clock} from "../lib/clock.js";
+import type {Journal} from "../store/journal/journal.js";
+import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
+import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
+import type {AttemptsRepository} from "../store/journal/attempts.repository.js";
+import type {EventsRepository} from "../store/journal/events.repository.js";
+import type {Actor} from "../store/journal/audit.repository.js";
+import type {GroupsRepository, RecipientsRepository, WebhooksRepository} from "../store/config/repositories.js";
+import type {AuditService} from "./audit.service.js";
+import type {IdempotencyService, IdempotentRequest, StoredAnswer} from "./idempotency.service.js";
+import {longForm, type NotificationView} from "./notification-view.js";
+import {AppError, invalid, notFound, unknownReference} from "./errors.js";
+
+/** A validated send request (spec 2.1 plus CONTRACT section 1's optional fields). */
+export interface SendInput {
+  recipient_uuid: string;
+  message: string;
+  priority: Priority;
+  source?: string;
+  dedup_key?: string;
+  link?: string;
+  service?: string;
+  environment?: string;
+}
+
+export interface SendOutcome {
+  view: NotificationView;
+  /** False when an open notification with the same dedup_key absorbed this send. */
+  created: boolean;
+}
+
+export interface ListFilter {
+  status?: NotificationStatus;
+  recipient_uuid?: string;
+  priority?: Priority;
+  cursor?: string;
+  limit: number;
+}
+
+const CURSOR_PATTERN = /^notif_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** Accepting, reading, acknowledging and resolving notifications. */
+export class NotificationsService {
+  constructor(
+    private readonly journal: Journal,
+    private readonly notifications: NotificationsRepository,
+    private readonly escalations: EscalationsRepository,
+    private readonly attempts: AttemptsRepository,
+    private readonly events: EventsRepository,
+    private readonly recipients: RecipientsRepository,
+    private readonly groups: GroupsRepository,
+    private readonly webhooks: WebhooksRepository,
+    private readonly audit: AuditService,
+    private readonly idempotency: IdempotencyService,
+    private readonly clock: Clock
+  ) {}
+
+  private resolveTarget(uuid: string): Target {
+    const recipient = this.recipients.get(uuid);
+    if (recipient) return {kind: "recipient", recipient};
+    const group = this.groups.get(uuid);
+    if (!group) throw unknownReference("/recipient_uuid", `no recipient or group has the uuid ${uuid}`);
+    const members = group.members.map((member) => this.recipients.get(member)).filter((member) => member !== null);
+    return {kind: "group", group, members};
+  }
+
+  private view(record: NotificationRecord): NotificationView {
+    return longForm(record, this.escalations.forNotification(record.id), this.attempts.forNotification(record.id));
+  }
+
+  private emit(type: EventType, view: NotificationView, nowIso: string): void {
+    const id = newId("evt", Date.parse(nowIso));
+    const body = JSON.stringify({id, type, created_at: nowIso, data: {notification: view}});
+    this.events.append({id, type, notification_id: view.id, created_at: nowIso, body}, this.webhooks.subscribersOf(type));
+  }
+
+  /**
+   * Accepts an alert. The notification, its escalation snapshot, its audit entry, its event with
+   * outbox rows and the idempotency record are one journal transaction: when this resolves, all
+   * of them are durable, and on any failure none of them exist.
+   */
+  send(input: SendInput, actor: Actor, request: IdempotentRequest | null, answer: (outcome: SendOutcome) => StoredAnswer): Promise<StoredAnswer & {replayed: boolean}> {
+    return this.idempotency.run(request, () => {
+      const target = this.resolveTarget(input.recipient_uuid);
+      const nowMs = this.clock.now();
+      const now = isoTimestamp(nowMs);
+      if (input.dedup_key) {
+        const open = this.notifications.findOpenByDedup(input.recipient_uuid, input.dedup_key);
+        if (open) {
+          this.notifications.bumpOccurrences(open.id, now);
+          this.audit.append(actor, "notification.deduplicated", {type: "notification", id: open.id}, {dedup_key: input.dedup_key, priority: input.priority}, input.source ?? null);
+          return answer({view: this.view(this.notifications.get(open.id) as NotificationRecord), created: false});
+        }
+      }
+      const policy = snapshotPolicy(target, input.priority);
+      const record: NotificationRecord = {
+        id: newId("notif", nowMs),
+        status: "queued",
+        target_uuid: input.recipient_uuid,
+        target_kind: target.kind,
+        message: input.message.trim(),
+        priority: input.priority,
+        source: input.source ?? null,
+        dedup_key: input.dedup_key ?? null,
+        link: input.link ?? null,
+        service: input.service ?? null,
+        environment: input.environment ?? null,
+        occurrences: 1,
+        channels_planned: plannedChannels(policy),
+        escalation_chain_id: newId("esc", nowMs),
+        created_at: now,
+        updated_at: now,
+        acknowledged_at: null,
+        acknowledged_by: null,
+        acknowledged_via: null,
+        ack_note: null,
+        resolved_at: null,
+        api_key_id: actor.type === "api_key" ? actor.id : null
+      };
+      this.notifications.insert(record);
+      this.escalations.insert(
+        {id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now, generation: 0, state: "running"},
+        policy
+      );
+      this.audit.append(actor, "notification.accepted", {type: "notification", id: record.id}, {target: record.target_uuid, priority: record.priority, dedup_key: record.dedup_key}, record.source);
+      const view = this.view(record);
+      this.emit("escalation.started", view, now);
+      return answer({view, created: true});
+    });
+  }
+
+  get(id: string): NotificationView {
+    const record = this.journal.read(() => this.notifications.get(id));
+    if (!record) throw notFound("notification", id);
+    return this.journal.read(() => this.view(record));
+  }
+
+  list(filter: ListFilter): {items: NotificationView[]; next_cursor: string | null} {
+    if (filter.cursor !== undefined && !CURSOR_PATTERN.test(filter.cursor)) throw invalid([{pointer: "/cursor", detail: "not a cursor returned by this endpoint"}]);
+    const records = this.journal.read(() =>
+      this.notifications.list({status: filter.status, target_uuid: filter.recipient_uuid, priority: filter.priority, before_id: filter.cursor, limit: filter.limit + 1})
+    );
+    const page = records.slice(0, filter.limit);
+    return {items: this.journal.read(() => page.map((record) => this.view(record))), next_cursor: records.length > filter.limit ? page[page.length - 1].id : null};
+  }
+
+  acknowledge(id: string, ack: Acknowledgement, actor: Actor): Promise<NotificationView> {
+    return this.transition(id, actor, "notification.acknowledged", "notification.acknowledged", (record, now) => acknowledge(record, ack, now), {by: ack.by, via: ack.via});
+  }
+
+  resolve(id: string, actor: Actor): Promise<NotificationView> {
+    return this.transition(id, actor, "notification.resolved", "notification.resolved", (record, now) => resolve(record, now), {});
+  }
+
+  /**
+   * A state change that ends the escalation: the new state, the stopped chain (its generation
+   * bumped so a wake-up already scheduled does nothing), the audit entry and the event commit
+   * together, so no attempt can start after it.
+   */
+  private async transition(
+    id: string,
+    actor: Actor,
+    action: string,
+    event: EventType,
+    change: (record: NotificationRecord, nowIso: string) => TransitionResult,
+    detail: Record<string, unknown>
+  ): Promise<NotificationView> {
+    return this.journal.write(() => {
+      const record = this.notifications.get(id);
+      if (!record) throw notFound("notification", id);
+      const now = isoTimestamp(this.clock.now());
+      const result = change(record, now);
+      if (result.kind === "conflict") throw new AppError("conflict", result.reason);
+      if (result.kind === "unchanged") return this.view(result.record);
+      this.notifications.saveState(result.record);
+      this.escalations.stop(id);
+      this.audit.append(actor, action, {type: "notification", id}, {...detail, from: record.status}, record.source);
+      const view = this.view(result.record);
+      this.emit(event, view, now);
+      return view;
+    });
+  }
+}

@@ -1,0 +1,36 @@
+import type {Journal} from "../store/journal/journal.js";
+import type {EventsRepository} from "../store/journal/events.repository.js";
+import type {ChannelState, ChannelStatusService} from "./channel-status.service.js";
+import {isoTimestamp, type Clock} from "../lib/clock.js";
+
+export interface Readiness {
+  ready: boolean;
+  journal: {can_commit: boolean; schema_version: number; error: string | null};
+  channels: ChannelState[];
+  outbox: {pending: number; oldest: string | null};
+}
+
+/** What /readyz reports: can the journal commit, and what state each channel is in. No secrets. */
+export class ReadinessService {
+  constructor(
+    private readonly journal: Journal,
+    private readonly events: EventsRepository,
+    private readonly channels: ChannelStatusService,
+    private readonly clock: Clock
+  ) {}
+
+  async check(): Promise<Readiness> {
+    let error: string | null = null;
+    try {
+      await this.journal.probe(isoTimestamp(this.clock.now()));
+    } catch (failure) {
+      error = (failure as Error).message;
+    }
+    return {
+      ready: error === null,
+      journal: {can_commit: error === null, schema_version: this.journal.schemaVersion, error},
+      channels: this.channels.all(),
+      outbox: error === null ? this.journal.read(() => this.events.backlog()) : {pending: -1, oldest: null}
+    };
+  }
+}

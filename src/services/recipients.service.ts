@@ -1,0 +1,126 @@
+import {randomUUID} from "node:crypto";
+import {
+  DEFAULT_CHANNEL_ORDER,
+  DEFAULT_ESCALATION,
+  DEFAULT_QUIET_ALLOW,
+  isValidTimeZone,
+  missingContactReason,
+  type Recipient
+} from "../domain/recipient.js";
+import {applyMergePatch} from "../domain/merge-patch.js";
+import {CHANNELS, type Channel} from "../domain/vocabulary.js";
+import type {GroupsRepository, RecipientsRepository} from "../store/config/repositories.js";
+import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
+import type {Actor} from "../store/journal/audit.repository.js";
+import type {AuditService} from "./audit.service.js";
+import type {ChannelStatusService} from "./channel-status.service.js";
+import {isoTimestamp, type Clock} from "../lib/clock.js";
+import {AppError, invalid, notFound, type FieldError} from "./errors.js";
+
+/** The fields a client may write; everything else on a recipient is derived or read-only. */
+export type RecipientInput = Partial<Pick<Recipient, "name" | "telegram_id" | "phone" | "email" | "channel_order" | "escalation" | "quiet_hours" | "routing_rules">>;
+
+const WRITABLE: (keyof RecipientInput)[] = ["name", "telegram_id", "phone", "email", "channel_order", "escalation", "quiet_hours", "routing_rules"];
+
+export interface RecipientView extends Recipient {
+  channels: Array<{channel: Channel; available: boolean; reason: string | null}>;
+}
+
+/** Business checks a JSON Schema cannot express. */
+function checkRecipient(input: RecipientInput): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!input.telegram_id && !input.phone && !input.email) errors.push({pointer: "", detail: "at least one of telegram_id, phone or email is required"});
+  if (input.quiet_hours && !isValidTimeZone(input.quiet_hours.timezone)) errors.push({pointer: "/quiet_hours/timezone", detail: `"${input.quiet_hours.timezone}" is not an IANA time zone`});
+  if (input.quiet_hours && input.quiet_hours.start === input.quiet_hours.end) errors.push({pointer: "/quiet_hours/end", detail: "quiet hours must not start and end at the same time"});
+  return errors;
+}
+
+function writableView(recipient: Recipient): RecipientInput {
+  return Object.fromEntries(WRITABLE.map((field) => [field, recipient[field]])) as RecipientInput;
+}
+
+/** Recipients: people with contact details and their own escalation preferences. */
+export class RecipientsService {
+  constructor(
+    private readonly recipients: RecipientsRepository,
+    private readonly groups: GroupsRepository,
+    private readonly notifications: NotificationsRepository,
+    private readonly channelStatus: ChannelStatusService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock
+  ) {}
+
+  view(recipient: Recipient): RecipientView {
+    const channels = CHANNELS.map((channel) => {
+      const contactMissing = missingContactReason(recipient, channel);
+      const gateway = this.channelStatus.gatewayChannel(channel);
+      const reason = contactMissing ?? (recipient.channel_order.includes(channel) ? gateway.reason : "not in channel_order");
+      return {channel, available: reason === null, reason};
+    });
+    return {...recipient, channels};
+  }
+
+  get(uuid: string): Recipient {
+    const recipient = this.recipients.get(uuid);
+    if (!recipient) throw notFound("recipient", uuid);
+    return recipient;
+  }
+
+  list(limit: number, cursor: string | null): {items: Recipient[]; next: string | null} {
+    const page = this.recipients.page(limit, cursor);
+    if (!page) throw invalid([{pointer: "/cursor", detail: "the cursor does not name a recipient (it may have been deleted); start again without it"}]);
+    return page;
+  }
+
+  private normalise(input: RecipientInput, uuid: string, createdAt: string, nowIso: string): Recipient {
+    const errors = checkRecipient(input);
+    if (errors.length) throw invalid(errors);
+    const recipient: Recipient = {
+      uuid,
+      name: input.name ?? input.email ?? input.phone ?? `telegram ${input.telegram_id}`,
+      telegram_id: input.telegram_id ?? null,
+      phone: input.phone ?? null,
+      email: input.email ?? null,
+      channel_order: input.channel_order ?? DEFAULT_CHANNEL_ORDER.filter((channel) => !missingContactReason(input as Recipient, channel)),
+      escalation: {...DEFAULT_ESCALATION, ...input.escalation},
+      quiet_hours: input.quiet_hours ? {...input.quiet_hours, allow_priorities: input.quiet_hours.allow_priorities ?? DEFAULT_QUIET_ALLOW} : null,
+      routing_rules: input.routing_rules ?? [],
+      created_at: createdAt,
+      updated_at: nowIso
+    };
+    return recipient;
+  }
+
+  async create(input: RecipientInput, actor: Actor): Promise<Recipient> {
+    const now = isoTimestamp(this.clock.now());
+    const recipient = this.normalise(input, randomUUID(), now, now);
+    await this.recipients.insert(recipient);
+    await this.audit.record(actor, "recipient.created", {type: "recipient", id: recipient.uuid}, {name: recipient.name});
+    return recipient;
+  }
+
+  /** The document a merge patch produces, for the caller to validate before `replace`. */
+  patched(uuid: string, patch: Record<string, unknown>): RecipientInput {
+    const readOnly = Object.keys(patch).filter((field) => !WRITABLE.includes(field as keyof RecipientInput));
+    if (readOnly.length) throw invalid(readOnly.map((field) => ({pointer: `/${field}`, detail: `"${field}" cannot be changed`})));
+    return applyMergePatch(writableView(this.get(uuid)), patch) as RecipientInput;
+  }
+
+  async replace(uuid: string, input: RecipientInput, actor: Actor): Promise<Recipient> {
+    const current = this.get(uuid);
+    const updated = this.normalise(input, uuid, current.created_at, isoTimestamp(this.clock.now()));
+    if (!(await this.recipients.replace(updated))) throw notFound("recipient", uuid);
+    await this.audit.record(actor, "recipient.updated", {type: "recipient", id: uuid}, {fields: WRITABLE.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(updated[field]))});
+    return updated;
+  }
+
+  async remove(uuid: string, actor: Actor): Promise<void> {
+    const recipient = this.get(uuid);
+    const groups = this.groups.containing(uuid);
+    if (groups.length) throw new AppError("in_use", `recipient ${uuid} is a member of group(s) ${groups.map((group) => `${group.name} (${group.uuid})`).join(", ")}`);
+    const open = this.notifications.countOpenForTarget(uuid);
+    if (open > 0) throw new AppError("in_use", `recipient ${uuid} has ${open} open notification(s); acknowledge or resolve them first`);
+    await this.recipients.remove(uuid);
+    await this.audit.record(actor, "recipient.deleted", {type: "recipient", id: uuid}, {name: recipient.name});
+  }
+}

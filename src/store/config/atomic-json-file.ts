@@ -1,0 +1,77 @@
+import {closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync} from "node:fs";
+import {dirname} from "node:path";
+import type {Adapter} from "lowdb";
+
+/** The config file could not be read at start: names the file and the last good backup. */
+export class CorruptConfigError extends Error {
+  override name = "CorruptConfigError";
+}
+
+function fsyncPath(path: string, flags: string): void {
+  const fd = openSync(path, flags);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A lowdb adapter whose writes survive a power cut at any instant: the new text goes to a temp
+ * file which is fsynced, the current file is kept as `<file>.bak` (a hard link, so there is no
+ * moment without a good file), the temp file is renamed over the original and the directory is
+ * fsynced so the rename itself is durable. Reading a file that does not parse is an error that
+ * names the file and the backup; it never silently starts empty.
+ */
+export class AtomicJsonFile<T> implements Adapter<T> {
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly path: string) {}
+
+  get backupPath(): string {
+    return `${this.path}.bak`;
+  }
+
+  private get tempPath(): string {
+    return `${this.path}.tmp`;
+  }
+
+  async read(): Promise<T | null> {
+    // A temp file left by a crash before its rename never became the config: drop it.
+    if (existsSync(this.tempPath)) unlinkSync(this.tempPath);
+    if (!existsSync(this.path)) return null;
+    const text = readFileSync(this.path, "utf8");
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      const backup = existsSync(this.backupPath) ? `the last good copy is ${this.backupPath}` : "no backup copy exists";
+      throw new CorruptConfigError(`config store ${this.path} is not valid JSON (${(error as Error).message}); ${backup}. Klaxon will not start on a damaged file: restore it or move it away.`);
+    }
+  }
+
+  write(data: T): Promise<void> {
+    const text = JSON.stringify(data, null, 2) + "\n";
+    // Writes are serialised: two overlapping writes must not share the temp file.
+    const next = this.chain.then(() => this.writeNow(text));
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private writeNow(text: string): void {
+    const fd = openSync(this.tempPath, "w", 0o600);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    if (existsSync(this.path)) {
+      const backupTemp = `${this.backupPath}.tmp`;
+      if (existsSync(backupTemp)) unlinkSync(backupTemp);
+      linkSync(this.path, backupTemp);
+      renameSync(backupTemp, this.backupPath);
+    }
+    renameSync(this.tempPath, this.path);
+    fsyncPath(dirname(this.path), "r");
+  }
+}

@@ -1,0 +1,137 @@
+import {Low} from "lowdb";
+import {AtomicJsonFile} from "./atomic-json-file.js";
+import type {Group, Recipient} from "../../domain/recipient.js";
+import type {Scope} from "../../domain/vocabulary.js";
+
+export interface ApiKeyRecord {
+  /** The public part of the key (`klx_<id>_...`), safe to show and log. */
+  id: string;
+  name: string;
+  scopes: Scope[];
+  /** SHA-256 of the secret part, hex. The secret itself is never stored. */
+  secret_hash: string;
+  created_at: string;
+  created_by: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface WebhookRecord {
+  id: string;
+  url: string;
+  events: string[];
+  enabled: boolean;
+  /** The HMAC key must be kept to sign deliveries; the file is mode 0600 and the API never shows it again. */
+  secret: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConfigData {
+  version: 1;
+  recipients: Recipient[];
+  groups: Group[];
+  api_keys: ApiKeyRecord[];
+  webhooks: WebhookRecord[];
+}
+
+function emptyConfig(): ConfigData {
+  return {version: 1, recipients: [], groups: [], api_keys: [], webhooks: []};
+}
+
+/**
+ * Run-time configuration edited through the API and the dashboard, in one JSON file (lowdb).
+ * Updates are serialised and copy-on-write: a mutation is applied to a copy, the copy is written
+ * atomically, and only then does it become what readers see, so a failed write changes nothing.
+ */
+export class ConfigStore {
+  private chain: Promise<unknown> = Promise.resolve();
+
+  private constructor(private readonly db: Low<ConfigData>, readonly adapter: AtomicJsonFile<ConfigData>) {}
+
+  static async open(path: string): Promise<ConfigStore> {
+    const adapter = new AtomicJsonFile<ConfigData>(path);
+    const db = new Low<ConfigData>(adapter, emptyConfig());
+    await db.read();
+    db.data = {...emptyConfig(), ...db.data};
+    const store = new ConfigStore(db, adapter);
+    await db.write();
+    return store;
+  }
+
+  get data(): Readonly<ConfigData> {
+    return this.db.data;
+  }
+
+  update<T>(mutate: (draft: ConfigData) => T): Promise<T> {
+    const run = this.chain.then(async () => {
+      const draft = structuredClone(this.db.data);
+      const result = mutate(draft);
+      await this.adapter.write(draft);
+      this.db.data = draft;
+      return result;
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+}
+
+type CollectionName = "recipients" | "groups" | "api_keys" | "webhooks";
+type Item<N extends CollectionName> = ConfigData[N][number];
+
+/** One list in the config store, addressed by a key field: the repositories' shared CRUD. */
+export class ConfigCollection<N extends CollectionName> {
+  constructor(protected readonly store: ConfigStore, private readonly name: N, private readonly key: keyof Item<N> & string) {}
+
+  private idOf(item: Item<N>): string {
+    return String((item as unknown as Record<string, unknown>)[this.key]);
+  }
+
+  all(): Item<N>[] {
+    return this.store.data[this.name] as Item<N>[];
+  }
+
+  get(id: string): Item<N> | null {
+    return this.all().find((item) => this.idOf(item) === id) ?? null;
+  }
+
+  insert(item: Item<N>): Promise<Item<N>> {
+    return this.store.update((draft) => {
+      (draft[this.name] as Item<N>[]).push(item);
+      return item;
+    });
+  }
+
+  /** Replaces the item with the same key; resolves null when it is gone. */
+  replace(item: Item<N>): Promise<Item<N> | null> {
+    const id = this.idOf(item);
+    return this.store.update((draft) => {
+      const list = draft[this.name] as Item<N>[];
+      const index = list.findIndex((existing) => this.idOf(existing) === id);
+      if (index < 0) return null;
+      list[index] = item;
+      return item;
+    });
+  }
+
+  remove(id: string): Promise<boolean> {
+    return this.store.update((draft) => {
+      const list = draft[this.name] as Item<N>[];
+      const index = list.findIndex((existing) => this.idOf(existing) === id);
+      if (index < 0) return false;
+      list.splice(index, 1);
+      return true;
+    });
+  }
+
+  /** Keyset pagination in stored (creation) order; null when the cursor names no item. */
+  page(limit: number, after: string | null): {items: Item<N>[]; next: string | null} | null {
+    const list = this.all();
+    const index = after === null ? -1 : list.findIndex((item) => this.idOf(item) === after);
+    if (after !== null && index < 0) return null;
+    const start = index + 1;
+    const items = list.slice(start, start + limit);
+    const more = start + limit < list.length;
+    return {items, next: more && items.length ? this.idOf(items[items.length - 1]) : null};
+  }
+}

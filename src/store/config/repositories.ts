@@ -1,0 +1,40 @@
+import {ConfigCollection, type ConfigStore} from "./config-store.js";
+
+/** Recipients, by uuid. */
+export class RecipientsRepository extends ConfigCollection<"recipients"> {
+  constructor(store: ConfigStore) {
+    super(store, "recipients", "uuid");
+  }
+}
+
+/** Recipient groups, by uuid. */
+export class GroupsRepository extends ConfigCollection<"groups"> {
+  constructor(store: ConfigStore) {
+    super(store, "groups", "uuid");
+  }
+
+  containing(recipientUuid: string) {
+    return this.all().filter((group) => group.members.includes(recipientUuid));
+  }
+}
+
+/** API keys (hashes only), by public id. */
+export class ApiKeysRepository extends ConfigCollection<"api_keys"> {
+  constructor(store: ConfigStore) {
+    super(store, "api_keys", "id");
+  }
+}
+
+/** Outbound webhook subscriptions, by id. */
+export class WebhooksRepository extends ConfigCollection<"webhooks"> {
+  constructor(store: ConfigStore) {
+    super(store, "webhooks", "id");
+  }
+
+  /** Enabled subscriptions that want this event type. */
+  subscribersOf(eventType: string): string[] {
+    return this.all()
+      .filter((hook) => hook.enabled && (hook.events.includes("*") || hook.events.includes(eventType)))
+      .map((hook) => hook.id);
+  }
+}

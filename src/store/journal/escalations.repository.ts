@@ -1,0 +1,39 @@
+import type {Statement} from "better-sqlite3";
+import {prepareAll, type Journal} from "./journal.js";
+import type {EscalationRecord} from "../../domain/notification.js";
+import type {PolicySnapshot} from "../../domain/policy.js";
+
+const SQL = {
+  insert: `INSERT INTO escalations (id, notification_id, policy, step, steps_total, next_step_at, generation, state)
+    VALUES (@id, @notification_id, @policy, @step, @steps_total, @next_step_at, @generation, @state)`,
+  byNotification: `SELECT id, notification_id, step, steps_total, next_step_at, generation, state FROM escalations WHERE notification_id = ?`,
+  policy: `SELECT policy FROM escalations WHERE notification_id = ?`,
+  stop: `UPDATE escalations SET state = 'stopped', next_step_at = NULL, generation = generation + 1 WHERE notification_id = ? AND state = 'running'`
+};
+
+/** Escalation chains: the policy snapshot and the stored next wake-up of each running chain. */
+export class EscalationsRepository {
+  private readonly statements: Record<keyof typeof SQL, Statement>;
+
+  constructor(journal: Journal) {
+    this.statements = prepareAll(journal.db, SQL);
+  }
+
+  insert(record: EscalationRecord, policy: PolicySnapshot): void {
+    this.statements.insert.run({...record, policy: JSON.stringify(policy)});
+  }
+
+  forNotification(notificationId: string): EscalationRecord | null {
+    return (this.statements.byNotification.get(notificationId) as EscalationRecord | undefined) ?? null;
+  }
+
+  policyOf(notificationId: string): PolicySnapshot | null {
+    const row = this.statements.policy.get(notificationId) as {policy: string} | undefined;
+    return row ? (JSON.parse(row.policy) as PolicySnapshot) : null;
+  }
+
+  /** Stops a running chain; bumping the generation makes any wake-up already scheduled stale. */
+  stop(notificationId: string): void {
+    this.statements.stop.run(notificationId);
+  }
+}

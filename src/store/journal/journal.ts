@@ -1,0 +1,157 @@
+import Database from "better-sqlite3";
+import {MIGRATIONS, NewerJournalError} from "./migrations.js";
+import {Checkpointer} from "./checkpointer.js";
+import type {Logger} from "../../lib/logger.js";
+
+export type Db = Database.Database;
+
+/** Prepares a table of named SQL statements once, so each query is written in one place. */
+export function prepareAll<K extends string>(db: Db, sql: Record<K, string>): Record<K, Database.Statement> {
+  return Object.fromEntries(Object.entries(sql).map(([name, text]) => [name, db.prepare(text as string)])) as Record<K, Database.Statement>;
+}
+
+/** Thrown when the journal cannot commit (disk full, I/O error, read-only medium): the API answers 503. */
+export class StorageUnavailableError extends Error {
+  override name = "StorageUnavailableError";
+  constructor(override readonly cause: Error) {
+    super(`journal cannot commit: ${cause.message}`);
+  }
+}
+
+export interface JournalOptions {
+  path: string;
+  logger: Logger;
+  /** How often the background checkpointer folds the WAL into the main file. */
+  checkpointIntervalMs?: number;
+  /** Most writes in one group commit. */
+  maxBatch?: number;
+}
+
+interface PendingWrite {
+  work: (db: Db) => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+const STORAGE_ERROR_CODES = new Set(["SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_CORRUPT", "SQLITE_NOTADB"]);
+
+function isStorageError(error: unknown): boolean {
+  const code = (error as {code?: string})?.code ?? "";
+  return [...STORAGE_ERROR_CODES].some((prefix) => code.startsWith(prefix));
+}
+
+/**
+ * The durable journal on SQLite (WAL, synchronous=FULL). Writes go through `write()`, which
+ * queues them; everything queued while the previous commit ran is committed together in one
+ * transaction (group commit), so many concurrent requests share one fsync. Each write runs
+ * inside its own savepoint: one that throws is rolled back alone and its caller gets the error.
+ * Checkpoints run on a worker thread with its own connection, never on the request path.
+ */
+export class Journal {
+  readonly db: Db;
+  private queue: PendingWrite[] = [];
+  private flushScheduled = false;
+  private readonly maxBatch: number;
+  private readonly checkpointer: Checkpointer;
+  private closed = false;
+
+  constructor(private readonly options: JournalOptions) {
+    this.db = new Database(options.path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = FULL");
+    this.db.pragma("foreign_keys = ON");
+    this.db.pragma("busy_timeout = 5000");
+    // Checkpoints are the checkpointer thread's job; an automatic one would run inside a commit.
+    this.db.pragma("wal_autocheckpoint = 0");
+    this.migrate();
+    this.maxBatch = options.maxBatch ?? 512;
+    this.checkpointer = new Checkpointer(options.path, options.checkpointIntervalMs ?? 1000, options.logger);
+  }
+
+  get schemaVersion(): number {
+    return this.db.pragma("user_version", {simple: true}) as number;
+  }
+
+  private migrate(): void {
+    const current = this.schemaVersion;
+    if (current > MIGRATIONS.length) {
+      throw new NewerJournalError(`journal ${this.options.path} has schema version ${current}, newer than this Klaxon knows (${MIGRATIONS.length}); run the newer version or restore a backup`);
+    }
+    for (let version = current; version < MIGRATIONS.length; version++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[version]);
+        this.db.pragma(`user_version = ${version + 1}`);
+      }).immediate();
+      this.options.logger.info("journal migrated", {schema_version: version + 1});
+    }
+  }
+
+  /** Queue a write; resolves with its result once it is durably committed. */
+  write<T>(work: (db: Db) => T): Promise<T> {
+    if (this.closed) return Promise.reject(new StorageUnavailableError(new Error("journal is closed")));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({work, resolve: resolve as (value: unknown) => void, reject});
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Run a read on the request path; reads never wait for a commit. */
+  read<T>(work: (db: Db) => T): T {
+    return work(this.db);
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queue.splice(0, this.maxBatch);
+    if (this.queue.length > 0) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+    if (batch.length === 0) return;
+    const outcomes: Array<{ok: true; value: unknown} | {ok: false; error: unknown}> = [];
+    try {
+      this.db.exec("BEGIN IMMEDIATE");
+      for (const item of batch) {
+        this.db.exec("SAVEPOINT w");
+        try {
+          outcomes.push({ok: true, value: item.work(this.db)});
+          this.db.exec("RELEASE w");
+        } catch (error) {
+          this.db.exec("ROLLBACK TO w");
+          this.db.exec("RELEASE w");
+          outcomes.push({ok: false, error: isStorageError(error) ? new StorageUnavailableError(error as Error) : error});
+        }
+      }
+      this.db.exec("COMMIT");
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec("ROLLBACK");
+      const failure = isStorageError(error) ? new StorageUnavailableError(error as Error) : error;
+      this.options.logger.error("journal commit failed", {error: failure as Error, batch: batch.length});
+      for (const item of batch) item.reject(failure);
+      return;
+    }
+    batch.forEach((item, index) => {
+      const outcome = outcomes[index];
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
+  }
+
+  /** Proves the journal can commit right now: a one-row write through the normal commit path. */
+  async probe(atIso: string): Promise<void> {
+    await this.write((db) => db.prepare("INSERT INTO probe (id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at").run(atIso));
+  }
+
+  /** Commit what is queued, stop the checkpointer, fold the WAL in and close. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    while (this.queue.length > 0 || this.flushScheduled) await new Promise((resolve) => setImmediate(resolve));
+    this.closed = true;
+    await this.checkpointer.stop();
+    this.db.pragma("wal_checkpoint(TRUNCATE)");
+    this.db.close();
+  }
+}

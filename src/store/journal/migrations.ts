@@ -1,0 +1,117 @@
+/**
+ * Numbered schema migrations. `PRAGMA user_version` holds the number applied; a database whose
+ * number is higher than the last one here was written by a newer Klaxon and is refused, so a
+ * downgrade can never half-understand newer rows.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: notifications, their escalation snapshot, attempts, audit, events + outbox, idempotency.
+  `
+  CREATE TABLE notifications (
+    id TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    target_uuid TEXT NOT NULL,
+    target_kind TEXT NOT NULL,
+    message TEXT NOT NULL,
+    priority TEXT NOT NULL,
+    source TEXT,
+    dedup_key TEXT,
+    link TEXT,
+    service TEXT,
+    environment TEXT,
+    occurrences INTEGER NOT NULL DEFAULT 1,
+    channels_planned TEXT NOT NULL,
+    escalation_chain_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    acknowledged_at TEXT,
+    acknowledged_by TEXT,
+    acknowledged_via TEXT,
+    ack_note TEXT,
+    resolved_at TEXT,
+    api_key_id TEXT
+  ) STRICT;
+  CREATE INDEX notifications_status ON notifications(status, id);
+  CREATE INDEX notifications_target ON notifications(target_uuid, id);
+  CREATE UNIQUE INDEX notifications_open_dedup ON notifications(target_uuid, dedup_key)
+    WHERE dedup_key IS NOT NULL AND status IN ('queued', 'notifying');
+
+  CREATE TABLE escalations (
+    id TEXT PRIMARY KEY,
+    notification_id TEXT NOT NULL UNIQUE REFERENCES notifications(id),
+    policy TEXT NOT NULL,
+    step INTEGER NOT NULL DEFAULT 0,
+    steps_total INTEGER NOT NULL,
+    next_step_at TEXT,
+    generation INTEGER NOT NULL DEFAULT 0,
+    state TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX escalations_due ON escalations(next_step_at) WHERE next_step_at IS NOT NULL;
+
+  CREATE TABLE attempts (
+    id TEXT PRIMARY KEY,
+    notification_id TEXT NOT NULL REFERENCES notifications(id),
+    channel TEXT NOT NULL,
+    recipient_uuid TEXT NOT NULL,
+    target TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    outcome TEXT NOT NULL,
+    error TEXT
+  ) STRICT;
+  CREATE INDEX attempts_notification ON attempts(notification_id, started_at);
+
+  CREATE TABLE audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    actor_type TEXT NOT NULL,
+    actor_id TEXT,
+    action TEXT NOT NULL,
+    subject_type TEXT NOT NULL,
+    subject_id TEXT NOT NULL,
+    source TEXT,
+    detail TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX audit_subject ON audit(subject_id, seq);
+  CREATE INDEX audit_action ON audit(action, seq);
+
+  CREATE TABLE events (
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL,
+    notification_id TEXT,
+    created_at TEXT NOT NULL,
+    body TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    destination TEXT NOT NULL,
+    event_id TEXT NOT NULL REFERENCES events(id),
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    last_error TEXT
+  ) STRICT;
+  CREATE INDEX outbox_due ON outbox(status, next_attempt_at);
+
+  CREATE TABLE idempotency (
+    api_key_id TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    response_status INTEGER NOT NULL,
+    response_body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    PRIMARY KEY (api_key_id, idempotency_key)
+  ) STRICT;
+  CREATE INDEX idempotency_expiry ON idempotency(expires_at);
+
+  CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), at TEXT NOT NULL) STRICT;
+  `
+];
+
+export class NewerJournalError extends Error {
+  override name = "NewerJournalError";
+}

@@ -1,0 +1,90 @@
+import type {Statement} from "better-sqlite3";
+import {prepareAll, type Journal} from "./journal.js";
+import type {NotificationRecord} from "../../domain/notification.js";
+import type {NotificationStatus, Priority} from "../../domain/vocabulary.js";
+
+const COLUMNS = [
+  "id", "status", "target_uuid", "target_kind", "message", "priority", "source", "dedup_key", "link", "service", "environment",
+  "occurrences", "channels_planned", "escalation_chain_id", "created_at", "updated_at", "acknowledged_at", "acknowledged_by",
+  "acknowledged_via", "ack_note", "resolved_at", "api_key_id"
+] as const;
+
+const SQL = {
+  insert: `INSERT INTO notifications (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((column) => "@" + column).join(", ")})`,
+  get: `SELECT * FROM notifications WHERE id = ?`,
+  openByDedup: `SELECT * FROM notifications WHERE target_uuid = ? AND dedup_key = ? AND status IN ('queued', 'notifying')`,
+  bumpOccurrences: `UPDATE notifications SET occurrences = occurrences + 1, updated_at = ? WHERE id = ?`,
+  saveState: `UPDATE notifications SET status = @status, updated_at = @updated_at, acknowledged_at = @acknowledged_at,
+    acknowledged_by = @acknowledged_by, acknowledged_via = @acknowledged_via, ack_note = @ack_note, resolved_at = @resolved_at WHERE id = @id`,
+  countOpenForTarget: `SELECT COUNT(*) AS n FROM notifications WHERE target_uuid = ? AND status IN ('queued', 'notifying')`
+};
+
+export interface NotificationFilter {
+  status?: NotificationStatus;
+  target_uuid?: string;
+  priority?: Priority;
+  /** Only ids strictly older than this one (the cursor). */
+  before_id?: string;
+  limit: number;
+}
+
+type Row = Omit<NotificationRecord, "channels_planned"> & {channels_planned: string};
+
+function fromRow(row: Row | undefined): NotificationRecord | null {
+  return row ? {...row, channels_planned: JSON.parse(row.channels_planned)} : null;
+}
+
+/** Notifications in the journal. Writes must run inside `journal.write()`. */
+export class NotificationsRepository {
+  private readonly statements: Record<keyof typeof SQL, Statement>;
+
+  constructor(private readonly journal: Journal) {
+    this.statements = prepareAll(journal.db, SQL);
+  }
+
+  insert(record: NotificationRecord): void {
+    this.statements.insert.run({...record, channels_planned: JSON.stringify(record.channels_planned)});
+  }
+
+  get(id: string): NotificationRecord | null {
+    return fromRow(this.statements.get.get(id) as Row | undefined);
+  }
+
+  findOpenByDedup(targetUuid: string, dedupKey: string): NotificationRecord | null {
+    return fromRow(this.statements.openByDedup.get(targetUuid, dedupKey) as Row | undefined);
+  }
+
+  bumpOccurrences(id: string, nowIso: string): void {
+    this.statements.bumpOccurrences.run(nowIso, id);
+  }
+
+  saveState(record: NotificationRecord): void {
+    this.statements.saveState.run({
+      id: record.id,
+      status: record.status,
+      updated_at: record.updated_at,
+      acknowledged_at: record.acknowledged_at,
+      acknowledged_by: record.acknowledged_by,
+      acknowledged_via: record.acknowledged_via,
+      ack_note: record.ack_note,
+      resolved_at: record.resolved_at
+    });
+  }
+
+  countOpenForTarget(targetUuid: string): number {
+    return (this.statements.countOpenForTarget.get(targetUuid) as {n: number}).n;
+  }
+
+  /** Newest first. Filters are optional; the query is built from fixed fragments only. */
+  list(filter: NotificationFilter): NotificationRecord[] {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    if (filter.status) clauses.push("status = ?") && params.push(filter.status);
+    if (filter.target_uuid) clauses.push("target_uuid = ?") && params.push(filter.target_uuid);
+    if (filter.priority) clauses.push("priority = ?") && params.push(filter.priority);
+    if (filter.before_id) clauses.push("id < ?") && params.push(filter.before_id);
+    const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+    const rows = this.journal.db.prepare(`SELECT * FROM notifications ${where} ORDER BY id DESC LIMIT ?`).all(...params, filter.limit) as Row[];
+    return rows.map((row) => fromRow(row) as NotificationRecord);
+  }
+}
