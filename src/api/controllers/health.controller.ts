@@ -7,6 +7,7 @@ import {constant} from "@tsed/di";
 import {ReadinessService} from "../../services/readiness.service.js";
 import {AppError, type ErrorCode} from "../../services/errors.js";
 import {ERROR_CATALOGUE, problemType} from "../errors/catalogue.js";
+import {sendJson} from "../http/respond.js";
 
 @Controller("/")
 export class HealthController {
@@ -23,10 +24,9 @@ export class HealthController {
   @Summary("Readiness: 200 when the journal can commit, else 503; shows each channel's state")
   @(Returns(200))
   @(Returns(503))
-  async readyz(@Context() ctx: PlatformContext) {
+  async readyz(@Context() ctx: PlatformContext): Promise<void> {
     const readiness = await this.readiness.check();
-    ctx.response.status(readiness.ready ? 200 : 503);
-    return {status: readiness.ready ? "ready" : "unready", ...readiness};
+    sendJson(ctx, readiness.ready ? 200 : 503, {status: readiness.ready ? "ready" : "unready", ...readiness});
   }
 
   @Get("/problems/:code")

@@ -10,6 +10,7 @@ import {actorOf, apiKeyOf, Authorize} from "../auth/authorize.js";
 import {AcknowledgeModel, NotificationModel, NotificationPageModel, NotificationShortModel, SendNotificationModel} from "../models/notification.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseChoice, parseLimit} from "../http/query.js";
+import {sendJson} from "../http/respond.js";
 import {NOTIFICATION_STATUSES, PRIORITIES} from "../../domain/vocabulary.js";
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -56,7 +57,7 @@ export class NotificationsController {
     response.setHeader("Location", notificationPath(id));
     if (answer.replayed) response.setHeader("Idempotent-Replayed", "true");
     if (representation) response.setHeader("Preference-Applied", "return=representation");
-    response.status(answer.status).json(answer.body);
+    sendJson(ctx, answer.status, answer.body);
   }
 
   @Get("/")

@@ -11,3 +11,11 @@ export function created<T>(ctx: PlatformContext, location: string, body: T): T {
 export function noContent(ctx: PlatformContext): void {
   ctx.response.status(204);
 }
+
+/**
+ * Writes a JSON answer whose status is decided at run time. It bypasses Ts.ED's response
+ * serializer, which maps a body through the model declared for the status and fails on others.
+ */
+export function sendJson(ctx: PlatformContext, status: number, body: unknown): void {
+  ctx.response.raw.status(status).json(body);
+}

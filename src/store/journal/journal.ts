@@ -54,6 +54,8 @@ export class Journal {
   private readonly maxBatch: number;
   private readonly checkpointer: Checkpointer;
   private closed = false;
+  /** Set by a commit that failed for lack of storage; cleared by the next commit that succeeds with room to grow. */
+  private storageFailing = false;
 
   constructor(private readonly options: JournalOptions) {
     this.db = new Database(options.path);
@@ -120,15 +122,21 @@ export class Journal {
           outcomes.push({ok: true, value: item.work(this.db)});
           this.db.exec("RELEASE w");
         } catch (error) {
+          // On a full disk or an I/O error SQLite may already have rolled the whole batch back:
+          // then every write in it is lost and every caller must hear so.
+          if (!this.db.inTransaction) throw error;
           this.db.exec("ROLLBACK TO w");
           this.db.exec("RELEASE w");
-          outcomes.push({ok: false, error: isStorageError(error) ? new StorageUnavailableError(error as Error) : error});
+          const failure = isStorageError(error) ? new StorageUnavailableError(error as Error) : error;
+          if (failure instanceof StorageUnavailableError) this.storageFailing = true;
+          outcomes.push({ok: false, error: failure});
         }
       }
       this.db.exec("COMMIT");
     } catch (error) {
       if (this.db.inTransaction) this.db.exec("ROLLBACK");
       const failure = isStorageError(error) ? new StorageUnavailableError(error as Error) : error;
+      if (failure instanceof StorageUnavailableError) this.storageFailing = true;
       this.options.logger.error("journal commit failed", {error: failure as Error, batch: batch.length});
       for (const item of batch) item.reject(failure);
       return;
@@ -140,9 +148,27 @@ export class Journal {
     });
   }
 
-  /** Proves the journal can commit right now: a one-row write through the normal commit path. */
+  /**
+   * Proves the journal can commit right now, through the normal commit path. After a commit
+   * failed for lack of storage, a one-row update in place could still succeed, so the probe
+   * then also needs fresh space (64 KiB written and dropped in the same transaction) and only
+   * its success clears the failure.
+   */
   async probe(atIso: string): Promise<void> {
-    await this.write((db) => db.prepare("INSERT INTO probe (id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at").run(atIso));
+    const needsSpace = this.storageFailing;
+    await this.write((db) => {
+      db.prepare("INSERT INTO probe (id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at").run(atIso);
+      if (needsSpace) {
+        db.prepare("INSERT INTO probe (id, at, space) VALUES (2, ?, zeroblob(65536))").run(atIso);
+        db.prepare("DELETE FROM probe WHERE id = 2").run();
+      }
+    });
+    if (needsSpace) this.storageFailing = false;
+  }
+
+  /** True after a commit failed for lack of storage, until a commit with room to grow succeeds. */
+  get isStorageFailing(): boolean {
+    return this.storageFailing;
   }
 
   /** Commit what is queued, stop the checkpointer, fold the WAL in and close. */

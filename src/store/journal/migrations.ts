@@ -108,7 +108,7 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX idempotency_expiry ON idempotency(expires_at);
 
-  CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), at TEXT NOT NULL) STRICT;
+  CREATE TABLE probe (id INTEGER PRIMARY KEY, at TEXT NOT NULL, space BLOB) STRICT;
   `
 ];
 

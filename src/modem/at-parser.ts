@@ -1,0 +1,127 @@
+// The pure half of the AT layer: bytes in, tokens and classifications out. No I/O, no timers, so
+// every framing quirk (PROTOCOLS 1.0) is pinned down by table tests.
+
+/** One unit read from the modem: a complete line, or the `> ` SMS prompt (which has no newline). */
+export type AtToken = {kind: "line"; text: string} | {kind: "prompt"};
+
+/**
+ * Incremental splitter. Splits on `\n` and strips every `\r` (SIMCom LTE frames some URCs with
+ * `\r\r\n`, some Sierra devices omit the `\r`), drops empty lines, and reports a trailing `>` as a
+ * prompt token because the modem sends it without a line end and then waits for us.
+ */
+export class AtLineParser {
+  private buffer = "";
+
+  feed(chunk: string | Buffer): AtToken[] {
+    // latin1 keeps one char per byte, so a multi-byte sequence split across chunks cannot corrupt.
+    this.buffer += typeof chunk === "string" ? chunk : chunk.toString("latin1");
+    const tokens: AtToken[] = [];
+    let newline = this.buffer.indexOf("\n");
+    while (newline !== -1) {
+      const text = this.buffer.slice(0, newline).replace(/\r/g, "").trim();
+      this.buffer = this.buffer.slice(newline + 1);
+      if (text !== "") tokens.push({kind: "line", text});
+      newline = this.buffer.indexOf("\n");
+    }
+    if (/^\s*>\s*$/.test(this.buffer)) {
+      tokens.push({kind: "prompt"});
+      this.buffer = "";
+    }
+    return tokens;
+  }
+
+  reset(): void {
+    this.buffer = "";
+  }
+}
+
+/** The outcome lines that end a call attempt; final results for ATD, URCs otherwise (COLP=0). */
+export const CALL_RESULT_CODES = ["NO CARRIER", "BUSY", "NO ANSWER", "NO DIALTONE"] as const;
+export type CallResultCode = (typeof CALL_RESULT_CODES)[number];
+
+/** How a final result code ended a command. */
+export type FinalResult =
+  | {kind: "ok"}
+  | {kind: "connect"; text: string}
+  | {kind: "error"}
+  | {kind: "cme" | "cms"; code: number | null; message: string}
+  | {kind: "call_result"; code: CallResultCode};
+
+/**
+ * Classifies a line as a final result code, or null for anything else. Call results are finals
+ * only when the caller says the in-flight command is a dial: otherwise they are URCs.
+ */
+export function classifyFinal(line: string, callResultsAreFinal = false): FinalResult | null {
+  if (line === "OK") return {kind: "ok"};
+  if (line === "ERROR") return {kind: "error"};
+  if (line.startsWith("CONNECT")) return {kind: "connect", text: line};
+  const extended = parseExtendedError(line);
+  if (extended) return extended;
+  if (callResultsAreFinal) {
+    const code = callResultCode(line);
+    if (code) return {kind: "call_result", code};
+  }
+  return null;
+}
+
+export function callResultCode(line: string): CallResultCode | null {
+  return (CALL_RESULT_CODES as readonly string[]).includes(line) ? (line as CallResultCode) : null;
+}
+
+/** `+CME ERROR: 16` or `+CME ERROR: incorrect password` (CMEE=1 or CMEE=2), same for +CMS. */
+export function parseExtendedError(line: string): {kind: "cme" | "cms"; code: number | null; message: string} | null {
+  const match = /^\+(CME|CMS) ERROR:\s*(.*)$/.exec(line);
+  if (!match) return null;
+  const kind = match[1] === "CME" ? "cme" : "cms";
+  const detail = match[2]!.trim();
+  if (/^\d+$/.test(detail)) {
+    const code = Number(detail);
+    return {kind, code, message: (kind === "cme" ? CME_MESSAGES : CMS_MESSAGES)[code] ?? "unknown error"};
+  }
+  return {kind, code: codeForText(kind, detail), message: detail.toLowerCase()};
+}
+
+// 3GPP 27.007 / 27.005 subset (PROTOCOLS 1.6): enough to name the errors we act on.
+const CME_MESSAGES: Record<number, string> = {
+  3: "operation not allowed",
+  4: "operation not supported",
+  10: "sim not inserted",
+  11: "sim pin required",
+  12: "sim puk required",
+  13: "sim failure",
+  14: "sim busy",
+  15: "sim wrong",
+  16: "incorrect password",
+  20: "memory full",
+  30: "no network service",
+  31: "network timeout",
+  100: "unknown"
+};
+const CMS_MESSAGES: Record<number, string> = {
+  300: "me failure",
+  302: "operation not allowed",
+  304: "invalid pdu mode parameter",
+  305: "invalid text mode parameter",
+  310: "sim not inserted",
+  311: "sim pin required",
+  314: "sim busy",
+  330: "smsc address unknown",
+  331: "no network service",
+  332: "network timeout",
+  500: "unknown error"
+};
+
+// Text mode (CMEE=2) carries no number; map the messages back so callers can test one field.
+function codeForText(kind: "cme" | "cms", text: string): number | null {
+  const table = kind === "cme" ? CME_MESSAGES : CMS_MESSAGES;
+  const wanted = text.toLowerCase();
+  for (const [code, message] of Object.entries(table)) {
+    if (message === wanted) return Number(code);
+  }
+  return null;
+}
+
+/** True when the line starts with one of the prefixes (URC tables, expected response prefixes). */
+export function hasPrefix(line: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((prefix) => line.startsWith(prefix));
+}
