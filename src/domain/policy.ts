@@ -1,6 +1,9 @@
 import {channelsForPriority, contactFor, type Group, type QuietHours, type Recipient} from "./recipient.js";
 import type {Channel, GroupStrategy, Priority} from "./vocabulary.js";
 
+// The step count belongs with the planner that walks the steps; re-exported for existing callers.
+export {countSteps} from "./escalation/escalation-steps.js";
+
 /** One person's part of an escalation, frozen when the alert is accepted. */
 export interface MemberPolicy {
   recipient_uuid: string;
@@ -60,15 +63,4 @@ export function snapshotPolicy(target: Target, priority: Priority): PolicySnapsh
 /** Every channel the snapshot will use, in first-use order. */
 export function plannedChannels(policy: PolicySnapshot): Channel[] {
   return [...new Set(policy.members.flatMap((member) => member.channels))];
-}
-
-/**
- * Steps in the chain. A member's own chain is each of its channels in order, the whole of it
- * run 1 + repeat times. Sequential groups run the members' chains one after another; parallel
- * groups run them side by side, so the longest one sets the count.
- */
-export function countSteps(policy: PolicySnapshot): number {
-  const lengths = policy.members.map((member) => member.channels.length * (1 + member.repeat));
-  if (lengths.length === 0) return 0;
-  return policy.strategy === "parallel" ? Math.max(...lengths) : lengths.reduce((sum, length) => sum + length, 0);
 }

@@ -42,12 +42,13 @@ export class AtCommandError extends Error {
   constructor(
     readonly kind: AtErrorKind,
     readonly command: string,
-    message: string,
+    /** The modem's own words (`BUSY`, `+CME ERROR: sim not inserted`) or what went wrong locally. */
+    readonly reason: string,
     /** Numeric +CME/+CMS code when known (also mapped back from CMEE=2 text). */
     readonly code: number | null = null,
     readonly lines: string[] = []
   ) {
-    super(`${command}: ${message}`);
+    super(`${command}: ${reason}`);
     this.name = "AtCommandError";
   }
 }

@@ -38,10 +38,10 @@ export function wallAt(instant: number, zone: string): number {
   return wholeSeconds + (((instant % 1000) + 1000) % 1000);
 }
 
-/** Midnight (as a wall value) of the local date `instant` falls on in `zone`, moved by `days`. */
-export function localMidnight(instant: number, zone: string, days = 0): number {
+/** Midnight (as a wall value) of the local date `instant` falls on in `zone`. */
+export function localMidnight(instant: number, zone: string): number {
   const wall = wallAt(instant, zone);
-  return wall - (((wall % MS_PER_DAY) + MS_PER_DAY) % MS_PER_DAY) + days * MS_PER_DAY;
+  return wall - (((wall % MS_PER_DAY) + MS_PER_DAY) % MS_PER_DAY);
 }
 
 /**

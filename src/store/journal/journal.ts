@@ -56,6 +56,8 @@ export class Journal {
   private closed = false;
   /** Set by a commit that failed for lack of storage; cleared by the next commit that succeeds with room to grow. */
   private storageFailing = false;
+  /** Commits and the writes they carried: writes/commits is the group-commit factor. */
+  readonly stats = {commits: 0, writes: 0};
 
   constructor(private readonly options: JournalOptions) {
     this.db = new Database(options.path);
@@ -133,6 +135,8 @@ export class Journal {
         }
       }
       this.db.exec("COMMIT");
+      this.stats.commits++;
+      this.stats.writes += batch.length;
     } catch (error) {
       if (this.db.inTransaction) this.db.exec("ROLLBACK");
       const failure = isStorageError(error) ? new StorageUnavailableError(error as Error) : error;
@@ -164,6 +168,11 @@ export class Journal {
       }
     });
     if (needsSpace) this.storageFailing = false;
+  }
+
+  /** The checkpointer's last result: how much of the WAL has been folded into the database. */
+  get lastCheckpoint() {
+    return this.checkpointer.lastCheckpoint;
   }
 
   /** True after a commit failed for lack of storage, until a commit with room to grow succeeds. */

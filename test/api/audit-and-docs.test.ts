@@ -1,0 +1,90 @@
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
+import {ERROR_CATALOGUE} from "../../src/api/errors/catalogue.js";
+
+let gw: TestGateway;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(() => gw.stop());
+
+describe("audit log", () => {
+  it("records accepted alerts, state changes and admin changes with the key that caused them", async () => {
+    const key = await gw.call("POST", "/api/v1/keys", {body: {name: "plc gateway", scopes: ["notifications:send", "notifications:ack"]}});
+    const alice = await createRecipient(gw);
+    const sent = await gw.call("POST", "/api/v1/notifications/send", {key: key.body.key, body: {recipient_uuid: alice, message: "audit me", priority: "high", source: "plc-4"}});
+    await gw.call("POST", `/api/v1/notifications/${sent.body.notification_uuid}/ack`, {key: key.body.key});
+    const log = await gw.call("GET", "/api/v1/audit?limit=200");
+    expect(log.status).toBe(200);
+    const actions = log.body.items.map((entry: {action: string}) => entry.action);
+    expect(actions.slice(0, 4)).toEqual(["notification.acknowledged", "notification.accepted", "recipient.created", "api_key.created"]);
+    const [acked, accepted] = log.body.items;
+    expect(accepted).toMatchObject({actor: {type: "api_key", id: key.body.id}, source: "plc-4", subject: {type: "notification", id: sent.body.notification_uuid}, detail: {priority: "high"}});
+    expect(acked).toMatchObject({actor: {type: "api_key", id: key.body.id}, detail: {from: "queued", via: "api"}});
+    const adminKeyId = gw.adminKey.split("_")[1];
+    expect(log.body.items.find((entry: {action: string}) => entry.action === "recipient.created").actor).toEqual({type: "api_key", id: adminKeyId});
+    expect(log.body.items[log.body.items.length - 1]).toMatchObject({action: "api_key.created", actor: {type: "system", id: null}, detail: {name: "initial admin"}});
+  });
+
+  it("pages with a cursor and filters by action", async () => {
+    const first = await gw.call("GET", "/api/v1/audit?limit=2");
+    const second = await gw.call("GET", `/api/v1/audit?limit=2&cursor=${first.body.next_cursor}`);
+    expect(second.body.items[0].seq).toBeLessThan(first.body.items[1].seq);
+    const filtered = await gw.call("GET", "/api/v1/audit?action=recipient.created");
+    expect(filtered.body.items.every((entry: {action: string}) => entry.action === "recipient.created")).toBe(true);
+    expect((await gw.call("GET", "/api/v1/audit?cursor=x")).status).toBe(400);
+  });
+});
+
+describe("documentation and health", () => {
+  it("serves the OpenAPI document with the key scheme and every error answer documented", async () => {
+    const answer = await gw.call("GET", "/api/v1/openapi.json", {key: null});
+    expect(answer.status).toBe(200);
+    const spec = answer.body;
+    expect(spec.openapi).toBe("3.0.3");
+    expect(spec.components.securitySchemes.api_key).toEqual({type: "apiKey", in: "header", name: "X-API-Key"});
+    const send = spec.paths["/api/v1/notifications/send"].post;
+    expect(Object.keys(send.responses).sort()).toEqual(["200", "202", "400", "401", "403", "409", "413", "415", "422", "429", "503"]);
+    expect(send.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/SendNotificationModel");
+    expect(spec.components.schemas.SendNotificationModel.required.sort()).toEqual(["message", "priority", "recipient_uuid"]);
+    expect(spec.components.schemas.SendNotificationModel.additionalProperties).toBe(false);
+    for (const [path, operations] of Object.entries<Record<string, {security?: unknown; responses: Record<string, unknown>}>>(spec.paths)) {
+      if (!path.startsWith("/api/v1/")) continue;
+      for (const [method, operation] of Object.entries(operations)) {
+        expect(operation.security, `${method} ${path}`).toEqual([{api_key: []}]);
+        expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(["401", "403", "429"]));
+      }
+    }
+  });
+
+  it("serves the browsable documentation from the box itself", async () => {
+    const page = await fetch(`${gw.url}/docs/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("swagger");
+  });
+
+  it("explains every error code at its problem type URI", async () => {
+    for (const code of Object.keys(ERROR_CATALOGUE)) {
+      const answer = await gw.call("GET", `/problems/${code}`, {key: null});
+      expect(answer.status, code).toBe(200);
+      expect(answer.body).toMatchObject({code, type: `/problems/${code}`, status: ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status});
+    }
+    expect((await gw.call("GET", "/problems/no_such_code", {key: null})).status).toBe(404);
+  });
+
+  it("answers an unknown route with a problem document", async () => {
+    const answer = await gw.call("GET", "/api/v1/nothing-here");
+    expect(answer.status).toBe(404);
+    expect(answer.body.code).toBe("route_not_found");
+    expect(answer.headers.get("x-powered-by")).toBeNull();
+  });
+
+  it("reports liveness and readiness without a key, with channel states and no secrets", async () => {
+    expect((await gw.call("GET", "/healthz", {key: null})).body).toEqual({status: "ok"});
+    const ready = await gw.call("GET", "/readyz", {key: null});
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({status: "ready", journal: {can_commit: true, schema_version: 1}, outbox: {pending: 0}});
+    expect(ready.body.channels.map((c: {channel: string}) => c.channel)).toEqual(["telegram_voice", "voice_call", "sms", "email"]);
+  });
+});

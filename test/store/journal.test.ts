@@ -1,0 +1,97 @@
+import {afterEach, describe, expect, it, vi} from "vitest";
+import {existsSync, statSync} from "node:fs";
+import {join} from "node:path";
+import Database from "better-sqlite3";
+import {Journal, StorageUnavailableError} from "../../src/store/journal/journal.js";
+import {MIGRATIONS, NewerJournalError} from "../../src/store/journal/migrations.js";
+import {createLogger} from "../../src/lib/logger.js";
+import {tempDir} from "../support/gateway.js";
+
+const logger = createLogger("error", () => undefined);
+const open: Journal[] = [];
+
+function journalAt(path: string, checkpointIntervalMs = 60_000): Journal {
+  const journal = new Journal({path, logger, checkpointIntervalMs});
+  open.push(journal);
+  return journal;
+}
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((journal) => journal.close()));
+});
+
+const insertProbe = (journal: Journal, id: number) => journal.write((db) => db.prepare("INSERT INTO probe (id, at) VALUES (?, 'x')").run(id));
+
+describe("journal", () => {
+  it("opens in WAL mode with synchronous=FULL and the latest schema", () => {
+    const journal = journalAt(join(tempDir(), "j.sqlite"));
+    expect(journal.db.pragma("journal_mode", {simple: true})).toBe("wal");
+    expect(journal.db.pragma("synchronous", {simple: true})).toBe(2);
+    expect(journal.schemaVersion).toBe(MIGRATIONS.length);
+  });
+
+  it("refuses a journal written by a newer Klaxon", () => {
+    const path = join(tempDir(), "newer.sqlite");
+    const db = new Database(path);
+    db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    db.close();
+    expect(() => new Journal({path, logger})).toThrow(NewerJournalError);
+    expect(() => new Journal({path, logger})).toThrow(/newer than this Klaxon knows/);
+  });
+
+  it("commits many concurrent writes together (group commit)", async () => {
+    const journal = journalAt(join(tempDir(), "group.sqlite"));
+    const before = {...journal.stats};
+    await Promise.all(Array.from({length: 200}, (_, i) => insertProbe(journal, 100 + i)));
+    expect(journal.stats.writes - before.writes).toBe(200);
+    expect(journal.stats.commits - before.commits).toBeLessThanOrEqual(2);
+    expect((journal.db.prepare("SELECT COUNT(*) AS n FROM probe").get() as {n: number}).n).toBe(200);
+  });
+
+  it("rolls back only the write that failed; its neighbours in the batch commit", async () => {
+    const journal = journalAt(join(tempDir(), "isolated.sqlite"));
+    const results = await Promise.allSettled([
+      insertProbe(journal, 1),
+      journal.write((db) => {
+        db.prepare("INSERT INTO probe (id, at) VALUES (2, 'x')").run();
+        throw new Error("business rule says no");
+      }),
+      insertProbe(journal, 3)
+    ]);
+    expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((results[1] as PromiseRejectedResult).reason.message).toBe("business rule says no");
+    expect(journal.db.prepare("SELECT id FROM probe ORDER BY id").all()).toEqual([{id: 1}, {id: 3}]);
+  });
+
+  it("fails every write of a batch that the disk cannot hold, as a storage error", async () => {
+    const journal = journalAt(join(tempDir(), "full.sqlite"));
+    journal.db.pragma(`max_page_count = ${journal.db.pragma("page_count", {simple: true})}`);
+    const big = (id: number) => journal.write((db) => db.prepare("INSERT INTO probe (id, at, space) VALUES (?, 'x', zeroblob(200000))").run(id));
+    const results = await Promise.allSettled([insertProbe(journal, 1), big(2)]);
+    for (const result of results) expect((result as PromiseRejectedResult).reason).toBeInstanceOf(StorageUnavailableError);
+    expect(journal.isStorageFailing).toBe(true);
+    await expect(journal.probe("now")).rejects.toBeInstanceOf(StorageUnavailableError);
+    journal.db.pragma("max_page_count = 1073741823");
+    await journal.probe("later");
+    expect(journal.isStorageFailing).toBe(false);
+  });
+
+  it("checkpoints the WAL on its own thread and truncates it on close", async () => {
+    const path = join(tempDir(), "wal.sqlite");
+    const journal = new Journal({path, logger, checkpointIntervalMs: 20});
+    await Promise.all(Array.from({length: 50}, (_, i) => insertProbe(journal, i + 1)));
+    await vi.waitFor(() => expect(journal.lastCheckpoint?.checkpointed).toBeGreaterThan(0));
+    await journal.close();
+    expect(!existsSync(`${path}-wal`) || statSync(`${path}-wal`).size === 0).toBe(true);
+    const reopened = new Database(path, {readonly: true});
+    expect(reopened.pragma("integrity_check", {simple: true})).toBe("ok");
+    expect((reopened.prepare("SELECT COUNT(*) AS n FROM probe").get() as {n: number}).n).toBe(50);
+    reopened.close();
+  });
+
+  it("refuses writes after close with a storage error", async () => {
+    const journal = new Journal({path: join(tempDir(), "closed.sqlite"), logger});
+    await journal.close();
+    await expect(insertProbe(journal, 1)).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
