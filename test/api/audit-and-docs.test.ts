@@ -45,7 +45,7 @@ describe("documentation and health", () => {
     expect(spec.openapi).toBe("3.0.3");
     expect(spec.components.securitySchemes.api_key).toEqual({type: "apiKey", in: "header", name: "X-API-Key"});
     const send = spec.paths["/api/v1/notifications/send"].post;
-    expect(Object.keys(send.responses).sort()).toEqual(["200", "202", "400", "401", "403", "409", "413", "415", "422", "429", "503"]);
+    expect(Object.keys(send.responses).sort()).toEqual(["200", "202", "400", "401", "403", "409", "413", "415", "422", "429", "500", "503"]);
     expect(send.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/SendNotificationModel");
     expect(spec.components.schemas.SendNotificationModel.required.sort()).toEqual(["message", "priority", "recipient_uuid"]);
     expect(spec.components.schemas.SendNotificationModel.additionalProperties).toBe(false);
@@ -53,7 +53,12 @@ describe("documentation and health", () => {
       if (!path.startsWith("/api/v1/")) continue;
       for (const [method, operation] of Object.entries(operations)) {
         expect(operation.security, `${method} ${path}`).toEqual([{api_key: []}]);
-        expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(["401", "403", "429"]));
+        expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(["401", "403", "429", "500"]));
+        if ((operation as {requestBody?: unknown}).requestBody) {
+          expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(["400", "413", "415"]));
+        }
+        const parameters = (operation as {parameters?: Array<{in: string; name: string}>}).parameters ?? [];
+        if (parameters.some((parameter) => parameter.in === "query")) expect(Object.keys(operation.responses), `${method} ${path}`).toContain("400");
       }
     }
   });

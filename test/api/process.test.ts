@@ -49,10 +49,10 @@ describe("the gateway process", () => {
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     const key = readFileSync(keyFile, "utf8").trim();
     const headers = {"X-API-Key": key, "Content-Type": "application/json"};
-    const recipient = await (await fetch(`${first.url}/api/v1/recipients`, {method: "POST", headers, body: JSON.stringify({email: "ops@factory.lan"})})).json();
+    const recipient = (await (await fetch(`${first.url}/api/v1/recipients`, {method: "POST", headers, body: JSON.stringify({email: "ops@factory.lan"})})).json()) as {uuid: string};
     const sent = await fetch(`${first.url}/api/v1/notifications/send`, {method: "POST", headers, body: JSON.stringify({recipient_uuid: recipient.uuid, message: "kept", priority: "high"})});
     expect(sent.status).toBe(202);
-    const {notification_uuid: id} = await sent.json();
+    const {notification_uuid: id} = (await sent.json()) as {notification_uuid: string};
 
     first.child.kill("SIGTERM");
     expect(await first.exited).toBe(0);
@@ -68,7 +68,7 @@ describe("the gateway process", () => {
     try {
       const read = await fetch(`${second.url}/api/v1/notifications/${id}`, {headers});
       expect(read.status).toBe(200);
-      expect((await read.json()).message).toBe("kept");
+      expect(((await read.json()) as {message: string}).message).toBe("kept");
       expect(statSync(keyFile).mtimeMs).toBe(keyFileMtime);
       expect(second.lines.some((line) => line.includes("created the initial admin API key"))).toBe(false);
     } finally {

@@ -57,7 +57,8 @@ export function Authorize(scope: Scope) {
     Security("api_key"),
     Returns(401, ProblemModel).Description("Missing, unknown or revoked API key"),
     Returns(403, ProblemModel).Description(`The key lacks the scope ${scope}`),
-    Returns(429, ProblemModel).Description("Rate limit exceeded; see Retry-After")
+    Returns(429, ProblemModel).Description("Rate limit exceeded; see Retry-After"),
+    Returns(500, ProblemModel).Description("Internal error; retry with the same Idempotency-Key")
   );
 }
 

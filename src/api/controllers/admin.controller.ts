@@ -9,7 +9,7 @@ import {actorOf, Authorize} from "../auth/authorize.js";
 import {AuditPageModel, CreatedKeyModel, CreateKeyModel, KeyListModel} from "../models/admin.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit} from "../http/query.js";
-import {created, noContent} from "../http/respond.js";
+import {created, JsonBody, noContent} from "../http/respond.js";
 import type {Scope} from "../../domain/vocabulary.js";
 
 @Controller("/api/v1/keys")
@@ -18,10 +18,10 @@ export class KeysController {
 
   @Post("/")
   @Authorize("admin")
+  @JsonBody()
   @Summary("Create an API key for one integration")
   @Description("The whole key is in this response only; store it in the integration's secret store.")
   @(Returns(201, CreatedKeyModel))
-  @(Returns(400, ProblemModel))
   async create(@Required() @BodyParams() body: CreateKeyModel, @Context() ctx: PlatformContext) {
     const {record, key} = await this.keys.create(body.name, body.scopes as Scope[], actorOf(ctx));
     return created(ctx, `/api/v1/keys/${record.id}`, {...describeKey(record), key});
@@ -55,7 +55,7 @@ export class AuditController {
   @Summary("The audit log, newest first")
   @Description("Every accepted alert, every state change and every admin change, with the key that caused it.")
   @(Returns(200, AuditPageModel))
-  @(Returns(400, ProblemModel))
+  @(Returns(400, ProblemModel).Description("Invalid limit or cursor"))
   list(
     @QueryParams("limit") limit?: string,
     @QueryParams("cursor") cursor?: string,

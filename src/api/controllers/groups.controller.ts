@@ -8,7 +8,7 @@ import {actorOf, Authorize} from "../auth/authorize.js";
 import {GroupInputModel, GroupModel, GroupPageModel} from "../models/recipient.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
-import {created, noContent} from "../http/respond.js";
+import {created, JsonBody, noContent} from "../http/respond.js";
 
 @Controller("/api/v1/groups")
 export class GroupsController {
@@ -19,6 +19,7 @@ export class GroupsController {
   @Authorize("recipients:read")
   @Summary("List recipient groups")
   @(Returns(200, GroupPageModel))
+  @(Returns(400, ProblemModel).Description("Invalid limit or cursor"))
   list(@QueryParams("limit") limit?: string, @QueryParams("cursor") cursor?: string) {
     const page = this.groups.list(parseLimit(limit), cursor || null);
     return {items: page.items, next_cursor: page.next};
@@ -26,9 +27,9 @@ export class GroupsController {
 
   @Post("/")
   @Authorize("recipients:write")
+  @JsonBody()
   @Summary("Create a group")
   @(Returns(201, GroupModel))
-  @(Returns(400, ProblemModel))
   @(Returns(422, ProblemModel).Description("A member is not a recipient"))
   async create(@Required() @BodyParams() body: GroupInputModel, @Context() ctx: PlatformContext) {
     const group = await this.groups.create(body as GroupInput, actorOf(ctx));
@@ -45,9 +46,9 @@ export class GroupsController {
 
   @Patch("/:uuid")
   @Authorize("recipients:write")
+  @JsonBody()
   @Summary("Update a group (JSON Merge Patch, RFC 7396)")
   @(Returns(200, GroupModel))
-  @(Returns(400, ProblemModel))
   @(Returns(404, ProblemModel))
   @(Returns(422, ProblemModel))
   async update(@PathParams("uuid") uuid: string, @Required() @BodyParams() body: unknown, @Context() ctx: PlatformContext) {

@@ -10,7 +10,7 @@ import {actorOf, apiKeyOf, Authorize} from "../auth/authorize.js";
 import {AcknowledgeModel, NotificationModel, NotificationPageModel, NotificationShortModel, SendNotificationModel} from "../models/notification.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseChoice, parseLimit} from "../http/query.js";
-import {sendJson} from "../http/respond.js";
+import {JsonBody, sendJson} from "../http/respond.js";
 import {NOTIFICATION_STATUSES, PRIORITIES} from "../../domain/vocabulary.js";
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -29,10 +29,8 @@ export class NotificationsController {
   @Description("Accepts an alert and starts its escalation. `Prefer: return=representation` answers 200 with the long form; otherwise 202 with the short form. Both carry Location.")
   @(Returns(202, NotificationShortModel).Description("Accepted (short form)"))
   @(Returns(200, NotificationModel).Description("Accepted (long form, with Prefer: return=representation)"))
-  @(Returns(400, ProblemModel).Description("Malformed JSON or an invalid field"))
+  @JsonBody()
   @(Returns(409, ProblemModel).Description("The same Idempotency-Key is still being processed"))
-  @(Returns(413, ProblemModel).Description("Body over 64 KiB"))
-  @(Returns(415, ProblemModel).Description("Body is not JSON"))
   @(Returns(422, ProblemModel).Description("Unknown recipient or group, or Idempotency-Key reused with another body"))
   @(Returns(503, ProblemModel).Description("The journal cannot commit; retry after Retry-After"))
   async send(
@@ -94,6 +92,7 @@ export class NotificationsController {
   @Authorize("notifications:ack")
   @Summary("Acknowledge: stops the escalation")
   @Description("Idempotent: acknowledging again returns the first acknowledgement unchanged. Allowed from queued, notifying and exhausted.")
+  @JsonBody()
   @(Returns(200, NotificationModel))
   @(Returns(404, ProblemModel))
   @(Returns(409, ProblemModel).Description("The notification is resolved"))

@@ -8,7 +8,7 @@ import {actorOf, Authorize} from "../auth/authorize.js";
 import {RecipientInputModel, RecipientModel, RecipientPageModel} from "../models/recipient.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
-import {created, noContent} from "../http/respond.js";
+import {created, JsonBody, noContent} from "../http/respond.js";
 
 @Controller("/api/v1/recipients")
 export class RecipientsController {
@@ -19,7 +19,7 @@ export class RecipientsController {
   @Authorize("recipients:read")
   @Summary("List recipients with their channel capabilities")
   @(Returns(200, RecipientPageModel))
-  @(Returns(400, ProblemModel))
+  @(Returns(400, ProblemModel).Description("Invalid limit or cursor"))
   list(@QueryParams("limit") limit?: string, @QueryParams("cursor") cursor?: string) {
     const page = this.recipients.list(parseLimit(limit), cursor || null);
     return {items: page.items.map((recipient) => this.recipients.view(recipient)), next_cursor: page.next};
@@ -27,10 +27,10 @@ export class RecipientsController {
 
   @Post("/")
   @Authorize("recipients:write")
+  @JsonBody()
   @Summary("Create a recipient")
   @Description("At least one of telegram_id, phone or email is required.")
   @(Returns(201, RecipientModel))
-  @(Returns(400, ProblemModel))
   async create(@Required() @BodyParams() body: RecipientInputModel, @Context() ctx: PlatformContext) {
     const recipient = await this.recipients.create(body as RecipientInput, actorOf(ctx));
     return created(ctx, `/api/v1/recipients/${recipient.uuid}`, this.recipients.view(recipient));
@@ -46,10 +46,10 @@ export class RecipientsController {
 
   @Patch("/:uuid")
   @Authorize("recipients:write")
+  @JsonBody()
   @Summary("Update a recipient (JSON Merge Patch, RFC 7396)")
   @Description("Escalation timeouts, channel order, quiet hours, contacts. `null` removes a field.")
   @(Returns(200, RecipientModel))
-  @(Returns(400, ProblemModel))
   @(Returns(404, ProblemModel))
   async update(@PathParams("uuid") uuid: string, @Required() @BodyParams() body: unknown, @Context() ctx: PlatformContext) {
     const merged = this.recipients.patched(uuid, requireObject(body));

@@ -1,4 +1,16 @@
 import type {PlatformContext} from "@tsed/platform-http";
+import {useDecorators} from "@tsed/core";
+import {Returns} from "@tsed/schema";
+import {ProblemModel} from "../models/problem.model.js";
+
+/** Documents what any endpoint taking a JSON body can answer before its own logic runs. */
+export function JsonBody() {
+  return useDecorators(
+    Returns(400, ProblemModel).Description("Malformed JSON or an invalid field"),
+    Returns(413, ProblemModel).Description("Body over 64 KiB"),
+    Returns(415, ProblemModel).Description("Body is not JSON")
+  );
+}
 
 /** 201 Created with a Location header, for every create endpoint. */
 export function created<T>(ctx: PlatformContext, location: string, body: T): T {
