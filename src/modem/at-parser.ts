@@ -29,10 +29,6 @@ export class AtLineParser {
     }
     return tokens;
   }
-
-  reset(): void {
-    this.buffer = "";
-  }
 }
 
 /** The outcome lines that end a call attempt; final results for ATD, URCs otherwise (COLP=0). */

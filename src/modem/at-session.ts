@@ -75,14 +75,14 @@ const CTRL_Z = "\x1a";
 /**
  * One AT conversation over one open port: a FIFO of commands with exactly one in flight, each with
  * its own timeout and expected prefixes; everything the in-flight command did not ask for is
- * emitted as `urc`. A new session is made for every (re)open, so nothing stale crosses a reconnect.
+ * emitted as `urc`. A new session is made for every (re)open, so nothing stale crosses a reconnect;
+ * for the same reason the consecutive-timeout count lives in the Modem, which outlives sessions.
  */
 export class AtSession extends EventEmitter<AtSessionEvents> {
   private readonly parser = new AtLineParser();
   private readonly queue: Pending[] = [];
   private current: Pending | null = null;
   private closedReason: string | null = null;
-  private timeoutStreak = 0;
   private readonly onData = (chunk: Buffer) => this.receive(chunk);
 
   constructor(
@@ -93,16 +93,6 @@ export class AtSession extends EventEmitter<AtSessionEvents> {
   ) {
     super();
     port.on("data", this.onData);
-  }
-
-  /** Commands that timed out in a row; any other ending resets it (ModemManager does the same). */
-  get consecutiveTimeouts(): number {
-    return this.timeoutStreak;
-  }
-
-  /** True while a command is in flight or queued. */
-  get busy(): boolean {
-    return this.current !== null || this.queue.length > 0;
   }
 
   get closed(): boolean {
@@ -152,7 +142,6 @@ export class AtSession extends EventEmitter<AtSessionEvents> {
     clearTimeout(pending.timer);
     pending.timer = setTimeout(() => {
       if (this.current !== pending) return;
-      this.timeoutStreak += 1;
       this.finish(new AtCommandError("timeout", pending.name, `no answer within ${timeoutMs} ms`, null, pending.lines));
     }, timeoutMs);
   }
@@ -175,7 +164,6 @@ export class AtSession extends EventEmitter<AtSessionEvents> {
     if (line === pending.command || line === pending.options.payload) return;
     const final = classifyFinal(line, pending.options.callResultsAreFinal === true);
     if (final) {
-      this.timeoutStreak = 0;
       this.finish(final.kind === "ok" || final.kind === "connect" ? {command: pending.name, lines: pending.lines, final} : toError(pending, final));
       return;
     }

@@ -1,4 +1,6 @@
 import {EventEmitter} from "node:events";
+import {existsSync, watch, type FSWatcher} from "node:fs";
+import {basename, dirname} from "node:path";
 import {SerialPort} from "serialport";
 import type {Clock} from "../lib/clock.js";
 import {isoTimestamp} from "../lib/clock.js";
@@ -90,6 +92,7 @@ export class Modem extends EventEmitter<ModemEvents> {
   private readonly settings: typeof DEFAULTS;
   private readonly healthTask: PeriodicTask;
   private port: SerialPort | null = null;
+  private deviceWatcher: FSWatcher | null = null;
   private session: AtSession | null = null;
   private currentState: ModemState = "stopped";
   private initialised = false;
@@ -193,20 +196,26 @@ export class Modem extends EventEmitter<ModemEvents> {
       void this.sendHangUp();
     }, ringTimeoutMs);
     if (!this.capabilities.has("call_urcs")) this.startCallPoll(call);
-    session.send(`ATD${number};`, {timeoutMs: this.settings.dialCommandTimeoutMs, callResultsAreFinal: true}).catch((error: unknown) => {
+    session.send(`ATD${number};`, {timeoutMs: this.settings.dialCommandTimeoutMs, callResultsAreFinal: true}).then(() => this.countOutcome(null), (error: unknown) => {
       const code = error instanceof AtCommandError && error.kind === "call_result" ? callResultCode(error.reason) : null;
       if (code) {
         call.signal({kind: "result", code});
       } else {
         this.countOutcome(error);
-        this.recordError(error);
+        // A closed session already recorded why (the port went away); keep that message.
+        if (!(error instanceof AtCommandError && error.kind === "closed")) this.recordError(error);
         call.fail(dialFailureReason(error));
       }
     });
     const outcome = await call.outcome;
     clearTimeout(ringTimer);
-    if (outcome.result !== "answered") this.forgetCall(call);
-    else void call.whenEnded().then(() => this.forgetCall(call));
+    if (outcome.result === "answered") {
+      void call.whenEnded().then(() => this.forgetCall(call));
+    } else {
+      this.forgetCall(call);
+      // After a dial error the modem's call state is unknown: make sure the line is free.
+      if (outcome.result === "failed" && this.session && !this.session.closed) await this.sendHangUp();
+    }
     this.options.logger.info("modem dial finished", {outcome: outcome.result, reason: outcome.reason});
     return outcome;
   }
@@ -261,7 +270,12 @@ export class Modem extends EventEmitter<ModemEvents> {
     this.initialised = false;
     this.pinEnteredThisOpen = false;
     port.on("close", (error?: Error & {disconnected?: boolean}) => this.onPortClosed(port, error));
-    port.on("error", (error) => this.recordError(error));
+    port.on("error", (error: Error & {code?: string}) => {
+      this.recordError(error);
+      // Writing to a hung-up tty fails with EIO: the device is gone even if no close came.
+      if (error.code === "EIO") this.onDeviceGone(port);
+    });
+    this.watchDevice(port);
     session.on("urc", (line) => this.onUrc(line));
     this.options.logger.info("modem port open", {path: this.options.path, profile: this.profile.name});
     await this.initialise();
@@ -481,8 +495,34 @@ export class Modem extends EventEmitter<ModemEvents> {
     this.callPoll = null;
   }
 
+  // serialport reports an unplug as `close` with err.disconnected, but a hung-up tty can also
+  // answer reads with 0 bytes, which serialport retries forever without closing. The device node
+  // (or its by-id link) disappearing is the other sign of an unplug, so both are watched.
+  private watchDevice(port: SerialPort): void {
+    this.deviceWatcher?.close();
+    const name = basename(this.options.path);
+    try {
+      this.deviceWatcher = watch(dirname(this.options.path), (_event, changed) => {
+        if (changed === name && !existsSync(this.options.path)) this.onDeviceGone(port);
+      });
+      this.deviceWatcher.on("error", () => this.deviceWatcher?.close());
+    } catch (error) {
+      this.recordError(error);
+    }
+  }
+
+  private onDeviceGone(port: SerialPort): void {
+    if (port !== this.port) return;
+    const disconnected = Object.assign(new Error("device disappeared"), {disconnected: true});
+    this.onPortClosed(port, disconnected);
+    // Closing our fd also ends serialport's read loop on the hung-up tty.
+    if (port.isOpen) port.close(() => {});
+  }
+
   private onPortClosed(port: SerialPort, error?: Error & {disconnected?: boolean}): void {
     if (port !== this.port) return;
+    this.deviceWatcher?.close();
+    this.deviceWatcher = null;
     this.port = null;
     this.session?.close("modem disconnected");
     this.session = null;
@@ -501,6 +541,8 @@ export class Modem extends EventEmitter<ModemEvents> {
     this.port = null;
     this.session = null;
     this.initialised = false;
+    this.deviceWatcher?.close();
+    this.deviceWatcher = null;
     session?.close(reason);
     if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
   }

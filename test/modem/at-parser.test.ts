@@ -1,0 +1,50 @@
+import {describe, expect, it} from "vitest";
+import {AtLineParser, classifyFinal, parseExtendedError} from "../../src/modem/at-parser.js";
+
+function tokens(...chunks: string[]) {
+  const parser = new AtLineParser();
+  return chunks.flatMap((chunk) => parser.feed(chunk));
+}
+
+describe("AtLineParser", () => {
+  it.each([
+    ["plain framing", ["\r\nOK\r\n"], [{kind: "line", text: "OK"}]],
+    ["SIMCom LTE double CR", ["\r\r\n+RXDTMF: 8\r\r\n"], [{kind: "line", text: "+RXDTMF: 8"}]],
+    ["missing CR (Sierra)", ["\nNO CARRIER\n"], [{kind: "line", text: "NO CARRIER"}]],
+    ["line split across chunks", ["\r\n+CS", "Q: 20,", "99\r\n\r\nOK\r\n"], [{kind: "line", text: "+CSQ: 20,99"}, {kind: "line", text: "OK"}]],
+    ["echo then answer", ["AT+CSQ\r\r\n+CSQ: 5,99\r\n\r\nOK\r\n"], [{kind: "line", text: "AT+CSQ"}, {kind: "line", text: "+CSQ: 5,99"}, {kind: "line", text: "OK"}]],
+    ["SMS prompt without newline", ["\r\n> "], [{kind: "prompt"}]],
+    ["prompt split from its CR LF", ["\r\n", ">", " "], [{kind: "prompt"}]],
+    ["URC inside a response", ["\r\n+CLCC: 1,0,3,0,0,\"+49\",145\r\n\r\n+CSQ: 9,99\r\n\r\nOK\r\n"], [{kind: "line", text: "+CLCC: 1,0,3,0,0,\"+49\",145"}, {kind: "line", text: "+CSQ: 9,99"}, {kind: "line", text: "OK"}]]
+  ])("splits %s", (_name, chunks, expected) => {
+    expect(tokens(...chunks)).toEqual(expected);
+  });
+
+  it("keeps an unfinished line until its newline arrives", () => {
+    const parser = new AtLineParser();
+    expect(parser.feed("\r\n+CREG: 0,")).toEqual([]);
+    expect(parser.feed("1\r\n")).toEqual([{kind: "line", text: "+CREG: 0,1"}]);
+  });
+});
+
+describe("classifyFinal", () => {
+  it.each([
+    ["OK", false, {kind: "ok"}],
+    ["ERROR", false, {kind: "error"}],
+    ["CONNECT 115200", false, {kind: "connect", text: "CONNECT 115200"}],
+    ["+CME ERROR: 10", false, {kind: "cme", code: 10, message: "sim not inserted"}],
+    ["+CME ERROR: incorrect password", false, {kind: "cme", code: 16, message: "incorrect password"}],
+    ["+CMS ERROR: 331", false, {kind: "cms", code: 331, message: "no network service"}],
+    ["+CMS ERROR: Vendor specific thing", false, {kind: "cms", code: null, message: "vendor specific thing"}],
+    ["BUSY", true, {kind: "call_result", code: "BUSY"}],
+    ["NO DIALTONE", true, {kind: "call_result", code: "NO DIALTONE"}],
+    ["NO CARRIER", false, null],
+    ["+CSQ: 20,99", false, null]
+  ])("classifies %s (call results final: %s)", (line, callResultsAreFinal, expected) => {
+    expect(classifyFinal(line, callResultsAreFinal)).toEqual(expected);
+  });
+
+  it("leaves lines that are not extended errors alone", () => {
+    expect(parseExtendedError("+CMEE: 1")).toBeNull();
+  });
+});

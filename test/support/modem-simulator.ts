@@ -1,0 +1,320 @@
+import {EventEmitter} from "node:events";
+import {mkdtempSync, rmSync} from "node:fs";
+import {tmpdir} from "node:os";
+import {join} from "node:path";
+import {SerialPort} from "serialport";
+import {PtyPair} from "./pty-pair.js";
+
+export type Dialect = "sim800" | "sim7600" | "quectel";
+
+/** What the far end of the call does once we dial. */
+export interface ScriptedCall {
+  outcome: "answer" | "busy" | "no_answer";
+  /** Time from ATD to the outcome. */
+  afterMs: number;
+  /** Keys the callee presses, sent once the speech is done. */
+  keys: string[];
+}
+
+/** The simulator's behaviour; tests change fields on `script` at any time. */
+export interface SimulatorScript {
+  /** Commands (by prefix) answered with ERROR, e.g. optional init commands old firmware lacks. */
+  failCommands: string[];
+  sim: "ready" | "pin" | "absent";
+  pin: string;
+  /** +CREG/+CEREG <stat>: 1 home, 2 searching, 3 denied, 5 roaming. */
+  registration: number;
+  operator: string;
+  csq: number;
+  call: ScriptedCall;
+  /** Records commands but never answers, like a wedged module. */
+  silent: boolean;
+  smsRef: number;
+}
+
+/** The events a test can wait on instead of sleeping. */
+interface SimulatorEvents {
+  command: [command: string];
+}
+
+interface SimCall {
+  number: string;
+  stat: number;
+  timers: NodeJS.Timeout[];
+}
+
+const DEFAULT_SCRIPT: SimulatorScript = {
+  failCommands: [],
+  sim: "ready",
+  pin: "1234",
+  registration: 1,
+  operator: "Klaxon Net",
+  csq: 20,
+  call: {outcome: "answer", afterMs: 60, keys: ["1"]},
+  silent: false,
+  smsRef: 37
+};
+
+// Commands each dialect knows beyond the common 3GPP set; anything else answers ERROR.
+const DIALECT_COMMANDS: Record<Dialect, string[]> = {
+  sim800: ["AT+CLCC=1", "AT+DDET=", "AT+CTTS=", "ATH"],
+  sim7600: ["AT+CLCC=1", "AT+CDTAM=", "AT+DDET=", "AT+CTTS=", "AT+CHUP", "ATH"],
+  quectel: ["AT+QTONEDET=", "AT+QWTTS=", "AT+CHUP", "ATH"]
+};
+
+/**
+ * A GSM modem on the far end of a real pty, speaking the SIM800, SIM7600 or Quectel dialect
+ * closely enough for the AT layer: echo until ATE0, call-state URCs or +CLCC polling, TTS with
+ * its done URC, DTMF URCs in each family's shape (SIM7600's `\r\r\n` framing included), two-phase
+ * CMGS, SIM PIN, registration, unplug and re-plug.
+ */
+export class ModemSimulator extends EventEmitter<SimulatorEvents> {
+  readonly received: string[] = [];
+  readonly script: SimulatorScript;
+  private port: SerialPort | null = null;
+  private input = "";
+  private echo = true;
+  private clccUrcs = false;
+  private simUnlocked = false;
+  private smsPending = false;
+  private call: SimCall | null = null;
+
+  private constructor(
+    readonly dialect: Dialect,
+    private readonly pty: PtyPair,
+    script: Partial<SimulatorScript>
+  ) {
+    super();
+    this.script = {...DEFAULT_SCRIPT, ...script};
+  }
+
+  static async start(dialect: Dialect, script: Partial<SimulatorScript> = {}): Promise<ModemSimulator> {
+    const simulator = new ModemSimulator(dialect, new PtyPair(mkdtempSync(join(tmpdir(), "klaxon-modem-"))), script);
+    await simulator.plug();
+    return simulator;
+  }
+
+  /** The serial device path for the code under test. */
+  get devicePath(): string {
+    return this.pty.devicePath;
+  }
+
+  /** Resolves with the first command starting with `prefix`, already received or still to come. */
+  waitForCommand(prefix: string): Promise<string> {
+    const seen = this.received.find((command) => command.startsWith(prefix));
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve) => {
+      const listener = (command: string) => {
+        if (!command.startsWith(prefix)) return;
+        this.off("command", listener);
+        resolve(command);
+      };
+      this.on("command", listener);
+    });
+  }
+
+  count(prefix: string): number {
+    return this.received.filter((command) => command.startsWith(prefix)).length;
+  }
+
+  /** Pulls the USB cable: socat dies, both ends see the pty vanish, the device path disappears. */
+  async unplug(): Promise<void> {
+    const port = this.port;
+    // Detached first, so ending the call sends nothing: a pulled cable says goodbye to no one.
+    this.port = null;
+    this.endCall();
+    await this.pty.kill();
+    if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
+  }
+
+  /** Plugs it back in: a fresh module (echo on, volatile settings lost) on the same path. */
+  async plug(): Promise<void> {
+    this.resetVolatile();
+    await this.pty.start();
+    const port = new SerialPort({path: this.pty.peerPath, baudRate: 115200, lock: false, autoOpen: false});
+    await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
+    port.on("data", (chunk: Buffer) => this.receive(chunk.toString("latin1")));
+    port.on("error", () => {});
+    this.port = port;
+    this.pty.publish();
+  }
+
+  async stop(): Promise<void> {
+    await this.unplug();
+    rmSync(this.pty.dir, {recursive: true, force: true});
+  }
+
+  private resetVolatile(): void {
+    this.input = "";
+    this.echo = true;
+    this.clccUrcs = false;
+    this.simUnlocked = false;
+    this.smsPending = false;
+  }
+
+  private receive(text: string): void {
+    this.input += text;
+    for (;;) {
+      if (this.smsPending) {
+        const end = this.input.search(/[\x1a\x1b]/);
+        if (end === -1) return;
+        const payload = this.input.slice(0, end);
+        const sent = this.input[end] === "\x1a";
+        this.input = this.input.slice(end + 1);
+        this.smsPending = false;
+        this.record(payload);
+        if (sent) this.reply(`+CMGS: ${this.script.smsRef}`, "OK");
+        else this.reply("OK");
+        continue;
+      }
+      const end = this.input.indexOf("\r");
+      if (end === -1) return;
+      const command = this.input.slice(0, end).replace(/\n/g, "").trim();
+      this.input = this.input.slice(end + 1);
+      if (command === "") continue;
+      this.record(command);
+      if (this.echo) this.write(command + "\r");
+      if (!this.script.silent) this.answer(command);
+    }
+  }
+
+  private record(command: string): void {
+    this.received.push(command);
+    this.emit("command", command);
+  }
+
+  private answer(command: string): void {
+    const upper = command.toUpperCase();
+    if (this.script.failCommands.some((prefix) => upper.startsWith(prefix.toUpperCase()))) return this.reply("ERROR");
+    if (upper === "ATE0") {
+      this.echo = false;
+      return this.reply("OK");
+    }
+    if (upper === "AT" || upper === "ATE1" || upper.startsWith("AT+CMEE=") || upper === "AT+CMGF=1" || upper === "AT+COLP=0") return this.reply("OK");
+    if (upper === "AT+CPIN?") return this.answerCpin();
+    if (upper.startsWith("AT+CPIN=")) return this.enterPin(command);
+    if (upper === "AT+CSQ") return this.reply(`+CSQ: ${this.script.csq},99`, "OK");
+    if (upper === "AT+CREG?") return this.reply(`+CREG: 0,${this.script.registration}`, "OK");
+    if (upper === "AT+CEREG?") return this.dialect === "sim800" ? this.reply("ERROR") : this.reply(`+CEREG: 0,${this.script.registration}`, "OK");
+    if (upper === "AT+COPS?") return this.registered() ? this.reply(`+COPS: 0,0,"${this.script.operator}",7`, "OK") : this.reply("+COPS: 0", "OK");
+    if (upper === "AT+CFUN=1,1") return this.reset();
+    if (upper === "AT+CLCC") return this.reply(...(this.call ? [this.clccLine(this.call)] : []), "OK");
+    if (upper.startsWith("AT+CMGS=")) {
+      this.smsPending = true;
+      return this.write("\r\n> ");
+    }
+    if (upper.startsWith("ATD")) return this.dial(command);
+    if (!DIALECT_COMMANDS[this.dialect].some((prefix) => upper.startsWith(prefix))) return this.reply("ERROR");
+    if (upper === "AT+CLCC=1") {
+      this.clccUrcs = true;
+      return this.reply("OK");
+    }
+    if (upper.startsWith("AT+CTTS=2,") || upper.startsWith("AT+CTTS=1,") || upper.startsWith("AT+QWTTS=1,0,")) return this.speak(upper.startsWith("AT+QWTTS") ? "+QWTTS: 0" : "+CTTS: 0");
+    if (upper === "ATH" || upper === "AT+CHUP") {
+      this.reply("OK");
+      return this.endCall();
+    }
+    this.reply("OK");
+  }
+
+  private answerCpin(): void {
+    if (this.script.sim === "absent") return this.reply("+CME ERROR: 10");
+    if (this.script.sim === "pin" && !this.simUnlocked) return this.reply("+CPIN: SIM PIN", "OK");
+    this.reply("+CPIN: READY", "OK");
+  }
+
+  private enterPin(command: string): void {
+    if (this.script.sim === "absent") return this.reply("+CME ERROR: 10");
+    const pin = /="?([^"]*)"?/.exec(command)?.[1];
+    if (pin !== this.script.pin) return this.reply("+CME ERROR: 16");
+    this.simUnlocked = true;
+    this.reply("OK");
+  }
+
+  private registered(): boolean {
+    return this.script.registration === 1 || this.script.registration === 5;
+  }
+
+  private reset(): void {
+    this.reply("OK");
+    this.endCall();
+    this.resetVolatile();
+  }
+
+  private dial(command: string): void {
+    if (!this.registered()) return this.reply("NO CARRIER");
+    if (this.call) return this.reply("ERROR");
+    const call: SimCall = {number: command.slice(3).replace(/;$/, ""), stat: 2, timers: []};
+    this.call = call;
+    this.reply("OK");
+    this.callState(call, 2);
+    const script = this.script.call;
+    call.timers.push(setTimeout(() => this.callState(call, 3), Math.min(20, script.afterMs / 2)));
+    call.timers.push(
+      setTimeout(() => {
+        if (script.outcome === "answer") {
+          this.callState(call, 0);
+          if (this.dialect === "sim7600") this.urc("VOICE CALL: BEGIN");
+        } else {
+          this.callState(call, 6);
+          this.call = null;
+          if (script.outcome === "busy") this.reply("BUSY");
+          else if (this.dialect === "sim7600") this.reply("VOICE CALL: END: 000000", "NO CARRIER");
+          else this.reply(this.dialect === "sim800" ? "NO ANSWER" : "NO CARRIER");
+        }
+      }, script.afterMs)
+    );
+  }
+
+  private speak(doneUrc: string): void {
+    const call = this.call;
+    if (!call || call.stat !== 0) return this.reply(this.dialect === "quectel" ? "+CME ERROR: 903" : "ERROR");
+    this.reply("OK");
+    call.timers.push(
+      setTimeout(() => {
+        if (this.call !== call) return;
+        this.urc(doneUrc);
+        for (const key of this.script.call.keys) this.urc(this.dtmfUrc(key));
+      }, 20)
+    );
+  }
+
+  private dtmfUrc(key: string): string {
+    if (this.dialect === "sim800") return `+DTMF: ${key}`;
+    if (this.dialect === "sim7600") return `+RXDTMF: ${key}`;
+    return `+QTONEDET: ${key.charCodeAt(0)}`;
+  }
+
+  private endCall(): void {
+    const call = this.call;
+    if (!call) return;
+    for (const timer of call.timers) clearTimeout(timer);
+    this.call = null;
+    if (!this.port) return;
+    this.callState(call, 6);
+    if (this.dialect === "sim7600") this.urc("VOICE CALL: END: 000005");
+  }
+
+  private callState(call: SimCall, stat: number): void {
+    call.stat = stat;
+    if (this.clccUrcs) this.urc(this.clccLine(call));
+  }
+
+  private clccLine(call: SimCall): string {
+    return `+CLCC: 1,0,${call.stat},0,0,"${call.number}",${call.number.startsWith("+") ? 145 : 129}`;
+  }
+
+  // SIM7600 frames its URCs with two CRs (PROTOCOLS 1.0); the others use the plain framing.
+  private urc(line: string): void {
+    if (this.dialect === "sim7600") this.write(`\r\r\n${line}\r\r\n`);
+    else this.reply(line);
+  }
+
+  private reply(...lines: string[]): void {
+    this.write(lines.map((line) => `\r\n${line}\r\n`).join(""));
+  }
+
+  private write(text: string): void {
+    this.port?.write(Buffer.from(text, "latin1"));
+  }
+}
