@@ -26,6 +26,10 @@ import {GroupsService} from "./services/groups.service.js";
 import {IdempotencyService} from "./services/idempotency.service.js";
 import {NotificationsService} from "./services/notifications.service.js";
 import {ReadinessService} from "./services/readiness.service.js";
+import {EventPublisher} from "./services/event-publisher.js";
+import {EscalationRunner, type RunnerOptions} from "./services/escalation-runner.service.js";
+import {ChannelRegistry} from "./channels/channel-registry.js";
+import type {ChannelDriver} from "./channels/channel.js";
 import {RateLimiter} from "./api/auth/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
 import {jsonBody, requestLog, requireJsonBody} from "./api/http/pipeline.js";
@@ -33,6 +37,9 @@ import {jsonBody, requestLog, requireJsonBody} from "./api/http/pipeline.js";
 export interface GatewayOptions {
   logger?: Logger;
   clock?: Clock;
+  /** Channel drivers; tests and development pass their own until the real drivers exist. */
+  drivers?: ChannelDriver[];
+  runner?: RunnerOptions;
 }
 
 export interface Gateway {
@@ -40,7 +47,7 @@ export interface Gateway {
   settings: Settings;
   journal: Journal;
   config: ConfigStore;
-  services: {keys: ApiKeysService; notifications: NotificationsService; recipients: RecipientsService; groups: GroupsService};
+  services: {keys: ApiKeysService; notifications: NotificationsService; recipients: RecipientsService; groups: GroupsService; runner: EscalationRunner};
   initialAdminKeyFile: string | null;
   stop(): Promise<void>;
 }
@@ -57,17 +64,23 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
 
   const notificationsRepository = new NotificationsRepository(journal);
   const eventsRepository = new EventsRepository(journal);
+  const escalationsRepository = new EscalationsRepository(journal);
+  const attemptsRepository = new AttemptsRepository(journal);
   const recipientsRepository = new RecipientsRepository(config);
   const groupsRepository = new GroupsRepository(config);
   const audit = new AuditService(journal, new AuditRepository(journal), clock);
-  const channelStatus = new ChannelStatusService(settings);
+  const registry = new ChannelRegistry(options.drivers ?? []);
+  const channelStatus = new ChannelStatusService(settings, registry);
+  const events = new EventPublisher(eventsRepository, new WebhooksRepository(config));
   const keys = new ApiKeysService(new ApiKeysRepository(config), audit, clock, logger);
   const idempotency = new IdempotencyService(journal, new IdempotencyRepository(journal), clock, settings.journal.idempotency_hours);
   const recipients = new RecipientsService(recipientsRepository, groupsRepository, notificationsRepository, channelStatus, audit, clock);
   const groups = new GroupsService(groupsRepository, recipientsRepository, notificationsRepository, audit, clock);
   const notifications = new NotificationsService(
-    journal, notificationsRepository, new EscalationsRepository(journal), new AttemptsRepository(journal), eventsRepository,
-    recipientsRepository, groupsRepository, new WebhooksRepository(config), audit, idempotency, clock
+    journal, notificationsRepository, escalationsRepository, attemptsRepository, events, recipientsRepository, groupsRepository, audit, idempotency, clock
+  );
+  const runner = new EscalationRunner(
+    journal, notificationsRepository, escalationsRepository, attemptsRepository, events, audit, notifications, registry, clock, logger, options.runner
   );
   const readiness = new ReadinessService(journal, eventsRepository, channelStatus, clock);
   const runtime = new Runtime(
@@ -100,6 +113,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     throw error;
   }
   pruner.start();
+  await runner.start();
   const httpServer = platform.injector.get<HttpServer>(HttpServer) as HttpServer;
   const address = httpServer.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -115,6 +129,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
         httpServer.closeIdleConnections();
       });
       await pruner.stop();
+      await runner.stop();
       await platform.stop();
       await journal.close();
       logger.info("gateway stopped");
@@ -122,5 +137,5 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     return stopping;
   };
 
-  return {url, settings, journal, config, services: {keys, notifications, recipients, groups}, initialAdminKeyFile, stop};
+  return {url, settings, journal, config, services: {keys, notifications, recipients, groups, runner}, initialAdminKeyFile, stop};
 }

@@ -1,4 +1,5 @@
 import type {Settings} from "../settings/defaults.js";
+import type {ChannelRegistry} from "../channels/channel-registry.js";
 import {CHANNELS, type Channel} from "../domain/vocabulary.js";
 
 export interface ChannelState {
@@ -8,15 +9,18 @@ export interface ChannelState {
 }
 
 /**
- * Which channels the gateway itself can use, from its settings. The drivers of the channels
- * issue refine this with live state (modem registration, WAN reachability).
+ * Which channels the gateway itself can use right now: settings first (the fix an operator can
+ * make), then the driver's own live state (modem registration, WAN reachability).
  */
 export class ChannelStatusService {
-  constructor(private readonly settings: Settings) {}
+  constructor(
+    private readonly settings: Settings,
+    private readonly registry: ChannelRegistry
+  ) {}
 
   gatewayChannel(channel: Channel): ChannelState {
-    const missing = this.missingSetting(channel);
-    return {channel, available: missing === null, reason: missing};
+    const reason = this.missingSetting(channel) ?? this.registry.unavailableReason(channel);
+    return {channel, available: reason === null, reason};
   }
 
   all(): ChannelState[] {

@@ -2,14 +2,15 @@ import {acknowledge, resolve, type Acknowledgement, type NotificationRecord, typ
 import {countSteps, plannedChannels, snapshotPolicy, type Target} from "../domain/policy.js";
 import type {EventType, NotificationStatus, Priority} from "../domain/vocabulary.js";
 import {newId} from "../lib/ids.js";
+import type {AckVia} from "../domain/vocabulary.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Journal} from "../store/journal/journal.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
 import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
 import type {AttemptsRepository} from "../store/journal/attempts.repository.js";
-import type {EventsRepository} from "../store/journal/events.repository.js";
 import type {Actor} from "../store/journal/audit.repository.js";
-import type {GroupsRepository, RecipientsRepository, WebhooksRepository} from "../store/config/repositories.js";
+import type {GroupsRepository, RecipientsRepository} from "../store/config/repositories.js";
+import type {EventPublisher} from "./event-publisher.js";
 import type {AuditService} from "./audit.service.js";
 import type {IdempotencyService, IdempotentRequest, StoredAnswer} from "./idempotency.service.js";
 import {longForm, type NotificationView} from "./notification-view.js";
@@ -41,6 +42,12 @@ export interface ListFilter {
   limit: number;
 }
 
+/** Told after a change commits: the escalation runner wakes for new alerts and hangs up on closed ones. */
+export interface NotificationListener {
+  accepted(notificationId: string): void;
+  closed(notificationId: string): void;
+}
+
 const CURSOR_PATTERN = /^notif_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** Accepting, reading, acknowledging and resolving notifications. */
@@ -50,14 +57,19 @@ export class NotificationsService {
     private readonly notifications: NotificationsRepository,
     private readonly escalations: EscalationsRepository,
     private readonly attempts: AttemptsRepository,
-    private readonly events: EventsRepository,
+    private readonly events: EventPublisher,
     private readonly recipients: RecipientsRepository,
     private readonly groups: GroupsRepository,
-    private readonly webhooks: WebhooksRepository,
     private readonly audit: AuditService,
     private readonly idempotency: IdempotencyService,
     private readonly clock: Clock
   ) {}
+
+  private readonly listeners: NotificationListener[] = [];
+
+  listen(listener: NotificationListener): void {
+    this.listeners.push(listener);
+  }
 
   private resolveTarget(uuid: string): Target {
     const recipient = this.recipients.get(uuid);
@@ -68,14 +80,9 @@ export class NotificationsService {
     return {kind: "group", group, members};
   }
 
-  private view(record: NotificationRecord): NotificationView {
+  /** The long form as the journal has it now; call inside a journal transaction or read. */
+  view(record: NotificationRecord): NotificationView {
     return longForm(record, this.escalations.forNotification(record.id), this.attempts.forNotification(record.id));
-  }
-
-  private emit(type: EventType, view: NotificationView, nowIso: string): void {
-    const id = newId("evt", Date.parse(nowIso));
-    const body = JSON.stringify({id, type, created_at: nowIso, data: {notification: view}});
-    this.events.append({id, type, notification_id: view.id, created_at: nowIso, body}, this.webhooks.subscribersOf(type));
   }
 
   /**
@@ -83,8 +90,9 @@ export class NotificationsService {
    * outbox rows and the idempotency record are one journal transaction: when this resolves, all
    * of them are durable, and on any failure none of them exist.
    */
-  send(input: SendInput, actor: Actor, request: IdempotentRequest | null, answer: (outcome: SendOutcome) => StoredAnswer): Promise<StoredAnswer & {replayed: boolean}> {
-    return this.idempotency.run(request, () => {
+  async send(input: SendInput, actor: Actor, request: IdempotentRequest | null, answer: (outcome: SendOutcome) => StoredAnswer): Promise<StoredAnswer & {replayed: boolean}> {
+    let accepted: string | null = null;
+    const result = await this.idempotency.run(request, () => {
       const target = this.resolveTarget(input.recipient_uuid);
       const nowMs = this.clock.now();
       const now = isoTimestamp(nowMs);
@@ -128,9 +136,12 @@ export class NotificationsService {
       );
       this.audit.append(actor, "notification.accepted", {type: "notification", id: record.id}, {target: record.target_uuid, priority: record.priority, dedup_key: record.dedup_key}, record.source);
       const view = this.view(record);
-      this.emit("escalation.started", view, now);
+      this.events.emit("escalation.started", view, nowMs);
+      accepted = record.id;
       return answer({view, created: true});
     });
+    if (accepted) for (const listener of this.listeners) listener.accepted(accepted);
+    return result;
   }
 
   get(id: string): NotificationView {
@@ -146,6 +157,18 @@ export class NotificationsService {
     );
     const page = records.slice(0, filter.limit);
     return {items: this.journal.read(() => page.map((record) => this.view(record))), next_cursor: records.length > filter.limit ? page[page.length - 1].id : null};
+  }
+
+  /** Acknowledges each notification a grouped delivery spoke about; closed ones are left as they are. */
+  async acknowledgeMany(ids: string[], by: string | null, via: AckVia, actor: Actor): Promise<void> {
+    // Concurrent on purpose: the acknowledgements share group commits instead of one fsync each.
+    await Promise.all(
+      ids.map((id) =>
+        this.acknowledge(id, {by, note: null, via}, actor).catch((error) => {
+          if (!(error instanceof AppError && error.code === "conflict")) throw error;
+        })
+      )
+    );
   }
 
   acknowledge(id: string, ack: Acknowledgement, actor: Actor): Promise<NotificationView> {
@@ -169,19 +192,24 @@ export class NotificationsService {
     change: (record: NotificationRecord, nowIso: string) => TransitionResult,
     detail: Record<string, unknown>
   ): Promise<NotificationView> {
-    return this.journal.write(() => {
+    let closed = false;
+    const view = await this.journal.write(() => {
       const record = this.notifications.get(id);
       if (!record) throw notFound("notification", id);
-      const now = isoTimestamp(this.clock.now());
+      const nowMs = this.clock.now();
+      const now = isoTimestamp(nowMs);
       const result = change(record, now);
       if (result.kind === "conflict") throw new AppError("conflict", result.reason);
       if (result.kind === "unchanged") return this.view(result.record);
       this.notifications.saveState(result.record);
       this.escalations.stop(id);
       this.audit.append(actor, action, {type: "notification", id}, {...detail, from: record.status}, record.source);
-      const view = this.view(result.record);
-      this.emit(event, view, now);
-      return view;
+      const changed = this.view(result.record);
+      this.events.emit(event, changed, nowMs);
+      closed = true;
+      return changed;
     });
+    if (closed) for (const listener of this.listeners) listener.closed(id);
+    return view;
   }
 }

@@ -1,6 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {ERROR_CATALOGUE} from "../../src/api/errors/catalogue.js";
+import {MIGRATIONS} from "../../src/store/journal/migrations.js";
 
 let gw: TestGateway;
 
@@ -14,6 +15,7 @@ describe("audit log", () => {
     const key = await gw.call("POST", "/api/v1/keys", {body: {name: "plc gateway", scopes: ["notifications:send", "notifications:ack"]}});
     const alice = await createRecipient(gw);
     const sent = await gw.call("POST", "/api/v1/notifications/send", {key: key.body.key, body: {recipient_uuid: alice, message: "audit me", priority: "high", source: "plc-4"}});
+    await gw.gateway.services.runner.idle();
     await gw.call("POST", `/api/v1/notifications/${sent.body.notification_uuid}/ack`, {key: key.body.key});
     const log = await gw.call("GET", "/api/v1/audit?limit=200");
     expect(log.status).toBe(200);
@@ -21,7 +23,7 @@ describe("audit log", () => {
     expect(actions.slice(0, 4)).toEqual(["notification.acknowledged", "notification.accepted", "recipient.created", "api_key.created"]);
     const [acked, accepted] = log.body.items;
     expect(accepted).toMatchObject({actor: {type: "api_key", id: key.body.id}, source: "plc-4", subject: {type: "notification", id: sent.body.notification_uuid}, detail: {priority: "high"}});
-    expect(acked).toMatchObject({actor: {type: "api_key", id: key.body.id}, detail: {from: "queued", via: "api"}});
+    expect(acked).toMatchObject({actor: {type: "api_key", id: key.body.id}, detail: {from: "notifying", via: "api"}});
     const adminKeyId = gw.adminKey.split("_")[1];
     expect(log.body.items.find((entry: {action: string}) => entry.action === "recipient.created").actor).toEqual({type: "api_key", id: adminKeyId});
     expect(log.body.items[log.body.items.length - 1]).toMatchObject({action: "api_key.created", actor: {type: "system", id: null}, detail: {name: "initial admin"}});
@@ -89,7 +91,7 @@ describe("documentation and health", () => {
     expect((await gw.call("GET", "/healthz", {key: null})).body).toEqual({status: "ok"});
     const ready = await gw.call("GET", "/readyz", {key: null});
     expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({status: "ready", journal: {can_commit: true, schema_version: 1}, outbox: {pending: 0}});
+    expect(ready.body).toMatchObject({status: "ready", journal: {can_commit: true, schema_version: MIGRATIONS.length}, outbox: {pending: 0}});
     expect(ready.body.channels.map((c: {channel: string}) => c.channel)).toEqual(["telegram_voice", "voice_call", "sms", "email"]);
   });
 });

@@ -8,7 +8,7 @@ let alice: string;
 const clock = new ManualClock(Date.UTC(2026, 10, 22, 8, 0, 0));
 
 beforeAll(async () => {
-  gw = await startTestGateway({rate_limit: {per_second: 1, burst: 50, auth_failures_per_minute: 6}}, clock);
+  gw = await startTestGateway({rate_limit: {per_second: 1, burst: 50, auth_failures_per_minute: 6}}, {clock});
   alice = await createRecipient(gw);
 });
 beforeEach(() => clock.advance(3600_000));

@@ -17,7 +17,7 @@ describe("Idempotency-Key", () => {
   it("replays the first answer for the same key and body, marked Idempotent-Replayed", async () => {
     const body = {recipient_uuid: alice, message: "compressor 2 tripped", priority: "critical"};
     const first = await send(body, "retry-1");
-    const before = journalCounts(gw);
+    const before = await journalCounts(gw);
     const again = await send(body, "retry-1");
     expect(first.status).toBe(202);
     expect(first.headers.get("idempotent-replayed")).toBeNull();
@@ -25,7 +25,7 @@ describe("Idempotency-Key", () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.headers.get("location")).toBe(first.headers.get("location"));
-    expect(journalCounts(gw)).toEqual(before);
+    expect(await journalCounts(gw)).toEqual(before);
   });
 
   it("replays the first answer even when the replay asks for another form", async () => {
@@ -39,11 +39,11 @@ describe("Idempotency-Key", () => {
 
   it("answers 422 when the key is reused with a different body, storing nothing", async () => {
     await send({recipient_uuid: alice, message: "one", priority: "high"}, "retry-3");
-    const before = journalCounts(gw);
+    const before = await journalCounts(gw);
     const other = await send({recipient_uuid: alice, message: "two", priority: "high"}, "retry-3");
     expect(other.status).toBe(422);
     expect(other.body.code).toBe("idempotency_mismatch");
-    expect(journalCounts(gw)).toEqual(before);
+    expect(await journalCounts(gw)).toEqual(before);
   });
 
   it("scopes keys to the API key that sent them", async () => {
@@ -58,7 +58,7 @@ describe("Idempotency-Key", () => {
 
   it("lets exactly one of many concurrent duplicates through; the rest are replays or 409", async () => {
     const body = {recipient_uuid: alice, message: "concurrent duplicates", priority: "critical"};
-    const before = journalCounts(gw).notifications;
+    const before = (await journalCounts(gw)).notifications;
     const answers = await Promise.all(Array.from({length: 25}, () => send(body, "burst-1")));
     const fresh = answers.filter((answer) => answer.status === 202 && answer.headers.get("idempotent-replayed") === null);
     const replays = answers.filter((answer) => answer.headers.get("idempotent-replayed") === "true");
@@ -67,7 +67,7 @@ describe("Idempotency-Key", () => {
     expect(replays.length + conflicts.length).toBe(24);
     for (const conflict of conflicts) expect(conflict.body.code).toBe("idempotency_in_flight");
     for (const replay of replays) expect(replay.body).toEqual(fresh[0].body);
-    expect(journalCounts(gw).notifications).toBe(before + 1);
+    expect((await journalCounts(gw)).notifications).toBe(before + 1);
   });
 
   it("remembers answers across a restart", async () => {

@@ -43,14 +43,15 @@ describe("POST /api/v1/notifications/send", () => {
   });
 
   it("commits the notification, escalation, audit entry and event together", async () => {
-    const before = journalCounts(gw);
+    const before = await journalCounts(gw);
     const answer = await send({recipient_uuid: alice, message: "one more", priority: "medium"});
     expect(answer.status).toBe(202);
-    const after = journalCounts(gw);
+    const after = await journalCounts(gw);
     expect(after.notifications - before.notifications).toBe(1);
     expect(after.escalations - before.escalations).toBe(1);
     expect(after.audit - before.audit).toBe(1);
-    expect(after.events - before.events).toBe(1);
+    const started = gw.gateway.journal.db.prepare("SELECT COUNT(*) AS n FROM events WHERE type = 'escalation.started' AND notification_id = ?").get(answer.body.notification_uuid);
+    expect(started).toEqual({n: 1});
     const audit = await gw.call("GET", `/api/v1/audit?subject_id=${answer.body.notification_uuid}`);
     expect(audit.body.items[0]).toMatchObject({action: "notification.accepted", actor: {type: "api_key"}, subject: {type: "notification", id: answer.body.notification_uuid}});
   });
@@ -97,7 +98,7 @@ describe("rejected sends", () => {
   ];
 
   it.each(cases)("refuses %s with a problem document and stores nothing", async (_name, request, status, code, pointer) => {
-    const before = journalCounts(gw);
+    const before = await journalCounts(gw);
     const answer = await gw.call("POST", "/api/v1/notifications/send", request);
     expect(answer.status).toBe(status);
     expect(answer.headers.get("content-type")).toMatch(/^application\/problem\+json/);
@@ -106,7 +107,7 @@ describe("rejected sends", () => {
     expect(answer.body.detail).toEqual(expect.any(String));
     expect(JSON.stringify(answer.body)).not.toMatch(/at .*\.(ts|js):\d+/);
     if (pointer !== null) expect(answer.body.errors.map((e: {pointer: string}) => e.pointer)).toContain(pointer);
-    expect(journalCounts(gw)).toEqual(before);
+    expect(await journalCounts(gw)).toEqual(before);
   });
 
   it("names every problem of a body at once", async () => {
@@ -117,11 +118,16 @@ describe("rejected sends", () => {
 });
 
 describe("reading, listing, acknowledging and resolving", () => {
-  it("reads a notification by id and answers 404 for an unknown one", async () => {
+  it("reads a notification by id with its attempts, and answers 404 for an unknown one", async () => {
     const sent = await send({recipient_uuid: alice, message: "read me", priority: "low"});
+    await gw.gateway.services.runner.idle();
     const read = await gw.call("GET", `/api/v1/notifications/${sent.body.notification_uuid}`);
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({id: sent.body.notification_uuid, message: "read me", status: "queued", attempts: [], acknowledged_at: null});
+    expect(read.body).toMatchObject({id: sent.body.notification_uuid, message: "read me", status: "notifying", acknowledged_at: null});
+    expect(read.body.escalation.step).toBe(1);
+    expect(read.body.attempts).toEqual([
+      {channel: "voice_call", recipient_uuid: alice, target: "+49********678", step: 0, started_at: expect.any(String), finished_at: expect.any(String), outcome: "sent", error: "logged only (development driver, nothing was delivered)"}
+    ]);
     const missing = await gw.call("GET", "/api/v1/notifications/notif_00000000000000000000000000");
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe("not_found");
@@ -150,19 +156,21 @@ describe("reading, listing, acknowledging and resolving", () => {
   it("acknowledges once, keeps the first acknowledgement, stops the escalation and emits an event", async () => {
     const sent = await send({recipient_uuid: alice, message: "ack me", priority: "critical"});
     const id = sent.body.notification_uuid;
-    const events = journalCounts(gw).events;
+    await gw.gateway.services.runner.idle();
+    const events = (await journalCounts(gw)).events;
     const ack = await gw.call("POST", `/api/v1/notifications/${id}/ack`, {body: {by: "maria", note: "on my way"}});
     expect(ack.status).toBe(200);
     expect(ack.body).toMatchObject({status: "acknowledged", acknowledged_by: "maria", acknowledged_via: "api", acknowledged_note: "on my way"});
     expect(ack.body.escalation.next_step_at).toBeNull();
-    expect(journalCounts(gw).events).toBe(events + 1);
+    expect((await journalCounts(gw)).events).toBe(events + 1);
     const again = await gw.call("POST", `/api/v1/notifications/${id}/ack`, {body: {by: "someone else"}});
     expect(again.status).toBe(200);
     expect(again.body.acknowledged_by).toBe("maria");
     expect(again.body.acknowledged_at).toBe(ack.body.acknowledged_at);
-    expect(journalCounts(gw).events).toBe(events + 1);
+    expect((await journalCounts(gw)).events).toBe(events + 1);
     const escalation = gw.gateway.journal.db.prepare("SELECT state, generation, next_step_at FROM escalations WHERE notification_id = ?").get(id);
-    expect(escalation).toEqual({state: "stopped", generation: 1, next_step_at: null});
+    // Generation 1 was the first step's; stopping bumps it again so its stored wake-up is stale.
+    expect(escalation).toEqual({state: "stopped", generation: 2, next_step_at: null});
   });
 
   it("acknowledges with an empty body, naming the key", async () => {
@@ -190,7 +198,7 @@ describe("reading, listing, acknowledging and resolving", () => {
     const ack = await gw.call("POST", `/api/v1/notifications/${sent.body.notification_uuid}/ack`, {body: {who: "me"}});
     expect(ack.status).toBe(400);
     expect(ack.body.errors[0].pointer).toBe("/who");
-    expect((await gw.call("GET", `/api/v1/notifications/${sent.body.notification_uuid}`)).body.status).toBe("queued");
+    expect((await gw.call("GET", `/api/v1/notifications/${sent.body.notification_uuid}`)).body.acknowledged_at).toBeNull();
   });
 });
 
@@ -201,17 +209,17 @@ describe("storage failures", () => {
     db.pragma(`max_page_count = ${pages}`);
     try {
       let answer;
-      let before = journalCounts(gw);
+      let before = await journalCounts(gw);
       // Fill the last free pages first; the full disk shows as soon as a commit needs a new page.
       for (let i = 0; i < 200; i++) {
-        before = journalCounts(gw);
+        before = await journalCounts(gw);
         answer = await send({recipient_uuid: alice, message: "x".repeat(3000), priority: "high"});
         if (answer.status !== 202) break;
       }
       expect(answer!.status).toBe(503);
       expect(answer!.body.code).toBe("storage_unavailable");
       expect(answer!.headers.get("retry-after")).toMatch(/^\d+$/);
-      expect(journalCounts(gw)).toEqual(before);
+      expect(await journalCounts(gw)).toEqual(before);
       const ready = await gw.call("GET", "/readyz", {key: null});
       expect(ready.status).toBe(503);
       expect(ready.body.journal.can_commit).toBe(false);

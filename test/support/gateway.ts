@@ -6,6 +6,11 @@ import {settingsWith} from "../../src/settings/load-settings.js";
 import type {Settings} from "../../src/settings/defaults.js";
 import {createLogger} from "../../src/lib/logger.js";
 import type {Clock} from "../../src/lib/clock.js";
+import type {ChannelDriver} from "../../src/channels/channel.js";
+import {LogDriver} from "../../src/channels/log/log.driver.js";
+import type {RunnerOptions} from "../../src/services/escalation-runner.service.js";
+import {CHANNELS} from "../../src/domain/vocabulary.js";
+import type {Logger} from "../../src/lib/logger.js";
 
 export interface Answer<T = any> {
   status: number;
@@ -31,11 +36,26 @@ export function tempDir(prefix = "klaxon-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export async function startTestGateway(overrides: SettingsOverrides = {}, clock?: Clock, dataDir = tempDir()): Promise<TestGateway> {
+/** Development drivers on every channel: escalations run and wait for acknowledgement, delivering nothing. */
+export function logDrivers(logger: Logger): ChannelDriver[] {
+  return CHANNELS.map((channel) => new LogDriver(channel, logger));
+}
+
+export interface TestGatewayOptions {
+  clock?: Clock;
+  dataDir?: string;
+  /** The channel drivers for each start; development log drivers on every channel by default. */
+  drivers?: (logger: Logger) => ChannelDriver[];
+  runner?: RunnerOptions;
+}
+
+export async function startTestGateway(overrides: SettingsOverrides = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const {clock, dataDir = tempDir(), drivers = logDrivers, runner} = options;
   const settings: Settings = settingsWith({host: "127.0.0.1", port: 0, data_dir: dataDir, ...overrides});
   const logLines: string[] = [];
   const logger = createLogger("debug", (line) => logLines.push(line));
-  let gateway = await startGateway(settings, {logger, clock});
+  const gatewayOptions = () => ({logger, clock, runner, drivers: drivers(logger)});
+  let gateway = await startGateway(settings, gatewayOptions());
   const adminKey = readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim();
 
   const handle: TestGateway = {
@@ -65,7 +85,7 @@ export async function startTestGateway(overrides: SettingsOverrides = {}, clock?
     },
     async restart() {
       await gateway.stop();
-      gateway = await startGateway({...settings, port: 0}, {logger, clock});
+      gateway = await startGateway({...settings, port: 0}, gatewayOptions());
       handle.gateway = gateway;
       handle.url = gateway.url;
     },
@@ -84,8 +104,12 @@ export async function createRecipient(gw: TestGateway, fields: Record<string, un
   return answer.body.uuid;
 }
 
-/** Row counts of the journal tables a send writes, to prove a rejected request stored nothing. */
-export function journalCounts(gw: TestGateway): Record<string, number> {
+/**
+ * Row counts of the journal tables a send writes, to prove a rejected request stored nothing.
+ * Waits until the escalation runner is idle first, so its background writes cannot race a count.
+ */
+export async function journalCounts(gw: TestGateway): Promise<Record<string, number>> {
+  await gw.gateway.services.runner.idle();
   const db = gw.gateway.journal.db;
   const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as {n: number}).n;
   return {notifications: count("notifications"), escalations: count("escalations"), audit: count("audit"), events: count("events"), outbox: count("outbox"), idempotency: count("idempotency")};

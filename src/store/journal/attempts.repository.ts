@@ -1,16 +1,38 @@
 import type {Statement} from "better-sqlite3";
-import type {Journal} from "./journal.js";
+import {prepareAll, type Journal} from "./journal.js";
 import type {AttemptRecord} from "../../domain/notification.js";
 
-/** Delivery attempts, one row per channel contact. */
+const SQL = {
+  forNotification: `SELECT * FROM attempts WHERE notification_id = ? ORDER BY started_at, id`,
+  insert: `INSERT INTO attempts (id, notification_id, channel, recipient_uuid, target, step, started_at, finished_at, outcome, error)
+    VALUES (@id, @notification_id, @channel, @recipient_uuid, @target, @step, @started_at, @finished_at, @outcome, @error)`,
+  finish: `UPDATE attempts SET outcome = @outcome, error = @error, finished_at = @finished_at WHERE id = @id AND outcome = 'pending'`,
+  unfinished: `SELECT * FROM attempts WHERE outcome = 'pending' ORDER BY started_at, id`
+};
+
+/** Delivery attempts, one row per channel contact. A row with outcome `pending` is in flight. */
 export class AttemptsRepository {
-  private readonly forNotificationStatement: Statement;
+  private readonly statements: Record<keyof typeof SQL, Statement>;
 
   constructor(journal: Journal) {
-    this.forNotificationStatement = journal.db.prepare(`SELECT * FROM attempts WHERE notification_id = ? ORDER BY started_at, id`);
+    this.statements = prepareAll(journal.db, SQL);
   }
 
   forNotification(notificationId: string): AttemptRecord[] {
-    return this.forNotificationStatement.all(notificationId) as AttemptRecord[];
+    return this.statements.forNotification.all(notificationId) as AttemptRecord[];
+  }
+
+  insert(record: AttemptRecord): void {
+    this.statements.insert.run(record);
+  }
+
+  /** Records how a pending attempt ended; an attempt already finished is left as it is. */
+  finish(id: string, outcome: AttemptRecord["outcome"], error: string | null, finishedAtIso: string): boolean {
+    return this.statements.finish.run({id, outcome, error, finished_at: finishedAtIso}).changes === 1;
+  }
+
+  /** Attempts still marked in flight: after a crash, the ones the dead process never finished. */
+  unfinished(): AttemptRecord[] {
+    return this.statements.unfinished.all() as AttemptRecord[];
   }
 }

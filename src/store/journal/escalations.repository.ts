@@ -8,7 +8,10 @@ const SQL = {
     VALUES (@id, @notification_id, @policy, @step, @steps_total, @next_step_at, @generation, @state)`,
   byNotification: `SELECT id, notification_id, step, steps_total, next_step_at, generation, state FROM escalations WHERE notification_id = ?`,
   policy: `SELECT policy FROM escalations WHERE notification_id = ?`,
-  stop: `UPDATE escalations SET state = 'stopped', next_step_at = NULL, generation = generation + 1 WHERE notification_id = ? AND state = 'running'`
+  stop: `UPDATE escalations SET state = 'stopped', next_step_at = NULL, generation = generation + 1 WHERE notification_id = ? AND state = 'running'`,
+  due: `SELECT notification_id FROM escalations WHERE state = 'running' AND next_step_at <= ? ORDER BY next_step_at LIMIT ?`,
+  earliest: `SELECT MIN(next_step_at) AS at FROM escalations WHERE state = 'running'`,
+  save: `UPDATE escalations SET step = @step, next_step_at = @next_step_at, generation = @generation, state = @state WHERE notification_id = @notification_id`
 };
 
 /** Escalation chains: the policy snapshot and the stored next wake-up of each running chain. */
@@ -30,6 +33,20 @@ export class EscalationsRepository {
   policyOf(notificationId: string): PolicySnapshot | null {
     const row = this.statements.policy.get(notificationId) as {policy: string} | undefined;
     return row ? (JSON.parse(row.policy) as PolicySnapshot) : null;
+  }
+
+  /** Notifications whose stored wake-up is due at `nowIso`, earliest first. */
+  due(nowIso: string, limit: number): string[] {
+    return (this.statements.due.all(nowIso, limit) as Array<{notification_id: string}>).map((row) => row.notification_id);
+  }
+
+  /** The earliest stored wake-up of any running chain, or null: what the runner's timer aims at. */
+  earliestDue(): string | null {
+    return (this.statements.earliest.get() as {at: string | null}).at;
+  }
+
+  save(record: Pick<EscalationRecord, "notification_id" | "step" | "next_step_at" | "generation" | "state">): void {
+    this.statements.save.run(record);
   }
 
   /** Stops a running chain; bumping the generation makes any wake-up already scheduled stale. */

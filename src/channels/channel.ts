@@ -1,0 +1,57 @@
+import type {Channel, Priority} from "../domain/vocabulary.js";
+
+/** One alert as a channel presents it. */
+export interface AlertSummary {
+  notification_id: string;
+  priority: Priority;
+  message: string;
+  source: string | null;
+  link: string | null;
+}
+
+/**
+ * What a driver is asked to deliver: one contact, one or more alerts. Several alerts due for
+ * the same person on the same channel travel together (one call that names them all), and an
+ * acknowledgement through this delivery acknowledges each of them.
+ */
+export interface Delivery {
+  channel: Channel;
+  recipient: {uuid: string; name: string};
+  /** The address on this channel: phone number, email address, Telegram chat id. */
+  contact: string;
+  alerts: AlertSummary[];
+}
+
+/** How a delivery ended, as the attempt outcome vocabulary (CONTRACT section 2) has it. */
+export interface DeliveryResult {
+  outcome: "sent" | "delivered" | "answered" | "no_answer" | "busy" | "failed";
+  /** The channel's own words for what happened (the modem's reason, the SMTP reply). */
+  detail: string | null;
+  /** Set when the person acknowledged through this delivery (key 1, the Telegram button). */
+  acknowledgedBy?: string;
+}
+
+/**
+ * A failure a driver reports by throwing. `permanent` means retrying this contact is pointless
+ * (bot blocked, address rejected): the contact is then shown unavailable with the reason.
+ */
+export class ChannelError extends Error {
+  override name = "ChannelError";
+  constructor(message: string, readonly permanent: boolean) {
+    super(message);
+  }
+}
+
+/**
+ * One driver per channel; only drivers touch the outside world. Drivers neither retry nor write
+ * to the store: the runner records every outcome.
+ */
+export interface ChannelDriver {
+  readonly channel: Channel;
+  /** How many deliveries may run at once: the modem has one line, email many. */
+  readonly concurrency: number;
+  /** Why the channel cannot be used right now (settings missing, modem unregistered, WAN down), or null. */
+  unavailableReason(): string | null;
+  /** Delivers; resolves with the outcome or throws ChannelError. `signal` aborts (hang up) when the alerts are closed elsewhere. */
+  deliver(delivery: Delivery, signal: AbortSignal): Promise<DeliveryResult>;
+}

@@ -1,0 +1,277 @@
+import {advance, type EscalationEffect, type EscalationState} from "../domain/escalation/index.js";
+import {isOpen, type AttemptRecord, type NotificationRecord} from "../domain/notification.js";
+import {maskContact} from "../domain/recipient.js";
+import type {Channel} from "../domain/vocabulary.js";
+import {newId} from "../lib/ids.js";
+import {isoTimestamp, type Clock} from "../lib/clock.js";
+import type {Logger} from "../lib/logger.js";
+import type {Journal} from "../store/journal/journal.js";
+import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
+import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
+import type {AttemptsRepository} from "../store/journal/attempts.repository.js";
+import type {Actor} from "../store/journal/audit.repository.js";
+import type {ChannelRegistry} from "../channels/channel-registry.js";
+import {ChannelQueue, type DeliveryOutcome, type QueuedAttempt} from "./channel-queue.js";
+import type {EventPublisher} from "./event-publisher.js";
+import type {AuditService} from "./audit.service.js";
+import type {NotificationListener, NotificationsService} from "./notifications.service.js";
+
+const SYSTEM: Actor = {type: "system", id: null};
+/** Safety net: the timer re-checks the store at least this often, whatever it expects. */
+const MAX_SLEEP_MS = 5 * 60_000;
+
+export interface RunnerOptions {
+  /** Escalations fired per journal transaction. */
+  batch?: number;
+  /** A delivery with no outcome after this long is cut off and recorded failed. */
+  deliveryTimeoutMs?: number;
+}
+
+/**
+ * Runs escalations. The next due time of every running chain is stored; `tick()` fires what is
+ * due through the pure planner and commits the new state, the attempts and the events together,
+ * then hands the attempts to their channel's queue outside the transaction. A timer aims at the
+ * earliest stored wake-up (no fixed polling). Every wake-up carries the chain's generation, so a
+ * stale one (the alert was acknowledged meanwhile) does nothing.
+ */
+export class EscalationRunner implements NotificationListener {
+  private readonly queues = new Map<Channel, ChannelQueue>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private again = false;
+  private started = false;
+  private readonly batch: number;
+  private readonly deliveryTimeoutMs: number;
+  /** Deliveries handed to drivers and not yet recorded: `idle()` waits for them. */
+  private inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly journal: Journal,
+    private readonly notificationRecords: NotificationsRepository,
+    private readonly escalations: EscalationsRepository,
+    private readonly attempts: AttemptsRepository,
+    private readonly events: EventPublisher,
+    private readonly audit: AuditService,
+    private readonly notifications: NotificationsService,
+    private readonly registry: ChannelRegistry,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    options: RunnerOptions = {}
+  ) {
+    this.batch = options.batch ?? 200;
+    this.deliveryTimeoutMs = options.deliveryTimeoutMs ?? 10 * 60_000;
+    for (const driver of registry.all()) {
+      this.queues.set(driver.channel, new ChannelQueue(driver, {
+        stillOpen: (attempt) => this.stillOpen(attempt),
+        dropped: (attempts) => this.record(attempts.map((attempt) => ({attempt, outcome: "skipped", error: "closed before the attempt started"}))),
+        finished: (outcome) => this.finish(outcome)
+      }, this.deliveryTimeoutMs));
+    }
+    notifications.listen(this);
+  }
+
+  /** Recovers attempts a dead process left in flight, then arms the timer. */
+  async start(): Promise<void> {
+    const interrupted = this.journal.read(() => this.attempts.unfinished());
+    if (interrupted.length) {
+      // The outcome of an attempt interrupted by a crash is unknown: it is recorded, not run
+      // again (a person must not get the same call twice); the chain goes on from its stored wake-up.
+      await this.journal.write(() => {
+        for (const attempt of interrupted) this.attempts.finish(attempt.id, "failed", "interrupted: the gateway stopped during this attempt", isoTimestamp(this.clock.now()));
+      });
+      this.logger.warn("recorded attempts interrupted by a restart", {count: interrupted.length});
+    }
+    this.started = true;
+    this.arm();
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.ticking) await this.ticking;
+  }
+
+  /** Resolves when no tick runs, no delivery is under way and every outcome has been recorded. */
+  async idle(): Promise<void> {
+    const busy = () => this.ticking !== null || this.inFlight.size > 0 || [...this.queues.values()].some((queue) => !queue.isDrained);
+    while (busy()) {
+      await this.ticking;
+      await Promise.all([...this.queues.values()].map((queue) => queue.drained()));
+      await Promise.all([...this.inFlight]);
+    }
+  }
+
+  queueDepth(channel: Channel): number {
+    return this.queues.get(channel)?.depth ?? 0;
+  }
+
+  accepted(): void {
+    if (this.started) void this.tick();
+  }
+
+  closed(notificationId: string): void {
+    for (const queue of this.queues.values()) queue.abort(notificationId);
+  }
+
+  /** One pass: fires every escalation due now, a batch per transaction, then re-arms the timer. */
+  tick(): Promise<void> {
+    if (this.ticking) {
+      this.again = true;
+      return this.ticking;
+    }
+    this.ticking = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.fireDue();
+        } while (this.again);
+      } catch (error) {
+        this.logger.error("escalation tick failed", {error: error as Error});
+      } finally {
+        this.ticking = null;
+        this.arm();
+      }
+    })();
+    return this.ticking;
+  }
+
+  // Attempts are handed to the queues once the whole pass has committed, so everything due at
+  // once for one person on one channel (an alert storm) leaves as a single delivery.
+  private async fireDue(): Promise<void> {
+    const dispatch: Array<{channel: Channel; queued: QueuedAttempt}> = [];
+    for (;;) {
+      const nowMs = this.clock.now();
+      const due = this.journal.read(() => this.escalations.due(isoTimestamp(nowMs), this.batch));
+      if (due.length === 0) break;
+      dispatch.push(...(await this.journal.write(() => due.flatMap((id) => this.fire(id, nowMs)))));
+    }
+    for (const [channel, queue] of this.queues) queue.enqueue(...dispatch.filter((attempt) => attempt.channel === channel).map((attempt) => attempt.queued));
+  }
+
+  private arm(): void {
+    if (!this.started) return;
+    if (this.timer) clearTimeout(this.timer);
+    const earliest = this.journal.read(() => this.escalations.earliestDue());
+    const delay = earliest === null ? MAX_SLEEP_MS : Math.min(Math.max(Date.parse(earliest) - this.clock.now(), 0), MAX_SLEEP_MS);
+    this.timer = setTimeout(() => void this.tick(), delay);
+    this.timer.unref();
+  }
+
+  /** Inside the transaction: runs the planner for one notification and applies its effects. */
+  private fire(notificationId: string, nowMs: number): Array<{channel: Channel; queued: QueuedAttempt}> {
+    const record = this.notificationRecords.get(notificationId);
+    const row = this.escalations.forNotification(notificationId);
+    const policy = this.escalations.policyOf(notificationId);
+    if (!record || !row || !policy) return [];
+    const state: EscalationState = {
+      step: row.step,
+      steps_total: row.steps_total,
+      generation: row.generation,
+      next_step_at: row.next_step_at === null ? null : Date.parse(row.next_step_at),
+      status: row.state
+    };
+    const {state: next, effects} = advance(state, {type: "wake", generation: row.generation}, nowMs, {
+      policy,
+      channelUnavailable: (channel) => this.registry.unavailableReason(channel)
+    });
+    this.escalations.save({notification_id: notificationId, step: next.step, generation: next.generation, state: next.status, next_step_at: next.next_step_at === null ? null : isoTimestamp(next.next_step_at)});
+    const now = isoTimestamp(nowMs);
+    let current: NotificationRecord = record;
+    const touched = effects.some((effect) => effect.type === "attempt" || effect.type === "skip");
+    if (record.status === "queued" && touched) current = {...current, status: "notifying", updated_at: now};
+    if (next.status === "exhausted") current = {...current, status: "exhausted", updated_at: now};
+    if (current !== record) this.notificationRecords.saveState(current);
+    if (next.status === "exhausted") this.audit.append(SYSTEM, "notification.exhausted", {type: "notification", id: notificationId}, {steps: next.steps_total}, record.source);
+
+    const names = new Map(policy.members.map((member) => [member.recipient_uuid, member.name]));
+    const dispatch: Array<{channel: Channel; queued: QueuedAttempt}> = [];
+    const inserted: AttemptRecord[] = [];
+    for (const effect of effects) {
+      if (effect.type === "attempt" || effect.type === "skip") {
+        const attempt = this.attemptRow(notificationId, effect, now);
+        this.attempts.insert(attempt);
+        inserted.push(attempt);
+        if (effect.type === "attempt") {
+          dispatch.push({
+            channel: effect.channel,
+            queued: {
+              attemptId: attempt.id,
+              recipient: {uuid: effect.recipient_uuid, name: names.get(effect.recipient_uuid) ?? effect.recipient_uuid},
+              contact: effect.contact,
+              alert: {notification_id: notificationId, priority: current.priority, message: current.message, source: current.source, link: current.link}
+            }
+          });
+        }
+      }
+    }
+    for (const effect of effects) {
+      if (effect.type !== "emit") continue;
+      this.events.emit(effect.event, this.notifications.view(current), nowMs);
+    }
+    for (const attempt of inserted.filter((row) => row.outcome === "skipped")) {
+      const {notification_id: _id, ...shown} = attempt;
+      this.events.emit("contact.failed", this.notifications.view(current), nowMs, shown);
+    }
+    return dispatch;
+  }
+
+  private attemptRow(notificationId: string, effect: Extract<EscalationEffect, {type: "attempt" | "skip"}>, now: string): AttemptRecord {
+    const skipped = effect.type === "skip";
+    return {
+      id: newId("att", Date.parse(now)),
+      notification_id: notificationId,
+      channel: effect.channel,
+      recipient_uuid: effect.recipient_uuid,
+      target: effect.type === "attempt" ? maskContact(effect.contact) : "",
+      step: effect.step,
+      started_at: now,
+      finished_at: skipped ? now : null,
+      outcome: skipped ? "skipped" : "pending",
+      error: skipped ? effect.reason : null
+    };
+  }
+
+  // Read synchronously right before a driver starts: no commit can slip between this check and
+  // the start, so no attempt starts after an acknowledgement has committed.
+  private stillOpen(attempt: QueuedAttempt): boolean {
+    const record = this.journal.read(() => this.notificationRecords.get(attempt.alert.notification_id));
+    return record !== null && isOpen(record.status);
+  }
+
+  private finish(outcome: DeliveryOutcome): void {
+    const {result, error} = outcome;
+    const rows = outcome.attempts.map((attempt) => ({
+      attempt,
+      outcome: result ? result.outcome : ("failed" as const),
+      error: result ? result.detail : (error?.message ?? "failed")
+    }));
+    if (error?.permanent) this.logger.warn("permanent channel failure", {attempts: outcome.attempts.map((attempt) => attempt.attemptId), error: error.message});
+    this.record(rows, result?.acknowledgedBy);
+  }
+
+  private record(rows: Array<{attempt: QueuedAttempt; outcome: AttemptRecord["outcome"]; error: string | null}>, acknowledgedBy?: string): void {
+    const work = (async () => {
+      const channel = await this.journal.write(() => {
+        const nowMs = this.clock.now();
+        let channelOfAck: Channel | null = null;
+        for (const {attempt, outcome, error} of rows) {
+          if (!this.attempts.finish(attempt.attemptId, outcome, error, isoTimestamp(nowMs))) continue;
+          const record = this.notificationRecords.get(attempt.alert.notification_id);
+          const stored = this.attempts.forNotification(attempt.alert.notification_id).find((row) => row.id === attempt.attemptId);
+          if (!record || !stored) continue;
+          channelOfAck = stored.channel;
+          const {notification_id: _id, ...shown} = stored;
+          const type = ["sent", "delivered", "answered"].includes(outcome) ? "notification.sent" : outcome === "skipped" ? null : "contact.failed";
+          if (type) this.events.emit(type, this.notifications.view(record), nowMs, shown);
+        }
+        return channelOfAck;
+      });
+      if (acknowledgedBy && channel) {
+        await this.notifications.acknowledgeMany(rows.map((row) => row.attempt.alert.notification_id), acknowledgedBy, channel, {type: "system", id: null});
+      }
+    })().catch((failure) => this.logger.error("could not record an attempt's outcome", {error: failure as Error}));
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+  }
+}

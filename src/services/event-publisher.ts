@@ -1,0 +1,25 @@
+import type {EventType} from "../domain/vocabulary.js";
+import {newId} from "../lib/ids.js";
+import type {EventsRepository} from "../store/journal/events.repository.js";
+import type {WebhooksRepository} from "../store/config/repositories.js";
+import type {AttemptRecord} from "../domain/notification.js";
+import type {NotificationView} from "./notification-view.js";
+
+/**
+ * Records lifecycle events (CONTRACT section 7) with one outbox row per subscribed webhook.
+ * Called inside the journal transaction of the change the event describes.
+ */
+export class EventPublisher {
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly webhooks: WebhooksRepository
+  ) {}
+
+  emit(type: EventType, notification: NotificationView, nowMs: number, attempt?: Omit<AttemptRecord, "notification_id">): void {
+    const id = newId("evt", nowMs);
+    const createdAt = new Date(nowMs).toISOString();
+    const data = attempt ? {notification, attempt} : {notification};
+    const body = JSON.stringify({id, type, created_at: createdAt, data});
+    this.events.append({id, type, notification_id: notification.id, created_at: createdAt, body}, this.webhooks.subscribersOf(type));
+  }
+}

@@ -1,0 +1,248 @@
+import {afterEach, describe, expect, it} from "vitest";
+import {startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
+import {RecordingDriver} from "../support/recording-driver.js";
+import {ManualClock} from "../../src/lib/clock.js";
+import type {EscalationRunner} from "../../src/services/escalation-runner.service.js";
+
+const T0 = Date.UTC(2026, 10, 23, 9, 0, 0);
+// Every channel configured, so availability is the drivers' to decide.
+const CONFIGURED = {smtp: {host: "127.0.0.1", from: "klaxon@factory.lan"}, modem: {port: "/dev/klaxon-modem"}, telegram: {bot_token: "1:x"}};
+
+interface Rig {
+  gw: TestGateway;
+  clock: ManualClock;
+  voice: RecordingDriver;
+  email: RecordingDriver;
+  runner(): EscalationRunner;
+  send(recipient: string, message?: string, priority?: string): Promise<string>;
+  notification(id: string): Promise<any>;
+  recipient(fields: Record<string, unknown>): Promise<string>;
+  /** One runner pass at the clock's time, then every delivery it started has been recorded. */
+  tick(): Promise<void>;
+}
+
+let rig: Rig | null = null;
+afterEach(async () => {
+  await rig?.gw.stop();
+  rig = null;
+});
+
+async function makeRig(runner = {}): Promise<Rig> {
+  const clock = new ManualClock(T0);
+  const voice = new RecordingDriver("voice_call", 1);
+  const email = new RecordingDriver("email", 4);
+  const gw = await startTestGateway(CONFIGURED, {clock, dataDir: tempDir(), drivers: () => [voice, email], runner});
+  const current = () => gw.gateway.services.runner;
+  // The tests drive the runner's passes themselves, at exact times.
+  await current().stop();
+  rig = {
+    gw, clock, voice, email,
+    runner: current,
+    async send(recipient, message = "Press 7 oil temperature high", priority = "high") {
+      const answer = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message, priority}});
+      expect(answer.status).toBe(202);
+      return answer.body.notification_uuid;
+    },
+    async notification(id) {
+      await current().idle();
+      return (await gw.call("GET", `/api/v1/notifications/${id}`)).body;
+    },
+    async recipient(fields) {
+      const answer = await gw.call("POST", "/api/v1/recipients", {body: {escalation: {ack_timeout_seconds: 60, repeat: 0}, channel_order: ["voice_call", "email"], ...fields}});
+      expect(answer.status).toBe(201);
+      return answer.body.uuid;
+    },
+    async tick() {
+      await current().tick();
+      await current().idle();
+    }
+  };
+  return rig;
+}
+
+const eventTypes = (gw: TestGateway, id: string) =>
+  (gw.gateway.journal.db.prepare("SELECT type FROM events WHERE notification_id = ? ORDER BY id").all(id) as Array<{type: string}>).map((row) => row.type);
+
+describe("escalation runner", () => {
+  it("runs a chain step by step on its stored wake-ups, then exhausts it", async () => {
+    const r = await makeRig();
+    const maria = await r.recipient({name: "Maria", phone: "+4915112345678", email: "maria@factory.lan"});
+    const id = await r.send(maria);
+    await r.tick();
+    expect(r.voice.deliveries.map((d) => [d.contact, d.alerts.map((a) => a.notification_id)])).toEqual([["+4915112345678", [id]]]);
+    let n = await r.notification(id);
+    expect(n.status).toBe("notifying");
+    expect(n.escalation).toEqual({step: 1, steps_total: 2, next_step_at: new Date(T0 + 60_000).toISOString()});
+
+    r.clock.set(T0 + 59_999);
+    await r.tick();
+    expect(r.email.deliveries).toHaveLength(0);
+
+    r.clock.set(T0 + 60_000);
+    await r.tick();
+    expect(r.email.deliveries.map((d) => d.contact)).toEqual(["maria@factory.lan"]);
+
+    r.clock.set(T0 + 120_000);
+    await r.tick();
+    n = await r.notification(id);
+    expect(n.status).toBe("exhausted");
+    expect(n.escalation.next_step_at).toBeNull();
+    expect(n.attempts.map((a: {channel: string; step: number; outcome: string; started_at: string}) => [a.channel, a.step, a.outcome, a.started_at])).toEqual([
+      ["voice_call", 0, "sent", new Date(T0).toISOString()],
+      ["email", 1, "sent", new Date(T0 + 60_000).toISOString()]
+    ]);
+    expect(eventTypes(r.gw, id)).toEqual(["escalation.started", "escalation.step", "notification.sent", "escalation.step", "notification.sent", "escalation.exhausted"]);
+    const audit = await r.gw.call("GET", `/api/v1/audit?subject_id=${id}&action=notification.exhausted`);
+    expect(audit.body.items).toHaveLength(1);
+    expect(r.voice.deliveries).toHaveLength(1);
+  });
+
+  it("skips an unavailable channel with its reason and moves on at once", async () => {
+    const r = await makeRig();
+    r.voice.unavailable = "modem not registered on the network";
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+    const id = await r.send(maria);
+    await r.tick();
+    expect(r.voice.deliveries).toHaveLength(0);
+    expect(r.email.deliveries).toHaveLength(1);
+    const n = await r.notification(id);
+    expect(n.attempts.map((a: {channel: string; outcome: string; error: string | null}) => [a.channel, a.outcome, a.error])).toEqual([
+      ["voice_call", "skipped", "modem not registered on the network"],
+      ["email", "sent", "recorded"]
+    ]);
+    expect(eventTypes(r.gw, id)).toContain("contact.failed");
+  });
+
+  it("records a failing channel's error and still moves on when the ack timeout passes", async () => {
+    const r = await makeRig();
+    r.voice.script({kind: "fail", message: "NO CARRIER", permanent: false});
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+    const id = await r.send(maria);
+    await r.tick();
+    r.clock.set(T0 + 60_000);
+    await r.tick();
+    const n = await r.notification(id);
+    expect(n.attempts.map((a: {outcome: string; error: string | null}) => [a.outcome, a.error])).toEqual([["failed", "NO CARRIER"], ["sent", "recorded"]]);
+  });
+
+  it("does nothing on a wake-up that comes after an acknowledgement", async () => {
+    const r = await makeRig();
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+    const id = await r.send(maria);
+    await r.tick();
+    expect((await r.gw.call("POST", `/api/v1/notifications/${id}/ack`)).status).toBe(200);
+    r.clock.set(T0 + 60_000);
+    await r.tick();
+    expect(r.email.deliveries).toHaveLength(0);
+    expect((await r.notification(id)).attempts).toHaveLength(1);
+  });
+
+  it("drops an attempt still waiting for the line when its alert is acknowledged meanwhile", async () => {
+    const r = await makeRig();
+    r.voice.script({kind: "hold"});
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+    const paul = await r.recipient({phone: "+4915187654321", email: "paul@factory.lan"});
+    const first = await r.send(maria);
+    await r.runner().tick();
+    const second = await r.send(paul);
+    await r.runner().tick();
+    expect(r.voice.deliveries).toHaveLength(1);
+    await r.gw.call("POST", `/api/v1/notifications/${second}/ack`);
+    r.voice.held[0].release({outcome: "no_answer", detail: "NO ANSWER"});
+    await r.runner().idle();
+    expect(r.voice.deliveries).toHaveLength(1);
+    expect((await r.notification(second)).attempts[0]).toMatchObject({outcome: "skipped", error: "closed before the attempt started"});
+    expect((await r.notification(first)).attempts[0]).toMatchObject({outcome: "no_answer", error: "NO ANSWER"});
+  });
+
+  it("hangs up a call in progress when the alert is acknowledged elsewhere", async () => {
+    const r = await makeRig();
+    r.voice.script({kind: "hold"});
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+    const id = await r.send(maria);
+    await r.runner().tick();
+    expect(r.voice.held).toHaveLength(1);
+    await r.gw.call("POST", `/api/v1/notifications/${id}/ack`);
+    await r.runner().idle();
+    expect(r.voice.aborted).toHaveLength(1);
+    expect((await r.notification(id)).attempts[0]).toMatchObject({outcome: "failed", error: "aborted: acknowledged or resolved elsewhere"});
+  });
+
+  it("never lets a hanging channel hold up another channel, and cuts it off after its timeout", async () => {
+    const r = await makeRig({deliveryTimeoutMs: 300});
+    r.voice.script({kind: "hang"});
+    const maria = await r.recipient({phone: "+4915112345678", channel_order: ["voice_call"]});
+    const paul = await r.recipient({email: "paul@factory.lan", channel_order: ["email"]});
+    const stuck = await r.send(maria);
+    const fine = await r.send(paul);
+    await r.runner().tick();
+    expect(r.email.deliveries).toHaveLength(1);
+    expect(r.voice.deliveries).toHaveLength(1);
+    await r.runner().idle();
+    expect((await r.notification(fine)).attempts[0].outcome).toBe("sent");
+    expect((await r.notification(stuck)).attempts[0]).toMatchObject({outcome: "failed", error: "aborted: no outcome within 300 ms"});
+  });
+
+  it("acknowledges every alert a grouped delivery carried when the person acknowledges it", async () => {
+    const r = await makeRig();
+    r.voice.script({kind: "result", result: {outcome: "answered", detail: "key 1 pressed", acknowledgedBy: "+4915112345678"}});
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+    const ids = [await r.send(maria, "one"), await r.send(maria, "two"), await r.send(maria, "three", "critical")];
+    await r.tick();
+    expect(r.voice.deliveries).toHaveLength(1);
+    expect(r.voice.deliveries[0].alerts.map((a) => a.message)).toEqual(["one", "two", "three"]);
+    for (const id of ids) {
+      expect(await r.notification(id)).toMatchObject({status: "acknowledged", acknowledged_via: "voice_call", acknowledged_by: "+4915112345678"});
+    }
+  });
+
+  it("turns a storm of 10,000 alerts to one person into one call per escalation step", async () => {
+    const r = await makeRig();
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+    const service = r.gw.gateway.services.notifications;
+    const actor = {type: "system" as const, id: null};
+    await Promise.all(Array.from({length: 10_000}, (_, i) =>
+      service.send({recipient_uuid: maria, message: `sensor ${i} out of range`, priority: "high"}, actor, null, () => ({status: 202, body: null}))
+    ));
+    await r.tick();
+    expect(r.voice.deliveries).toHaveLength(1);
+    expect(r.voice.deliveries[0].alerts).toHaveLength(10_000);
+    r.clock.set(T0 + 60_000);
+    await r.tick();
+    expect(r.voice.deliveries).toHaveLength(1);
+    expect(r.email.deliveries).toHaveLength(1);
+    expect(r.email.deliveries[0].alerts).toHaveLength(10_000);
+  }, 120_000);
+
+  it("fires a due step exactly once after a restart in the middle of a chain", async () => {
+    const r = await makeRig();
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+    const id = await r.send(maria);
+    await r.tick();
+    await r.gw.restart();
+    await r.runner().stop();
+    r.clock.set(T0 + 60_000);
+    await r.tick();
+    await r.tick();
+    expect(r.voice.deliveries).toHaveLength(1);
+    expect(r.email.deliveries).toHaveLength(1);
+    expect((await r.notification(id)).attempts.map((a: {channel: string}) => a.channel)).toEqual(["voice_call", "email"]);
+  });
+
+  it("records an attempt that was in flight when the gateway stopped, and never runs it twice", async () => {
+    const r = await makeRig();
+    r.voice.script({kind: "hold"});
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+    const id = await r.send(maria);
+    await r.runner().tick();
+    expect(r.voice.held).toHaveLength(1);
+    await r.gw.restart();
+    await r.runner().stop();
+    // The old process's call ends after the restart: its late result must not overwrite the record.
+    r.voice.held[0].release({outcome: "answered", detail: "late"});
+    await r.tick();
+    const n = await r.notification(id);
+    expect(n.attempts).toEqual([expect.objectContaining({channel: "voice_call", outcome: "failed", error: "interrupted: the gateway stopped during this attempt"})]);
+    expect(r.voice.deliveries).toHaveLength(1);
+  });
+});
