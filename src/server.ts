@@ -1,4 +1,5 @@
 import {Configuration} from "@tsed/di";
+import {application} from "@tsed/platform-http";
 import "@tsed/platform-express";
 import "@tsed/ajv";
 import "@tsed/swagger";
@@ -31,4 +32,9 @@ export const API_CONTROLLERS = [NotificationsController, RecipientsController, G
     }
   ]
 })
-export class Server {}
+export class Server {
+  $beforeRoutesInit(): void {
+    // API answers are not cached by clients; hashing every body for an ETag was pure cost.
+    application().getApp().set("etag", false);
+  }
+}

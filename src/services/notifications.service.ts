@@ -1,4 +1,4 @@
-import {acknowledge, resolve, type Acknowledgement, type NotificationRecord, type TransitionResult} from "../domain/notification.js";
+import {acknowledge, resolve, type Acknowledgement, type EscalationRecord, type NotificationRecord, type TransitionResult} from "../domain/notification.js";
 import {countSteps, plannedChannels, snapshotPolicy, type Target} from "../domain/policy.js";
 import type {EventType, NotificationStatus, Priority} from "../domain/vocabulary.js";
 import {newId} from "../lib/ids.js";
@@ -129,13 +129,12 @@ export class NotificationsService {
         resolved_at: null,
         api_key_id: actor.type === "api_key" ? actor.id : null
       };
+      const escalation: EscalationRecord = {id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now, generation: 0, state: "running"};
       this.notifications.insert(record);
-      this.escalations.insert(
-        {id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now, generation: 0, state: "running"},
-        policy
-      );
+      this.escalations.insert(escalation, policy);
       this.audit.append(actor, "notification.accepted", {type: "notification", id: record.id}, {target: record.target_uuid, priority: record.priority, dedup_key: record.dedup_key}, record.source);
-      const view = this.view(record);
+      // Built from the rows just written rather than read back: a new notification has no attempts.
+      const view = longForm(record, escalation, []);
       this.events.emit("escalation.started", view, nowMs);
       accepted = record.id;
       return answer({view, created: true});

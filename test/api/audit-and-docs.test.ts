@@ -85,6 +85,9 @@ describe("documentation and health", () => {
     expect(answer.status).toBe(404);
     expect(answer.body.code).toBe("route_not_found");
     expect(answer.headers.get("x-powered-by")).toBeNull();
+    const listed = await gw.call("GET", "/api/v1/notifications");
+    expect(listed.headers.get("etag")).toBeNull();
+    expect(listed.headers.get("x-request-id")).toMatch(/\S/);
   });
 
   it("reports liveness and readiness without a key, with channel states and no secrets", async () => {

@@ -1,5 +1,4 @@
 import express, {type NextFunction, type Request, type Response} from "express";
-import {randomUUID} from "node:crypto";
 import {AppError} from "../../services/errors.js";
 import type {Logger} from "../../lib/logger.js";
 
@@ -9,7 +8,6 @@ const JSON_TYPES = ["application/json", "application/merge-patch+json", "applica
 declare module "express-serve-static-core" {
   interface Request {
     rawBody?: Buffer;
-    requestId?: string;
   }
 }
 
@@ -17,14 +15,14 @@ declare module "express-serve-static-core" {
 export function requestLog(logger: Logger) {
   return (request: Request, response: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
-    request.requestId = randomUUID();
     // Naming the framework only helps an attacker pick exploits.
     response.removeHeader("X-Powered-By");
     response.on("finish", () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const keyId = (request as unknown as {$ctx?: {get(key: string): {id?: string} | undefined}}).$ctx?.get("apiKey")?.id;
       const level = response.statusCode >= 500 ? "warn" : "debug";
-      logger[level]("http", {method: request.method, path: request.path, status: response.statusCode, ms: Math.round(ms * 10) / 10, key_id: keyId, request_id: request.requestId});
+      // The same id the client sees in X-Request-Id (set by Ts.ED), so a log line can be matched to an answer.
+      logger[level]("http", {method: request.method, path: request.path, status: response.statusCode, ms: Math.round(ms * 10) / 10, key_id: keyId, request_id: response.getHeader("x-request-id")});
     });
     next();
   };

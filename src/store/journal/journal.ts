@@ -53,6 +53,8 @@ export class Journal {
   private flushScheduled = false;
   private readonly maxBatch: number;
   private readonly checkpointer: Checkpointer;
+  // Prepared once: db.exec would parse these four statements again for every queued write.
+  private readonly savepoint: Record<"begin" | "release" | "rollback", Database.Statement>;
   private closed = false;
   /** Set by a commit that failed for lack of storage; cleared by the next commit that succeeds with room to grow. */
   private storageFailing = false;
@@ -68,6 +70,7 @@ export class Journal {
     // Checkpoints are the checkpointer thread's job; an automatic one would run inside a commit.
     this.db.pragma("wal_autocheckpoint = 0");
     this.migrate();
+    this.savepoint = prepareAll(this.db, {begin: "SAVEPOINT w", release: "RELEASE w", rollback: "ROLLBACK TO w"});
     this.maxBatch = options.maxBatch ?? 512;
     this.checkpointer = new Checkpointer(options.path, options.checkpointIntervalMs ?? 1000, options.logger);
   }
@@ -119,16 +122,16 @@ export class Journal {
     try {
       this.db.exec("BEGIN IMMEDIATE");
       for (const item of batch) {
-        this.db.exec("SAVEPOINT w");
+        this.savepoint.begin.run();
         try {
           outcomes.push({ok: true, value: item.work(this.db)});
-          this.db.exec("RELEASE w");
+          this.savepoint.release.run();
         } catch (error) {
           // On a full disk or an I/O error SQLite may already have rolled the whole batch back:
           // then every write in it is lost and every caller must hear so.
           if (!this.db.inTransaction) throw error;
-          this.db.exec("ROLLBACK TO w");
-          this.db.exec("RELEASE w");
+          this.savepoint.rollback.run();
+          this.savepoint.release.run();
           const failure = isStorageError(error) ? new StorageUnavailableError(error as Error) : error;
           if (failure instanceof StorageUnavailableError) this.storageFailing = true;
           outcomes.push({ok: false, error: failure});
