@@ -30,6 +30,8 @@ import {EventPublisher} from "./services/event-publisher.js";
 import {EscalationRunner, type RunnerOptions} from "./services/escalation-runner.service.js";
 import {ChannelRegistry} from "./channels/channel-registry.js";
 import type {ChannelDriver} from "./channels/channel.js";
+import {createWebhooks} from "./outbox/index.js";
+import {WebhooksService} from "./services/webhooks.service.js";
 import {RateLimiter} from "./api/auth/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
 import {jsonBody, requestLog, requireJsonBody} from "./api/http/pipeline.js";
@@ -71,7 +73,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const audit = new AuditService(journal, new AuditRepository(journal), clock);
   const registry = new ChannelRegistry(options.drivers ?? []);
   const channelStatus = new ChannelStatusService(settings, registry);
-  const events = new EventPublisher(eventsRepository, new WebhooksRepository(config));
+  const webhooks = createWebhooks({journal, config, audit, clock, logger});
+  const events = new EventPublisher(eventsRepository, new WebhooksRepository(config), () => webhooks.dispatcher.nudge());
   const keys = new ApiKeysService(new ApiKeysRepository(config), audit, clock, logger);
   const idempotency = new IdempotencyService(journal, new IdempotencyRepository(journal), clock, settings.journal.idempotency_hours);
   const recipients = new RecipientsService(recipientsRepository, groupsRepository, notificationsRepository, channelStatus, audit, clock);
@@ -104,7 +107,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
         {token: GroupsService, use: groups},
         {token: ApiKeysService, use: keys},
         {token: AuditService, use: audit},
-        {token: ReadinessService, use: readiness}
+        {token: ReadinessService, use: readiness},
+        {token: WebhooksService, use: webhooks.service}
       ]
     });
     await platform.listen();
@@ -114,6 +118,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   }
   pruner.start();
   await runner.start();
+  await webhooks.dispatcher.start();
   const httpServer = platform.injector.get<HttpServer>(HttpServer) as HttpServer;
   const address = httpServer.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -130,6 +135,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       });
       await pruner.stop();
       await runner.stop();
+      // Before the journal closes: the dispatcher records requests it interrupts.
+      await webhooks.dispatcher.stop();
       await platform.stop();
       await journal.close();
       logger.info("gateway stopped");

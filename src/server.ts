@@ -8,9 +8,10 @@ import {RecipientsController} from "./api/controllers/recipients.controller.js";
 import {GroupsController} from "./api/controllers/groups.controller.js";
 import {AuditController, KeysController} from "./api/controllers/admin.controller.js";
 import {HealthController} from "./api/controllers/health.controller.js";
+import {WebhooksController} from "./api/controllers/webhooks.controller.js";
 import {ProblemFilter} from "./api/errors/problem.filter.js";
 
-export const API_CONTROLLERS = [NotificationsController, RecipientsController, GroupsController, KeysController, AuditController];
+export const API_CONTROLLERS = [NotificationsController, RecipientsController, GroupsController, KeysController, AuditController, WebhooksController];
 
 /** The Ts.ED application: routes, validation, documentation. Runtime values arrive through `imports`. */
 @Configuration({

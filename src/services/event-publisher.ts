@@ -12,7 +12,9 @@ import type {NotificationView} from "./notification-view.js";
 export class EventPublisher {
   constructor(
     private readonly events: EventsRepository,
-    private readonly webhooks: WebhooksRepository
+    private readonly webhooks: WebhooksRepository,
+    /** Told when deliveries were queued, so the webhook dispatcher wakes without polling. */
+    private readonly onQueued: () => void = () => undefined
   ) {}
 
   emit(type: EventType, notification: NotificationView, nowMs: number, attempt?: Omit<AttemptRecord, "notification_id">): void {
@@ -20,6 +22,8 @@ export class EventPublisher {
     const createdAt = new Date(nowMs).toISOString();
     const data = attempt ? {notification, attempt} : {notification};
     const body = JSON.stringify({id, type, created_at: createdAt, data});
-    this.events.append({id, type, notification_id: notification.id, created_at: createdAt, body}, this.webhooks.subscribersOf(type));
+    const destinations = this.webhooks.subscribersOf(type);
+    this.events.append({id, type, notification_id: notification.id, created_at: createdAt, body}, destinations);
+    if (destinations.length) this.onQueued();
   }
 }

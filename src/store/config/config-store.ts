@@ -23,6 +23,9 @@ export interface WebhookRecord {
   enabled: boolean;
   /** The HMAC key must be kept to sign deliveries; the file is mode 0600 and the API never shows it again. */
   secret: string;
+  /** During a rotation the old secret still signs (a second signature) until it expires. */
+  previous_secret?: string | null;
+  previous_secret_expires_at?: string | null;
   created_at: string;
   updated_at: string;
 }

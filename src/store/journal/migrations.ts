@@ -109,6 +109,25 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX idempotency_expiry ON idempotency(expires_at);
 
   CREATE TABLE probe (id INTEGER PRIMARY KEY, at TEXT NOT NULL, space BLOB) STRICT;
+  `,
+  // 2: the log of webhook delivery attempts, and an index that finds each subscription's oldest
+  // undelivered row (deliveries go out in order per subscription).
+  `
+  CREATE TABLE webhook_deliveries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    outbox_seq INTEGER NOT NULL REFERENCES outbox(seq),
+    subscription_id TEXT NOT NULL,
+    event_id TEXT NOT NULL REFERENCES events(id),
+    attempt INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    status_code INTEGER,
+    error TEXT,
+    duration_ms INTEGER
+  ) STRICT;
+  CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries(subscription_id, id);
+  CREATE INDEX webhook_deliveries_unfinished ON webhook_deliveries(finished_at) WHERE finished_at IS NULL;
+  CREATE INDEX outbox_open_per_destination ON outbox(kind, destination, seq) WHERE status IN ('pending', 'sending');
   `
 ];
 
