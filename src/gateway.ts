@@ -16,6 +16,7 @@ import {AttemptsRepository} from "./store/journal/attempts.repository.js";
 import {AuditRepository} from "./store/journal/audit.repository.js";
 import {EventsRepository} from "./store/journal/events.repository.js";
 import {IdempotencyRepository} from "./store/journal/idempotency.repository.js";
+import {ContactFailuresRepository} from "./store/journal/contact-failures.repository.js";
 import {ConfigStore} from "./store/config/config-store.js";
 import {ApiKeysRepository, GroupsRepository, RecipientsRepository, WebhooksRepository} from "./store/config/repositories.js";
 import {AuditService} from "./services/audit.service.js";
@@ -68,6 +69,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const eventsRepository = new EventsRepository(journal);
   const escalationsRepository = new EscalationsRepository(journal);
   const attemptsRepository = new AttemptsRepository(journal);
+  const contactFailures = new ContactFailuresRepository(journal);
   const recipientsRepository = new RecipientsRepository(config);
   const groupsRepository = new GroupsRepository(config);
   const audit = new AuditService(journal, new AuditRepository(journal), clock);
@@ -77,13 +79,13 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const events = new EventPublisher(eventsRepository, new WebhooksRepository(config), () => webhooks.dispatcher.nudge());
   const keys = new ApiKeysService(new ApiKeysRepository(config), audit, clock, logger);
   const idempotency = new IdempotencyService(journal, new IdempotencyRepository(journal), clock, settings.journal.idempotency_hours);
-  const recipients = new RecipientsService(recipientsRepository, groupsRepository, notificationsRepository, channelStatus, audit, clock);
+  const recipients = new RecipientsService(recipientsRepository, groupsRepository, notificationsRepository, channelStatus, contactFailures, audit, clock);
   const groups = new GroupsService(groupsRepository, recipientsRepository, notificationsRepository, audit, clock);
   const notifications = new NotificationsService(
     journal, notificationsRepository, escalationsRepository, attemptsRepository, events, recipientsRepository, groupsRepository, audit, idempotency, clock
   );
   const runner = new EscalationRunner(
-    journal, notificationsRepository, escalationsRepository, attemptsRepository, events, audit, notifications, registry, clock, logger, options.runner
+    journal, notificationsRepository, escalationsRepository, attemptsRepository, events, audit, notifications, registry, channelStatus, contactFailures, clock, logger, options.runner
   );
   const readiness = new ReadinessService(journal, eventsRepository, channelStatus, clock);
   const runtime = new Runtime(

@@ -11,6 +11,8 @@ import type {EscalationsRepository} from "../store/journal/escalations.repositor
 import type {AttemptsRepository} from "../store/journal/attempts.repository.js";
 import type {Actor} from "../store/journal/audit.repository.js";
 import type {ChannelRegistry} from "../channels/channel-registry.js";
+import type {ContactFailuresRepository} from "../store/journal/contact-failures.repository.js";
+import type {ChannelStatusService} from "./channel-status.service.js";
 import {ChannelQueue, type DeliveryOutcome, type QueuedAttempt} from "./channel-queue.js";
 import type {EventPublisher} from "./event-publisher.js";
 import type {AuditService} from "./audit.service.js";
@@ -53,7 +55,9 @@ export class EscalationRunner implements NotificationListener {
     private readonly events: EventPublisher,
     private readonly audit: AuditService,
     private readonly notifications: NotificationsService,
-    private readonly registry: ChannelRegistry,
+    registry: ChannelRegistry,
+    private readonly channelStatus: ChannelStatusService,
+    private readonly contactFailures: ContactFailuresRepository,
     private readonly clock: Clock,
     private readonly logger: Logger,
     options: RunnerOptions = {}
@@ -171,9 +175,11 @@ export class EscalationRunner implements NotificationListener {
       next_step_at: row.next_step_at === null ? null : Date.parse(row.next_step_at),
       status: row.state
     };
+    const contactOf = (channel: Channel, recipientUuid: string) => policy.members.find((member) => member.recipient_uuid === recipientUuid)?.contacts[channel] ?? null;
     const {state: next, effects} = advance(state, {type: "wake", generation: row.generation}, nowMs, {
       policy,
-      channelUnavailable: (channel) => this.registry.unavailableReason(channel)
+      channelUnavailable: (channel, recipientUuid) =>
+        this.channelStatus.gatewayChannel(channel).reason ?? this.contactFailures.reasonFor(recipientUuid, channel, contactOf(channel, recipientUuid))
     });
     this.escalations.save({notification_id: notificationId, step: next.step, generation: next.generation, state: next.status, next_step_at: next.next_step_at === null ? null : isoTimestamp(next.next_step_at)});
     const now = isoTimestamp(nowMs);
@@ -246,11 +252,11 @@ export class EscalationRunner implements NotificationListener {
       outcome: result ? result.outcome : ("failed" as const),
       error: result ? result.detail : (error?.message ?? "failed")
     }));
-    if (error?.permanent) this.logger.warn("permanent channel failure", {attempts: outcome.attempts.map((attempt) => attempt.attemptId), error: error.message});
-    this.record(rows, result?.acknowledgedBy);
+    if (error?.permanent) this.logger.warn("permanent channel failure: the contact is marked unavailable", {attempts: outcome.attempts.map((attempt) => attempt.attemptId), error: error.message});
+    this.record(rows, result?.acknowledgedBy, error?.permanent ?? false);
   }
 
-  private record(rows: Array<{attempt: QueuedAttempt; outcome: AttemptRecord["outcome"]; error: string | null}>, acknowledgedBy?: string): void {
+  private record(rows: Array<{attempt: QueuedAttempt; outcome: AttemptRecord["outcome"]; error: string | null}>, acknowledgedBy?: string, permanent = false): void {
     const work = (async () => {
       const channel = await this.journal.write(() => {
         const nowMs = this.clock.now();
@@ -261,6 +267,7 @@ export class EscalationRunner implements NotificationListener {
           const stored = this.attempts.forNotification(attempt.alert.notification_id).find((row) => row.id === attempt.attemptId);
           if (!record || !stored) continue;
           channelOfAck = stored.channel;
+          if (permanent) this.contactFailures.mark(attempt.recipient.uuid, stored.channel, attempt.contact, error ?? "failed", isoTimestamp(nowMs));
           const {notification_id: _id, ...shown} = stored;
           const type = ["sent", "delivered", "answered"].includes(outcome) ? "notification.sent" : outcome === "skipped" ? null : "contact.failed";
           if (type) this.events.emit(type, this.notifications.view(record), nowMs, shown);

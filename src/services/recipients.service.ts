@@ -1,5 +1,6 @@
 import {randomUUID} from "node:crypto";
 import {
+  contactFor,
   DEFAULT_CHANNEL_ORDER,
   DEFAULT_ESCALATION,
   DEFAULT_QUIET_ALLOW,
@@ -11,6 +12,7 @@ import {applyMergePatch} from "../domain/merge-patch.js";
 import {CHANNELS, type Channel} from "../domain/vocabulary.js";
 import type {GroupsRepository, RecipientsRepository} from "../store/config/repositories.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
+import type {ContactFailuresRepository} from "../store/journal/contact-failures.repository.js";
 import type {Actor} from "../store/journal/audit.repository.js";
 import type {AuditService} from "./audit.service.js";
 import type {ChannelStatusService} from "./channel-status.service.js";
@@ -46,6 +48,7 @@ export class RecipientsService {
     private readonly groups: GroupsRepository,
     private readonly notifications: NotificationsRepository,
     private readonly channelStatus: ChannelStatusService,
+    private readonly contactFailures: ContactFailuresRepository,
     private readonly audit: AuditService,
     private readonly clock: Clock
   ) {}
@@ -54,7 +57,10 @@ export class RecipientsService {
     const channels = CHANNELS.map((channel) => {
       const contactMissing = missingContactReason(recipient, channel);
       const gateway = this.channelStatus.gatewayChannel(channel);
-      const reason = contactMissing ?? (recipient.channel_order.includes(channel) ? gateway.reason : "not in channel_order");
+      const reason =
+        contactMissing ??
+        (recipient.channel_order.includes(channel) ? gateway.reason : "not in channel_order") ??
+        this.contactFailures.reasonFor(recipient.uuid, channel, contactFor(recipient, channel));
       return {channel, available: reason === null, reason};
     });
     return {...recipient, channels};

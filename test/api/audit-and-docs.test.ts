@@ -1,12 +1,12 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
+import {ALL_CHANNELS_CONFIGURED, createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {ERROR_CATALOGUE} from "../../src/api/errors/catalogue.js";
 import {MIGRATIONS} from "../../src/store/journal/migrations.js";
 
 let gw: TestGateway;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway(ALL_CHANNELS_CONFIGURED);
 });
 afterAll(() => gw.stop());
 

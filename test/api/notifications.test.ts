@@ -1,11 +1,11 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {createRecipient, journalCounts, startTestGateway, type TestGateway} from "../support/gateway.js";
+import {ALL_CHANNELS_CONFIGURED, createRecipient, journalCounts, startTestGateway, type TestGateway} from "../support/gateway.js";
 
 let gw: TestGateway;
 let alice: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway(ALL_CHANNELS_CONFIGURED);
   alice = await createRecipient(gw);
 });
 afterAll(() => gw.stop());

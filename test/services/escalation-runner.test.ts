@@ -1,12 +1,10 @@
 import {afterEach, describe, expect, it} from "vitest";
-import {startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
+import {ALL_CHANNELS_CONFIGURED, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
 import {RecordingDriver} from "../support/recording-driver.js";
 import {ManualClock} from "../../src/lib/clock.js";
 import type {EscalationRunner} from "../../src/services/escalation-runner.service.js";
 
 const T0 = Date.UTC(2026, 10, 23, 9, 0, 0);
-// Every channel configured, so availability is the drivers' to decide.
-const CONFIGURED = {smtp: {host: "127.0.0.1", from: "klaxon@factory.lan"}, modem: {port: "/dev/klaxon-modem"}, telegram: {bot_token: "1:x"}};
 
 interface Rig {
   gw: TestGateway;
@@ -31,7 +29,7 @@ async function makeRig(runner = {}): Promise<Rig> {
   const clock = new ManualClock(T0);
   const voice = new RecordingDriver("voice_call", 1);
   const email = new RecordingDriver("email", 4);
-  const gw = await startTestGateway(CONFIGURED, {clock, dataDir: tempDir(), drivers: () => [voice, email], runner});
+  const gw = await startTestGateway(ALL_CHANNELS_CONFIGURED, {clock, dataDir: tempDir(), drivers: () => [voice, email], runner});
   const current = () => gw.gateway.services.runner;
   // The tests drive the runner's passes themselves, at exact times.
   await current().stop();
@@ -244,5 +242,32 @@ describe("escalation runner", () => {
     const n = await r.notification(id);
     expect(n.attempts).toEqual([expect.objectContaining({channel: "voice_call", outcome: "failed", error: "interrupted: the gateway stopped during this attempt"})]);
     expect(r.voice.deliveries).toHaveLength(1);
+  });
+});
+
+describe("permanent channel failures", () => {
+  it("marks the contact unavailable, skips it from then on, and forgets it when the contact changes", async () => {
+    const r = await makeRig();
+    r.email.script({kind: "fail", message: "550 mailbox does not exist", permanent: true});
+    const maria = await r.recipient({email: "maria@factory.lan", telegram_id: "4242", channel_order: ["email"]});
+    await r.send(maria);
+    await r.tick();
+    const recipient = (await r.gw.call("GET", `/api/v1/recipients/${maria}`)).body;
+    const email = recipient.channels.find((channel: {channel: string}) => channel.channel === "email");
+    expect(email.available).toBe(false);
+    expect(email.reason).toBe(`permanent failure since ${new Date(T0).toISOString()}: 550 mailbox does not exist`);
+
+    const second = await r.send(maria);
+    await r.tick();
+    expect(r.email.deliveries).toHaveLength(1);
+    expect((await r.notification(second)).attempts[0]).toMatchObject({outcome: "skipped", error: email.reason});
+
+    await r.gw.call("PATCH", `/api/v1/recipients/${maria}`, {body: {email: "maria.k@factory.lan"}});
+    const fixed = (await r.gw.call("GET", `/api/v1/recipients/${maria}`)).body.channels.find((channel: {channel: string}) => channel.channel === "email");
+    expect(fixed).toEqual({channel: "email", available: true, reason: null});
+    const third = await r.send(maria);
+    await r.tick();
+    expect(r.email.deliveries.map((delivery) => delivery.contact)).toEqual(["maria@factory.lan", "maria.k@factory.lan"]);
+    expect((await r.notification(third)).attempts[0].outcome).toBe("sent");
   });
 });

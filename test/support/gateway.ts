@@ -36,6 +36,13 @@ export function tempDir(prefix = "klaxon-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** Settings for every channel, so whether a channel works is up to its driver. */
+export const ALL_CHANNELS_CONFIGURED: SettingsOverrides = {
+  smtp: {host: "127.0.0.1", from: "klaxon@factory.lan"},
+  modem: {port: "/dev/klaxon-modem"},
+  telegram: {bot_token: "1:x"}
+};
+
 /** Development drivers on every channel: escalations run and wait for acknowledgement, delivering nothing. */
 export function logDrivers(logger: Logger): ChannelDriver[] {
   return CHANNELS.map((channel) => new LogDriver(channel, logger));

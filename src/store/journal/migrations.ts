@@ -128,6 +128,17 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries(subscription_id, id);
   CREATE INDEX webhook_deliveries_unfinished ON webhook_deliveries(finished_at) WHERE finished_at IS NULL;
   CREATE INDEX outbox_open_per_destination ON outbox(kind, destination, seq) WHERE status IN ('pending', 'sending');
+  `,
+  // 3: contacts a channel reported permanently unreachable (bot blocked, address rejected).
+  `
+  CREATE TABLE contact_failures (
+    recipient_uuid TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    contact TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    at TEXT NOT NULL,
+    PRIMARY KEY (recipient_uuid, channel)
+  ) STRICT;
   `
 ];
 

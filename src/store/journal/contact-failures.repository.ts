@@ -1,0 +1,39 @@
+import type {Statement} from "better-sqlite3";
+import {prepareAll, type Journal} from "./journal.js";
+import type {Channel} from "../../domain/vocabulary.js";
+
+/** A contact a channel reported permanently unreachable. */
+export interface ContactFailure {
+  contact: string;
+  reason: string;
+  at: string;
+}
+
+const SQL = {
+  mark: `INSERT INTO contact_failures (recipient_uuid, channel, contact, reason, at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (recipient_uuid, channel) DO UPDATE SET contact = excluded.contact, reason = excluded.reason, at = excluded.at`,
+  get: `SELECT contact, reason, at FROM contact_failures WHERE recipient_uuid = ? AND channel = ?`
+};
+
+/**
+ * Permanent channel failures per recipient and channel. A failure applies only while the
+ * recipient still has the contact that failed: correcting the address or phone clears it.
+ */
+export class ContactFailuresRepository {
+  private readonly statements: Record<keyof typeof SQL, Statement>;
+
+  constructor(journal: Journal) {
+    this.statements = prepareAll(journal.db, SQL);
+  }
+
+  mark(recipientUuid: string, channel: Channel, contact: string, reason: string, atIso: string): void {
+    this.statements.mark.run(recipientUuid, channel, contact, reason, atIso);
+  }
+
+  /** Why this contact cannot be used on this channel, or null. */
+  reasonFor(recipientUuid: string, channel: Channel, contact: string | null): string | null {
+    const failure = this.statements.get.get(recipientUuid, channel) as ContactFailure | undefined;
+    if (!failure || failure.contact !== contact) return null;
+    return `permanent failure since ${failure.at}: ${failure.reason}`;
+  }
+}
