@@ -7,6 +7,7 @@ import type {WebhooksRepository} from "../store/config/repositories.js";
 import type {AuditService} from "../services/audit.service.js";
 import {signDelivery} from "./webhook-signing.js";
 import {nextAttemptAt, retryAfterMs} from "./retry-policy.js";
+import {WakeTimer} from "../lib/wake-timer.js";
 
 /** What the dispatcher needs; `random` and `requestTimeoutMs` exist so tests are exact and quick. */
 export interface WebhookDispatcherOptions {
@@ -33,9 +34,6 @@ interface Outcome {
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 const USER_AGENT = "Klaxon-Webhooks/1";
-// The wake-up is computed from the wall clock but waited on a monotonic timer: re-reading the
-// store at least this often keeps a wall-clock jump from delaying deliveries for hours.
-const MAX_SLEEP_MS = 5 * 60_000;
 // After a pass failed (the journal cannot commit) due rows are still due; pause instead of spinning.
 const FAILED_PASS_PAUSE_MS = 5_000;
 const GONE = 410;
@@ -53,20 +51,20 @@ export class WebhookDispatcher {
   private readonly requestTimeoutMs: number;
   private readonly inFlight = new Set<Promise<void>>();
   private shutdown = new AbortController();
-  private timer: NodeJS.Timeout | null = null;
-  private wakeAtMs: number | null = null;
+  private readonly wakeTimer: WakeTimer;
   private started = false;
   private rearmQueued = false;
   private lastPassFailed = false;
 
   constructor(private readonly options: WebhookDispatcherOptions) {
+    this.wakeTimer = new WakeTimer(options.clock, () => void this.tick().then(() => this.arm()));
     this.random = options.random ?? Math.random;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
   /** When the timer will next wake (ms since the epoch), or null when nothing is waiting. */
   get wakeAt(): number | null {
-    return this.wakeAtMs;
+    return this.wakeTimer.wakeAt;
   }
 
   /** Hands back what a crash left in flight, then wakes whenever the store says a row is due. */
@@ -79,9 +77,7 @@ export class WebhookDispatcher {
   /** Stops waking, aborts requests in flight (their rows are due again at once) and waits until they are recorded. */
   async stop(): Promise<void> {
     this.started = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.wakeAtMs = null;
+    this.wakeTimer.cancel();
     this.shutdown.abort();
     await Promise.all(this.inFlight);
     this.shutdown = new AbortController();
@@ -215,21 +211,8 @@ export class WebhookDispatcher {
 
   private arm(): void {
     if (!this.started) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const {journal, outbox, clock} = this.options;
+    const {journal, outbox} = this.options;
     const due = journal.read(() => outbox.nextDueAt(this.enabledSubscriptions()));
-    if (due === null) {
-      this.wakeAtMs = null;
-      return;
-    }
-    const now = clock.now();
-    const delay = Math.min(Math.max(Date.parse(due) - now, this.lastPassFailed ? FAILED_PASS_PAUSE_MS : 0), MAX_SLEEP_MS);
-    this.wakeAtMs = now + delay;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.tick().then(() => this.arm());
-    }, delay);
-    this.timer.unref();
+    this.wakeTimer.aim(due === null ? null : Date.parse(due), this.lastPassFailed ? FAILED_PASS_PAUSE_MS : 0);
   }
 }

@@ -5,6 +5,7 @@ import type {Channel} from "../domain/vocabulary.js";
 import {newId} from "../lib/ids.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
+import {WakeTimer} from "../lib/wake-timer.js";
 import type {Journal} from "../store/journal/journal.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
 import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
@@ -19,8 +20,6 @@ import type {AuditService} from "./audit.service.js";
 import type {NotificationListener, NotificationsService} from "./notifications.service.js";
 
 const SYSTEM: Actor = {type: "system", id: null};
-/** Safety net: the timer re-checks the store at least this often, whatever it expects. */
-const MAX_SLEEP_MS = 5 * 60_000;
 
 export interface RunnerOptions {
   /** Escalations fired per journal transaction. */
@@ -38,7 +37,7 @@ export interface RunnerOptions {
  */
 export class EscalationRunner implements NotificationListener {
   private readonly queues = new Map<Channel, ChannelQueue>();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly wakeTimer: WakeTimer;
   private ticking: Promise<void> | null = null;
   private again = false;
   private started = false;
@@ -62,6 +61,7 @@ export class EscalationRunner implements NotificationListener {
     private readonly logger: Logger,
     options: RunnerOptions = {}
   ) {
+    this.wakeTimer = new WakeTimer(clock, () => void this.tick());
     this.batch = options.batch ?? 200;
     this.deliveryTimeoutMs = options.deliveryTimeoutMs ?? 10 * 60_000;
     for (const driver of registry.all()) {
@@ -91,8 +91,7 @@ export class EscalationRunner implements NotificationListener {
 
   async stop(): Promise<void> {
     this.started = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.wakeTimer.cancel();
     if (this.ticking) await this.ticking;
   }
 
@@ -153,13 +152,11 @@ export class EscalationRunner implements NotificationListener {
     for (const [channel, queue] of this.queues) queue.enqueue(...dispatch.filter((attempt) => attempt.channel === channel).map((attempt) => attempt.queued));
   }
 
+  // Nothing running means nothing to wake for: a new alert wakes the runner through accepted().
   private arm(): void {
     if (!this.started) return;
-    if (this.timer) clearTimeout(this.timer);
     const earliest = this.journal.read(() => this.escalations.earliestDue());
-    const delay = earliest === null ? MAX_SLEEP_MS : Math.min(Math.max(Date.parse(earliest) - this.clock.now(), 0), MAX_SLEEP_MS);
-    this.timer = setTimeout(() => void this.tick(), delay);
-    this.timer.unref();
+    this.wakeTimer.aim(earliest === null ? null : Date.parse(earliest));
   }
 
   /** Inside the transaction: runs the planner for one notification and applies its effects. */
