@@ -6,7 +6,7 @@ import type {NotificationsRepository} from "../store/journal/notifications.repos
 import type {Actor} from "../store/journal/audit.repository.js";
 import type {AuditService} from "./audit.service.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
-import {AppError, invalid, notFound} from "./errors.js";
+import {AppError, notFound, pageOrInvalidCursor, refuseReadOnlyFields} from "./errors.js";
 
 export type GroupInput = Partial<Pick<Group, "name" | "members" | "strategy">>;
 const WRITABLE: (keyof GroupInput)[] = ["name", "members", "strategy"];
@@ -28,9 +28,7 @@ export class GroupsService {
   }
 
   list(limit: number, cursor: string | null): {items: Group[]; next: string | null} {
-    const page = this.groups.page(limit, cursor);
-    if (!page) throw invalid([{pointer: "/cursor", detail: "the cursor does not name a group (it may have been deleted); start again without it"}]);
-    return page;
+    return pageOrInvalidCursor(this.groups.page(limit, cursor), "group");
   }
 
   private normalise(input: GroupInput, uuid: string, createdAt: string, nowIso: string): Group {
@@ -53,8 +51,7 @@ export class GroupsService {
   }
 
   patched(uuid: string, patch: Record<string, unknown>): GroupInput {
-    const readOnly = Object.keys(patch).filter((field) => !WRITABLE.includes(field as keyof GroupInput));
-    if (readOnly.length) throw invalid(readOnly.map((field) => ({pointer: `/${field}`, detail: `"${field}" cannot be changed`})));
+    refuseReadOnlyFields(patch, WRITABLE);
     const group = this.get(uuid);
     return applyMergePatch({name: group.name, members: group.members, strategy: group.strategy}, patch) as GroupInput;
   }

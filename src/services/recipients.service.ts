@@ -17,7 +17,7 @@ import type {Actor} from "../store/journal/audit.repository.js";
 import type {AuditService} from "./audit.service.js";
 import type {ChannelStatusService} from "./channel-status.service.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
-import {AppError, invalid, notFound, type FieldError} from "./errors.js";
+import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "./errors.js";
 
 /** The fields a client may write; everything else on a recipient is derived or read-only. */
 export type RecipientInput = Partial<Pick<Recipient, "name" | "telegram_id" | "phone" | "email" | "channel_order" | "escalation" | "quiet_hours" | "routing_rules">>;
@@ -73,9 +73,7 @@ export class RecipientsService {
   }
 
   list(limit: number, cursor: string | null): {items: Recipient[]; next: string | null} {
-    const page = this.recipients.page(limit, cursor);
-    if (!page) throw invalid([{pointer: "/cursor", detail: "the cursor does not name a recipient (it may have been deleted); start again without it"}]);
-    return page;
+    return pageOrInvalidCursor(this.recipients.page(limit, cursor), "recipient");
   }
 
   private normalise(input: RecipientInput, uuid: string, createdAt: string, nowIso: string): Recipient {
@@ -107,8 +105,7 @@ export class RecipientsService {
 
   /** The document a merge patch produces, for the caller to validate before `replace`. */
   patched(uuid: string, patch: Record<string, unknown>): RecipientInput {
-    const readOnly = Object.keys(patch).filter((field) => !WRITABLE.includes(field as keyof RecipientInput));
-    if (readOnly.length) throw invalid(readOnly.map((field) => ({pointer: `/${field}`, detail: `"${field}" cannot be changed`})));
+    refuseReadOnlyFields(patch, WRITABLE);
     return applyMergePatch(writableView(this.get(uuid)), patch) as RecipientInput;
   }
 

@@ -9,7 +9,7 @@ import type {OutboxRepository} from "../store/journal/outbox.repository.js";
 import type {WebhookDeliveriesRepository, WebhookDelivery} from "../store/journal/webhook-deliveries.repository.js";
 import type {Actor} from "../store/journal/audit.repository.js";
 import type {AuditService} from "./audit.service.js";
-import {AppError, invalid, notFound, type FieldError} from "./errors.js";
+import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "./errors.js";
 
 /** A subscription as stored: the config record plus its secret-rotation window. */
 export type Subscription = WebhookRecord & SigningSecrets;
@@ -78,9 +78,7 @@ export class WebhooksService {
   }
 
   list(limit: number, cursor: string | null): {items: Subscription[]; next: string | null} {
-    const page = this.subscriptions.page(limit, cursor);
-    if (!page) throw invalid([{pointer: "/cursor", detail: "the cursor does not name a webhook (it may have been deleted); start again without it"}]);
-    return page;
+    return pageOrInvalidCursor(this.subscriptions.page(limit, cursor), "webhook");
   }
 
   /** Creates a subscription; the secret is returned here and never again. */
@@ -98,8 +96,7 @@ export class WebhooksService {
 
   /** The document a merge patch produces, for the caller to validate before `replace`. */
   patched(id: string, patch: Record<string, unknown>): WebhookInput {
-    const readOnly = Object.keys(patch).filter((field) => !WRITABLE.includes(field as keyof WebhookInput));
-    if (readOnly.length) throw invalid(readOnly.map((field) => ({pointer: `/${field}`, detail: `"${field}" cannot be changed`})));
+    refuseReadOnlyFields(patch, WRITABLE);
     const {url, events, enabled} = this.get(id);
     return applyMergePatch({url, events, enabled}, patch) as WebhookInput;
   }
