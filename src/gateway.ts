@@ -31,6 +31,7 @@ import {EventPublisher} from "./services/event-publisher.js";
 import {EscalationRunner, type RunnerOptions} from "./services/escalation-runner.service.js";
 import {ChannelRegistry} from "./channels/channel-registry.js";
 import type {ChannelDriver} from "./channels/channel.js";
+import {createChannelDrivers} from "./channels/index.js";
 import {createWebhooks} from "./outbox/index.js";
 import {WebhooksService} from "./services/webhooks.service.js";
 import {RateLimiter} from "./api/auth/rate-limiter.js";
@@ -40,7 +41,7 @@ import {jsonBody, requestLog, requireJsonBody} from "./api/http/pipeline.js";
 export interface GatewayOptions {
   logger?: Logger;
   clock?: Clock;
-  /** Channel drivers; tests and development pass their own until the real drivers exist. */
+  /** Channel drivers instead of the production ones built from settings (tests, development). */
   drivers?: ChannelDriver[];
   runner?: RunnerOptions;
 }
@@ -73,7 +74,14 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const recipientsRepository = new RecipientsRepository(config);
   const groupsRepository = new GroupsRepository(config);
   const audit = new AuditService(journal, new AuditRepository(journal), clock);
-  const registry = new ChannelRegistry(options.drivers ?? []);
+  const registry = new ChannelRegistry(
+    options.drivers ??
+      createChannelDrivers({
+        settings, dataDir, logger, clock, journal,
+        // Called only once serving, when `notifications` below exists.
+        acknowledgements: {acknowledge: (ids, by, via) => notifications.acknowledgeMany(ids, by, via, {type: "system", id: null})}
+      })
+  );
   const channelStatus = new ChannelStatusService(settings, registry);
   const webhooks = createWebhooks({journal, config, audit, clock, logger});
   const events = new EventPublisher(eventsRepository, new WebhooksRepository(config), () => webhooks.dispatcher.nudge());
@@ -119,6 +127,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     throw error;
   }
   pruner.start();
+  await registry.start();
   await runner.start();
   await webhooks.dispatcher.start();
   const httpServer = platform.injector.get<HttpServer>(HttpServer) as HttpServer;
@@ -137,6 +146,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       });
       await pruner.stop();
       await runner.stop();
+      await registry.stop();
       // Before the journal closes: the dispatcher records requests it interrupts.
       await webhooks.dispatcher.stop();
       await platform.stop();

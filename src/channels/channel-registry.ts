@@ -21,4 +21,16 @@ export class ChannelRegistry {
   all(): ChannelDriver[] {
     return [...this.drivers.values()];
   }
+
+  details(channel: Channel): Record<string, unknown> | null {
+    return this.drivers.get(channel)?.details?.() ?? null;
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.all().map((driver) => driver.start?.()));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.all().map((driver) => driver.stop?.()));
+  }
 }

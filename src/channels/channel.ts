@@ -20,6 +20,12 @@ export interface Delivery {
   /** The address on this channel: phone number, email address, Telegram chat id. */
   contact: string;
   alerts: AlertSummary[];
+  /**
+   * Commits the acknowledgement of every alert in this delivery, through this channel, by `by`
+   * (key 1 during a call). It does not abort this delivery, so the driver can still confirm it to
+   * the person before it ends.
+   */
+  acknowledge(by: string): Promise<void>;
 }
 
 /** How a delivery ended, as the attempt outcome vocabulary (CONTRACT section 2) has it. */
@@ -27,8 +33,6 @@ export interface DeliveryResult {
   outcome: "sent" | "delivered" | "answered" | "no_answer" | "busy" | "failed";
   /** The channel's own words for what happened (the modem's reason, the SMTP reply). */
   detail: string | null;
-  /** Set when the person acknowledged through this delivery (key 1, the Telegram button). */
-  acknowledgedBy?: string;
 }
 
 /**
@@ -54,4 +58,18 @@ export interface ChannelDriver {
   unavailableReason(): string | null;
   /** Delivers; resolves with the outcome or throws ChannelError. `signal` aborts (hang up) when the alerts are closed elsewhere. */
   deliver(delivery: Delivery, signal: AbortSignal): Promise<DeliveryResult>;
+  /** Opens what the driver holds (serial port, update poller). Must not throw for a peer that is down: report it as unavailable and keep retrying. */
+  start?(): Promise<void>;
+  /** Closes it again; deliveries in progress have been aborted before this is called. */
+  stop?(): Promise<void>;
+  /** Live details for /readyz and the dashboard (modem signal, WAN state); never a secret. */
+  details?(): Record<string, unknown>;
+}
+
+/**
+ * How inbound paths (a Telegram button, an SMS reply, an email link) acknowledge alerts after
+ * their delivery has ended. Unknown or already closed alerts are skipped, not errors.
+ */
+export interface AcknowledgementPort {
+  acknowledge(notificationIds: string[], by: string, via: Channel): Promise<void>;
 }

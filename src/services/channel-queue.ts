@@ -22,6 +22,8 @@ export interface ChannelQueueHooks {
   stillOpen(attempt: QueuedAttempt): boolean;
   dropped(attempts: QueuedAttempt[]): void;
   finished(outcome: DeliveryOutcome): void;
+  /** The person acknowledged through a delivery in progress. */
+  acknowledged(attempts: QueuedAttempt[], by: string): Promise<void>;
 }
 
 interface Job {
@@ -89,6 +91,17 @@ export class ChannelQueue {
     for (const controller of this.controllers.get(notificationId) ?? []) controller.abort(new Error("acknowledged or resolved elsewhere"));
   }
 
+  /**
+   * The gateway is stopping: deliveries in progress are aborted (their outcomes still get
+   * recorded) and waiting ones are let go; their attempts stay pending in the journal, and the
+   * next start records them as interrupted, exactly as after a crash.
+   */
+  close(reason: string): void {
+    this.waiting = [];
+    for (const set of this.controllers.values()) for (const controller of set) controller.abort(new Error(reason));
+    this.pump();
+  }
+
   private pump(): void {
     while (this.running < this.driver.concurrency) {
       const job = this.nextJob();
@@ -118,7 +131,17 @@ export class ChannelQueue {
     const controller = new AbortController();
     const ids = open.map((attempt) => attempt.alert.notification_id);
     for (const id of ids) this.controllers.set(id, (this.controllers.get(id) ?? new Set()).add(controller));
-    const delivery: Delivery = {channel: this.driver.channel, recipient: open[0].recipient, contact: job.contact, alerts: open.map((attempt) => attempt.alert)};
+    const delivery: Delivery = {
+      channel: this.driver.channel,
+      recipient: open[0].recipient,
+      contact: job.contact,
+      alerts: open.map((attempt) => attempt.alert),
+      acknowledge: (by) => {
+        // The closing this commit causes must not cut off the delivery that caused it.
+        this.detach(ids, controller);
+        return this.hooks.acknowledged(open, by);
+      }
+    };
     const timer = setTimeout(() => controller.abort(new Error(`no outcome within ${this.timeoutMs} ms`)), this.timeoutMs);
     this.driver
       .deliver(delivery, controller.signal)
@@ -128,15 +151,19 @@ export class ChannelQueue {
       )
       .then((outcome) => {
         clearTimeout(timer);
-        for (const id of ids) {
-          const set = this.controllers.get(id);
-          set?.delete(controller);
-          if (set?.size === 0) this.controllers.delete(id);
-        }
+        this.detach(ids, controller);
         this.running--;
         this.busyContacts.delete(job.contact);
         this.hooks.finished(outcome);
         this.pump();
       });
+  }
+
+  private detach(notificationIds: string[], controller: AbortController): void {
+    for (const id of notificationIds) {
+      const set = this.controllers.get(id);
+      set?.delete(controller);
+      if (set?.size === 0) this.controllers.delete(id);
+    }
   }
 }

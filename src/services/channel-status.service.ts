@@ -6,6 +6,8 @@ export interface ChannelState {
   channel: Channel;
   available: boolean;
   reason: string | null;
+  /** The driver's live details (modem signal, WAN state), when it has any. */
+  details: Record<string, unknown> | null;
 }
 
 /**
@@ -20,7 +22,7 @@ export class ChannelStatusService {
 
   gatewayChannel(channel: Channel): ChannelState {
     const reason = this.missingSetting(channel) ?? this.registry.unavailableReason(channel);
-    return {channel, available: reason === null, reason};
+    return {channel, available: reason === null, reason, details: this.registry.details(channel)};
   }
 
   all(): ChannelState[] {

@@ -68,7 +68,9 @@ export class EscalationRunner implements NotificationListener {
       this.queues.set(driver.channel, new ChannelQueue(driver, {
         stillOpen: (attempt) => this.stillOpen(attempt),
         dropped: (attempts) => this.record(attempts.map((attempt) => ({attempt, outcome: "skipped", error: "closed before the attempt started"}))),
-        finished: (outcome) => this.finish(outcome)
+        finished: (outcome) => this.finish(outcome),
+        acknowledged: (attempts, by) =>
+          this.notifications.acknowledgeMany(attempts.map((attempt) => attempt.alert.notification_id), by, driver.channel, SYSTEM)
       }, this.deliveryTimeoutMs));
     }
     notifications.listen(this);
@@ -89,10 +91,13 @@ export class EscalationRunner implements NotificationListener {
     this.arm();
   }
 
+  /** Stops firing, cuts off deliveries in progress and records their outcomes while the journal is open. */
   async stop(): Promise<void> {
     this.started = false;
     this.wakeTimer.cancel();
     if (this.ticking) await this.ticking;
+    for (const queue of this.queues.values()) queue.close("the gateway is stopping");
+    await this.idle();
   }
 
   /** Resolves when no tick runs, no delivery is under way and every outcome has been recorded. */
@@ -250,31 +255,25 @@ export class EscalationRunner implements NotificationListener {
       error: result ? result.detail : (error?.message ?? "failed")
     }));
     if (error?.permanent) this.logger.warn("permanent channel failure: the contact is marked unavailable", {attempts: outcome.attempts.map((attempt) => attempt.attemptId), error: error.message});
-    this.record(rows, result?.acknowledgedBy, error?.permanent ?? false);
+    this.record(rows, error?.permanent ?? false);
   }
 
-  private record(rows: Array<{attempt: QueuedAttempt; outcome: AttemptRecord["outcome"]; error: string | null}>, acknowledgedBy?: string, permanent = false): void {
-    const work = (async () => {
-      const channel = await this.journal.write(() => {
+  private record(rows: Array<{attempt: QueuedAttempt; outcome: AttemptRecord["outcome"]; error: string | null}>, permanent = false): void {
+    const work = this.journal
+      .write(() => {
         const nowMs = this.clock.now();
-        let channelOfAck: Channel | null = null;
         for (const {attempt, outcome, error} of rows) {
           if (!this.attempts.finish(attempt.attemptId, outcome, error, isoTimestamp(nowMs))) continue;
           const record = this.notificationRecords.get(attempt.alert.notification_id);
           const stored = this.attempts.forNotification(attempt.alert.notification_id).find((row) => row.id === attempt.attemptId);
           if (!record || !stored) continue;
-          channelOfAck = stored.channel;
           if (permanent) this.contactFailures.mark(attempt.recipient.uuid, stored.channel, attempt.contact, error ?? "failed", isoTimestamp(nowMs));
           const {notification_id: _id, ...shown} = stored;
           const type = ["sent", "delivered", "answered"].includes(outcome) ? "notification.sent" : outcome === "skipped" ? null : "contact.failed";
           if (type) this.events.emit(type, this.notifications.view(record), nowMs, shown);
         }
-        return channelOfAck;
-      });
-      if (acknowledgedBy && channel) {
-        await this.notifications.acknowledgeMany(rows.map((row) => row.attempt.alert.notification_id), acknowledgedBy, channel, {type: "system", id: null});
-      }
-    })().catch((failure) => this.logger.error("could not record an attempt's outcome", {error: failure as Error}));
+      })
+      .catch((failure) => this.logger.error("could not record an attempt's outcome", {error: failure as Error}));
     this.inFlight.add(work);
     void work.finally(() => this.inFlight.delete(work));
   }

@@ -183,15 +183,20 @@ describe("escalation runner", () => {
 
   it("acknowledges every alert a grouped delivery carried when the person acknowledges it", async () => {
     const r = await makeRig();
-    r.voice.script({kind: "result", result: {outcome: "answered", detail: "key 1 pressed", acknowledgedBy: "+4915112345678"}});
+    r.voice.script({kind: "acknowledge", by: "+4915112345678", result: {outcome: "answered", detail: "key 1 pressed"}});
     const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
     const ids = [await r.send(maria, "one"), await r.send(maria, "two"), await r.send(maria, "three", "critical")];
     await r.tick();
     expect(r.voice.deliveries).toHaveLength(1);
     expect(r.voice.deliveries[0].alerts.map((a) => a.message)).toEqual(["one", "two", "three"]);
+    await r.runner().idle();
     for (const id of ids) {
-      expect(await r.notification(id)).toMatchObject({status: "acknowledged", acknowledged_via: "voice_call", acknowledged_by: "+4915112345678"});
+      const notification = await r.notification(id);
+      expect(notification).toMatchObject({status: "acknowledged", acknowledged_via: "voice_call", acknowledged_by: "+4915112345678"});
+      // The acknowledgement closed the alerts without cutting off the call that took it.
+      expect(notification.attempts[0]).toMatchObject({channel: "voice_call", outcome: "answered"});
     }
+    expect(r.voice.aborted).toHaveLength(0);
   });
 
   it("turns a storm of 10,000 alerts to one person into one call per escalation step", async () => {
@@ -240,7 +245,9 @@ describe("escalation runner", () => {
     r.voice.held[0].release({outcome: "answered", detail: "late"});
     await r.tick();
     const n = await r.notification(id);
-    expect(n.attempts).toEqual([expect.objectContaining({channel: "voice_call", outcome: "failed", error: "interrupted: the gateway stopped during this attempt"})]);
+    // A clean stop cuts the call off and records it; only a crash leaves it to the next start.
+    expect(n.attempts).toEqual([expect.objectContaining({channel: "voice_call", outcome: "failed", error: "aborted: the gateway is stopping"})]);
+    expect(r.voice.aborted).toHaveLength(1);
     expect(r.voice.deliveries).toHaveLength(1);
   });
 });

@@ -51,8 +51,11 @@ export function logDrivers(logger: Logger): ChannelDriver[] {
 export interface TestGatewayOptions {
   clock?: Clock;
   dataDir?: string;
-  /** The channel drivers for each start; development log drivers on every channel by default. */
-  drivers?: (logger: Logger) => ChannelDriver[];
+  /**
+   * The channel drivers for each start; development log drivers on every channel by default.
+   * "production" builds the real drivers from the settings, as the installed gateway does.
+   */
+  drivers?: ((logger: Logger) => ChannelDriver[]) | "production";
   runner?: RunnerOptions;
 }
 
@@ -61,7 +64,7 @@ export async function startTestGateway(overrides: SettingsOverrides = {}, option
   const settings: Settings = settingsWith({host: "127.0.0.1", port: 0, data_dir: dataDir, ...overrides});
   const logLines: string[] = [];
   const logger = createLogger("debug", (line) => logLines.push(line));
-  const gatewayOptions = () => ({logger, clock, runner, drivers: drivers(logger)});
+  const gatewayOptions = () => ({logger, clock, runner, drivers: drivers === "production" ? undefined : drivers(logger)});
   let gateway = await startGateway(settings, gatewayOptions());
   const adminKey = readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim();
 

@@ -4,6 +4,7 @@ import {ChannelError, type ChannelDriver, type Delivery, type DeliveryResult} fr
 /** What the scripted driver does with a delivery. */
 export type Script =
   | {kind: "result"; result: DeliveryResult}
+  | {kind: "acknowledge"; by: string; result: DeliveryResult}
   | {kind: "fail"; message: string; permanent: boolean}
   | {kind: "hold"}
   | {kind: "hang"};
@@ -46,6 +47,7 @@ export class RecordingDriver implements ChannelDriver {
         reject(new ChannelError(`aborted: ${signal.reason?.message ?? "no reason"}`, false));
       });
       if (script.kind === "result") resolve(script.result);
+      if (script.kind === "acknowledge") delivery.acknowledge(script.by).then(() => resolve(script.result), reject);
       if (script.kind === "fail") reject(new ChannelError(script.message, script.permanent));
       if (script.kind === "hold") this.held.push({delivery, release: resolve});
     });
