@@ -33,6 +33,8 @@ export interface DeliveryResult {
   outcome: "sent" | "delivered" | "answered" | "no_answer" | "busy" | "failed";
   /** The channel's own words for what happened (the modem's reason, the SMTP reply). */
   detail: string | null;
+  /** The person declined and asked for the next one in the chain (key 9): the next step fires now. */
+  passedOn?: boolean;
 }
 
 /**

@@ -255,10 +255,10 @@ export class EscalationRunner implements NotificationListener {
       error: result ? result.detail : (error?.message ?? "failed")
     }));
     if (error?.permanent) this.logger.warn("permanent channel failure: the contact is marked unavailable", {attempts: outcome.attempts.map((attempt) => attempt.attemptId), error: error.message});
-    this.record(rows, error?.permanent ?? false);
+    this.record(rows, {permanent: error?.permanent ?? false, passedOn: result?.passedOn ?? false});
   }
 
-  private record(rows: Array<{attempt: QueuedAttempt; outcome: AttemptRecord["outcome"]; error: string | null}>, permanent = false): void {
+  private record(rows: Array<{attempt: QueuedAttempt; outcome: AttemptRecord["outcome"]; error: string | null}>, {permanent = false, passedOn = false} = {}): void {
     const work = this.journal
       .write(() => {
         const nowMs = this.clock.now();
@@ -268,10 +268,14 @@ export class EscalationRunner implements NotificationListener {
           const stored = this.attempts.forNotification(attempt.alert.notification_id).find((row) => row.id === attempt.attemptId);
           if (!record || !stored) continue;
           if (permanent) this.contactFailures.mark(attempt.recipient.uuid, stored.channel, attempt.contact, error ?? "failed", isoTimestamp(nowMs));
+          if (passedOn) this.escalations.hurry(stored.notification_id, stored.step, isoTimestamp(nowMs));
           const {notification_id: _id, ...shown} = stored;
           const type = ["sent", "delivered", "answered"].includes(outcome) ? "notification.sent" : outcome === "skipped" ? null : "contact.failed";
           if (type) this.events.emit(type, this.notifications.view(record), nowMs, shown);
         }
+      })
+      .then(() => {
+        if (passedOn && this.started) void this.tick();
       })
       .catch((failure) => this.logger.error("could not record an attempt's outcome", {error: failure as Error}));
     this.inFlight.add(work);

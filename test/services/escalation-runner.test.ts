@@ -199,6 +199,19 @@ describe("escalation runner", () => {
     expect(r.voice.aborted).toHaveLength(0);
   });
 
+  it("fires the next step at once when the person passes the alert on (key 9)", async () => {
+    const r = await makeRig();
+    r.voice.script({kind: "result", result: {outcome: "answered", detail: "key 9: passed on", passedOn: true}});
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan", channel_order: ["voice_call", "email"]});
+    const id = await r.send(maria);
+    await r.tick();
+    expect(r.email.deliveries).toHaveLength(0);
+    // No clock advance: the email step is due because the call passed the alert on, not because a timeout expired.
+    await r.tick();
+    expect(r.email.deliveries).toHaveLength(1);
+    expect((await r.notification(id)).attempts.map((a: {channel: string; outcome: string}) => [a.channel, a.outcome])).toEqual([["voice_call", "answered"], ["email", "sent"]]);
+  });
+
   it("turns a storm of 10,000 alerts to one person into one call per escalation step", async () => {
     const r = await makeRig();
     const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
