@@ -11,7 +11,7 @@ const SQL = {
   stop: `UPDATE escalations SET state = 'stopped', next_step_at = NULL, generation = generation + 1 WHERE notification_id = ? AND state = 'running'`,
   due: `SELECT notification_id FROM escalations WHERE state = 'running' AND next_step_at <= ? ORDER BY next_step_at LIMIT ?`,
   earliest: `SELECT MIN(next_step_at) AS at FROM escalations WHERE state = 'running'`,
-  hurry: `UPDATE escalations SET next_step_at = @now WHERE notification_id = @notification_id AND state = 'running' AND step = @step AND next_step_at > @now`,
+  hurry: `UPDATE escalations SET next_step_at = @now WHERE notification_id = @notification_id AND state = 'running' AND step = @step + 1 AND next_step_at > @now`,
   save: `UPDATE escalations SET step = @step, next_step_at = @next_step_at, generation = @generation, state = @state WHERE notification_id = @notification_id`
 };
 
@@ -50,7 +50,7 @@ export class EscalationsRepository {
     this.statements.save.run(record);
   }
 
-  /** Brings the next step forward to now, if the chain is still on `step` (a stale request does nothing). */
+  /** Brings the step after `step` forward to now, if the chain still waits for it (a stale request does nothing). */
   hurry(notificationId: string, step: number, nowIso: string): boolean {
     return this.statements.hurry.run({notification_id: notificationId, step, now: nowIso}).changes > 0;
   }
