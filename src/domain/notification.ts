@@ -47,6 +47,8 @@ export interface EscalationRecord {
   next_step_at: string | null;
   generation: number;
   state: "running" | "stopped" | "exhausted";
+  /** The chain this one waits behind during an alert storm, or null. */
+  grouped_with: string | null;
 }
 
 export type TransitionResult =

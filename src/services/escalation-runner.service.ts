@@ -1,7 +1,7 @@
 import {advance, type EscalationEffect, type EscalationState} from "../domain/escalation/index.js";
-import {isOpen, type AttemptRecord, type NotificationRecord} from "../domain/notification.js";
+import {isOpen, type AttemptRecord, type EscalationRecord, type NotificationRecord} from "../domain/notification.js";
 import {maskContact} from "../domain/recipient.js";
-import type {Channel} from "../domain/vocabulary.js";
+import {PRIORITIES, type Channel, type Priority} from "../domain/vocabulary.js";
 import {newId} from "../lib/ids.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
@@ -37,6 +37,12 @@ export interface RunnerOptions {
  */
 export class EscalationRunner implements NotificationListener {
   private readonly queues = new Map<Channel, ChannelQueue>();
+  private readonly firedThisPass = new Set<string>();
+  /**
+   * Per target, the chain whose page a storm's newcomers join. In memory: after a restart the
+   * next chain to page becomes it (at most one extra call); chains already grouped are stored.
+   */
+  private readonly pagingChains = new Map<string, string>();
   private readonly wakeTimer: WakeTimer;
   private ticking: Promise<void> | null = null;
   private again = false;
@@ -120,6 +126,9 @@ export class EscalationRunner implements NotificationListener {
 
   closed(notificationId: string): void {
     for (const queue of this.queues.values()) queue.abort(notificationId);
+    for (const [target, id] of this.pagingChains) if (id === notificationId) this.pagingChains.delete(target);
+    // Chains that waited behind the closed one are due now.
+    if (this.started) void this.tick();
   }
 
   /** One pass: fires every escalation due now, a batch per transaction, then re-arms the timer. */
@@ -148,12 +157,14 @@ export class EscalationRunner implements NotificationListener {
   // once for one person on one channel (an alert storm) leaves as a single delivery.
   private async fireDue(): Promise<void> {
     const dispatch: Array<{channel: Channel; queued: QueuedAttempt}> = [];
+    this.firedThisPass.clear();
     for (;;) {
       const nowMs = this.clock.now();
       const due = this.journal.read(() => this.escalations.due(isoTimestamp(nowMs), this.batch));
       if (due.length === 0) break;
       dispatch.push(...(await this.journal.write(() => due.flatMap((id) => this.fire(id, nowMs)))));
     }
+    this.firedThisPass.clear();
     for (const [channel, queue] of this.queues) queue.enqueue(...dispatch.filter((attempt) => attempt.channel === channel).map((attempt) => attempt.queued));
   }
 
@@ -164,12 +175,44 @@ export class EscalationRunner implements NotificationListener {
     this.wakeTimer.aim(earliest === null ? null : Date.parse(earliest));
   }
 
+  /**
+   * Alert storms: a new chain whose target is already being paged by another open chain does not
+   * page on its own; it joins that chain at its next step (same step, same channel, one delivery),
+   * and from then on their steps stay aligned: one call per step for the whole storm, as an
+   * incident groups its alerts. A chain more urgent than the one being paged never waits; if the
+   * other chain closes first, the waiting one starts its own chain from the first step, at once.
+   */
+  private waitsBehindAnotherChain(record: NotificationRecord, row: EscalationRecord, nowMs: number): boolean {
+    if (row.grouped_with !== null) {
+      this.escalations.ungroup(record.id);
+      return false;
+    }
+    if (row.step !== 0) return false;
+    const anchor = this.pagingChain(record.target_uuid, nowMs);
+    // Chains fired in this same pass leave together anyway, in one delivery.
+    if (!anchor || anchor.row.notification_id === record.id || this.firedThisPass.has(anchor.row.notification_id)) return false;
+    if (PRIORITIES.indexOf(record.priority) < PRIORITIES.indexOf(anchor.priority)) return false;
+    this.escalations.group(record.id, anchor.row);
+    return true;
+  }
+
+  /** The chain currently paging this target, if it is still running and its next step is ahead. */
+  private pagingChain(targetUuid: string, nowMs: number): {row: EscalationRecord & {next_step_at: string}; priority: Priority} | null {
+    const id = this.pagingChains.get(targetUuid);
+    const row = id ? this.escalations.forNotification(id) : null;
+    const record = id ? this.notificationRecords.get(id) : null;
+    if (!row || !record || row.state !== "running" || row.grouped_with !== null || row.next_step_at === null || Date.parse(row.next_step_at) <= nowMs) return null;
+    return {row: row as EscalationRecord & {next_step_at: string}, priority: record.priority};
+  }
+
   /** Inside the transaction: runs the planner for one notification and applies its effects. */
   private fire(notificationId: string, nowMs: number): Array<{channel: Channel; queued: QueuedAttempt}> {
     const record = this.notificationRecords.get(notificationId);
     const row = this.escalations.forNotification(notificationId);
     const policy = this.escalations.policyOf(notificationId);
     if (!record || !row || !policy) return [];
+    if (this.waitsBehindAnotherChain(record, row, nowMs)) return [];
+    this.firedThisPass.add(notificationId);
     const state: EscalationState = {
       step: row.step,
       steps_total: row.steps_total,
@@ -184,6 +227,8 @@ export class EscalationRunner implements NotificationListener {
         this.channelStatus.gatewayChannel(channel).reason ?? this.contactFailures.reasonFor(recipientUuid, channel, contactOf(channel, recipientUuid))
     });
     this.escalations.save({notification_id: notificationId, step: next.step, generation: next.generation, state: next.status, next_step_at: next.next_step_at === null ? null : isoTimestamp(next.next_step_at)});
+    // The first chain that pages a target is the one a storm's newcomers join.
+    if (effects.some((effect) => effect.type === "attempt") && !this.pagingChain(record.target_uuid, nowMs)) this.pagingChains.set(record.target_uuid, notificationId);
     const now = isoTimestamp(nowMs);
     let current: NotificationRecord = record;
     const touched = effects.some((effect) => effect.type === "attempt" || effect.type === "skip");
@@ -267,6 +312,8 @@ export class EscalationRunner implements NotificationListener {
           const record = this.notificationRecords.get(attempt.alert.notification_id);
           const stored = this.attempts.forNotification(attempt.alert.notification_id).find((row) => row.id === attempt.attemptId);
           if (!record || !stored) continue;
+          // A page that did not reach the person is no page for a storm's newcomers to join.
+          if (outcome === "failed" && this.pagingChains.get(record.target_uuid) === record.id) this.pagingChains.delete(record.target_uuid);
           if (permanent) this.contactFailures.mark(attempt.recipient.uuid, stored.channel, attempt.contact, error ?? "failed", isoTimestamp(nowMs));
           if (passedOn) this.escalations.hurry(stored.notification_id, stored.step, isoTimestamp(nowMs));
           const {notification_id: _id, ...shown} = stored;

@@ -129,7 +129,7 @@ export class NotificationsService {
         resolved_at: null,
         api_key_id: actor.type === "api_key" ? actor.id : null
       };
-      const escalation: EscalationRecord = {id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now, generation: 0, state: "running"};
+      const escalation: EscalationRecord = {id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now, generation: 0, state: "running", grouped_with: null};
       this.notifications.insert(record);
       this.escalations.insert(escalation, policy);
       this.audit.append(actor, "notification.accepted", {type: "notification", id: record.id}, {target: record.target_uuid, priority: record.priority, dedup_key: record.dedup_key}, record.source);
@@ -201,7 +201,7 @@ export class NotificationsService {
       if (result.kind === "conflict") throw new AppError("conflict", result.reason);
       if (result.kind === "unchanged") return this.view(result.record);
       this.notifications.saveState(result.record);
-      this.escalations.stop(id);
+      this.escalations.stop(id, now);
       this.audit.append(actor, action, {type: "notification", id}, {...detail, from: record.status}, record.source);
       const changed = this.view(result.record);
       this.events.emit(event, changed, nowMs);

@@ -119,14 +119,16 @@ describe("rejected sends", () => {
 
 describe("reading, listing, acknowledging and resolving", () => {
   it("reads a notification by id with its attempts, and answers 404 for an unknown one", async () => {
-    const sent = await send({recipient_uuid: alice, message: "read me", priority: "low"});
+    // A person of its own: alerts to a person already being paged wait for that page's next step.
+    const bob = await createRecipient(gw, {name: "Bob"});
+    const sent = await send({recipient_uuid: bob, message: "read me", priority: "low"});
     await gw.gateway.services.runner.idle();
     const read = await gw.call("GET", `/api/v1/notifications/${sent.body.notification_uuid}`);
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({id: sent.body.notification_uuid, message: "read me", status: "notifying", acknowledged_at: null});
     expect(read.body.escalation.step).toBe(1);
     expect(read.body.attempts).toEqual([
-      {channel: "voice_call", recipient_uuid: alice, target: "+49********678", step: 0, started_at: expect.any(String), finished_at: expect.any(String), outcome: "sent", error: "logged only (development driver, nothing was delivered)"}
+      {channel: "voice_call", recipient_uuid: bob, target: "+49********678", step: 0, started_at: expect.any(String), finished_at: expect.any(String), outcome: "sent", error: "logged only (development driver, nothing was delivered)"}
     ]);
     const missing = await gw.call("GET", "/api/v1/notifications/notif_00000000000000000000000000");
     expect(missing.status).toBe(404);
@@ -154,7 +156,8 @@ describe("reading, listing, acknowledging and resolving", () => {
   });
 
   it("acknowledges once, keeps the first acknowledgement, stops the escalation and emits an event", async () => {
-    const sent = await send({recipient_uuid: alice, message: "ack me", priority: "critical"});
+    const carol = await createRecipient(gw, {name: "Carol"});
+    const sent = await send({recipient_uuid: carol, message: "ack me", priority: "critical"});
     const id = sent.body.notification_uuid;
     await gw.gateway.services.runner.idle();
     const events = (await journalCounts(gw)).events;

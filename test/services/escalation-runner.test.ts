@@ -230,6 +230,53 @@ describe("escalation runner", () => {
     expect(r.email.deliveries[0].alerts).toHaveLength(10_000);
   }, 120_000);
 
+  it("holds alerts arriving while their person is being paged until that chain's next step, then pages once for all", async () => {
+    const r = await makeRig();
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan", escalation: {ack_timeout_seconds: 60, repeat: 1}});
+    const first = await r.send(maria, "press 7 oil temperature high");
+    await r.tick();
+    r.clock.set(T0 + 10_000);
+    const later = [await r.send(maria, "press 7 hydraulic pressure low"), await r.send(maria, "press 7 guard door open")];
+    await r.tick();
+    // Maria's phone already rang for this storm: the two newcomers wait for its next step.
+    expect(r.voice.deliveries).toHaveLength(1);
+    for (const id of later) expect((await r.notification(id)).attempts).toEqual([]);
+
+    r.clock.set(T0 + 60_000);
+    await r.tick();
+    expect(r.email.deliveries.map((d) => d.alerts.map((a) => a.notification_id).sort())).toEqual([[first, ...later].sort()]);
+    expect(r.voice.deliveries).toHaveLength(1);
+    // From here on the chains are aligned: each later step is again one delivery for all three.
+    r.clock.set(T0 + 120_000);
+    await r.tick();
+    expect(r.voice.deliveries.slice(1).map((d) => d.alerts.length)).toEqual([3]);
+  });
+
+  it("releases held alerts at once when the chain they waited for is acknowledged", async () => {
+    const r = await makeRig();
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+    const first = await r.send(maria);
+    await r.tick();
+    r.clock.set(T0 + 5_000);
+    const held = await r.send(maria, "press 7 guard door open");
+    await r.tick();
+    expect(r.voice.deliveries).toHaveLength(1);
+    expect((await r.gw.call("POST", `/api/v1/notifications/${first}/ack`, {body: {by: "maria"}})).status).toBe(200);
+    await r.tick();
+    expect(r.voice.deliveries.map((d) => d.alerts.map((a) => a.notification_id))).toEqual([[first], [held]]);
+  });
+
+  it("never holds an alert more urgent than the one being paged", async () => {
+    const r = await makeRig();
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan", channel_order: ["email"]});
+    await r.send(maria, "filter needs changing", "low");
+    await r.tick();
+    const urgent = await r.send(maria, "press 7 fire alarm", "critical");
+    await r.tick();
+    expect(r.email.deliveries.map((d) => d.alerts.map((a) => a.notification_id))).toHaveLength(2);
+    expect(r.email.deliveries[1].alerts.map((a) => a.notification_id)).toEqual([urgent]);
+  });
+
   it("fires a due step exactly once after a restart in the middle of a chain", async () => {
     const r = await makeRig();
     const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});

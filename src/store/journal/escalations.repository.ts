@@ -4,9 +4,12 @@ import type {EscalationRecord} from "../../domain/notification.js";
 import type {PolicySnapshot} from "../../domain/policy.js";
 
 const SQL = {
-  insert: `INSERT INTO escalations (id, notification_id, policy, step, steps_total, next_step_at, generation, state)
-    VALUES (@id, @notification_id, @policy, @step, @steps_total, @next_step_at, @generation, @state)`,
-  byNotification: `SELECT id, notification_id, step, steps_total, next_step_at, generation, state FROM escalations WHERE notification_id = ?`,
+  insert: `INSERT INTO escalations (id, notification_id, policy, step, steps_total, next_step_at, generation, state, grouped_with)
+    VALUES (@id, @notification_id, @policy, @step, @steps_total, @next_step_at, @generation, @state, @grouped_with)`,
+  byNotification: `SELECT id, notification_id, step, steps_total, next_step_at, generation, state, grouped_with FROM escalations WHERE notification_id = ?`,
+  group: `UPDATE escalations SET grouped_with = @anchor, next_step_at = @at, step = @step WHERE notification_id = @notification_id`,
+  ungroup: `UPDATE escalations SET grouped_with = NULL WHERE notification_id = ?`,
+  release: `UPDATE escalations SET grouped_with = NULL, next_step_at = @now, step = 0 WHERE grouped_with = @anchor AND state = 'running'`,
   policy: `SELECT policy FROM escalations WHERE notification_id = ?`,
   stop: `UPDATE escalations SET state = 'stopped', next_step_at = NULL, generation = generation + 1 WHERE notification_id = ? AND state = 'running'`,
   due: `SELECT notification_id FROM escalations WHERE state = 'running' AND next_step_at <= ? ORDER BY next_step_at LIMIT ?`,
@@ -55,8 +58,25 @@ export class EscalationsRepository {
     return this.statements.hurry.run({notification_id: notificationId, step, now: nowIso}).changes > 0;
   }
 
-  /** Stops a running chain; bumping the generation makes any wake-up already scheduled stale. */
-  stop(notificationId: string): void {
+  /**
+   * Stops a running chain; bumping the generation makes any wake-up already scheduled stale.
+   * Chains grouped behind it no longer have its next step to wait for: they start their own
+   * chain from its first step, now.
+   */
+  stop(notificationId: string, nowIso: string): void {
     this.statements.stop.run(notificationId);
+    this.statements.release.run({anchor: notificationId, now: nowIso});
+  }
+
+  /**
+   * Makes a chain wait behind `anchor` and join it at its next step: it takes that step's index,
+   * so both page on the same channel at the same moment, in one delivery.
+   */
+  group(notificationId: string, anchor: EscalationRecord & {next_step_at: string}): void {
+    this.statements.group.run({notification_id: notificationId, anchor: anchor.notification_id, at: anchor.next_step_at, step: anchor.step});
+  }
+
+  ungroup(notificationId: string): void {
+    this.statements.ungroup.run(notificationId);
   }
 }

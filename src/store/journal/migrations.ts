@@ -139,6 +139,12 @@ export const MIGRATIONS: readonly string[] = [
     at TEXT NOT NULL,
     PRIMARY KEY (recipient_uuid, channel)
   ) STRICT;
+  `,
+  // 4: a chain folded into another chain to the same target during an alert storm waits for
+  // that chain's next step (one call naming them all) and is released when it closes.
+  `
+  ALTER TABLE escalations ADD COLUMN grouped_with TEXT;
+  CREATE INDEX escalations_grouped ON escalations(grouped_with) WHERE grouped_with IS NOT NULL;
   `
 ];
 

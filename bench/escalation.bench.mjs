@@ -1,0 +1,224 @@
+// `npm run bench:escalation`: how quickly and how faithfully the escalation runner works, on the
+// built gateway (dist/). Not a test: it prints figures and PASS/MISS verdicts against the targets
+// of the escalation issue and exits 0 unless something crashes. Everything runs on 127.0.0.1.
+//
+// 1. Latency: alerts sent at a steady rate; for each, the time from sending the POST to the
+//    moment its first attempt starts in the driver (so ingest is included: an upper bound).
+// 2. Restart: 10,000 running escalations, the gateway stopped, every chain's next step set due
+//    a few seconds after the restart; time from spawning the new process to /healthz answering,
+//    then the lateness of each due step (attempt started_at minus its due time).
+// 3. Storm: 10,000 alerts to one person within a minute on a one-line voice channel whose calls
+//    take a few seconds; how many calls each escalation step cost.
+//
+// Env: BENCH_RATE (alerts/s, default 100), BENCH_SECONDS (default 10), BENCH_RUNNING (default
+// 10000), BENCH_STORM_ALERTS (default 10000), BENCH_STORM_SECONDS (default 60),
+// BENCH_CALL_MS (default 3000), BENCH_ONLY (latency|restart|storm).
+
+import {spawn} from "node:child_process";
+import {mkdtempSync, readFileSync, rmSync} from "node:fs";
+import {cpus, tmpdir} from "node:os";
+import {dirname, join} from "node:path";
+import {fileURLToPath} from "node:url";
+import {performance} from "node:perf_hooks";
+import {setTimeout as sleep} from "node:timers/promises";
+import Database from "better-sqlite3";
+import {startGateway} from "../dist/gateway.js";
+import {createLogger} from "../dist/lib/logger.js";
+import {CHANNELS} from "../dist/domain/vocabulary.js";
+import {InstantDriver, benchSettings} from "./escalation-gateway.mjs";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const env = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
+const RATE = env("BENCH_RATE", 100);
+const SECONDS = env("BENCH_SECONDS", 10);
+const RUNNING = env("BENCH_RUNNING", 10_000);
+const STORM_ALERTS = env("BENCH_STORM_ALERTS", 10_000);
+const STORM_SECONDS = env("BENCH_STORM_SECONDS", 60);
+const CALL_MS = env("BENCH_CALL_MS", 3000);
+const ONLY = process.env.BENCH_ONLY ?? "";
+const TARGETS = {p50Ms: 20, p99Ms: 100, servingMs: 2000, latenessMs: 1000};
+
+const tempDirs = [];
+const freshDir = (label) => {
+  const dir = mkdtempSync(join(tmpdir(), `klaxon-bench-${label}-`));
+  tempDirs.push(dir);
+  return dir;
+};
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const verdict = (ok) => (ok ? "PASS" : "MISS");
+const ms = (value) => `${value.toFixed(1)} ms`;
+
+/** A small client for one gateway, with its initial admin key. */
+function client(url, dataDir) {
+  const key = readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim();
+  return async (method, path, body) => {
+    const response = await fetch(url + path, {method, headers: {"X-API-Key": key, "Content-Type": "application/json"}, body: body === undefined ? undefined : JSON.stringify(body)});
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+}
+
+async function recipients(call, count, fields) {
+  const uuids = [];
+  for (let i = 0; i < count; i++) uuids.push((await call("POST", "/api/v1/recipients", {name: `Bench ${i}`, ...fields(i)})).uuid);
+  return uuids;
+}
+
+/** Sends `total` alerts at `rate` per second, `concurrency` at most in flight; calls `sent(id, startedAt)` for each. */
+async function paced(total, rate, send) {
+  const started = performance.now();
+  const inFlight = new Set();
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    const job = send(i).finally(() => inFlight.delete(job));
+    inFlight.add(job);
+    if (inFlight.size >= 256) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+}
+
+async function latency() {
+  const dataDir = freshDir("latency");
+  const firstAttempt = new Map();
+  const drivers = CHANNELS.map((channel) => new InstantDriver(channel, (delivery) => {
+    const now = performance.now();
+    for (const alert of delivery.alerts) if (!firstAttempt.has(alert.notification_id)) firstAttempt.set(alert.notification_id, now);
+  }));
+  const gateway = await startGateway(benchSettings(dataDir), {logger: createLogger("warn"), drivers});
+  const call = client(gateway.url, dataDir);
+  const people = await recipients(call, 50, (i) => ({email: `bench${i}@factory.lan`, channel_order: ["email"], escalation: {ack_timeout_seconds: 3600, repeat: 0}}));
+  const sentAt = new Map();
+  await paced(RATE * SECONDS, RATE, async (i) => {
+    const at = performance.now();
+    const answer = await call("POST", "/api/v1/notifications/send", {recipient_uuid: people[i % people.length], message: `Bench alert ${i}: oil temperature high on press 7`, priority: "high", source: "bench"});
+    sentAt.set(answer.notification_uuid, at);
+  });
+  await gateway.services.runner.idle();
+  const delays = [...sentAt].map(([id, at]) => firstAttempt.get(id) - at).filter(Number.isFinite).sort((a, b) => a - b);
+  await gateway.stop();
+  const p50 = percentile(delays, 50);
+  const p99 = percentile(delays, 99);
+  console.log(`\n# 1. Accepted POST to first attempt started, ${RATE} alerts/s for ${SECONDS} s (${delays.length} of ${sentAt.size} alerts attempted)`);
+  console.log(`p50 ${ms(p50)} (target <= ${TARGETS.p50Ms} ms) ${verdict(p50 <= TARGETS.p50Ms)}`);
+  console.log(`p99 ${ms(p99)} (target <= ${TARGETS.p99Ms} ms) ${verdict(p99 <= TARGETS.p99Ms)}`);
+  console.log(`max ${ms(delays.at(-1))}`);
+}
+
+function spawnGateway(dataDir, port) {
+  const child = spawn(process.execPath, [join(ROOT, "bench", "escalation-gateway.mjs"), dataDir, String(port)], {stdio: ["ignore", "pipe", "inherit"]});
+  const serving = new Promise((resolve, reject) => {
+    child.stdout.on("data", (chunk) => {
+      const match = /serving (\S+)/.exec(String(chunk));
+      if (match) resolve(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`gateway exited with ${code} before serving`)));
+  });
+  return {child, serving};
+}
+
+async function stopChild(child) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+async function restart() {
+  const dataDir = freshDir("restart");
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  let {child, serving} = spawnGateway(dataDir, port);
+  const url = await serving;
+  const call = client(url, dataDir);
+  const people = await recipients(call, 100, (i) => ({email: `bench${i}@factory.lan`, channel_order: ["email"], escalation: {ack_timeout_seconds: 3600, repeat: 1}}));
+  await paced(RUNNING, 2000, (i) => call("POST", "/api/v1/notifications/send", {recipient_uuid: people[i % people.length], message: `Running escalation ${i}`, priority: "high"}));
+  await sleep(1000);
+  await stopChild(child);
+
+  // The downtime "lasted an hour": every chain's next step falls due shortly after the restart.
+  const journalPath = join(dataDir, "journal.sqlite");
+  const spawnedAt = Date.now();
+  const dueAt = new Date(spawnedAt + 4000).toISOString();
+  const db = new Database(journalPath);
+  const running = db.prepare("UPDATE escalations SET next_step_at = ? WHERE state = 'running'").run(dueAt).changes;
+  db.close();
+
+  const t0 = performance.now();
+  ({child, serving} = spawnGateway(dataDir, port));
+  await serving;
+  for (;;) {
+    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (ok) break;
+    await sleep(5);
+  }
+  const servingMs = performance.now() - t0;
+
+  const reader = new Database(journalPath, {readonly: true});
+  const count = reader.prepare("SELECT COUNT(*) AS n FROM attempts WHERE step = 1");
+  const deadline = Date.now() + 60_000;
+  while (count.get().n < running && Date.now() < deadline) await sleep(100);
+  const lateness = reader.prepare("SELECT started_at FROM attempts WHERE step = 1").all().map((row) => Date.parse(row.started_at) - Date.parse(dueAt)).sort((a, b) => a - b);
+  reader.close();
+  await stopChild(child);
+
+  console.log(`\n# 2. Restart with ${running} running escalations`);
+  console.log(`time to serving (spawn to /healthz 200) ${ms(servingMs)} (target <= ${TARGETS.servingMs} ms) ${verdict(servingMs <= TARGETS.servingMs)}`);
+  console.log(`due steps fired: ${lateness.length} of ${running}, all due at the same instant`);
+  const p99 = percentile(lateness, 99);
+  console.log(`lateness p50 ${ms(percentile(lateness, 50))}, p99 ${ms(p99)}, max ${ms(lateness.at(-1) ?? NaN)} (target <= ${TARGETS.latenessMs} ms) ${verdict(lateness.length === running && lateness.at(-1) <= TARGETS.latenessMs)}`);
+}
+
+/** A one-line voice channel whose calls take CALL_MS and are never acknowledged. */
+class SlowCallDriver extends InstantDriver {
+  concurrency = 1;
+  calls = [];
+  async deliver(delivery) {
+    this.calls.push({at: performance.now(), alerts: delivery.alerts.length});
+    await sleep(CALL_MS);
+    return {outcome: "no_answer", detail: "benchmark: nobody answered"};
+  }
+}
+
+async function storm() {
+  const dataDir = freshDir("storm");
+  const voice = new SlowCallDriver("voice_call");
+  const gateway = await startGateway(benchSettings(dataDir), {logger: createLogger("warn"), drivers: [voice]});
+  const call = client(gateway.url, dataDir);
+  const ackTimeout = 30;
+  const [maria] = await recipients(call, 1, () => ({phone: "+4915112345678", channel_order: ["voice_call"], escalation: {ack_timeout_seconds: ackTimeout, repeat: 1}}));
+  await paced(STORM_ALERTS, STORM_ALERTS / STORM_SECONDS, (i) => call("POST", "/api/v1/notifications/send", {recipient_uuid: maria, message: `Storm alert ${i}`, priority: "critical"}));
+  const exhausted = gateway.journal.db.prepare("SELECT COUNT(*) AS n FROM escalations WHERE state = 'exhausted'");
+  const deadline = Date.now() + (STORM_SECONDS + 4 * ackTimeout) * 1000;
+  while (exhausted.get().n < STORM_ALERTS && Date.now() < deadline) await sleep(500);
+  await gateway.services.runner.idle();
+  const attempts = gateway.journal.db.prepare("SELECT COUNT(*) AS n FROM attempts WHERE channel = 'voice_call'").get().n;
+  const chains = exhausted.get().n;
+  await gateway.stop();
+  // Each escalation step of the storm is one ack-timeout window, counted from the first call.
+  const first = voice.calls[0]?.at ?? 0;
+  const perWindow = new Map();
+  for (const {at} of voice.calls) {
+    const window = Math.floor((at - first) / (ackTimeout * 1000));
+    perWindow.set(window, (perWindow.get(window) ?? 0) + 1);
+  }
+  console.log(`\n# 3. Storm: ${STORM_ALERTS} alerts to one person in ${STORM_SECONDS} s, calls of ${CALL_MS} ms, ack timeout ${ackTimeout} s, 2 steps each`);
+  console.log(`${chains} of ${STORM_ALERTS} chains ran to the end; ${attempts} voice attempts recorded, carried by ${voice.calls.length} calls`);
+  console.log(`alerts per call: ${voice.calls.map((c) => c.alerts).join(", ")}`);
+  for (const [window, calls] of [...perWindow].sort((a, b) => a[0] - b[0])) console.log(`step window ${window} (${window * ackTimeout}-${(window + 1) * ackTimeout} s after the first call): ${calls} call(s) (target <= 1) ${verdict(calls <= 1)}`);
+}
+
+console.log(`bench:escalation on ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}, ${new Date().toISOString()}`);
+try {
+  if (!ONLY || ONLY === "latency") await latency();
+  if (!ONLY || ONLY === "restart") await restart();
+  if (!ONLY || ONLY === "storm") await storm();
+} finally {
+  for (const dir of tempDirs) rmSync(dir, {recursive: true, force: true});
+}
