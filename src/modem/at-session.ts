@@ -17,6 +17,12 @@ export interface AtCommandOptions {
   timeoutMs?: number;
   /** Prefixes of the intermediate lines this command answers with, e.g. `["+CSQ:"]`. */
   prefixes?: string[];
+  /**
+   * Lines after each prefixed line that belong to it whatever they look like: the message text
+   * after `+CMGR:`/`+CMGL:`, which a sender could shape like a URC. A final result, or another
+   * prefixed line (the body was empty, and empty lines are dropped), ends the body early.
+   */
+  bodyLines?: number;
   /** ATD with COLP=1: BUSY / NO CARRIER / NO ANSWER / NO DIALTONE end this command. */
   callResultsAreFinal?: boolean;
   /** Two-phase command (AT+CMGS): written raw after the `> ` prompt, followed by Ctrl-Z. */
@@ -64,6 +70,8 @@ interface Pending {
   name: string;
   options: AtCommandOptions;
   lines: string[];
+  /** Body lines still owed to the last prefixed line (see AtCommandOptions.bodyLines). */
+  bodyOwed: number;
   resolve(response: AtResponse): void;
   reject(error: AtCommandError): void;
   timer?: NodeJS.Timeout;
@@ -105,7 +113,7 @@ export class AtSession extends EventEmitter<AtSessionEvents> {
       return Promise.reject(new AtCommandError("closed", options.label ?? command, this.closedReason));
     }
     return new Promise<AtResponse>((resolve, reject) => {
-      this.queue.push({command, name: options.label ?? command, options, lines: [], resolve, reject});
+      this.queue.push({command, name: options.label ?? command, options, lines: [], bodyOwed: 0, resolve, reject});
       this.pump();
     });
   }
@@ -168,9 +176,18 @@ export class AtSession extends EventEmitter<AtSessionEvents> {
       return;
     }
     const prefixes = pending.options.prefixes;
+    if (pending.bodyOwed > 0 && !(prefixes && hasPrefix(line, prefixes))) {
+      pending.bodyOwed -= 1;
+      pending.lines.push(line);
+      return;
+    }
     const expected = prefixes ? hasPrefix(line, prefixes) : !looksUnsolicited(line) && !hasPrefix(line, this.urcPrefixes);
-    if (expected) pending.lines.push(line);
-    else this.emit("urc", line);
+    if (expected) {
+      pending.lines.push(line);
+      pending.bodyOwed = pending.options.bodyLines ?? 0;
+    } else {
+      this.emit("urc", line);
+    }
   }
 
   private finish(outcome: AtResponse | AtCommandError): void {

@@ -26,6 +26,7 @@ export class CallTracker {
   private pendingEnd: NodeJS.Timeout | null = null;
   private settled = false;
   private endReason: string | null = null;
+  private lateAnswer = false;
   private readonly keys: string[] = [];
   private keyWaiter: ((wait: KeyWait) => void) | null = null;
   private endWaiters: (() => void)[] = [];
@@ -52,8 +53,16 @@ export class CallTracker {
     return this.seenListed;
   }
 
+  /** The far end picked up after we had given up ringing; the call was hung up regardless. */
+  get answeredLate(): boolean {
+    return this.lateAnswer;
+  }
+
   signal(signal: CallSignal): void {
-    if (this.phase === "ended") return;
+    if (this.phase === "ended") {
+      if (this.endReason === "ring_timeout" && signal.kind === "state" && signal.state === "active") this.lateAnswer = true;
+      return;
+    }
     if (signal.kind === "result") {
       this.end(resultReason(signal.code), outcomeForResult(signal.code, this.seenAlerting));
       return;

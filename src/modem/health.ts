@@ -2,7 +2,7 @@
 
 import type {Capability, ProfileName} from "./profiles.js";
 
-export type SimState = "unknown" | "ready" | "pin_required" | "sim_pin_rejected" | "puk_required" | "not_inserted" | "failure" | "busy";
+export type SimState = "unknown" | "ready" | "initialising" | "pin_required" | "sim_pin_rejected" | "puk_required" | "not_inserted" | "failure" | "busy";
 export type Registration = "unknown" | "not_registered" | "home" | "searching" | "denied" | "roaming";
 export type ModemState = "stopped" | "opening" | "ready" | "unresponsive" | "reconnecting";
 

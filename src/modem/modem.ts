@@ -10,7 +10,9 @@ import {callResultCode} from "./at-parser.js";
 import {AtCommandError, AtSession, type AtCommandOptions, type AtResponse} from "./at-session.js";
 import {CallTracker, type DialOutcome, type KeyWait} from "./call-tracker.js";
 import {bestRegistration, parseCpin, parseCsq, parseOperator, parseRegistration, simStateForCme, type ModemHealth, type ModemState, type Registration, type SimState} from "./health.js";
-import {profileByName, type Capability, type ModemProfile, type ProfileName} from "./profiles.js";
+import {LineLock} from "./line-lock.js";
+import {profileByName, splitSpeech, type Capability, type ModemProfile, type ProfileName} from "./profiles.js";
+import {parseCmgl, parseCmgr, parseCmti, SINGLE_SMS_LIMIT, smsEncodingFor, smsLength, ucs2Hex, type StoredSms} from "./sms-codec.js";
 
 /** Everything the modem needs; durations in ms, defaults from PROTOCOLS 1.7 and section 2. */
 export interface ModemOptions {
@@ -22,6 +24,8 @@ export interface ModemOptions {
   baudRate?: number;
   /** Entered at most once per open, and never again after the SIM rejected it. */
   pin?: string;
+  /** Quectel only: the port URCs go to (`usbat`, `usbmodem`, `uart1`); empty leaves the module's choice. */
+  urcPort?: string;
   /** Advisory flock on the device (serialport's default); tests on a pty may turn it off. */
   lock?: boolean;
   commandTimeoutMs?: number;
@@ -45,7 +49,7 @@ export interface ModemOptions {
 }
 
 /** Failures of the high-level operations that are not a modem answer. */
-export type ModemErrorCode = "not_ready" | "call_in_progress" | "no_active_call" | "invalid_number" | "tts_unsupported";
+export type ModemErrorCode = "not_ready" | "call_in_progress" | "no_active_call" | "invalid_number" | "tts_unsupported" | "sms_too_long";
 
 /** Raised by the high-level operations when they cannot even be attempted. */
 export class ModemError extends Error {
@@ -63,6 +67,8 @@ export interface ModemEvents {
   state: [state: ModemState];
   urc: [line: string];
   key: [key: string];
+  /** A message arrived (+CMTI) and waits in storage at this index. */
+  sms: [index: number];
 }
 
 const DEFAULTS = {
@@ -98,6 +104,9 @@ export class Modem extends EventEmitter<ModemEvents> {
   private initialised = false;
   private capabilities = new Set<Capability>();
   private call: CallTracker | null = null;
+  private readonly line = new LineLock();
+  private releaseLineLock: (() => void) | null = null;
+  private readonly releasing = new WeakMap<CallTracker, Promise<void>>();
   private callPoll: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private reconnectAttempt = 0;
@@ -185,16 +194,25 @@ export class Modem extends EventEmitter<ModemEvents> {
   }
 
   /** Dials `number` and resolves when the call is answered (from call state) or has failed. */
-  async dial(number: string, ringTimeoutMs = this.settings.ringTimeoutMs): Promise<DialOutcome> {
+  async dial(number: string, ringTimeoutMs = this.settings.ringTimeoutMs, signal?: AbortSignal): Promise<DialOutcome> {
     if (!NUMBER.test(number)) throw new ModemError("invalid_number", "number must be digits with an optional leading +");
-    const session = this.readySession();
+    this.readySession();
     if (this.call) throw new ModemError("call_in_progress");
+    // An SMS operation may hold the line: the call waits for it (seconds), then keeps the line to its end.
+    const release = await this.line.acquire(signal);
+    let session: AtSession;
+    try {
+      session = this.readySession();
+      if (this.call) throw new ModemError("call_in_progress");
+    } catch (error) {
+      release();
+      throw error;
+    }
     const call = new CallTracker(this.settings.callEndGraceMs);
     this.call = call;
-    const ringTimer = setTimeout(() => {
-      call.fail("ring_timeout", "no_answer");
-      void this.sendHangUp();
-    }, ringTimeoutMs);
+    this.releaseLineLock = release;
+    // The hang-up itself happens below, where the line is also confirmed free.
+    const ringTimer = setTimeout(() => call.fail("ring_timeout", "no_answer"), ringTimeoutMs);
     if (!this.capabilities.has("call_urcs")) this.startCallPoll(call);
     session.send(`ATD${number};`, {timeoutMs: this.settings.dialCommandTimeoutMs, callResultsAreFinal: true}).then(() => this.countOutcome(null), (error: unknown) => {
       const code = error instanceof AtCommandError && error.kind === "call_result" ? callResultCode(error.reason) : null;
@@ -207,14 +225,17 @@ export class Modem extends EventEmitter<ModemEvents> {
         call.fail(dialFailureReason(error));
       }
     });
-    const outcome = await call.outcome;
+    let outcome = await call.outcome;
     clearTimeout(ringTimer);
     if (outcome.result === "answered") {
-      void call.whenEnded().then(() => this.forgetCall(call));
+      // Ended by the far end or the network: nothing left to hang up. A local hang-up releases the line itself.
+      void call.whenEnded().then(() => {
+        if (!this.releasing.has(call)) this.forgetCall(call);
+      });
     } else {
-      this.forgetCall(call);
-      // After a dial error the modem's call state is unknown: make sure the line is free.
-      if (outcome.result === "failed" && this.session && !this.session.closed) await this.sendHangUp();
+      // Whatever ended the attempt, the modem's own call state may lag: hang up and make sure.
+      await this.releaseLine(call);
+      if (call.answeredLate) outcome = {result: "no_answer", reason: "answered_after_ring_timeout"};
     }
     this.options.logger.info("modem dial finished", {outcome: outcome.result, reason: outcome.reason});
     return outcome;
@@ -222,8 +243,13 @@ export class Modem extends EventEmitter<ModemEvents> {
 
   /** Speaks `text` to the far end and resolves when the modem reports the speech done. */
   async speak(text: string): Promise<void> {
-    const call = this.activeCall();
+    this.activeCall();
     if (!this.capabilities.has("tts")) throw new ModemError("tts_unsupported", `${this.profile.name} firmware did not accept the TTS setup`);
+    for (const piece of splitSpeech(text, this.profile.maxSpeechBytes)) await this.speakPiece(piece);
+  }
+
+  private async speakPiece(text: string): Promise<void> {
+    const call = this.activeCall();
     const command = this.profile.speakCommand(text);
     const donePrefix = this.profile.speechDonePrefix;
     const done = donePrefix ? this.waitForUrc(donePrefix, this.settings.speechTimeoutMs, call) : null;
@@ -245,19 +271,74 @@ export class Modem extends EventEmitter<ModemEvents> {
 
   /** Ends the current call, if any; safe to call twice or after the far end hung up. */
   async hangUp(): Promise<void> {
-    this.endCall("local_hangup");
-    if (this.session && !this.session.closed) await this.sendHangUp();
+    const call = this.call;
+    if (!call) return;
+    call.fail("local_hangup");
+    await this.releaseLine(call);
   }
 
-  /** Sends a text-mode SMS with the two-phase AT+CMGS; resolves with the message reference. */
-  async sendSms(number: string, text: string): Promise<{messageRef: number | null}> {
+  /** True while a call or an SMS operation holds the line. */
+  get lineBusy(): boolean {
+    return this.line.busy;
+  }
+
+  /**
+   * Sends one text-mode SMS with the two-phase AT+CMGS, in GSM-7 (through the IRA charset) when
+   * the text allows, else UCS-2; resolves with the message reference. Waits for a call to end.
+   */
+  async sendSms(number: string, text: string, signal?: AbortSignal): Promise<{messageRef: number | null}> {
     if (!NUMBER.test(number)) throw new ModemError("invalid_number", "number must be digits with an optional leading +");
-    this.readySession();
     // Ctrl-Z would send early and ESC would abort: neither may appear inside the text.
-    const payload = text.replace(/[\x1a\x1b]/g, "");
-    const response = await this.run(`AT+CMGS="${number}"`, {prefixes: ["+CMGS:"], payload, payloadTimeoutMs: this.settings.smsSendTimeoutMs});
-    const match = /^\+CMGS:\s*(\d+)/.exec(response.lines[0] ?? "");
-    return {messageRef: match ? Number(match[1]) : null};
+    const clean = text.replace(/[\x1a\x1b]/g, "");
+    const encoding = smsEncodingFor(clean);
+    if (smsLength(clean, encoding) > SINGLE_SMS_LIMIT[encoding]) throw new ModemError("sms_too_long", `${encoding} text longer than one SMS (${SINGLE_SMS_LIMIT[encoding]})`);
+    return this.withSmsCharset(encoding === "gsm7" ? "IRA" : "UCS2", signal, async () => {
+      // first octet 17 (SMS-SUBMIT, relative validity), validity 167 (one day), pid 0, dcs 0 GSM-7 or 8 UCS-2
+      await this.run(`AT+CSMP=17,167,0,${encoding === "gsm7" ? 0 : 8}`);
+      const address = encoding === "gsm7" ? number : ucs2Hex(number);
+      const payload = encoding === "gsm7" ? clean : ucs2Hex(clean);
+      const response = await this.run(`AT+CMGS="${address}"`, {prefixes: ["+CMGS:"], payload, payloadTimeoutMs: this.settings.smsSendTimeoutMs});
+      const match = /^\+CMGS:\s*(\d+)/.exec(response.lines[0] ?? "");
+      return {messageRef: match ? Number(match[1]) : null};
+    });
+  }
+
+  /** Every message in storage (replies that came while the gateway was down included). */
+  listMessages(signal?: AbortSignal): Promise<StoredSms[]> {
+    return this.withSmsCharset("UCS2", signal, async () => {
+      const options = {prefixes: ["+CMGL:"], bodyLines: 1};
+      // 27.007 says string parameters follow AT+CSCS; some firmware takes "ALL" anyway, some only its UCS-2 hex.
+      const response = await this.run('AT+CMGL="ALL"', options).catch((error: unknown) => {
+        if (!(error instanceof AtCommandError) || (error.kind !== "error" && error.kind !== "cms")) throw error;
+        return this.run(`AT+CMGL="${ucs2Hex("ALL")}"`, options);
+      });
+      return parseCmgl(response.lines);
+    });
+  }
+
+  /** The message at `index`, or null when that slot is empty. */
+  readMessage(index: number, signal?: AbortSignal): Promise<StoredSms | null> {
+    return this.withSmsCharset("UCS2", signal, async () => parseCmgr(index, (await this.run(`AT+CMGR=${index}`, {prefixes: ["+CMGR:"], bodyLines: 1})).lines));
+  }
+
+  async deleteMessage(index: number, signal?: AbortSignal): Promise<void> {
+    await this.line.with(async () => {
+      this.readySession();
+      await this.run(`AT+CMGD=${index}`);
+    }, signal);
+  }
+
+  // Holds the line, sets the charset the operation is written in, and puts IRA back for ATD and TTS.
+  private withSmsCharset<T>(charset: "IRA" | "UCS2", signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+    return this.line.with(async () => {
+      this.readySession();
+      await this.run(`AT+CSCS="${charset}"`);
+      try {
+        return await work();
+      } finally {
+        if (charset !== "IRA") await this.run('AT+CSCS="IRA"').catch((error: unknown) => this.recordError(error));
+      }
+    }, signal);
   }
 
   private async open(): Promise<void> {
@@ -285,6 +366,13 @@ export class Modem extends EventEmitter<ModemEvents> {
     try {
       for (const command of ["ATE0", "AT+CMEE=1", "AT+CMGF=1"]) await this.run(command);
       this.capabilities = new Set();
+      const urcPort = this.options.urcPort;
+      if (urcPort && this.profile.urcPortCommand) {
+        await this.run(this.profile.urcPortCommand(urcPort)).catch((error: unknown) => {
+          if (!(error instanceof AtCommandError) || error.kind === "timeout" || error.kind === "closed") throw error;
+          this.options.logger.info("modem refused the URC port setting", {port: urcPort, error: error.message});
+        });
+      }
       for (const step of this.profile.init) {
         try {
           await this.run(step.command);
@@ -295,7 +383,11 @@ export class Modem extends EventEmitter<ModemEvents> {
         }
       }
       this.initialised = true;
-      await this.checkSim();
+      // Registration and signal right away: availability should not wait for the first health pass.
+      await this.queryHealth().catch((error: unknown) => {
+        if (!(error instanceof AtCommandError) || error.kind === "timeout" || error.kind === "closed") throw error;
+        this.recordError(error);
+      });
       this.setState("ready");
     } catch (error) {
       this.recordError(error);
@@ -313,7 +405,21 @@ export class Modem extends EventEmitter<ModemEvents> {
       sim = simStateForCme(error.code);
     }
     if (sim === "pin_required") sim = await this.enterPin();
+    if (sim === "ready") sim = await this.simInitialised();
     this.snapshot.sim = sim;
+  }
+
+  // Quectel answers READY before SMS storage is usable (PROTOCOLS 1.1): ask until it says so.
+  private async simInitialised(): Promise<SimState> {
+    const query = this.profile.simReadyQuery;
+    if (!query) return "ready";
+    try {
+      const response = await this.run(query.command, {prefixes: [query.prefix]});
+      return query.ready(response.lines[0] ?? "") ? "ready" : "initialising";
+    } catch (error) {
+      if (error instanceof AtCommandError && (error.kind === "error" || error.kind === "cme")) return "ready";
+      throw error;
+    }
   }
 
   // Once per open, never after a rejection: three wrong PINs lock the SIM behind its PUK.
@@ -338,10 +444,14 @@ export class Modem extends EventEmitter<ModemEvents> {
   }
 
   private async healthPass(): Promise<void> {
-    if (this.stopped || !this.session || this.session.closed || this.call) return;
-    if (!this.initialised) await this.initialise();
-    else await this.run("AT").catch((error: unknown) => this.recordError(error));
-    if (this.initialised) await this.queryHealth().catch((error: unknown) => this.recordError(error));
+    // A call or an SMS operation holds the line (and maybe the UCS2 charset): health can wait.
+    if (this.stopped || !this.session || this.session.closed || this.call || this.line.busy) return;
+    if (!this.initialised) {
+      await this.initialise();
+    } else {
+      await this.run("AT").catch((error: unknown) => this.recordError(error));
+      await this.queryHealth().catch((error: unknown) => this.recordError(error));
+    }
     await this.recover();
   }
 
@@ -417,6 +527,11 @@ export class Modem extends EventEmitter<ModemEvents> {
 
   private onUrc(line: string): void {
     this.emit("urc", line);
+    const smsIndex = parseCmti(line);
+    if (smsIndex !== null) {
+      this.emit("sms", smsIndex);
+      return;
+    }
     const call = this.call;
     const key = this.profile.parseKey(line);
     if (key !== null) {
@@ -481,6 +596,34 @@ export class Modem extends EventEmitter<ModemEvents> {
     await this.run(this.profile.hangUpCommand).catch((error: unknown) => this.recordError(error));
   }
 
+  /**
+   * Hangs up and confirms with +CLCC that no call is left before the line is free again. Until
+   * then the ended call still owns call-state URCs, so a late "active" (answered just as the ring
+   * timeout fired) or a late "disconnect" cannot be taken for the next call's.
+   */
+  private releaseLine(call: CallTracker): Promise<void> {
+    const existing = this.releasing.get(call);
+    if (existing) return existing;
+    const work = (async () => {
+      for (let attempt = 0; attempt < 3 && this.session && !this.session.closed; attempt += 1) {
+        await this.sendHangUp();
+        const listed = await this.run("AT+CLCC", {prefixes: ["+CLCC:"]}).catch((error: unknown) => {
+          this.recordError(error);
+          return null;
+        });
+        const live = listed?.lines.some((line) => {
+          const signal = this.profile.parseCallSignal(line);
+          return signal?.kind === "state" && signal.state !== "ended";
+        });
+        if (!live) break;
+        await new Promise((resolve) => setTimeout(resolve, this.settings.callPollMs));
+      }
+      this.forgetCall(call);
+    })();
+    this.releasing.set(call, work);
+    return work;
+  }
+
   private endCall(reason: string): void {
     const call = this.call;
     if (!call) return;
@@ -493,6 +636,8 @@ export class Modem extends EventEmitter<ModemEvents> {
     this.call = null;
     if (this.callPoll) clearTimeout(this.callPoll);
     this.callPoll = null;
+    this.releaseLineLock?.();
+    this.releaseLineLock = null;
   }
 
   // serialport reports an unplug as `close` with err.disconnected, but a hung-up tty can also

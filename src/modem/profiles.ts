@@ -1,4 +1,5 @@
 import {callResultCode, type CallResultCode} from "./at-parser.js";
+import {ucs2Hex} from "./sms-codec.js";
 
 // The three dialects differ in TTS, DTMF and call-state reporting (PROTOCOLS 1.2-1.4); everything
 // else (framing, CMGS, health queries) is 3GPP and lives in the session and the modem.
@@ -6,7 +7,7 @@ import {callResultCode, type CallResultCode} from "./at-parser.js";
 export type ProfileName = "sim800" | "sim7600" | "quectel";
 
 /** Features an optional init command switches on; a modem answering ERROR leaves them off. */
-export type Capability = "tts" | "dtmf" | "call_urcs";
+export type Capability = "tts" | "dtmf" | "call_urcs" | "sms_notifications";
 
 /** One command of the init sequence, re-applied after every (re)open and reset. */
 export interface InitStep {
@@ -32,13 +33,30 @@ export interface ModemProfile {
   hangUpCommand: string;
   /** The command that speaks `text` to the far end of the active call; throws RangeError if too long. */
   speakCommand(text: string): string;
+  /** The most bytes one speak command takes once encoded (see ttsArgument); longer text is split. */
+  maxSpeechBytes: number;
   /** Prefix of the URC that reports the end of speech, if the family sends one. */
   speechDonePrefix: string | null;
   /** The key a DTMF URC reports, or null if the line is not one. */
   parseKey(line: string): string | null;
   /** Call state from a URC (or a polled +CLCC line), or null if unrelated or not our outgoing call. */
   parseCallSignal(line: string): CallSignal | null;
+  /**
+   * Asked after the SIM says READY, for families whose SIM keeps initialising after that: the SIM
+   * counts as ready only once `ready(line)` holds. A modem answering ERROR does not have it.
+   */
+  simReadyQuery?: {command: string; prefix: string; ready(line: string): boolean};
+  /** Routes URCs to the port we read (Quectel sends them to one chosen port only). */
+  urcPortCommand?(port: string): string;
 }
+
+// Every family: SMS arrival as +CMTI with the storage index, on the SIM (so a reply survives a
+// modem swap), and a plain charset between SMS operations. Optional: the defaults often match.
+const COMMON_INIT: InitStep[] = [
+  {command: 'AT+CSCS="IRA"', optional: true},
+  {command: 'AT+CPMS="SM","SM","SM"', optional: true},
+  {command: "AT+CNMI=2,1,0,0,0", optional: true, capability: "sms_notifications"}
+];
 
 const COMMON_URCS = ["RING", "+CRING:", "+CLIP:", "+CMTI:", "MISSED_CALL:", "Call Ready", "SMS Ready", "+CPIN:", "+CFUN:"];
 
@@ -46,6 +64,7 @@ export const PROFILES: Record<ProfileName, ModemProfile> = {
   sim800: {
     name: "sim800",
     init: [
+      ...COMMON_INIT,
       {command: "AT+COLP=0", optional: true},
       {command: "AT+CLCC=1", optional: true, capability: "call_urcs"},
       {command: "AT+DDET=1,0,0", optional: true, capability: "dtmf"},
@@ -55,6 +74,7 @@ export const PROFILES: Record<ProfileName, ModemProfile> = {
     urcPrefixes: [...COMMON_URCS, "+DTMF:", "+CTTS:"],
     hangUpCommand: "ATH",
     speakCommand: (text) => `AT+CTTS=${ttsArgument(text, 500)}`,
+    maxSpeechBytes: 500,
     speechDonePrefix: "+CTTS:",
     parseKey: (line) => keyAfter(line, "+DTMF:"),
     parseCallSignal: (line) => callResultSignal(line) ?? parseClcc(line)
@@ -62,6 +82,7 @@ export const PROFILES: Record<ProfileName, ModemProfile> = {
   sim7600: {
     name: "sim7600",
     init: [
+      ...COMMON_INIT,
       {command: "AT+COLP=0", optional: true},
       {command: "AT+CLCC=1", optional: true, capability: "call_urcs"},
       // CDTAM=1 sends CTTS to the far end; without it the speech plays on the module's own speaker.
@@ -72,6 +93,7 @@ export const PROFILES: Record<ProfileName, ModemProfile> = {
     urcPrefixes: [...COMMON_URCS, "+RXDTMF:", "VOICE CALL:", "+CTTS:"],
     hangUpCommand: "AT+CHUP",
     speakCommand: (text) => `AT+CTTS=${ttsArgument(text, 500)}`,
+    maxSpeechBytes: 500,
     speechDonePrefix: "+CTTS:",
     parseKey: (line) => keyAfter(line, "+RXDTMF:"),
     parseCallSignal: (line) => {
@@ -83,15 +105,19 @@ export const PROFILES: Record<ProfileName, ModemProfile> = {
   quectel: {
     name: "quectel",
     init: [
+      ...COMMON_INIT,
       {command: "AT+COLP=0", optional: true},
+      // Quectel has no +CLCC URCs; ^DSCI reports call state instead (polling +CLCC otherwise).
+      {command: "AT^DSCI=1", optional: true, capability: "call_urcs"},
       {command: "AT+QWTTS=?", optional: true, capability: "tts"},
       // Reverts to 0 after every reset, hence part of the init sequence.
       {command: "AT+QTONEDET=1", optional: true, capability: "dtmf"}
     ],
-    urcPrefixes: [...COMMON_URCS, "+QTONEDET:", "+QWTTS:", "+QTTS:", "+QIND:"],
+    urcPrefixes: [...COMMON_URCS, "+QTONEDET:", "+QWTTS:", "+QTTS:", "+QIND:", "^DSCI:"],
     hangUpCommand: "AT+CHUP",
     // ulmute=1 (our uplink audible), dlmute=0: the manual's example for playing to the far end.
     speakCommand: (text) => `AT+QWTTS=1,0,${ttsArgument(text, 543)}`,
+    maxSpeechBytes: 543,
     speechDonePrefix: "+QWTTS:",
     parseKey: (line) => {
       const match = /^\+QTONEDET:\s*(\d+)/.exec(line);
@@ -99,7 +125,11 @@ export const PROFILES: Record<ProfileName, ModemProfile> = {
       const key = String.fromCharCode(Number(match[1]));
       return /^[0-9A-D*#]$/.test(key) ? key : null;
     },
-    parseCallSignal: (line) => callResultSignal(line) ?? parseClcc(line)
+    parseCallSignal: (line) => parseDsci(line) ?? callResultSignal(line) ?? parseClcc(line),
+    // Bits: 1 SIM ready, 2 SMS initialised, 4 phonebook. ofono waits for 7 on EC21 but 3 on
+    // EC200, which never sets the phonebook bit; calls and SMS need only the first two.
+    simReadyQuery: {command: "AT+QINISTAT", prefix: "+QINISTAT:", ready: (line) => (Number(/\d+/.exec(line)?.[0] ?? 0) & 3) === 3},
+    urcPortCommand: (port) => `AT+QURCCFG="urcport","${port}"`
   }
 };
 
@@ -119,6 +149,19 @@ export function parseClcc(line: string): CallSignal | null {
   return state ? {kind: "state", state} : null;
 }
 
+// Quectel's ^DSCI numbers its states differently from +CLCC (chan_quectel and a Quectel provider
+// agree: 2 dialing, 7 alerting, 3 connected, 6 ended). Unverified on hardware, hence +CLCC polling
+// stays the fallback when AT^DSCI=1 is refused.
+const DSCI_STATES: Record<string, CallState> = {"1": "held", "2": "dialing", "3": "active", "6": "ended", "7": "alerting"};
+
+/** `^DSCI: <id>,<dir>,<stat>,<type>,<number>,<ntype>`: only outgoing (dir 0) voice (type 0) calls are ours. */
+export function parseDsci(line: string): CallSignal | null {
+  const match = /^\^DSCI:\s*\d+,(\d),(\d),(\d)/.exec(line);
+  if (!match || match[1] !== "0" || match[3] !== "0") return null;
+  const state = DSCI_STATES[match[2]!];
+  return state ? {kind: "state", state} : null;
+}
+
 function callResultSignal(line: string): CallSignal | null {
   const code = callResultCode(line);
   return code ? {kind: "result", code} : null;
@@ -135,15 +178,46 @@ function keyAfter(line: string, prefix: string): string | null {
  * quotes, else mode 1 with UCS2 hex, so no character can break out of the quoted argument.
  */
 export function ttsArgument(text: string, maxBytes: number): string {
-  const ascii = /^[\x20-\x21\x23-\x7e]*$/.test(text);
-  const encoded = ascii ? text : Array.from(text, (ch) => ucs2Hex(ch)).join("");
+  const ascii = isPlainSpeech(text);
+  const encoded = ascii ? text : ucs2Hex(text);
   if (encoded.length === 0) throw new RangeError("speech text is empty");
   if (encoded.length > maxBytes) throw new RangeError(`speech text is ${encoded.length} bytes encoded; the modem takes at most ${maxBytes}`);
   return `${ascii ? 2 : 1},"${encoded}"`;
 }
 
-function ucs2Hex(ch: string): string {
-  let out = "";
-  for (let i = 0; i < ch.length; i += 1) out += ch.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0");
-  return out;
+function isPlainSpeech(text: string): boolean {
+  return /^[\x20-\x21\x23-\x7e]*$/.test(text);
+}
+
+function speechBytes(text: string): number {
+  return isPlainSpeech(text) ? text.length : text.length * 4;
+}
+
+/**
+ * Splits speech into pieces that each fit one speak command once encoded, at sentence ends where
+ * possible, else between words, a word longer than a piece cut as a last resort (never inside a
+ * UTF-16 surrogate pair).
+ */
+export function splitSpeech(text: string, maxBytes: number): string[] {
+  const pieces: string[] = [];
+  let current = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const candidate = current ? `${current} ${word}` : word;
+    const sentenceEnded = /[.!?:]$/.test(current) && speechBytes(current) > maxBytes / 2;
+    if (speechBytes(candidate) <= maxBytes && !sentenceEnded) {
+      current = candidate;
+      continue;
+    }
+    if (current) pieces.push(current);
+    current = word;
+    while (speechBytes(current) > maxBytes) {
+      const units = Array.from(current);
+      let cut = units.length;
+      while (cut > 1 && speechBytes(units.slice(0, cut).join("")) > maxBytes) cut -= 1;
+      pieces.push(units.slice(0, cut).join(""));
+      current = units.slice(cut).join("");
+    }
+  }
+  if (current) pieces.push(current);
+  return pieces;
 }

@@ -68,20 +68,146 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("Modem over a pty, %s d
   });
 
   it("tolerates ERROR to every optional init command and reports what is missing", async () => {
-    const optional = {sim800: ["AT+CLCC=1", "AT+DDET", "AT+CTTS=?", "AT+COLP"], sim7600: ["AT+CLCC=1", "AT+CDTAM", "AT+DDET", "AT+COLP"], quectel: ["AT+QWTTS=?", "AT+QTONEDET", "AT+COLP"]}[dialect];
-    const {modem} = await setup(dialect, {failCommands: optional, call: {outcome: "answer", afterMs: 60, keys: []}});
+    const common = ["AT+CSCS=\"IRA\"", "AT+CPMS", "AT+CNMI"];
+    const optional = {sim800: ["AT+CLCC=1", "AT+DDET", "AT+CTTS=?", "AT+COLP"], sim7600: ["AT+CLCC=1", "AT+CDTAM", "AT+DDET", "AT+COLP"], quectel: ["AT+QWTTS=?", "AT+QTONEDET", "AT+COLP", "AT^DSCI", "AT+QINISTAT"]}[dialect];
+    const {modem} = await setup(dialect, {failCommands: [...common, ...optional], call: {outcome: "answer", afterMs: 60, keys: []}});
     expect(modem.state).toBe("ready");
     expect(modem.health().capabilities).toEqual([]);
+    expect(modem.health().sim).toBe("ready");
     // Without call-state URCs the modem polls +CLCC, so answering is still seen.
     expect(await modem.dial(NUMBER)).toEqual({result: "answered"});
     await expect(modem.speak("hello")).rejects.toMatchObject({code: "tts_unsupported"});
     await modem.hangUp();
   });
 
-  it("sends an SMS with the two-phase CMGS", async () => {
+  it("sends an SMS with the two-phase CMGS, plain text as GSM-7", async () => {
     const {simulator, modem} = await setup(dialect, {smsRef: 42});
     expect(await modem.sendSms(NUMBER, "Disk full on db1\x1a")).toEqual({messageRef: 42});
     expect(simulator.received.slice(-2)).toEqual([`AT+CMGS="${NUMBER}"`, "Disk full on db1"]);
+    expect(simulator.sent).toEqual([{number: NUMBER, text: "Disk full on db1", encoding: "gsm7"}]);
+  });
+
+  it("sends text outside GSM-7 as UCS-2 hex, number included, and puts the charset back", async () => {
+    const {simulator, modem} = await setup(dialect);
+    await modem.sendSms(NUMBER, "Öl über 80 °C ✓");
+    expect(simulator.sent).toEqual([{number: NUMBER, text: "Öl über 80 °C ✓", encoding: "ucs2"}]);
+    expect(simulator.received.at(-1)).toBe('AT+CSCS="IRA"');
+  });
+
+  it("refuses a text longer than one SMS instead of letting the modem cut it", async () => {
+    const {simulator, modem} = await setup(dialect);
+    await expect(modem.sendSms(NUMBER, "é".repeat(71))).rejects.toMatchObject({code: "sms_too_long"});
+    expect(simulator.count("AT+CMGS")).toBe(0);
+  });
+
+  it("announces an arriving SMS, reads it in UCS-2 whatever it says, and deletes it", async () => {
+    const {simulator, modem} = await setup(dialect);
+    const announced = new Promise<number>((resolve) => modem.once("sms", resolve));
+    const index = simulator.receiveSms("+4915112345678", "NO CARRIER\nACK 4821");
+    expect(await announced).toBe(index);
+    expect(await modem.readMessage(index)).toEqual({index, sender: "+4915112345678", text: "NO CARRIER\nACK 4821"});
+    await modem.deleteMessage(index);
+    expect(simulator.storage.size).toBe(0);
+    expect(await modem.readMessage(index)).toBeNull();
+  });
+});
+
+describe("Modem SMS storage and the shared line", () => {
+  it("lists every stored message, empty ones included, with the charset back to IRA", async () => {
+    const {simulator, modem} = await setup("sim800");
+    simulator.receiveSms("015112345678", "1 4821", {announce: false});
+    simulator.receiveSms("+4917000000000", "", {announce: false});
+    simulator.receiveSms("+4917000000001", "+CMTI: \"SM\",9", {announce: false});
+    expect(await modem.listMessages()).toEqual([
+      {index: 1, sender: "015112345678", text: "1 4821"},
+      {index: 2, sender: "+4917000000000", text: ""},
+      {index: 3, sender: "+4917000000001", text: '+CMTI: "SM",9'}
+    ]);
+    expect(simulator.received.at(-1)).toBe('AT+CSCS="IRA"');
+  });
+
+  it("falls back to a UCS-2 status for firmware that wants every string in the charset", async () => {
+    const {simulator, modem} = await setup("quectel", {hexStringParameters: true});
+    simulator.receiveSms("+4915112345678", "ACK 1", {announce: false});
+    expect(await modem.listMessages()).toEqual([{index: 1, sender: "+4915112345678", text: "ACK 1"}]);
+    expect(simulator.count('AT+CMGL="0041004C004C"')).toBe(1);
+  });
+
+  it("lets an SMS wait until the call in progress has ended, so the two never interleave", async () => {
+    const {simulator, modem} = await setup("sim7600", {call: {outcome: "answer", afterMs: 30, keys: []}});
+    expect((await modem.dial(NUMBER)).result).toBe("answered");
+    let smsDone = false;
+    const sms = modem.sendSms(NUMBER, "queued behind the call").then(() => (smsDone = true));
+    await modem.speak("Still talking.");
+    expect(smsDone).toBe(false);
+    expect(simulator.count("AT+CMGS")).toBe(0);
+    await modem.hangUp();
+    await sms;
+    const order = simulator.received.filter((command) => /^(AT\+CHUP|AT\+CMGS|AT\+CTTS=2)/.test(command));
+    expect(order).toEqual(["AT+CTTS=2,\"Still talking.\"", "AT+CHUP", `AT+CMGS="${NUMBER}"`]);
+  });
+
+  it("gives up waiting for the line when the caller aborts", async () => {
+    const {modem} = await setup("sim800", {call: {outcome: "answer", afterMs: 30, keys: []}});
+    expect((await modem.dial(NUMBER)).result).toBe("answered");
+    const controller = new AbortController();
+    const sms = modem.sendSms(NUMBER, "never sent", controller.signal);
+    controller.abort(new Error("acknowledged elsewhere"));
+    await expect(sms).rejects.toThrow("acknowledged elsewhere");
+    await modem.hangUp();
+    expect(await modem.sendSms(NUMBER, "the line is free again")).toEqual({messageRef: 37});
+  });
+});
+
+describe("Modem calls: edge cases", () => {
+  it.each(["sim800", "sim7600", "quectel"] as const)("%s: a call answered just as the ring timeout fires is hung up cleanly and reported", async (dialect) => {
+    const {simulator, modem} = await setup(dialect, {call: {outcome: "late_answer", afterMs: 0, keys: []}}, {ringTimeoutMs: 150});
+    expect(await modem.dial(NUMBER)).toEqual({result: "no_answer", reason: "answered_after_ring_timeout"});
+    expect(simulator.count(dialect === "sim800" ? "ATH" : "AT+CHUP")).toBe(1);
+    expect(modem.lineBusy).toBe(false);
+    // The stale call-state lines of that call cannot leak into the next one.
+    simulator.script.call = {outcome: "answer", afterMs: 40, keys: []};
+    expect(await modem.dial(NUMBER)).toEqual({result: "answered"});
+    await modem.hangUp();
+  });
+
+  it("hangs up a ringing call when asked to, and the dial reports why", async () => {
+    const {simulator, modem} = await setup("sim800", {call: {outcome: "answer", afterMs: 5000, keys: []}});
+    const dialled = modem.dial(NUMBER);
+    await simulator.waitForCommand("ATD");
+    await modem.hangUp();
+    expect(await dialled).toEqual({result: "failed", reason: "local_hangup"});
+    expect(simulator.count("ATH")).toBe(1);
+  });
+
+  it("follows Quectel call state through ^DSCI when +CLCC polling is off", async () => {
+    const {simulator, modem} = await setup("quectel", {call: {outcome: "answer", afterMs: 40, keys: []}}, {callPollMs: 60_000});
+    expect(modem.health().capabilities).toContain("call_urcs");
+    expect(await modem.dial(NUMBER)).toEqual({result: "answered"});
+    expect(simulator.count("AT+CLCC")).toBe(0);
+    await modem.hangUp();
+  });
+
+  it("speaks a text longer than one TTS command in pieces", async () => {
+    const {simulator, modem} = await setup("quectel", {call: {outcome: "answer", afterMs: 30, keys: []}});
+    expect((await modem.dial(NUMBER)).result).toBe("answered");
+    const sentence = "Oil temperature on press seven is above eighty degrees. ";
+    await modem.speak(sentence.repeat(20));
+    const pieces = simulator.received.filter((command) => command.startsWith("AT+QWTTS=1,0,2,"));
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.map((command) => command.slice('AT+QWTTS=1,0,2,"'.length, -1)).join(" ")).toBe(sentence.repeat(20).trim());
+    await modem.hangUp();
+  });
+});
+
+describe("Modem Quectel specifics", () => {
+  it("routes URCs to the configured port and waits for SMS initialisation after READY", async () => {
+    const {simulator, modem} = await setup("quectel", {simInitStatus: 1}, {urcPort: "uart1"});
+    expect(simulator.count('AT+QURCCFG="urcport","uart1"')).toBe(1);
+    expect(modem.health().sim).toBe("initialising");
+    simulator.script.simInitStatus = 3;
+    await modem.tick();
+    expect(modem.health().sim).toBe("ready");
   });
 });
 
@@ -97,7 +223,7 @@ describe("Modem SIM, network and health", () => {
       registration: "roaming",
       operator: "Klaxon Net",
       signal: {rssi: 20, dbm: -73},
-      capabilities: ["call_urcs", "tts"],
+      capabilities: ["call_urcs", "sms_notifications", "tts"],
       consecutive_timeouts: 0,
       last_error: null,
       checked_at: "2026-11-22T12:00:00.000Z"

@@ -4,16 +4,25 @@ import {tmpdir} from "node:os";
 import {join} from "node:path";
 import {SerialPort} from "serialport";
 import {PtyPair} from "./pty-pair.js";
+import {createRecipient, startTestGateway, type TestGateway} from "./gateway.js";
 
 export type Dialect = "sim800" | "sim7600" | "quectel";
 
 /** What the far end of the call does once we dial. */
 export interface ScriptedCall {
-  outcome: "answer" | "busy" | "no_answer";
+  /** `late_answer` rings until we hang up, and picks up at that very moment (before the hang-up's OK). */
+  outcome: "answer" | "busy" | "no_answer" | "late_answer";
   /** Time from ATD to the outcome. */
   afterMs: number;
-  /** Keys the callee presses, sent once the speech is done. */
+  /** Keys the callee presses after each speech command, one entry per speech ("" for none, "21" for 2 then 1). */
   keys: string[];
+}
+
+/** An SMS the code under test sent, decoded from whatever charset it used. */
+export interface SentSms {
+  number: string;
+  text: string;
+  encoding: "gsm7" | "ucs2";
 }
 
 /** The simulator's behaviour; tests change fields on `script` at any time. */
@@ -30,6 +39,10 @@ export interface SimulatorScript {
   /** Records commands but never answers, like a wedged module. */
   silent: boolean;
   smsRef: number;
+  /** Quectel AT+QINISTAT bitmap: 7 fully initialised, 1 SIM ready but SMS not yet. */
+  simInitStatus: number;
+  /** Under AT+CSCS="UCS2", string parameters (the CMGL status) must be UCS-2 hex too, as some firmware wants. */
+  hexStringParameters: boolean;
 }
 
 /** The events a test can wait on instead of sleeping. */
@@ -52,15 +65,20 @@ const DEFAULT_SCRIPT: SimulatorScript = {
   csq: 20,
   call: {outcome: "answer", afterMs: 60, keys: ["1"]},
   silent: false,
-  smsRef: 37
+  smsRef: 37,
+  simInitStatus: 7,
+  hexStringParameters: false
 };
 
 // Commands each dialect knows beyond the common 3GPP set; anything else answers ERROR.
 const DIALECT_COMMANDS: Record<Dialect, string[]> = {
   sim800: ["AT+CLCC=1", "AT+DDET=", "AT+CTTS=", "ATH"],
   sim7600: ["AT+CLCC=1", "AT+CDTAM=", "AT+DDET=", "AT+CTTS=", "AT+CHUP", "ATH"],
-  quectel: ["AT+QTONEDET=", "AT+QWTTS=", "AT+CHUP", "ATH"]
+  quectel: ["AT+QTONEDET=", "AT+QWTTS=", "AT+CHUP", "ATH", "AT^DSCI=", "AT+QURCCFG=", "AT+QINISTAT"]
 };
+
+// +CLCC <stat> to Quectel's ^DSCI numbering (see parseDsci).
+const DSCI_STAT: Record<number, number> = {0: 3, 1: 1, 2: 2, 3: 7, 6: 6};
 
 /**
  * A GSM modem on the far end of a real pty, speaking the SIM800, SIM7600 or Quectel dialect
@@ -70,13 +88,21 @@ const DIALECT_COMMANDS: Record<Dialect, string[]> = {
  */
 export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   readonly received: string[] = [];
+  readonly sent: SentSms[] = [];
+  /** The SIM's message storage, by index; survives unplugging like a real SIM. */
+  readonly storage = new Map<number, {sender: string; text: string}>();
   readonly script: SimulatorScript;
   private port: SerialPort | null = null;
   private input = "";
   private echo = true;
   private clccUrcs = false;
   private simUnlocked = false;
-  private smsPending = false;
+  private smsPending: string | null = null;
+  private charset = "IRA";
+  private dcs = 0;
+  private smsUrcs = false;
+  private dsciUrcs = false;
+  private speechCount = 0;
   private call: SimCall | null = null;
 
   private constructor(
@@ -117,6 +143,30 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     return this.received.filter((command) => command.startsWith(prefix)).length;
   }
 
+  /** Resolves with the first SMS sent to `number` at or after position `from` of `sent`. */
+  waitForSms(from = 0): Promise<SentSms> {
+    const seen = this.sent[from];
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => {
+      const listener = () => {
+        const next = this.sent[from];
+        if (!next) return;
+        this.off("command", listener);
+        resolve(next);
+      };
+      this.on("command", listener);
+    });
+  }
+
+  /** A message arrives from the network: stored on the SIM, announced with +CMTI if asked to and enabled. */
+  receiveSms(sender: string, text: string, {announce = true} = {}): number {
+    let index = 1;
+    while (this.storage.has(index)) index += 1;
+    this.storage.set(index, {sender, text});
+    if (announce && this.smsUrcs) this.urc(`+CMTI: "SM",${index}`);
+    return index;
+  }
+
   /** Pulls the USB cable: socat dies, both ends see the pty vanish, the device path disappears. */
   async unplug(): Promise<void> {
     const port = this.port;
@@ -149,19 +199,28 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     this.echo = true;
     this.clccUrcs = false;
     this.simUnlocked = false;
-    this.smsPending = false;
+    this.smsPending = null;
+    this.charset = "IRA";
+    this.dcs = 0;
+    this.smsUrcs = false;
+    this.dsciUrcs = false;
   }
 
   private receive(text: string): void {
     this.input += text;
     for (;;) {
-      if (this.smsPending) {
+      if (this.smsPending !== null) {
         const end = this.input.search(/[\x1a\x1b]/);
         if (end === -1) return;
         const payload = this.input.slice(0, end);
         const sent = this.input[end] === "\x1a";
+        const number = this.smsPending;
         this.input = this.input.slice(end + 1);
-        this.smsPending = false;
+        this.smsPending = null;
+        if (sent) {
+          const ucs2 = this.charset === "UCS2";
+          this.sent.push({number: ucs2 ? fromHex(number) : number, text: ucs2 ? fromHex(payload) : payload, encoding: this.dcs === 8 ? "ucs2" : "gsm7"});
+        }
         this.record(payload);
         if (sent) this.reply(`+CMGS: ${this.script.smsRef}`, "OK");
         else this.reply("OK");
@@ -200,8 +259,27 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     if (upper === "AT+CFUN=1,1") return this.reset();
     if (upper === "AT+CLCC") return this.reply(...(this.call ? [this.clccLine(this.call)] : []), "OK");
     if (upper.startsWith("AT+CMGS=")) {
-      this.smsPending = true;
+      this.smsPending = /="([^"]*)"/.exec(command)?.[1] ?? "";
       return this.write("\r\n> ");
+    }
+    if (upper.startsWith("AT+CSCS=")) {
+      this.charset = /="([^"]*)"/.exec(command)?.[1]?.toUpperCase() ?? "IRA";
+      return this.reply("OK");
+    }
+    if (upper.startsWith("AT+CSMP=")) {
+      this.dcs = Number(command.split(",")[3] ?? 0);
+      return this.reply("OK");
+    }
+    if (upper.startsWith("AT+CNMI=")) {
+      this.smsUrcs = upper.startsWith("AT+CNMI=2,1");
+      return this.reply("OK");
+    }
+    if (upper.startsWith("AT+CPMS=")) return this.reply(`+CPMS: ${this.storage.size},30,${this.storage.size},30,${this.storage.size},30`, "OK");
+    if (upper.startsWith("AT+CMGL=")) return this.listSms(command);
+    if (upper.startsWith("AT+CMGR=")) return this.readSms(Number(command.slice(8)));
+    if (upper.startsWith("AT+CMGD=")) {
+      this.storage.delete(Number(command.slice(8)));
+      return this.reply("OK");
     }
     if (upper.startsWith("ATD")) return this.dial(command);
     if (!DIALECT_COMMANDS[this.dialect].some((prefix) => upper.startsWith(prefix))) return this.reply("ERROR");
@@ -209,8 +287,15 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
       this.clccUrcs = true;
       return this.reply("OK");
     }
+    if (upper === "AT^DSCI=1") {
+      this.dsciUrcs = true;
+      return this.reply("OK");
+    }
+    if (upper === "AT+QINISTAT") return this.reply(`+QINISTAT: ${this.script.simInitStatus}`, "OK");
     if (upper.startsWith("AT+CTTS=2,") || upper.startsWith("AT+CTTS=1,") || upper.startsWith("AT+QWTTS=1,0,")) return this.speak(upper.startsWith("AT+QWTTS") ? "+QWTTS: 0" : "+CTTS: 0");
     if (upper === "ATH" || upper === "AT+CHUP") {
+      // The callee picks up in the very moment our hang-up is on its way.
+      if (this.call && this.script.call.outcome === "late_answer" && this.call.stat !== 0) this.callState(this.call, 0);
       this.reply("OK");
       return this.endCall();
     }
@@ -246,10 +331,12 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     if (this.call) return this.reply("ERROR");
     const call: SimCall = {number: command.slice(3).replace(/;$/, ""), stat: 2, timers: []};
     this.call = call;
+    this.speechCount = 0;
     this.reply("OK");
     this.callState(call, 2);
     const script = this.script.call;
     call.timers.push(setTimeout(() => this.callState(call, 3), Math.min(20, script.afterMs / 2)));
+    if (script.outcome === "late_answer") return;
     call.timers.push(
       setTimeout(() => {
         if (script.outcome === "answer") {
@@ -270,11 +357,13 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     const call = this.call;
     if (!call || call.stat !== 0) return this.reply(this.dialect === "quectel" ? "+CME ERROR: 903" : "ERROR");
     this.reply("OK");
+    const keys = this.script.call.keys[this.speechCount] ?? "";
+    this.speechCount += 1;
     call.timers.push(
       setTimeout(() => {
         if (this.call !== call) return;
         this.urc(doneUrc);
-        for (const key of this.script.call.keys) this.urc(this.dtmfUrc(key));
+        for (const key of keys) this.urc(this.dtmfUrc(key));
       }, 20)
     );
   }
@@ -298,6 +387,30 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   private callState(call: SimCall, stat: number): void {
     call.stat = stat;
     if (this.clccUrcs) this.urc(this.clccLine(call));
+    if (this.dsciUrcs) this.urc(`^DSCI: 1,0,${DSCI_STAT[stat]},0,${call.number},${call.number.startsWith("+") ? 145 : 129}`);
+  }
+
+  // Text mode, as 27.005 has it: a header line, then the text; in UCS2 mode both the number and
+  // the text are hex, otherwise the text goes out as it is (newlines included).
+  private smsField(value: string): string {
+    return this.charset === "UCS2" ? toHex(value) : value;
+  }
+
+  private listSms(command: string): void {
+    const status = /="([^"]*)"/.exec(command)?.[1] ?? "";
+    const wanted = this.charset === "UCS2" && this.script.hexStringParameters ? toHex("ALL") : "ALL";
+    if (status !== wanted) return this.reply("+CMS ERROR: 302");
+    const lines: string[] = [];
+    for (const [index, sms] of [...this.storage.entries()].sort((a, b) => a[0] - b[0])) {
+      lines.push(`+CMGL: ${index},"REC UNREAD","${this.smsField(sms.sender)}","","26/11/22,10:00:00+04"`, this.smsField(sms.text));
+    }
+    this.reply(...lines, "OK");
+  }
+
+  private readSms(index: number): void {
+    const sms = this.storage.get(index);
+    if (!sms) return this.reply("OK");
+    this.reply(`+CMGR: "REC UNREAD","${this.smsField(sms.sender)}","","26/11/22,10:00:00+04"`, this.smsField(sms.text), "OK");
   }
 
   private clccLine(call: SimCall): string {
@@ -317,4 +430,53 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   private write(text: string): void {
     this.port?.write(Buffer.from(text, "latin1"));
   }
+}
+
+// The simulator's own UCS-2 hex, written independently of the code under test on purpose.
+function toHex(text: string): string {
+  return Array.from({length: text.length}, (_, i) => text.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")).join("");
+}
+
+function fromHex(hex: string): string {
+  let out = "";
+  for (let i = 0; i < hex.length; i += 4) out += String.fromCharCode(parseInt(hex.slice(i, i + 4), 16));
+  return out;
+}
+
+/** A production-wired gateway (real voice_call and sms drivers) on a simulated modem. */
+export interface ModemGatewayRig {
+  simulator: ModemSimulator;
+  gw: TestGateway;
+  /** Creates a recipient reachable on `channels` only; one step per channel unless `repeat` says otherwise. */
+  recipient(channels: string[], fields?: Record<string, unknown>): Promise<string>;
+  send(recipient: string, message?: string, source?: string): Promise<string>;
+  /** The notification once every delivery under way has ended and been recorded. */
+  notification(id: string): Promise<any>;
+  stop(): Promise<void>;
+}
+
+/** Short real timeouts (settings), so a test of a ring or a key wait takes a fraction of a second. */
+export async function startModemGateway(dialect: Dialect, script: Partial<SimulatorScript> = {}, modem: Record<string, unknown> = {}): Promise<ModemGatewayRig> {
+  const simulator = await ModemSimulator.start(dialect, script);
+  const gw = await startTestGateway({modem: {port: simulator.devicePath, profile: dialect, ring_timeout_seconds: 2, key_wait_seconds: 0.5, speech_repeats: 2, ...modem}}, {drivers: "production"});
+  return {
+    simulator,
+    gw,
+    async recipient(channels, fields = {}) {
+      return createRecipient(gw, {channel_order: channels, escalation: {ack_timeout_seconds: 3600, repeat: 0}, ...fields});
+    },
+    async send(recipient, message = "Oil temperature high", source = "press-7") {
+      const answer = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message, priority: "critical", source}});
+      if (answer.status !== 202) throw new Error(`send failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+      return answer.body.notification_uuid;
+    },
+    async notification(id) {
+      await gw.gateway.services.runner.idle();
+      return (await gw.call("GET", `/api/v1/notifications/${id}`)).body;
+    },
+    async stop() {
+      await gw.stop();
+      await simulator.stop();
+    }
+  };
 }

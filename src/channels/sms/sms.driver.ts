@@ -1,0 +1,155 @@
+import {randomInt} from "node:crypto";
+import {isoTimestamp, type Clock} from "../../lib/clock.js";
+import type {Logger} from "../../lib/logger.js";
+import {maskContact} from "../../domain/recipient.js";
+import {modemUnavailableReason} from "../../modem/availability.js";
+import type {ModemState} from "../../modem/health.js";
+import {ModemError, type Modem} from "../../modem/modem.js";
+import type {SharedModem} from "../../modem/shared-modem.js";
+import type {StoredSms} from "../../modem/sms-codec.js";
+import type {Journal} from "../../store/journal/journal.js";
+import type {SmsReplyCodesRepository} from "../../store/journal/sms-reply-codes.repository.js";
+import {ChannelError, type AcknowledgementPort, type ChannelDriver, type Delivery, type DeliveryResult} from "../channel.js";
+import {composeSms, planSms, replyCode, sameNumber} from "./sms-text.js";
+
+export interface SmsOptions {
+  /** Serial device, for the reasons shown when the port is not open. */
+  path: string;
+  /** How long a reply code keeps working. */
+  replyCodeTtlMs: number;
+  /** At most this many SMS per delivery; longer alert text is shortened. */
+  maxParts: number;
+}
+
+/** What /readyz shows about the last SMS in each direction (numbers masked). */
+interface LastSms {
+  at: string;
+  number: string;
+  result: string;
+}
+
+/**
+ * Text-mode SMS through the same modem as the calls, with a reply code per delivery. Inbound
+ * messages (+CMTI, and whatever is stored on the SIM when the modem becomes ready) are read,
+ * acted on and deleted one at a time; "1 <code>" or "ACK <code>" from the number the code was
+ * sent to acknowledges its alerts. A message is deleted only once handled, so an
+ * acknowledgement that could not be committed is tried again at the next drain.
+ */
+export class SmsDriver implements ChannelDriver {
+  readonly channel = "sms" as const;
+  readonly concurrency = 1;
+  private inbound: Promise<void> = Promise.resolve();
+  private lastSent: LastSms | null = null;
+  private lastReply: LastSms | null = null;
+  private readonly onSms = (index: number) => this.handleInbound(() => this.readAndHandle(index));
+  private readonly onState = (state: ModemState) => {
+    if (state === "ready") this.handleInbound(() => this.drain());
+  };
+
+  constructor(
+    private readonly shared: SharedModem,
+    private readonly options: SmsOptions,
+    private readonly journal: Journal,
+    private readonly codes: SmsReplyCodesRepository,
+    private readonly acknowledgements: AcknowledgementPort,
+    private readonly clock: Clock,
+    private readonly logger: Logger
+  ) {}
+
+  private get modem(): Modem {
+    return this.shared.modem;
+  }
+
+  async start(): Promise<void> {
+    this.modem.on("sms", this.onSms);
+    this.modem.on("state", this.onState);
+    await this.shared.open();
+    // Opened earlier by the voice channel: the "ready" that triggers a drain has already passed.
+    if (this.modem.state === "ready") this.handleInbound(() => this.drain());
+  }
+
+  async stop(): Promise<void> {
+    this.modem.off("sms", this.onSms);
+    this.modem.off("state", this.onState);
+    await this.inbound;
+    await this.shared.close();
+  }
+
+  unavailableReason(): string | null {
+    return modemUnavailableReason(this.modem.health(), this.options.path);
+  }
+
+  details(): Record<string, unknown> {
+    return {...this.modem.health(), last_sms: this.lastSent, last_reply: this.lastReply};
+  }
+
+  async deliver(delivery: Delivery, signal: AbortSignal): Promise<DeliveryResult> {
+    const unavailable = this.unavailableReason();
+    if (unavailable) throw new ChannelError(unavailable, false);
+    const nowMs = this.clock.now();
+    const ids = delivery.alerts.map((alert) => alert.notification_id);
+    // Stored before sending: a reply can come back faster than this delivery returns.
+    const code = await this.journal.write(() => this.codes.issue(delivery.contact, ids, isoTimestamp(nowMs), isoTimestamp(nowMs + this.options.replyCodeTtlMs), candidateCode));
+    const parts = planSms(composeSms(delivery.alerts, code), this.options.maxParts);
+    const references: string[] = [];
+    try {
+      for (const part of parts) {
+        const {messageRef} = await this.modem.sendSms(delivery.contact, part, signal);
+        references.push(messageRef === null ? "?" : String(messageRef));
+      }
+    } catch (error) {
+      const sent = references.length ? ` after ${references.length} of ${parts.length} parts` : "";
+      const failure = signal.aborted
+        ? new ChannelError(`SMS cancelled${sent}: ${signal.reason instanceof Error ? signal.reason.message : "aborted"}`, false)
+        : new ChannelError(`the modem did not send the SMS${sent}: ${(error as Error).message}`, error instanceof ModemError && error.code === "invalid_number");
+      this.lastSent = this.record(delivery.contact, failure.message);
+      throw failure;
+    }
+    const detail = `accepted by the modem (message reference ${references.join(", ")}); reply code ${code}`;
+    this.lastSent = this.record(delivery.contact, detail);
+    return {outcome: "sent", detail};
+  }
+
+  private handleInbound(work: () => Promise<void>): void {
+    this.inbound = this.inbound.then(work).catch((error: unknown) => this.logger.warn("sms: inbound handling failed; the message stays on the SIM for the next drain", {error: error as Error}));
+  }
+
+  private async drain(): Promise<void> {
+    const stored = await this.modem.listMessages();
+    if (stored.length) this.logger.info("sms: handling messages stored on the SIM", {count: stored.length});
+    for (const message of stored) await this.handle(message);
+  }
+
+  private async readAndHandle(index: number): Promise<void> {
+    const message = await this.modem.readMessage(index);
+    if (message) await this.handle(message);
+  }
+
+  private async handle(message: StoredSms): Promise<void> {
+    const code = replyCode(message.text);
+    const from = maskContact(message.sender || "unknown");
+    const entry = code === null ? null : this.journal.read(() => this.codes.find(code, isoTimestamp(this.clock.now())));
+    if (code === null) {
+      this.logger.info("sms: message is not an acknowledgement; deleted", {from});
+    } else if (!entry) {
+      this.logger.info("sms: reply with an unknown or expired code; deleted", {from});
+    } else if (!sameNumber(message.sender, entry.contact)) {
+      this.logger.warn("sms: reply code from a number it was not sent to; ignored", {from, sent_to: maskContact(entry.contact)});
+    } else {
+      await this.acknowledgements.acknowledge(entry.notificationIds, entry.contact, "sms");
+      this.lastReply = this.record(message.sender, `acknowledged ${entry.notificationIds.length} alert(s)`);
+      this.logger.info("sms: reply acknowledged alerts", {from, notifications: entry.notificationIds});
+    }
+    await this.modem.deleteMessage(message.index);
+  }
+
+  private record(number: string, result: string): LastSms {
+    return {at: isoTimestamp(this.clock.now()), number: maskContact(number), result};
+  }
+}
+
+// Four digits are easy to type; once many are in use the candidates grow longer.
+function candidateCode(attempt: number): string {
+  const digits = attempt < 20 ? 4 : attempt < 40 ? 6 : 8;
+  return String(randomInt(10 ** (digits - 1), 10 ** digits));
+}

@@ -1,0 +1,94 @@
+import {afterEach, describe, expect, it} from "vitest";
+import {startModemGateway, type ModemGatewayRig} from "../support/modem-simulator.js";
+
+const PHONE = "+4915112345678";
+
+let rig: ModemGatewayRig | null = null;
+afterEach(async () => {
+  await rig?.stop();
+  rig = null;
+});
+
+/** Sends an alert to a recipient on sms only and returns its id and the reply code the SMS carried. */
+async function alertBySms(r: ModemGatewayRig, message = "Oil temperature high"): Promise<{id: string; code: string}> {
+  const from = r.simulator.sent.length;
+  const id = await r.send(await r.recipient(["sms"], {phone: PHONE}), message);
+  const sms = await r.simulator.waitForSms(from);
+  const code = /Reply 1 (\d+) or ACK \1 to acknowledge/.exec(sms.text)?.[1];
+  if (!code) throw new Error(`no reply code in ${JSON.stringify(sms.text)}`);
+  return {id, code};
+}
+
+/** Resolves once the modem has been told to delete `count` messages in all. */
+async function deletions(r: ModemGatewayRig, count: number): Promise<void> {
+  while (r.simulator.count("AT+CMGD=") < count) await new Promise((resolve) => r.simulator.once("command", resolve));
+}
+
+describe.each(["sim800", "sim7600", "quectel"] as const)("sms through a production gateway, %s dialect", (dialect) => {
+  it("sends the alert with a reply code, and ACK <code> from the recipient's number acknowledges it", async () => {
+    rig = await startModemGateway(dialect, {smsRef: 51});
+    const {id, code} = await alertBySms(rig);
+    expect(rig.simulator.sent).toEqual([{number: PHONE, text: `Klaxon CRITICAL from press-7: Oil temperature high. Reply 1 ${code} or ACK ${code} to acknowledge.`, encoding: "gsm7"}]);
+    expect((await rig.notification(id)).attempts).toMatchObject([{channel: "sms", outcome: "sent", error: `accepted by the modem (message reference 51); reply code ${code}`}]);
+    rig.simulator.receiveSms(PHONE, `ack ${code}`);
+    await deletions(rig, 1);
+    expect(await rig.notification(id)).toMatchObject({status: "acknowledged", acknowledged_via: "sms", acknowledged_by: PHONE});
+    expect(rig.simulator.storage.size).toBe(0);
+  });
+});
+
+describe("sms replies", () => {
+  it("ignores the right code from another number, and takes '1 <code>' from the national form of the right one", async () => {
+    rig = await startModemGateway("sim800");
+    const {id, code} = await alertBySms(rig);
+    rig.simulator.receiveSms("+4917699999999", `ACK ${code}`);
+    await deletions(rig, 1);
+    expect((await rig.notification(id)).status).toBe("notifying");
+    rig.simulator.receiveSms("015112345678", `1 ${code}`);
+    await deletions(rig, 2);
+    expect(await rig.notification(id)).toMatchObject({status: "acknowledged", acknowledged_via: "sms"});
+  });
+
+  it("deletes messages that are no acknowledgement without acting on them", async () => {
+    rig = await startModemGateway("quectel");
+    const {id} = await alertBySms(rig);
+    rig.simulator.receiveSms(PHONE, "ACK 0000");
+    rig.simulator.receiveSms(PHONE, "on my way");
+    await deletions(rig, 2);
+    expect((await rig.notification(id)).status).toBe("notifying");
+    expect(rig.simulator.storage.size).toBe(0);
+  });
+
+  it("counts a reply that arrived while the gateway was down: codes are in the journal, the SIM is drained at start", async () => {
+    rig = await startModemGateway("sim7600");
+    const {id, code} = await alertBySms(rig);
+    await rig.gw.gateway.stop();
+    rig.simulator.receiveSms(PHONE, `ACK ${code}`, {announce: false});
+    await rig.gw.restart();
+    await deletions(rig, 1);
+    expect(await rig.notification(id)).toMatchObject({status: "acknowledged", acknowledged_via: "sms"});
+  });
+
+  it("sends text outside GSM-7 as UCS-2, split into numbered parts when long", async () => {
+    rig = await startModemGateway("sim800", {}, {sms_max_parts: 3});
+    const id = await rig.send(await rig.recipient(["sms"], {phone: PHONE}), "Öltemperatur an Presse 7 über 80 °C, Pumpe 2 abgeschaltet, bitte sofort prüfen");
+    const notification = await rig.notification(id);
+    const parts = rig.simulator.sent;
+    // Each part is its own SMS: one with only plain ASCII left goes as GSM-7, the others as UCS-2.
+    expect(parts.map((part) => part.encoding)).toEqual(parts.map((part) => (/^[\x20-\x7e]*$/.test(part.text) ? "gsm7" : "ucs2")));
+    expect(parts[0]!.encoding).toBe("ucs2");
+    expect(parts[0]!.text).toMatch(/^\(1\/3\) Klaxon CRITICAL from press-7: Öltemperatur/);
+    expect(parts[2]!.text).toMatch(/^\(3\/3\) .*Reply 1 \d{4} or ACK \d{4} to acknowledge\.$/);
+    for (const part of parts) expect(part.text.length).toBeLessThanOrEqual(70);
+    expect(notification.attempts).toMatchObject([{outcome: "sent", error: expect.stringMatching(/^accepted by the modem \(message reference 37, 37, 37\)/)}]);
+  });
+
+  it("is unavailable while the modem has no network, and the alert is skipped with that reason", async () => {
+    rig = await startModemGateway("quectel", {registration: 3});
+    const ready = await rig.gw.call("GET", "/readyz");
+    expect(ready.body.channels.find((channel: any) => channel.channel === "sms")).toMatchObject({available: false, reason: "the mobile network denied the modem's registration", details: {registration: "denied", last_sms: null}});
+    const notification = await rig.notification(await rig.send(await rig.recipient(["sms"])));
+    expect(notification.attempts).toMatchObject([{channel: "sms", outcome: "skipped"}]);
+    expect(rig.simulator.count("AT+CMGS")).toBe(0);
+  });
+});
