@@ -1,0 +1,333 @@
+import {createServer, type IncomingMessage, type ServerResponse} from "node:http";
+import type {AddressInfo, Socket} from "node:net";
+
+/** A call the fake received, with its parameters (JSON, form or multipart) and, for sendVoice, the audio bytes. */
+export interface BotApiRequest {
+  method: string;
+  params: Record<string, any>;
+  voice: Buffer | null;
+}
+
+/** A message the bot sent, as the fake keeps it: edits change `text` and `reply_markup` in place. */
+export interface BotMessage {
+  message_id: number;
+  chat_id: string;
+  kind: "voice" | "text";
+  text: string | null;
+  voice: Buffer | null;
+  caption: string | null;
+  reply_markup: any;
+}
+
+/** A Bot API error answer, as api.telegram.org writes it, or a request left without any answer. */
+export type BotApiReply = {error_code: number; description: string; retry_after?: number} | "hang";
+
+/** A person pressing an inline button: by default from the chat the message is in. */
+export interface Press {
+  message: BotMessage;
+  data: string;
+  from?: {id: number; first_name: string; last_name?: string; username?: string};
+  /** The chat the press comes from, when it is not the message's own chat (a forwarded copy, a stranger). */
+  chatId?: string;
+}
+
+/**
+ * A loopback stand-in for api.telegram.org, for the methods Klaxon calls: getMe, sendVoice
+ * (multipart with an OGG file), sendMessage, getUpdates (long polling with `timeout`; an
+ * update is confirmed and forgotten once a call asks for a higher `offset`; a second poll ends
+ * the first with 409 as Telegram does), answerCallbackQuery, editMessageText and
+ * editMessageReplyMarkup. Answers use the real envelope: `{ok, result}` or `{ok: false,
+ * error_code, description, parameters: {retry_after}}`; a wrong token gets 401.
+ *
+ * Test controls: `press` injects a callback_query, `script` queues error answers per method,
+ * `block` makes a chat answer 403 as a person who blocked the bot, `cutWan` refuses
+ * connections or leaves them hanging until `restoreWan`.
+ */
+export interface FakeBotApi {
+  /** The base URL to give `telegram.api_url`. */
+  url: string;
+  token: string;
+  requests: BotApiRequest[];
+  messages: BotMessage[];
+  answers: Array<{callback_query_id: string; text: string | null}>;
+  /** The next call of `method` to arrive (or one that arrived and was not yet awaited). */
+  next(method: string): Promise<BotApiRequest>;
+  calls(method: string): BotApiRequest[];
+  script(method: string, ...replies: BotApiReply[]): void;
+  block(chatId: string): void;
+  press(press: Press): number;
+  cutWan(mode: "refuse" | "hang"): Promise<void>;
+  restoreWan(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** An Ogg page starts with "OggS"; an Ogg Opus stream's first packet is the "OpusHead" header. */
+export function isOggOpus(bytes: Buffer): boolean {
+  return bytes.subarray(0, 4).toString("latin1") === "OggS" && bytes.subarray(0, 64).includes(Buffer.from("OpusHead"));
+}
+
+interface Update {
+  update_id: number;
+  callback_query: Record<string, unknown>;
+}
+
+interface Poll {
+  offset: number;
+  limit: number;
+  response: ServerResponse;
+  timer: NodeJS.Timeout;
+}
+
+const BOT = {id: 777000, is_bot: true, first_name: "Klaxon", username: "klaxon_test_bot", can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false};
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+// The Bot API takes parameters as a query string, urlencoded or multipart form, or JSON.
+async function parseParams(request: IncomingMessage, body: Buffer): Promise<{params: Record<string, any>; voice: Buffer | null}> {
+  const url = new URL(request.url ?? "/", "http://fake");
+  const params: Record<string, any> = Object.fromEntries(url.searchParams);
+  const type = request.headers["content-type"] ?? "";
+  let voice: Buffer | null = null;
+  if (type.startsWith("application/json")) Object.assign(params, JSON.parse(body.toString("utf8") || "{}"));
+  if (type.startsWith("multipart/form-data") || type.startsWith("application/x-www-form-urlencoded")) {
+    const form = await new Response(body, {headers: {"content-type": type}}).formData();
+    for (const [key, value] of form) {
+      if (typeof value === "string") params[key] = /^[[{]/.test(value) ? JSON.parse(value) : value;
+      else voice = Buffer.from(await value.arrayBuffer());
+    }
+  }
+  return {params, voice};
+}
+
+export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promise<FakeBotApi> {
+  const requests: BotApiRequest[] = [];
+  const messages: BotMessage[] = [];
+  const answers: FakeBotApi["answers"] = [];
+  const scripted = new Map<string, BotApiReply[]>();
+  const blocked = new Set<string>();
+  const waiters = new Map<string, Array<(request: BotApiRequest) => void>>();
+  const awaited = new Map<string, number>();
+  const updates: Update[] = [];
+  const sockets = new Set<Socket>();
+  const hanging = new Set<ServerResponse>();
+  let poll: Poll | null = null;
+  let nextUpdateId = 1000;
+  let nextMessageId = 1;
+  let nextQueryId = 1;
+  let wan: "up" | "refuse" | "hang" = "up";
+
+  const send = (response: ServerResponse, status: number, body: unknown) => {
+    if (response.writableEnded || response.destroyed) return;
+    response.writeHead(status, {"Content-Type": "application/json"}).end(JSON.stringify(body));
+  };
+  const ok = (response: ServerResponse, result: unknown) => send(response, 200, {ok: true, result});
+  const fail = (response: ServerResponse, code: number, description: string, retryAfter?: number) =>
+    send(response, code, {ok: false, error_code: code, description, ...(retryAfter === undefined ? {} : {parameters: {retry_after: retryAfter}})});
+
+  const record = (request: BotApiRequest) => {
+    requests.push(request);
+    const queue = waiters.get(request.method);
+    if (queue?.length) {
+      awaited.set(request.method, (awaited.get(request.method) ?? 0) + 1);
+      queue.shift()?.(request);
+    }
+  };
+  const calls = (method: string) => requests.filter((request) => request.method === method);
+
+  // Forgets confirmed updates, then answers the poll if anything is there for it.
+  const confirm = (offset: number) => {
+    if (offset < 0) updates.splice(0, Math.max(0, updates.length + offset));
+    else while (updates.length && updates[0].update_id < offset) updates.shift();
+  };
+  const pending = (offset: number, limit: number) => updates.filter((update) => offset <= 0 || update.update_id >= offset).slice(0, limit);
+  const flushPoll = () => {
+    if (!poll) return;
+    const ready = pending(poll.offset, poll.limit);
+    if (ready.length === 0) return;
+    clearTimeout(poll.timer);
+    ok(poll.response, ready);
+    poll = null;
+  };
+
+  const chatOf = (params: Record<string, any>) => String(params.chat_id ?? "");
+  const storeMessage = (message: Omit<BotMessage, "message_id">): BotMessage => {
+    const stored = {...message, message_id: nextMessageId++};
+    messages.push(stored);
+    return stored;
+  };
+  const view = (message: BotMessage) => ({
+    message_id: message.message_id,
+    date: Math.floor(Date.now() / 1000),
+    chat: {id: Number(message.chat_id), type: Number(message.chat_id) < 0 ? "group" : "private"},
+    from: BOT,
+    ...(message.kind === "voice" ? {voice: {file_id: `voice-${message.message_id}`, file_unique_id: `v${message.message_id}`, duration: 2, mime_type: "audio/ogg", file_size: message.voice?.length}, caption: message.caption ?? undefined} : {text: message.text}),
+    ...(message.reply_markup ? {reply_markup: message.reply_markup} : {})
+  });
+  const findMessage = (params: Record<string, any>) => messages.find((message) => message.chat_id === chatOf(params) && message.message_id === Number(params.message_id));
+
+  const methods: Record<string, (params: Record<string, any>, voice: Buffer | null, response: ServerResponse) => void> = {
+    getMe: (_params, _voice, response) => ok(response, BOT),
+    sendMessage(params, _voice, response) {
+      if (!params.text) return fail(response, 400, "Bad Request: message text is empty");
+      ok(response, view(storeMessage({chat_id: chatOf(params), kind: "text", text: params.text, voice: null, caption: null, reply_markup: params.reply_markup ?? null})));
+    },
+    sendVoice(params, voice, response) {
+      if (!voice) return fail(response, 400, "Bad Request: there is no voice in the request");
+      ok(response, view(storeMessage({chat_id: chatOf(params), kind: "voice", text: null, voice, caption: params.caption ?? null, reply_markup: params.reply_markup ?? null})));
+    },
+    getUpdates(params, _voice, response) {
+      const offset = Number(params.offset ?? 0);
+      const limit = Math.min(100, Math.max(1, Number(params.limit ?? 100)));
+      const timeoutSeconds = Number(params.timeout ?? 0);
+      confirm(offset);
+      if (poll) {
+        clearTimeout(poll.timer);
+        fail(poll.response, 409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running");
+        poll = null;
+      }
+      const ready = pending(offset, limit);
+      if (ready.length || timeoutSeconds <= 0) return ok(response, ready);
+      const timer = setTimeout(() => {
+        poll = null;
+        ok(response, []);
+      }, timeoutSeconds * 1000);
+      poll = {offset, limit, response, timer};
+      response.on("close", () => {
+        if (poll?.response === response) {
+          clearTimeout(poll.timer);
+          poll = null;
+        }
+      });
+    },
+    answerCallbackQuery(params, _voice, response) {
+      answers.push({callback_query_id: String(params.callback_query_id), text: params.text ?? null});
+      ok(response, true);
+    },
+    editMessageText(params, _voice, response) {
+      const message = findMessage(params);
+      if (!message || message.kind !== "text") return fail(response, 400, "Bad Request: message to edit not found");
+      if (message.text === params.text && JSON.stringify(message.reply_markup) === JSON.stringify(params.reply_markup ?? null)) {
+        return fail(response, 400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message");
+      }
+      message.text = params.text;
+      message.reply_markup = params.reply_markup ?? null;
+      ok(response, view(message));
+    },
+    editMessageReplyMarkup(params, _voice, response) {
+      const message = findMessage(params);
+      if (!message) return fail(response, 400, "Bad Request: message to edit not found");
+      message.reply_markup = params.reply_markup ?? null;
+      ok(response, view(message));
+    }
+  };
+  const SENDS = new Set(["sendMessage", "sendVoice"]);
+
+  const server = createServer(async (request, response) => {
+    if (wan === "hang") {
+      hanging.add(response);
+      return;
+    }
+    const body = await readBody(request);
+    const match = /^\/bot([^/]+)\/([A-Za-z]+)/.exec(new URL(request.url ?? "/", "http://fake").pathname);
+    if (!match) return fail(response, 404, "Not Found");
+    const [, givenToken, method] = match;
+    if (givenToken !== token) return fail(response, 401, "Unauthorized");
+    const handler = methods[method];
+    if (!handler) return fail(response, 404, "Not Found");
+    let parsed: {params: Record<string, any>; voice: Buffer | null};
+    try {
+      parsed = await parseParams(request, body);
+    } catch {
+      return fail(response, 400, "Bad Request: can't parse request parameters");
+    }
+    record({method, ...parsed});
+    const reply = scripted.get(method)?.shift();
+    if (reply === "hang") return void hanging.add(response);
+    if (reply) return fail(response, reply.error_code, reply.description, reply.retry_after);
+    if (SENDS.has(method) && blocked.has(chatOf(parsed.params))) return fail(response, 403, "Forbidden: bot was blocked by the user");
+    handler(parsed.params, parsed.voice, response);
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const {port} = server.address() as AddressInfo;
+
+  const dropHanging = () => {
+    for (const response of hanging) response.socket?.destroy();
+    hanging.clear();
+  };
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    token,
+    requests,
+    messages,
+    answers,
+    calls,
+    next(method) {
+      const seen = awaited.get(method) ?? 0;
+      const arrived = calls(method);
+      if (seen < arrived.length) {
+        awaited.set(method, seen + 1);
+        return Promise.resolve(arrived[seen]);
+      }
+      return new Promise((resolve) => waiters.set(method, [...(waiters.get(method) ?? []), resolve]));
+    },
+    script(method, ...replies) {
+      scripted.set(method, [...(scripted.get(method) ?? []), ...replies]);
+    },
+    block(chatId) {
+      blocked.add(chatId);
+    },
+    press({message, data, from, chatId}) {
+      const chat = chatId ?? message.chat_id;
+      const user = from ?? {id: Number(chat), first_name: "Maria", last_name: "Keller", username: "maria_k"};
+      const update: Update = {
+        update_id: nextUpdateId++,
+        callback_query: {
+          id: `cbq-${nextQueryId++}`,
+          from: {...user, is_bot: false},
+          chat_instance: `ci-${chat}`,
+          message: {...view(message), chat: {id: Number(chat), type: Number(chat) < 0 ? "group" : "private"}},
+          data
+        }
+      };
+      updates.push(update);
+      flushPoll();
+      return update.update_id;
+    },
+    async cutWan(mode) {
+      wan = mode;
+      if (poll) {
+        clearTimeout(poll.timer);
+        hanging.add(poll.response);
+        poll = null;
+      }
+      if (mode === "refuse") {
+        const closed = new Promise<void>((done) => server.close(() => done()));
+        for (const socket of sockets) socket.destroy();
+        dropHanging();
+        await closed;
+      }
+    },
+    async restoreWan() {
+      dropHanging();
+      if (wan === "refuse") await new Promise<void>((done) => server.listen(port, "127.0.0.1", done));
+      wan = "up";
+    },
+    close: () =>
+      new Promise<void>((done) => {
+        if (poll) clearTimeout(poll.timer);
+        dropHanging();
+        for (const socket of sockets) socket.destroy();
+        if (!server.listening) return done();
+        server.close(() => done());
+      })
+  };
+}
