@@ -1,0 +1,115 @@
+import {PRIORITIES} from "../../domain/vocabulary.js";
+import type {AlertSummary} from "../channel.js";
+import {html, type SafeHtml} from "./html.js";
+
+/** The parts of one alert email, ready for the transport. */
+export interface EmailMessage {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface EmailContent {
+  recipientName: string;
+  alerts: AlertSummary[];
+  /** The acknowledge link, or null with the reason it is missing (said in the mail). */
+  ack: {url: string; validUntilMs: number} | {url: null; missingBecause: string};
+}
+
+const SUBJECT_MESSAGE_CHARS = 120;
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+const PRIORITY_COLOURS: Record<string, string> = {critical: "#b00020", high: "#c75000", medium: "#8a6d00", low: "#2e6b30", info: "#35608f"};
+
+// Ids are ULID-like: their first 10 characters are the creation time in milliseconds, and the
+// alert summary a driver gets carries no other timestamp.
+export function createdAtOf(notificationId: string): Date | null {
+  const token = notificationId.slice(notificationId.indexOf("_") + 1, notificationId.indexOf("_") + 11);
+  let ms = 0;
+  for (const char of token) {
+    const digit = CROCKFORD.indexOf(char);
+    if (digit < 0) return null;
+    ms = ms * 32 + digit;
+  }
+  return token.length === 10 ? new Date(ms) : null;
+}
+
+export function formatTime(date: Date | null): string {
+  return date ? `${date.toISOString().slice(0, 16).replace("T", " ")} UTC` : "unknown";
+}
+
+// A subject is one line; message text may hold anything.
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function headline(alert: AlertSummary): string {
+  return `[${alert.priority.toUpperCase()}] ${alert.source ? `${oneLine(alert.source, 60)}: ` : ""}${oneLine(alert.message, SUBJECT_MESSAGE_CHARS)}`;
+}
+
+/** Most urgent first, then in the order they came. */
+function byUrgency(alerts: AlertSummary[]): AlertSummary[] {
+  return alerts.map((alert, index) => ({alert, index})).sort((a, b) => PRIORITIES.indexOf(a.alert.priority) - PRIORITIES.indexOf(b.alert.priority) || a.index - b.index).map(({alert}) => alert);
+}
+
+export function subjectOf(recipientName: string, alerts: AlertSummary[]): string {
+  const [first, ...others] = byUrgency(alerts);
+  if (others.length === 0) return headline(first);
+  return `${alerts.length} alerts for ${oneLine(recipientName, 60)}: ${headline(first)} and ${others.length} more`;
+}
+
+function isWebLink(link: string | null): link is string {
+  return link !== null && /^https?:\/\//i.test(link);
+}
+
+function textOf(content: EmailContent, alerts: AlertSummary[]): string {
+  const lines = [alerts.length === 1 ? `Klaxon alert for ${content.recipientName}` : `${alerts.length} Klaxon alerts for ${content.recipientName}`, ""];
+  for (const alert of alerts) {
+    lines.push(`[${alert.priority.toUpperCase()}] ${alert.message}`);
+    if (alert.source) lines.push(`  Source:  ${alert.source}`);
+    lines.push(`  Raised:  ${formatTime(createdAtOf(alert.notification_id))}`);
+    if (alert.link) lines.push(`  Link:    ${alert.link}`);
+    lines.push(`  Id:      ${alert.notification_id}`, "");
+  }
+  if (content.ack.url !== null) {
+    lines.push(`Acknowledge ${alerts.length === 1 ? "it" : `all ${alerts.length}`} (this stops the escalation):`, content.ack.url, "");
+    lines.push(`The link opens a confirmation page: nothing is acknowledged until you press its button. It works until ${formatTime(new Date(content.ack.validUntilMs))}.`);
+  } else {
+    lines.push(`This email has no acknowledge link (${content.ack.missingBecause}). Acknowledge in the dashboard, or with: klaxon ack <id>`);
+  }
+  lines.push("", "-- ", "Klaxon alert escalation");
+  return lines.join("\n");
+}
+
+function alertBlock(alert: AlertSummary): SafeHtml {
+  const colour = PRIORITY_COLOURS[alert.priority] ?? "#333333";
+  return html`<tr><td style="padding:12px 0;border-bottom:1px solid #dddddd">
+<p style="margin:0 0 6px 0"><span style="display:inline-block;padding:2px 8px;border-radius:3px;background:${colour};color:#ffffff;font-weight:bold;font-size:12px">${alert.priority.toUpperCase()}</span>
+${alert.source ? html` <strong>${alert.source}</strong>` : ""}</p>
+<p style="margin:0 0 6px 0;font-size:16px;white-space:pre-wrap">${alert.message}</p>
+<p style="margin:0;color:#555555;font-size:13px">Raised ${formatTime(createdAtOf(alert.notification_id))} · ${alert.notification_id}${
+    isWebLink(alert.link) ? html` · <a href="${alert.link}" rel="noreferrer">open in the source system</a>` : ""
+  }</p>
+</td></tr>`;
+}
+
+function htmlOf(content: EmailContent, alerts: AlertSummary[]): string {
+  const title = alerts.length === 1 ? `Klaxon alert for ${content.recipientName}` : `${alerts.length} Klaxon alerts for ${content.recipientName}`;
+  const ack = content.ack.url !== null
+    ? html`<p style="margin:20px 0 8px 0"><a href="${content.ack.url}" style="display:inline-block;padding:10px 18px;background:#1a56db;color:#ffffff;text-decoration:none;border-radius:4px;font-weight:bold">Acknowledge${alerts.length > 1 ? ` all ${alerts.length}` : ""}</a></p>
+<p style="margin:0;color:#555555;font-size:13px">Acknowledging stops the escalation. The link opens a confirmation page: nothing is acknowledged until you press its button. It works until ${formatTime(new Date(content.ack.validUntilMs))}.</p>`
+    : html`<p style="margin:20px 0 0 0;color:#555555;font-size:13px">This email has no acknowledge link (${content.ack.missingBecause}). Acknowledge in the dashboard, or with <code>klaxon ack &lt;id&gt;</code>.</p>`;
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title></head>
+<body style="margin:0;padding:16px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
+<h1 style="font-size:18px;margin:0 0 8px 0">${title}</h1>
+<table role="presentation" style="width:100%;max-width:640px;border-collapse:collapse">${alerts.map(alertBlock)}</table>
+${ack}
+</body></html>`.value;
+}
+
+/** Subject, plain text and HTML for one delivery. Every value from an alert is escaped in the HTML. */
+export function composeEmail(content: EmailContent): EmailMessage {
+  const alerts = byUrgency(content.alerts);
+  return {subject: subjectOf(content.recipientName, content.alerts), text: textOf(content, alerts), html: htmlOf(content, alerts)};
+}

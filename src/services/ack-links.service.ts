@@ -1,0 +1,117 @@
+import {randomBytes} from "node:crypto";
+import {readFileSync, writeFileSync} from "node:fs";
+import {join} from "node:path";
+import type {AckLinkClaims, AckLinkSigner} from "../channels/email/ack-link.js";
+import type {Actor} from "../store/journal/audit.repository.js";
+import type {NotificationsService} from "./notifications.service.js";
+import type {NotificationView} from "./notification-view.js";
+import {AppError} from "./errors.js";
+
+const KEY_FILE = "ack-link.key";
+const KEY_BYTES = 32;
+const LINK: Actor = {type: "system", id: null};
+
+/**
+ * The key that signs acknowledge links: 32 random bytes made on first start, kept as hex in
+ * `<data dir>/ack-link.key` (mode 0600) beside the journal, so backups keep links working and
+ * deleting the file revokes every link ever sent. Made with an exclusive create, so two
+ * processes starting at once cannot end up with different keys.
+ */
+export function loadAckLinkKey(dataDir: string): Buffer {
+  const path = join(dataDir, KEY_FILE);
+  try {
+    writeFileSync(path, randomBytes(KEY_BYTES).toString("hex") + "\n", {mode: 0o600, flag: "wx"});
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  const hex = readFileSync(path, "utf8").trim();
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`${path} does not hold a 64-hex-digit key; delete it to make a new one (links already sent stop working)`);
+  return Buffer.from(hex, "hex");
+}
+
+/** One alert as the confirmation page shows it. */
+export interface LinkedAlert {
+  id: string;
+  priority: string;
+  message: string;
+  source: string | null;
+  created_at: string;
+  status: NotificationView["status"];
+  acknowledged_by: string | null;
+  acknowledged_via: NotificationView["acknowledged_via"];
+  acknowledged_at: string | null;
+}
+
+/** What a valid link names, as the journal has it now. */
+export interface LinkedAlerts {
+  recipient: AckLinkClaims["recipient"];
+  expires_at: string;
+  alerts: LinkedAlert[];
+}
+
+export interface LinkConfirmation extends LinkedAlerts {
+  /** The alerts this confirmation acknowledged (the others were closed already). */
+  acknowledged_now: string[];
+}
+
+/** Open and exhausted alerts can still be acknowledged (CONTRACT section 3); closed ones cannot. */
+export function acknowledgeable(alert: Pick<LinkedAlert, "status">): boolean {
+  return alert.status !== "acknowledged" && alert.status !== "resolved";
+}
+
+/** Who an email acknowledgement is recorded as: the person the link was mailed to. */
+function acknowledgerOf(recipient: AckLinkClaims["recipient"]): string {
+  return `${recipient.name} <${recipient.email}>`;
+}
+
+/**
+ * Acknowledge links from emails. Reading a link (what a mail scanner does) changes nothing;
+ * only `confirm`, behind the page's button, acknowledges, as the person it was mailed to.
+ */
+export class AckLinksService {
+  constructor(
+    private readonly signer: AckLinkSigner,
+    private readonly notifications: NotificationsService
+  ) {}
+
+  inspect(token: string): LinkedAlerts {
+    const claims = this.claims(token);
+    return {recipient: claims.recipient, expires_at: new Date(claims.expires_at_ms).toISOString(), alerts: this.alertsOf(claims)};
+  }
+
+  async confirm(token: string): Promise<LinkConfirmation> {
+    const claims = this.claims(token);
+    const before = this.alertsOf(claims);
+    const by = acknowledgerOf(claims.recipient);
+    await this.notifications.acknowledgeMany(before.filter(acknowledgeable).map((alert) => alert.id), by, "email", LINK);
+    const after = this.alertsOf(claims);
+    const acknowledgedNow = after
+      .filter((alert) => before.some((earlier) => earlier.id === alert.id && acknowledgeable(earlier)) && alert.acknowledged_via === "email" && alert.acknowledged_by === by)
+      .map((alert) => alert.id);
+    return {recipient: claims.recipient, expires_at: new Date(claims.expires_at_ms).toISOString(), alerts: after, acknowledged_now: acknowledgedNow};
+  }
+
+  private claims(token: string): AckLinkClaims {
+    const check = this.signer.check(token);
+    if (check.valid) return check.claims;
+    throw check.reason === "expired"
+      ? new AppError("ack_link_expired", "this acknowledge link has expired")
+      : new AppError("ack_link_invalid", "this is not an acknowledge link this gateway made (mistyped, cut short, altered, or its key was replaced)");
+  }
+
+  // Alerts that no longer exist (deleted by retention) are left out.
+  private alertsOf(claims: AckLinkClaims): LinkedAlert[] {
+    return claims.notification_ids.flatMap((id) => {
+      try {
+        const view = this.notifications.get(id);
+        return [{
+          id: view.id, priority: view.priority, message: view.message, source: view.source, created_at: view.created_at, status: view.status,
+          acknowledged_by: view.acknowledged_by, acknowledged_via: view.acknowledged_via, acknowledged_at: view.acknowledged_at
+        }];
+      } catch (error) {
+        if (error instanceof AppError && error.code === "not_found") return [];
+        throw error;
+      }
+    });
+  }
+}

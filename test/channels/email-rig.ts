@@ -1,0 +1,91 @@
+import {afterEach, expect} from "vitest";
+import {startTestGateway, type SettingsOverrides, type TestGateway, type TestGatewayOptions} from "../support/gateway.js";
+import {startSmtpPeer, type SmtpPeer, type SmtpPeerOptions} from "../support/smtp-peer.js";
+
+export const PASSWORD = "Sm7p-Pa55word-9f3";
+export const PUBLIC_URL = "http://klaxon.factory.lan:8080";
+
+export interface EmailRig {
+  gw: TestGateway;
+  peer: SmtpPeer;
+  /** A recipient reachable by email only (and by SMS, which this gateway lacks, when asked). */
+  recipient(fields?: Record<string, unknown>): Promise<string>;
+  send(recipient: string, fields?: Record<string, unknown>): Promise<string>;
+  /** The notification once every delivery the runner started has been recorded. */
+  notification(id: string): Promise<any>;
+  emailState(): Promise<{available: boolean; reason: string | null; details: Record<string, any>}>;
+}
+
+let rigs: EmailRig[] = [];
+
+/** Registers the clean-up: every rig made in a test is stopped after it. */
+export function stopEmailRigs(): void {
+  afterEach(async () => {
+    for (const rig of rigs) {
+      await rig.gw.stop();
+      await rig.peer.stop();
+    }
+    rigs = [];
+  });
+}
+
+export interface EmailRigOptions {
+  smtp?: SettingsOverrides["smtp"];
+  publicUrl?: string;
+  gateway?: TestGatewayOptions;
+  peer?: SmtpPeerOptions;
+}
+
+/**
+ * A gateway with the production drivers (only SMTP configured), talking to a loopback SMTP peer
+ * that wants a login. Stopped after each test of the file that registers `stopEmailRigs`.
+ */
+export async function emailRig(options: EmailRigOptions = {}): Promise<EmailRig> {
+  const peer = await startSmtpPeer({auth: {user: "klaxon", password: PASSWORD}, ...options.peer});
+  const gw = await startTestGateway(
+    {
+      public_url: options.publicUrl ?? PUBLIC_URL,
+      smtp: {host: "127.0.0.1", port: peer.port, from: "Klaxon <klaxon@factory.lan>", user: "klaxon", password: PASSWORD, timeout_seconds: 2, check_seconds: 1, ...options.smtp}
+    },
+    {drivers: "production", ...options.gateway}
+  );
+  const runner = () => gw.gateway.services.runner;
+  // Deterministic tests: the first server check, started with the gateway, has had its answer.
+  await eventually("first SMTP check", () => emailStateOf(gw), (state) => state.details.state !== "unknown");
+  const rig: EmailRig = {
+    gw, peer,
+    async recipient(fields = {}) {
+      const answer = await gw.call("POST", "/api/v1/recipients", {body: {name: "Maria", email: "maria@factory.lan", escalation: {ack_timeout_seconds: 60, repeat: 0}, ...fields}});
+      expect(answer.status).toBe(201);
+      return answer.body.uuid;
+    },
+    async send(recipient, fields = {}) {
+      const answer = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message: "Oil temperature high", priority: "critical", source: "press-7", ...fields}});
+      expect(answer.status).toBe(202);
+      return answer.body.notification_uuid;
+    },
+    async notification(id) {
+      await runner().idle();
+      return (await gw.call("GET", `/api/v1/notifications/${id}`)).body;
+    },
+    emailState: () => emailStateOf(gw)
+  };
+  rigs.push(rig);
+  return rig;
+}
+
+async function emailStateOf(gw: TestGateway): Promise<{available: boolean; reason: string | null; details: Record<string, any>}> {
+  const ready = await gw.call("GET", "/readyz");
+  return ready.body.channels.find((channel: {channel: string}) => channel.channel === "email");
+}
+
+/** Polls until `check` holds (a background check on a real timer), failing after `limitMs`. */
+export async function eventually<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean, limitMs = 10_000): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const value = await read();
+    if (check(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
