@@ -1,0 +1,108 @@
+import {Controller, inject} from "@tsed/di";
+import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
+import type {PlatformContext} from "@tsed/platform-http";
+import {AjvService} from "@tsed/ajv";
+import {AnyOf, Delete, Description, Get, Patch, Post, Required, Returns, Summary} from "@tsed/schema";
+import {IntegrationsService, type IntegrationInput} from "../../services/integrations.service.js";
+import {actionFromGenericEvent, actionsFromAlertmanager, type AlertmanagerPayload, type GenericEvent} from "../../services/integration-payloads.js";
+import {actorOf, Authorize} from "../auth/authorize.js";
+import {
+  AlertmanagerWebhookModel, EventAnswerModel, GenericEventModel, IntegrationInputModel, IntegrationModel, IntegrationPageModel, IntegrationWithSecretModel
+} from "../models/integration.model.js";
+import {ProblemModel} from "../models/problem.model.js";
+import {parseLimit, requireObject} from "../http/query.js";
+import {created, JsonBody, noContent} from "../http/respond.js";
+import {AuthorizeIntegrationEvent, integrationOf} from "./integration-auth.middleware.js";
+
+@Controller("/api/v1/integrations")
+export class IntegrationsController {
+  private readonly integrations = inject(IntegrationsService);
+  private readonly ajv = inject(AjvService);
+
+  @Get("/")
+  @Authorize("admin")
+  @Summary("List integrations (never their secrets)")
+  @(Returns(200, IntegrationPageModel))
+  @(Returns(400, ProblemModel).Description("Invalid limit or cursor"))
+  list(@QueryParams("limit") limit?: string, @QueryParams("cursor") cursor?: string) {
+    const page = this.integrations.list(parseLimit(limit), cursor || null);
+    return {items: page.items.map((integration) => this.integrations.view(integration)), next_cursor: page.next};
+  }
+
+  @Post("/")
+  @Authorize("admin")
+  @JsonBody()
+  @Summary("Create an inbound integration")
+  @Description("The secret (for signing events) is in this response only; `url` (for senders that can neither sign nor set headers) stays visible to admin keys.")
+  @(Returns(201, IntegrationWithSecretModel))
+  @(Returns(422, ProblemModel).Description("Unknown target"))
+  async create(@Required() @BodyParams() body: IntegrationInputModel, @Context() ctx: PlatformContext) {
+    const {integration, secret} = await this.integrations.create(body as IntegrationInput, actorOf(ctx));
+    return created(ctx, `/api/v1/integrations/${integration.id}`, {...this.integrations.view(integration), secret});
+  }
+
+  @Get("/:id")
+  @Authorize("admin")
+  @(Returns(200, IntegrationModel))
+  @(Returns(404, ProblemModel))
+  get(@PathParams("id") id: string) {
+    return this.integrations.view(this.integrations.get(id));
+  }
+
+  @Patch("/:id")
+  @Authorize("admin")
+  @JsonBody()
+  @Summary("Update an integration (JSON Merge Patch, RFC 7396): name, target, default_priority")
+  @(Returns(200, IntegrationModel))
+  @(Returns(404, ProblemModel))
+  @(Returns(422, ProblemModel).Description("Unknown target"))
+  async update(@PathParams("id") id: string, @Required() @BodyParams() body: unknown, @Context() ctx: PlatformContext) {
+    const merged = this.integrations.patched(id, requireObject(body));
+    await this.ajv.validate(merged, {type: IntegrationInputModel});
+    return this.integrations.view(await this.integrations.replace(id, merged, actorOf(ctx)));
+  }
+
+  @Delete("/:id")
+  @Authorize("admin")
+  @Summary("Delete an integration; its key-less URL and secret stop working at once")
+  @(Returns(204))
+  @(Returns(404, ProblemModel))
+  async remove(@PathParams("id") id: string, @Context() ctx: PlatformContext) {
+    await this.integrations.remove(id, actorOf(ctx));
+    noContent(ctx);
+  }
+
+  @Post("/:id/events")
+  @AuthorizeIntegrationEvent()
+  @JsonBody()
+  @Summary("Send an integration's event")
+  @Description(
+    "Authenticated by X-API-Key (scope notifications:send), OR signed with the integration's secret exactly as outbound webhooks are " +
+      "(webhook-id, webhook-timestamp, webhook-signature or X-Service-Signature; refused more than 300 s from the gateway's clock), OR by the `token` " +
+      "of the integration's url. The body is the integration kind's format: generic events or Prometheus Alertmanager's webhook (version 4)."
+  )
+  @(Returns(202, EventAnswerModel).Description("Every alert of the event was handled; `results` says how"))
+  @(Returns(404, ProblemModel).Description("Unknown integration (with an API key)"))
+  @(Returns(422, ProblemModel).Description("The integration's target no longer exists"))
+  @(Returns(503, ProblemModel).Description("The journal cannot commit; retry after Retry-After"))
+  async events(
+    @PathParams("id") id: string,
+    @BodyParams({useValidation: false, useMapper: false}) @AnyOf(GenericEventModel, AlertmanagerWebhookModel) body: unknown,
+    @Context() ctx: PlatformContext,
+    @QueryParams("token") @Description("The token of the integration's url, for senders that can neither sign nor set headers") _token?: string
+  ) {
+    const integration = integrationOf(ctx) ?? this.integrations.get(id);
+    const actions =
+      integration.kind === "alertmanager"
+        ? actionsFromAlertmanager((await this.validated(body, AlertmanagerWebhookModel)) as AlertmanagerPayload, integration.default_priority)
+        : [actionFromGenericEvent((await this.validated(body, GenericEventModel)) as GenericEvent, integration.default_priority)];
+    const results = await this.integrations.handle(integration, actions, {type: "integration", id: integration.id});
+    ctx.response.status(202);
+    return {integration_id: integration.id, results};
+  }
+
+  private async validated(body: unknown, model: typeof GenericEventModel | typeof AlertmanagerWebhookModel): Promise<unknown> {
+    await this.ajv.validate(requireObject(body), {type: model});
+    return body;
+  }
+}

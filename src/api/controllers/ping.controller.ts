@@ -1,0 +1,61 @@
+import {Controller, inject} from "@tsed/di";
+import {Context, PathParams} from "@tsed/platform-params";
+import type {PlatformContext} from "@tsed/platform-http";
+import {Description, Get, Head, Post, Returns, Summary} from "@tsed/schema";
+import {useDecorators} from "@tsed/core";
+import {HeartbeatsService, type PingKind} from "../../services/heartbeats.service.js";
+import {AppError} from "../../services/errors.js";
+import {PingAnswerModel} from "../models/heartbeat.model.js";
+import {ProblemModel} from "../models/problem.model.js";
+import {Runtime} from "../runtime.js";
+
+/** GET, HEAD and POST on one path: devices use whichever their HTTP client makes easiest. */
+function PingRoute(path: string, summary: string) {
+  return useDecorators(
+    Get(path),
+    Head(path),
+    Post(path),
+    Summary(summary),
+    Description("No API key: the unguessable token in the path is the credential. A POST may carry no body or a JSON body (which is ignored)."),
+    Returns(200, PingAnswerModel),
+    Returns(404, ProblemModel).Description("No heartbeat has this token"),
+    Returns(429, ProblemModel).Description("Too many unknown tokens from this address; see Retry-After")
+  );
+}
+
+/** The keyless ping URLs of heartbeats (`ping_url`), for devices that cannot set headers. */
+@Controller("/ping")
+export class PingController {
+  private readonly heartbeats = inject(HeartbeatsService);
+  private readonly runtime = inject(Runtime);
+
+  @PingRoute("/:token", "Ping: the job ran, the device lives")
+  ping(@PathParams("token") token: string, @Context() ctx: PlatformContext) {
+    return this.signal(token, "ping", ctx);
+  }
+
+  @PingRoute("/:token/start", "A run started: it must finish (ping or fail) within the grace time")
+  start(@PathParams("token") token: string, @Context() ctx: PlatformContext) {
+    return this.signal(token, "start", ctx);
+  }
+
+  @PingRoute("/:token/fail", "The job failed: the heartbeat goes down and pages at once")
+  fail(@PathParams("token") token: string, @Context() ctx: PlatformContext) {
+    return this.signal(token, "fail", ctx);
+  }
+
+  // Guessing tokens counts against the address exactly like guessing API keys.
+  private async signal(token: string, kind: PingKind, ctx: PlatformContext) {
+    const address = ctx.request.raw.socket.remoteAddress ?? "unknown";
+    const failures = this.runtime.authFailureLimiter;
+    if (failures.exhausted(address)) {
+      throw new AppError("rate_limited", "too many unknown ping tokens from this address", {retryAfterSeconds: failures.take(address).resetSeconds});
+    }
+    const answer = await this.heartbeats.pingByToken(token, kind);
+    if (!answer) {
+      failures.take(address);
+      throw new AppError("not_found", "no heartbeat has this ping URL");
+    }
+    return answer;
+  }
+}
