@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# Klaxon installer for Debian, Ubuntu and Raspberry Pi OS (amd64, arm64). Run as root.
+#
+#   sudo ./install.sh                      install or upgrade from this release (or checkout)
+#   sudo ./install.sh --offline FILE       install or upgrade from a release tarball (npm run package)
+#   sudo ./install.sh --uninstall          remove the app; keep config and data
+#   sudo ./install.sh --uninstall --purge  remove config, data and the klaxon user as well
+#   ./install.sh --root DIR [...]          stage everything into DIR instead of /: no systemctl,
+#                                          no useradd, no apt; the commands are written to
+#                                          DIR/klaxon-install.plan (tests, image builders)
+#
+# Running it again upgrades: the app is replaced, an edited /etc/klaxon/klaxon.yaml is kept (the
+# new sample goes next to it as klaxon.yaml.dist), the data in /var/lib/klaxon is never touched.
+set -euo pipefail
+
+APP_DIR=/opt/klaxon
+CONFIG_DIR=/etc/klaxon
+DATA_DIR=/var/lib/klaxon
+UNIT_FILE=/etc/systemd/system/klaxon.service
+UDEV_RULE=/etc/udev/rules.d/77-klaxon-modem.rules
+SERVICE_USER=klaxon
+PACKAGES=(espeak-ng opus-tools)
+NODE_MAJOR_MIN=20
+
+ROOT=""
+OFFLINE=""
+ACTION=install
+PURGE=0
+
+die() { echo "install.sh: $*" >&2; exit 1; }
+say() { echo "klaxon: $*"; }
+
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --root) ROOT=${2:?--root needs a directory}; shift 2 ;;
+    --offline) OFFLINE=${2:?--offline needs a release tarball}; shift 2 ;;
+    --uninstall) ACTION=uninstall; shift ;;
+    --purge) PURGE=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown option $1" ;;
+  esac
+done
+[ "$PURGE" = 1 ] && [ "$ACTION" != uninstall ] && die "--purge goes with --uninstall"
+
+if [ -n "$ROOT" ]; then
+  mkdir -p "$ROOT"
+  ROOT=$(cd "$ROOT" && pwd)
+  PLAN="$ROOT/klaxon-install.plan"
+  : >"$PLAN"
+elif [ "$(id -u)" != 0 ]; then
+  die "run me as root: sudo $0"
+fi
+
+# A path on the target system (inside --root when staging).
+at() { printf '%s%s' "$ROOT" "$1"; }
+
+# Commands that change users, services or packages: run them, or write them to the plan.
+act() {
+  if [ -n "$ROOT" ]; then echo "$*" >>"$PLAN"; else "$@"; fi
+}
+
+check_os() {
+  [ -r /etc/os-release ] || die "cannot tell which OS this is (/etc/os-release is missing); Klaxon supports Debian, Ubuntu and Raspberry Pi OS"
+  # shellcheck disable=SC1091
+  local id id_like
+  id=$(. /etc/os-release && echo "${ID:-}")
+  id_like=$(. /etc/os-release && echo "${ID_LIKE:-}")
+  case " $id $id_like " in
+    *" debian "*|*" ubuntu "*|*" raspbian "*) ;;
+    *) die "this is $id; install.sh supports Debian, Ubuntu and Raspberry Pi OS (see docs/operations.md to install by hand elsewhere)" ;;
+  esac
+  if [ -z "$ROOT" ] && [ ! -d /run/systemd/system ]; then
+    die "systemd is not running on this machine; Klaxon runs as a systemd service"
+  fi
+}
+
+NODE_BIN=""
+check_node() {
+  NODE_BIN=${KLAXON_NODE:-$(command -v node || true)}
+  local fix="install Node.js $NODE_MAJOR_MIN or newer: 'apt-get install nodejs' on Debian 13 / Ubuntu 24.04, or NodeSource elsewhere: curl -fsSL https://deb.nodesource.com/setup_20.x | bash - && apt-get install -y nodejs"
+  [ -n "$NODE_BIN" ] && [ -x "$NODE_BIN" ] || die "Node.js is not installed. Fix: $fix"
+  local version major
+  version=$("$NODE_BIN" --version 2>/dev/null || true)
+  major=${version#v}
+  major=${major%%.*}
+  [[ "$major" =~ ^[0-9]+$ ]] && [ "$major" -ge "$NODE_MAJOR_MIN" ] || die "Node.js ${version:-(unknown version)} at $NODE_BIN is too old; Klaxon needs $NODE_MAJOR_MIN or newer. Fix: $fix"
+}
+
+install_packages() {
+  if [ -n "$OFFLINE" ]; then
+    [ -z "$ROOT" ] || return 0
+    local missing=()
+    command -v espeak-ng >/dev/null || missing+=(espeak-ng)
+    command -v opusenc >/dev/null || missing+=(opus-tools)
+    [ ${#missing[@]} -eq 0 ] || say "offline install: ${missing[*]} not installed; Telegram voice notes need them (apt-get install ${missing[*]} from a local mirror or .deb files)"
+    return
+  fi
+  act env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${PACKAGES[@]}"
+}
+
+# The release to install, unpacked: --offline's tarball, this folder when it is a release, or a
+# release packaged from this checkout.
+SOURCE=""
+WORK=""
+prepare_source() {
+  local here
+  here=$(cd "$(dirname "$0")" && pwd)
+  WORK=$(mktemp -d)
+  trap '[ -n "$WORK" ] && rm -rf "$WORK"' EXIT
+  local tarball="$OFFLINE"
+  if [ -z "$tarball" ]; then
+    if [ -f "$here/RELEASE" ] && [ -f "$here/dist/main.js" ]; then
+      SOURCE=$here
+      return
+    fi
+    [ -f "$here/package.json" ] && [ -d "$here/src" ] || die "$here is neither a Klaxon release nor a checkout; use --offline FILE"
+    say "packaging this checkout (npm run package)"
+    tarball=$(cd "$here" && npm run --silent package -- --out "$WORK" | tail -1)
+  fi
+  [ -f "$tarball" ] || die "no release tarball at $tarball"
+  tar -xzf "$tarball" -C "$WORK"
+  SOURCE=$(find "$WORK" -mindepth 1 -maxdepth 1 -type d -name 'klaxon-*' | head -1)
+  [ -n "$SOURCE" ] && [ -f "$SOURCE/RELEASE" ] && [ -f "$SOURCE/dist/main.js" ] || die "$tarball is not a Klaxon release (made by npm run package)"
+}
+
+check_release() {
+  local arch abi here_arch here_abi
+  arch=$(sed -n 's/^arch=//p' "$SOURCE/RELEASE")
+  abi=$(sed -n 's/^node_abi=//p' "$SOURCE/RELEASE")
+  here_arch=$("$NODE_BIN" -p process.arch)
+  here_abi=$("$NODE_BIN" -p process.versions.modules)
+  [ "$arch" = "$here_arch" ] || die "this release was built for $arch, but this box is $here_arch; build one here or on a $here_arch machine (npm run package)"
+  [ "$abi" = "$here_abi" ] || die "this release's native modules were built for Node ABI $abi ($(sed -n 's/^node_version=//p' "$SOURCE/RELEASE")), but $NODE_BIN is $("$NODE_BIN" --version) (ABI $here_abi); install that Node major or package the release with this one"
+}
+
+create_user() {
+  if [ -n "$ROOT" ] || ! getent passwd "$SERVICE_USER" >/dev/null; then
+    act useradd --system --user-group --home-dir "$DATA_DIR" --no-create-home --shell /usr/sbin/nologin "$SERVICE_USER"
+  fi
+  act usermod --append --groups dialout "$SERVICE_USER"
+}
+
+install_app() {
+  local target next old
+  target=$(at "$APP_DIR")
+  next="$target.new"
+  old="$target.old"
+  rm -rf "$next" "$old"
+  mkdir -p "$(dirname "$target")"
+  cp -a "$SOURCE" "$next"
+  # Read-only for the service: the app is root's, and nothing under it is secret.
+  chmod -R u=rwX,go=rX "$next"
+  act chown -R root:root "$APP_DIR"
+  # The swap keeps the old app whole until the new one is complete.
+  [ -d "$target" ] && mv "$target" "$old"
+  mv "$next" "$target"
+  rm -rf "$old"
+}
+
+# An unedited config is replaced by the new sample; an edited one is kept, with the new sample
+# beside it. "Unedited" means byte-identical to the sample the previous install put there.
+install_config() {
+  local dir config sample previous
+  dir=$(at "$CONFIG_DIR")
+  config="$dir/klaxon.yaml"
+  sample="$SOURCE/config/klaxon.yaml"
+  previous="$1"
+  mkdir -p "$dir"
+  chmod 0750 "$dir"
+  act chown root:"$SERVICE_USER" "$CONFIG_DIR"
+  if [ ! -f "$config" ] || { [ -n "$previous" ] && cmp -s "$config" "$previous"; }; then
+    install -m 0640 "$sample" "$config"
+    rm -f "$config.dist"
+  elif ! cmp -s "$config" "$sample"; then
+    install -m 0640 "$sample" "$config.dist"
+    say "kept your edited $CONFIG_DIR/klaxon.yaml; the new release's sample is $CONFIG_DIR/klaxon.yaml.dist"
+  fi
+  act chown root:"$SERVICE_USER" "$CONFIG_DIR/klaxon.yaml"
+  if [ ! -f "$dir/klaxon.env" ]; then
+    install -m 0600 /dev/null "$dir/klaxon.env"
+    cat >"$dir/klaxon.env" <<'EOF'
+# Secrets for the klaxon service, read by systemd (root only). One KEY=value per line, e.g.
+# KLAXON_SMTP_PASSWORD=...
+# KLAXON_TELEGRAM_BOT_TOKEN=...
+# KLAXON_MODEM_PIN=...
+EOF
+  fi
+}
+
+install_data_dir() {
+  mkdir -p "$(at "$DATA_DIR")"
+  chmod 0700 "$(at "$DATA_DIR")"
+  act chown "$SERVICE_USER:$SERVICE_USER" "$DATA_DIR"
+}
+
+install_udev_rule() {
+  mkdir -p "$(dirname "$(at "$UDEV_RULE")")"
+  cat >"$(at "$UDEV_RULE")" <<'EOF'
+# Klaxon: a stable name for the GSM modem's AT port (/dev/klaxon-modem, for modem.port), and
+# ModemManager told to keep off the modem, which Klaxon drives itself.
+# More than one matching device? Add ATTRS{serial}=="..." (udevadm info -a /dev/ttyUSB2) to pick one.
+
+# SIMCom SIM7500/SIM7600 (LTE) and Quectel EC25/EG25/EC200: AT commands on USB interface 2.
+SUBSYSTEM=="tty", ATTRS{idVendor}=="1e0e", ENV{ID_MM_DEVICE_IGNORE}="1"
+SUBSYSTEM=="tty", ATTRS{idVendor}=="2c7c", ENV{ID_MM_DEVICE_IGNORE}="1"
+SUBSYSTEM=="tty", ATTRS{idVendor}=="1e0e", ENV{ID_USB_INTERFACE_NUM}=="02", SYMLINK+="klaxon-modem"
+SUBSYSTEM=="tty", ATTRS{idVendor}=="2c7c", ENV{ID_USB_INTERFACE_NUM}=="02", SYMLINK+="klaxon-modem"
+
+# SIM800 boards behind a USB-serial adapter: CH340, CP210x, FTDI, PL2303.
+SUBSYSTEM=="tty", ATTRS{idVendor}=="1a86", ATTRS{idProduct}=="7523", ENV{ID_MM_DEVICE_IGNORE}="1", SYMLINK+="klaxon-modem"
+SUBSYSTEM=="tty", ATTRS{idVendor}=="10c4", ATTRS{idProduct}=="ea60", ENV{ID_MM_DEVICE_IGNORE}="1", SYMLINK+="klaxon-modem"
+SUBSYSTEM=="tty", ATTRS{idVendor}=="0403", ATTRS{idProduct}=="6001", ENV{ID_MM_DEVICE_IGNORE}="1", SYMLINK+="klaxon-modem"
+SUBSYSTEM=="tty", ATTRS{idVendor}=="067b", ATTRS{idProduct}=="2303", ENV{ID_MM_DEVICE_IGNORE}="1", SYMLINK+="klaxon-modem"
+EOF
+  chmod 0644 "$(at "$UDEV_RULE")"
+  act udevadm control --reload-rules
+  act udevadm trigger --subsystem-match=tty --action=change
+}
+
+install_unit() {
+  mkdir -p "$(dirname "$(at "$UNIT_FILE")")"
+  sed "s|^ExecStart=/usr/bin/node |ExecStart=$NODE_BIN |" "$SOURCE/systemd/klaxon.service" >"$(at "$UNIT_FILE")"
+  chmod 0644 "$(at "$UNIT_FILE")"
+  act systemctl daemon-reload
+  act systemctl enable klaxon.service
+  # Type=notify: this returns once the new gateway serves (or failed to start).
+  act systemctl restart klaxon.service
+}
+
+config_port() {
+  local port
+  port=$(sed -n 's/^port:[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$(at "$CONFIG_DIR")/klaxon.yaml" | head -1)
+  echo "${port:-8080}"
+}
+
+do_install() {
+  check_os
+  check_node
+  prepare_source
+  check_release
+  # The sample the previous release installed decides whether the config was edited.
+  local previous_sample=""
+  if [ -f "$(at "$APP_DIR")/config/klaxon.yaml" ]; then
+    previous_sample="$WORK/previous-sample.yaml"
+    cp "$(at "$APP_DIR")/config/klaxon.yaml" "$previous_sample"
+  fi
+  install_packages
+  create_user
+  install_app
+  install_config "$previous_sample"
+  install_data_dir
+  install_udev_rule
+  install_unit
+  local host
+  host=$( (hostname -I 2>/dev/null || true) | awk '{print $1}')
+  say "installed $(sed -n 's/^version=//p' "$SOURCE/RELEASE") to $APP_DIR"
+  say "dashboard: http://${host:-<this box>}:$(config_port)/dashboard"
+  say "initial admin API key (first install only): sudo cat $DATA_DIR/initial-admin-key"
+  say "settings: $CONFIG_DIR/klaxon.yaml, secrets: $CONFIG_DIR/klaxon.env; then: systemctl restart klaxon"
+  [ -z "$ROOT" ] || say "staged into $ROOT; the commands an install would run are in $PLAN"
+}
+
+do_uninstall() {
+  act systemctl disable --now klaxon.service
+  rm -f "$(at "$UNIT_FILE")" "$(at "$UDEV_RULE")"
+  act systemctl daemon-reload
+  act udevadm control --reload-rules
+  rm -rf "$(at "$APP_DIR")"
+  if [ "$PURGE" = 1 ]; then
+    rm -rf "$(at "$CONFIG_DIR")" "$(at "$DATA_DIR")"
+    act userdel "$SERVICE_USER"
+    say "removed Klaxon, its settings, its data and the $SERVICE_USER user"
+  else
+    say "removed Klaxon; kept $CONFIG_DIR (settings) and $DATA_DIR (journal, config store, backups): --uninstall --purge deletes them"
+  fi
+}
+
+if [ "$ACTION" = install ]; then do_install; else do_uninstall; fi

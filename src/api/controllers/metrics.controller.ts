@@ -1,0 +1,19 @@
+import {Controller, inject} from "@tsed/di";
+import {Context} from "@tsed/platform-params";
+import type {PlatformContext} from "@tsed/platform-http";
+import {Description, Get, Returns, Summary} from "@tsed/schema";
+import {GatewayMetrics} from "../../ops/metrics/gateway-metrics.js";
+import {EXPOSITION_CONTENT_TYPE} from "../../ops/metrics/exposition.js";
+
+@Controller("/")
+export class MetricsController {
+  private readonly metrics = inject(GatewayMetrics);
+
+  @Get("/metrics")
+  @Summary("Prometheus metrics (text exposition format); no key, like /healthz and /readyz")
+  @Description("Counts, lags and channel states only: no alert text, no recipient, no secret.")
+  @(Returns(200, String).ContentType("text/plain"))
+  async metricsText(@Context() ctx: PlatformContext): Promise<void> {
+    ctx.response.raw.status(200).type(EXPOSITION_CONTENT_TYPE).send(await this.metrics.render());
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * Where backups live and what they hold, apart from the code that writes them: the CLI bundles
+ * this for `klaxon restore` without pulling in the journal and its native driver.
+ */
+/** The files a backup holds, named as in the data dir, so restoring is copying them back. */
+export const BACKUP_FILES = {journal: "journal.sqlite", config: "config.json"} as const;
+export const BACKUPS_DIR = "backups";

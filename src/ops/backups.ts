@@ -1,0 +1,128 @@
+import {copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile} from "node:fs/promises";
+import {join} from "node:path";
+import {isoTimestamp, type Clock} from "../lib/clock.js";
+import type {Logger} from "../lib/logger.js";
+import {StorageUnavailableError, type Journal} from "../store/journal/journal.js";
+import {BACKUP_FILES, BACKUPS_DIR} from "./backup-layout.js";
+
+const MANIFEST = "manifest.json";
+// A backup is written under this prefix and renamed when complete: a listing never shows half of one.
+const PARTIAL_PREFIX = ".partial-";
+
+export interface BackupFile {
+  name: string;
+  bytes: number;
+}
+
+/** One backup folder under <data_dir>/backups/. */
+export interface BackupInfo {
+  name: string;
+  created_at: string;
+  path: string;
+  files: BackupFile[];
+}
+
+interface Manifest {
+  created_at: string;
+  schema_version: number;
+}
+
+const NO_SPACE = new Set(["ENOSPC", "EDQUOT", "EROFS"]);
+
+/**
+ * Online backups: the journal through SQLite's backup API (consistent while the gateway keeps
+ * writing) and a copy of the config store's file (always whole: it is replaced by rename).
+ * Backups hold webhook secrets and key hashes, so the folder is private to the service user.
+ */
+export class BackupService {
+  private running: Promise<BackupInfo> | null = null;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly journal: Journal,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly keep: number
+  ) {
+    if (!Number.isInteger(keep) || keep < 1) throw new Error(`backup.keep: must be a whole number of at least 1, got ${keep}`);
+  }
+
+  get directory(): string {
+    return join(this.dataDir, BACKUPS_DIR);
+  }
+
+  /** Makes a backup now, then deletes the oldest beyond `keep`. Two calls at once share one backup. */
+  create(): Promise<BackupInfo> {
+    this.running ??= this.write().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  /** Complete backups, newest first. */
+  async list(): Promise<BackupInfo[]> {
+    let names: string[];
+    try {
+      names = (await readdir(this.directory, {withFileTypes: true})).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+    const backups = await Promise.all(names.map((name) => this.describe(name)));
+    return backups.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.name.localeCompare(a.name));
+  }
+
+  private async write(): Promise<BackupInfo> {
+    const createdAt = isoTimestamp(this.clock.now());
+    await mkdir(this.directory, {recursive: true, mode: 0o700});
+    const name = await this.freeName(createdAt);
+    const partial = join(this.directory, PARTIAL_PREFIX + name);
+    try {
+      await mkdir(partial, {mode: 0o700});
+      await this.journal.db.backup(join(partial, BACKUP_FILES.journal));
+      await copyFile(join(this.dataDir, BACKUP_FILES.config), join(partial, BACKUP_FILES.config));
+      const manifest: Manifest = {created_at: createdAt, schema_version: this.journal.schemaVersion};
+      await writeFile(join(partial, MANIFEST), JSON.stringify(manifest, null, 2) + "\n", {mode: 0o600});
+      await rename(partial, join(this.directory, name));
+    } catch (error) {
+      await rm(partial, {recursive: true, force: true});
+      this.logger.error("backup failed", {error: error as Error});
+      if (NO_SPACE.has((error as NodeJS.ErrnoException).code ?? "")) throw new StorageUnavailableError(error as Error);
+      throw error;
+    }
+    const info = await this.describe(name);
+    this.logger.info("backup written", {path: info.path, bytes: info.files.reduce((sum, file) => sum + file.bytes, 0)});
+    await this.prune();
+    return info;
+  }
+
+  // Folder names are the creation time without colons (portable, sortable); a second backup in
+  // the same second gets a suffix.
+  private async freeName(createdAt: string): Promise<string> {
+    const base = createdAt.replace(/\.\d+Z$/, "Z").replace(/:/g, "-");
+    const existing = new Set(await readdir(this.directory));
+    let name = base;
+    for (let n = 2; existing.has(name) || existing.has(PARTIAL_PREFIX + name); n++) name = `${base}-${n}`;
+    return name;
+  }
+
+  private async prune(): Promise<void> {
+    const backups = await this.list();
+    for (const old of backups.slice(this.keep)) {
+      await rm(old.path, {recursive: true, force: true});
+      this.logger.info("old backup deleted", {path: old.path});
+    }
+  }
+
+  private async describe(name: string): Promise<BackupInfo> {
+    const path = join(this.directory, name);
+    const entries = (await readdir(path)).filter((file) => file !== MANIFEST).sort();
+    const files = await Promise.all(entries.map(async (file) => ({name: file, bytes: (await stat(join(path, file))).size})));
+    let createdAt: string;
+    try {
+      createdAt = (JSON.parse(await readFile(join(path, MANIFEST), "utf8")) as Manifest).created_at;
+    } catch {
+      // A backup made by hand (or an older Klaxon) has no manifest: its folder's time stands in.
+      createdAt = (await stat(path)).mtime.toISOString();
+    }
+    return {name, created_at: createdAt, path, files};
+  }
+}

@@ -1,0 +1,101 @@
+import type {Settings} from "../settings/defaults.js";
+import type {Clock} from "../lib/clock.js";
+import type {Logger} from "../lib/logger.js";
+import {PeriodicTask} from "../lib/periodic-task.js";
+import type {Journal} from "../store/journal/journal.js";
+import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
+import type {EventsRepository} from "../store/journal/events.repository.js";
+import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
+import {MetricsRepository} from "../store/journal/metrics.repository.js";
+import {RetentionRepository} from "../store/journal/retention.repository.js";
+import type {GroupsRepository, RecipientsRepository} from "../store/config/repositories.js";
+import type {ChannelRegistry} from "../channels/channel-registry.js";
+import type {ChannelStatusService} from "../services/channel-status.service.js";
+import type {EscalationRunner} from "../services/escalation-runner.service.js";
+import type {NotificationsService} from "../services/notifications.service.js";
+import {RetentionService} from "../services/retention.service.js";
+import {SelfMonitorService} from "../services/self-monitor.service.js";
+import type {RequestObserver} from "../api/http/pipeline.js";
+import {BackupService} from "./backups.js";
+import {BackupSchedule} from "./backup-schedule.js";
+import {DataDirLock} from "./data-dir-lock.js";
+import {LivenessProbe} from "./liveness.js";
+import {GatewayMetrics} from "./metrics/gateway-metrics.js";
+
+/** What the operations pieces are built from: the gateway's own stores and services. */
+export interface OperationsContext {
+  settings: Settings;
+  dataDir: string;
+  journal: Journal;
+  clock: Clock;
+  logger: Logger;
+  registry: ChannelRegistry;
+  channelStatus: ChannelStatusService;
+  runner: EscalationRunner;
+  notifications: NotificationsService;
+  repositories: {
+    notifications: NotificationsRepository;
+    escalations: EscalationsRepository;
+    events: EventsRepository;
+    recipients: RecipientsRepository;
+    groups: GroupsRepository;
+  };
+}
+
+const RETENTION_INTERVAL_MS = 3600_000;
+
+/**
+ * Running the appliance: metrics, backups (on demand and nightly), retention pruning,
+ * self-monitoring, the liveness probe behind systemd's watchdog, and the data dir's pid file.
+ */
+export function createOperations(context: OperationsContext) {
+  const {settings, dataDir, journal, clock, logger, repositories} = context;
+  const backups = new BackupService(dataDir, journal, clock, logger, settings.backup.keep);
+  const schedule = new BackupSchedule(settings.backup.schedule, backups, logger);
+  const metrics = new GatewayMetrics(journal, new MetricsRepository(journal), repositories.escalations, repositories.events, context.channelStatus, context.runner, backups, clock);
+  const retention = new RetentionService(journal, new RetentionRepository(journal), settings.retention, clock, logger);
+  const selfMonitor = new SelfMonitorService(
+    settings.self_monitoring, journal, context.notifications, repositories.notifications, repositories.events,
+    context.channelStatus, context.registry, repositories.recipients, repositories.groups, clock, logger
+  );
+  if (!(settings.self_monitoring.interval_seconds >= 1)) throw new Error(`self_monitoring.interval_seconds: must be at least 1, got ${settings.self_monitoring.interval_seconds}`);
+  const tasks = [
+    new PeriodicTask("retention", RETENTION_INTERVAL_MS, () => retention.prune(), logger),
+    new PeriodicTask("self-monitoring", settings.self_monitoring.interval_seconds * 1000, () => selfMonitor.tick(), logger)
+  ];
+  let lock: DataDirLock | null = null;
+  const observeRequest: RequestObserver = (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds);
+
+  return {
+    backups,
+    metrics,
+    retention,
+    selfMonitor,
+    liveness: new LivenessProbe(journal, repositories.escalations, clock),
+    observeRequest,
+    /** Values the controllers inject. */
+    providers: [
+      {token: BackupService, use: backups},
+      {token: GatewayMetrics, use: metrics}
+    ],
+    /** Once serving: marks the data dir in use and starts the background work. */
+    start(): void {
+      lock = DataDirLock.acquire(dataDir);
+      if (!selfMonitor.enabled) logger.info("self-monitoring is off (self_monitoring.recipient is empty)");
+      for (const task of tasks) task.start();
+      schedule.start();
+    },
+    /** Before the journal closes. */
+    async stop(): Promise<void> {
+      await schedule.stop();
+      await Promise.all(tasks.map((task) => task.stop()));
+    },
+    /** After the journal has closed: offline tools may now use the data dir. */
+    releaseDataDir(): void {
+      lock?.release();
+      lock = null;
+    }
+  };
+}
+
+export type Operations = ReturnType<typeof createOperations>;

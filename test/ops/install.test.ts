@@ -1,0 +1,243 @@
+import {afterAll, afterEach, beforeAll, describe, expect, it} from "vitest";
+import {spawn, spawnSync} from "node:child_process";
+import {createHash} from "node:crypto";
+import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from "node:fs";
+import {join, relative} from "node:path";
+import {tempDir as makeTempDir} from "../support/gateway.js";
+
+const ROOT = join(import.meta.dirname, "../..");
+const INSTALL = join(ROOT, "install.sh");
+const SAMPLE = readFileSync(join(ROOT, "config/klaxon.yaml"), "utf8");
+const HAS_SYSTEMD_ANALYZE = spawnSync("systemd-analyze", ["--version"]).status === 0;
+
+let tarball = "";
+// Each staged install holds a copy of the production node_modules: remove them as we go.
+let scratch: string[] = [];
+const tempDir = (prefix?: string) => {
+  const dir = makeTempDir(prefix);
+  scratch.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of scratch) rmSync(dir, {recursive: true, force: true});
+  scratch = [];
+});
+let releaseDir = "";
+afterAll(() => rmSync(releaseDir, {recursive: true, force: true}));
+
+// One release for the whole file, made exactly as `npm run package` makes it.
+beforeAll(() => {
+  const out = (releaseDir = makeTempDir("klaxon-release-"));
+  const result = spawnSync("npm", ["run", "--silent", "package", "--", "--out", out], {cwd: ROOT, encoding: "utf8"});
+  if (result.status !== 0) throw new Error(`npm run package failed:\n${result.stdout}\n${result.stderr}`);
+  tarball = result.stdout.trim().split("\n").at(-1)!;
+}, 300_000);
+
+function install(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync("bash", [INSTALL, ...args], {encoding: "utf8", env: {...process.env, ...env}});
+  return {status: result.status, stdout: result.stdout, stderr: result.stderr};
+}
+
+function stage(root: string, ...more: string[]) {
+  const result = install(["--root", root, "--offline", tarball, ...more]);
+  expect(result.stderr).toBe("");
+  expect(result.status).toBe(0);
+  return result;
+}
+
+const plan = (root: string) => readFileSync(join(root, "klaxon-install.plan"), "utf8").trim().split("\n");
+const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+
+/** Every file outside node_modules with its mode and content hash: what a second run must reproduce. */
+function snapshot(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, {withFileTypes: true})) {
+      const path = join(dir, entry.name);
+      if (entry.name === "node_modules") continue;
+      if (entry.isDirectory()) walk(path);
+      else out[relative(root, path)] = `${mode(path)} ${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
+    }
+  };
+  walk(root);
+  return out;
+}
+
+// Each staged install unpacks the release with its node_modules: seconds each, tens on a loaded box.
+describe("install.sh --root", {timeout: 120_000}, () => {
+  it("stages the app, config, data dir, udev rule and unit with their modes, and plans users and services", () => {
+    const root = tempDir("klaxon-root-");
+    const result = stage(root);
+    expect(result.stdout).toContain("dashboard: http://");
+    expect(result.stdout).toContain("sudo cat /var/lib/klaxon/initial-admin-key");
+
+    const app = join(root, "opt/klaxon");
+    expect(existsSync(join(app, "dist/main.js"))).toBe(true);
+    expect(existsSync(join(app, "dist/dashboard/public/index.html"))).toBe(true);
+    expect(existsSync(join(app, "node_modules/better-sqlite3/build/Release/better_sqlite3.node"))).toBe(true);
+    for (const devOnly of ["vitest", "@swc", "typescript", "esbuild", "src"]) expect(existsSync(join(app, "node_modules", devOnly)), devOnly).toBe(false);
+    expect(existsSync(join(app, "src"))).toBe(false);
+    expect(readFileSync(join(app, "RELEASE"), "utf8")).toContain(`arch=${process.arch}`);
+
+    expect(readFileSync(join(root, "etc/klaxon/klaxon.yaml"), "utf8")).toBe(SAMPLE);
+    expect(mode(join(root, "etc/klaxon"))).toBe("750");
+    expect(mode(join(root, "etc/klaxon/klaxon.yaml"))).toBe("640");
+    expect(mode(join(root, "etc/klaxon/klaxon.env"))).toBe("600");
+    expect(mode(join(root, "var/lib/klaxon"))).toBe("700");
+    expect(mode(join(app, "dist/main.js"))).toBe("644");
+
+    const rule = readFileSync(join(root, "etc/udev/rules.d/77-klaxon-modem.rules"), "utf8");
+    expect(rule).toContain('SYMLINK+="klaxon-modem"');
+    expect(rule).toContain('ENV{ID_MM_DEVICE_IGNORE}="1"');
+    const unit = readFileSync(join(root, "etc/systemd/system/klaxon.service"), "utf8");
+    expect(unit).toContain(`ExecStart=${process.execPath} /opt/klaxon/dist/main.js\n`);
+
+    expect(plan(root)).toEqual([
+      "useradd --system --user-group --home-dir /var/lib/klaxon --no-create-home --shell /usr/sbin/nologin klaxon",
+      "usermod --append --groups dialout klaxon",
+      "chown -R root:root /opt/klaxon",
+      "chown root:klaxon /etc/klaxon",
+      "chown root:klaxon /etc/klaxon/klaxon.yaml",
+      "chown klaxon:klaxon /var/lib/klaxon",
+      "udevadm control --reload-rules",
+      "udevadm trigger --subsystem-match=tty --action=change",
+      "systemctl daemon-reload",
+      "systemctl enable klaxon.service",
+      "systemctl restart klaxon.service"
+    ]);
+  });
+
+  it.skipIf(!HAS_SYSTEMD_ANALYZE)("writes a unit that systemd-analyze verify accepts as installed (skipped only where systemd-analyze is not installed)", () => {
+    const root = tempDir("klaxon-root-");
+    stage(root);
+    const verified = spawnSync("systemd-analyze", ["verify", join(root, "etc/systemd/system/klaxon.service")], {encoding: "utf8"});
+    expect({status: verified.status, output: (verified.stdout + verified.stderr).trim()}).toEqual({status: 0, output: ""});
+  });
+
+  it("plans the Debian packages when online, and none from an offline tarball", () => {
+    const root = tempDir("klaxon-root-");
+    stage(root);
+    expect(plan(root).some((line) => line.includes("apt-get"))).toBe(false);
+    // Online from a release folder: the unpacked tarball's own install.sh.
+    const unpacked = tempDir("klaxon-unpacked-");
+    expect(spawnSync("tar", ["-xzf", tarball, "-C", unpacked]).status).toBe(0);
+    const release = join(unpacked, readdirSync(unpacked)[0]);
+    const online = tempDir("klaxon-root-");
+    const result = spawnSync("bash", [join(release, "install.sh"), "--root", online], {encoding: "utf8"});
+    expect(result.status).toBe(0);
+    expect(plan(online)[0]).toBe("env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends espeak-ng opus-tools");
+    expect(existsSync(join(online, "opt/klaxon/dist/main.js"))).toBe(true);
+  });
+
+  it("is idempotent: a second run leaves the same files and plans the same commands", () => {
+    const root = tempDir("klaxon-root-");
+    stage(root);
+    const first = snapshot(root);
+    const firstPlan = plan(root);
+    stage(root);
+    expect(snapshot(root)).toEqual(first);
+    expect(plan(root)).toEqual(firstPlan);
+    expect(existsSync(join(root, "opt/klaxon.old"))).toBe(false);
+    expect(existsSync(join(root, "etc/klaxon/klaxon.yaml.dist"))).toBe(false);
+  });
+
+  it("keeps an edited config on upgrade, with the new sample beside it, and replaces an unedited one", () => {
+    const root = tempDir("klaxon-root-");
+    stage(root);
+    const config = join(root, "etc/klaxon/klaxon.yaml");
+    const edited = SAMPLE.replace("port: 8080", "port: 9090");
+    writeFileSync(config, edited);
+    writeFileSync(join(root, "etc/klaxon/klaxon.env"), "KLAXON_SMTP_PASSWORD=kept\n");
+    const upgrade = stage(root);
+    expect(upgrade.stdout).toContain("kept your edited /etc/klaxon/klaxon.yaml");
+    expect(upgrade.stdout).toContain("dashboard: http://");
+    expect(upgrade.stdout).toContain(":9090/dashboard");
+    expect(readFileSync(config, "utf8")).toBe(edited);
+    expect(readFileSync(`${config}.dist`, "utf8")).toBe(SAMPLE);
+    expect(readFileSync(join(root, "etc/klaxon/klaxon.env"), "utf8")).toBe("KLAXON_SMTP_PASSWORD=kept\n");
+
+    // An older release's sample left unedited is replaced by this release's sample.
+    const older = "# the sample of an older release\nport: 8080\n";
+    writeFileSync(config, older);
+    writeFileSync(join(root, "opt/klaxon/config/klaxon.yaml"), older);
+    stage(root);
+    expect(readFileSync(config, "utf8")).toBe(SAMPLE);
+    expect(existsSync(`${config}.dist`)).toBe(false);
+  });
+
+  it("keeps settings and data on --uninstall, and removes them with --purge", () => {
+    const root = tempDir("klaxon-root-");
+    stage(root);
+    writeFileSync(join(root, "var/lib/klaxon/journal.sqlite"), "data");
+    const kept = install(["--root", root, "--uninstall"]);
+    expect(kept.status).toBe(0);
+    expect(existsSync(join(root, "opt/klaxon"))).toBe(false);
+    expect(existsSync(join(root, "etc/systemd/system/klaxon.service"))).toBe(false);
+    expect(existsSync(join(root, "etc/udev/rules.d/77-klaxon-modem.rules"))).toBe(false);
+    expect(readFileSync(join(root, "var/lib/klaxon/journal.sqlite"), "utf8")).toBe("data");
+    expect(existsSync(join(root, "etc/klaxon/klaxon.yaml"))).toBe(true);
+    expect(plan(root)).toEqual(["systemctl disable --now klaxon.service", "systemctl daemon-reload", "udevadm control --reload-rules"]);
+
+    expect(install(["--root", root, "--uninstall", "--purge"]).status).toBe(0);
+    expect(existsSync(join(root, "var/lib/klaxon"))).toBe(false);
+    expect(existsSync(join(root, "etc/klaxon"))).toBe(false);
+    expect(plan(root)).toContain("userdel klaxon");
+  });
+
+  it("refuses Node older than 20 with the fix, and a release built for another architecture", () => {
+    const bin = tempDir("klaxon-node-");
+    const oldNode = join(bin, "node");
+    writeFileSync(oldNode, "#!/bin/sh\necho v18.19.0\n");
+    chmodSync(oldNode, 0o755);
+    const tooOld = install(["--root", tempDir("klaxon-root-"), "--offline", tarball], {KLAXON_NODE: oldNode});
+    expect(tooOld.status).toBe(1);
+    expect(tooOld.stderr).toContain("Node.js v18.19.0");
+    expect(tooOld.stderr).toContain("needs 20 or newer");
+    expect(tooOld.stderr).toContain("deb.nodesource.com");
+
+    const unpacked = tempDir("klaxon-unpacked-");
+    expect(spawnSync("tar", ["-xzf", tarball, "-C", unpacked]).status).toBe(0);
+    const name = readdirSync(unpacked)[0];
+    const releaseFile = join(unpacked, name, "RELEASE");
+    const otherArch = process.arch === "arm64" ? "x64" : "arm64";
+    writeFileSync(releaseFile, readFileSync(releaseFile, "utf8").replace(`arch=${process.arch}`, `arch=${otherArch}`));
+    const foreign = join(tempDir(), "foreign.tar.gz");
+    expect(spawnSync("tar", ["-czf", foreign, "-C", unpacked, name]).status).toBe(0);
+    const root = tempDir("klaxon-root-");
+    const refused = install(["--root", root, "--offline", foreign]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`this release was built for ${otherArch}, but this box is ${process.arch}`);
+    expect(existsSync(join(root, "opt/klaxon"))).toBe(false);
+  });
+
+  it("installs an app that runs from the built dist with production dependencies only", async () => {
+    const root = tempDir("klaxon-root-");
+    stage(root);
+    const dataDir = tempDir();
+    mkdirSync(dataDir, {recursive: true});
+    const child = spawn(process.execPath, [join(root, "opt/klaxon/dist/main.js")], {
+      cwd: join(root, "opt/klaxon"),
+      env: {PATH: process.env.PATH ?? "", NODE_ENV: "production", KLAXON_CONFIG: join(root, "etc/klaxon/klaxon.yaml"), KLAXON_DATA_DIR: dataDir, KLAXON_HOST: "127.0.0.1", KLAXON_PORT: "0"},
+      stdio: ["ignore", "pipe", "inherit"]
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout!.on("data", (chunk: Buffer) => {
+          for (const line of chunk.toString().split("\n")) if (line.includes('"gateway serving"')) resolve(JSON.parse(line).url);
+        });
+        child.on("exit", (code) => reject(new Error(`the installed gateway exited with ${code}`)));
+      });
+      const key = readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim();
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+      // Validation needs the decorator metadata tsc emitted: an invalid body is refused.
+      const invalid = await fetch(`${url}/api/v1/notifications/send`, {method: "POST", headers: {"X-API-Key": key, "Content-Type": "application/json"}, body: JSON.stringify({message: "x"})});
+      expect(invalid.status).toBe(400);
+      expect((await fetch(`${url}/dashboard/`)).status).toBe(200);
+      expect((await fetch(`${url}/metrics`)).status).toBe(200);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+  });
+});

@@ -1,0 +1,181 @@
+import {afterEach, describe, expect, it} from "vitest";
+import {ALL_CHANNELS_CONFIGURED, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
+import {RecordingDriver} from "../support/recording-driver.js";
+import {ManualClock} from "../../src/lib/clock.js";
+import {selfCheck} from "../../src/services/self-monitor-conditions.js";
+
+/** Two channels served by one modem, whose health the test sets. */
+class ModemChannel extends RecordingDriver {
+  constructor(channel: "voice_call" | "sms", readonly modem: {port_open: boolean; sim: string; registration: string; signal: {rssi: number | null; dbm: number | null}}) {
+    super(channel);
+  }
+
+  details() {
+    return {...this.modem, signal: {...this.modem.signal}};
+  }
+}
+
+let gw: TestGateway | null = null;
+afterEach(async () => {
+  await gw?.stop();
+  gw = null;
+});
+
+const LIMITS = {signal_min_dbm: -105, outbox_max_age_minutes: 60};
+
+interface Rig {
+  gw: TestGateway;
+  clock: ManualClock;
+  admin: string;
+  modem: ModemChannel["modem"];
+  voice: ModemChannel;
+  sms: ModemChannel;
+  email: RecordingDriver;
+  /** The self-monitor's alerts, oldest first. */
+  alerts(): Promise<Array<{id: string; dedup_key: string; status: string; message: string; occurrences: number}>>;
+  tick(): Promise<void>;
+}
+
+// The admin recipient must exist before the gateway that pages it starts: a first gateway on the
+// same data dir creates it.
+async function makeRig(): Promise<Rig> {
+  const clock = new ManualClock(Date.UTC(2026, 10, 23, 9, 0, 0));
+  const dataDir = tempDir();
+  const setup = await startTestGateway({}, {dataDir, clock});
+  const admin = (await setup.call("POST", "/api/v1/recipients", {body: {name: "Gateway admin", phone: "+4915112345678", email: "admin@factory.lan", channel_order: ["voice_call", "sms", "email"]}})).body.uuid;
+  await setup.gateway.stop();
+
+  const modem = {port_open: true, sim: "ready", registration: "home", signal: {rssi: 18, dbm: -77}};
+  const voice = new ModemChannel("voice_call", modem);
+  const sms = new ModemChannel("sms", modem);
+  const email = new RecordingDriver("email", 4);
+  gw = await startTestGateway({...ALL_CHANNELS_CONFIGURED, self_monitoring: {recipient: admin, ...LIMITS}}, {dataDir, clock, drivers: () => [voice, sms, email]});
+  const current = gw;
+  return {
+    gw: current, clock, admin, modem, voice, sms, email,
+    async alerts() {
+      await current.gateway.services.runner.idle();
+      const page = (await current.call("GET", `/api/v1/notifications?recipient_uuid=${admin}&limit=100`)).body.items;
+      return page.filter((item: {source: string}) => item.source === "klaxon").reverse();
+    },
+    async tick() {
+      await current.gateway.operations.selfMonitor.tick();
+      await current.gateway.services.runner.idle();
+    }
+  };
+}
+
+describe("self-monitoring", () => {
+  it("raises one alert per problem over a channel that still works, and resolves it when the problem clears", async () => {
+    const rig = await makeRig();
+    await rig.tick();
+    expect(await rig.alerts()).toEqual([]);
+
+    // The modem loses the network: both its channels go down, but one alert names the cause.
+    rig.modem.registration = "searching";
+    rig.voice.unavailable = rig.sms.unavailable = "the modem is not registered";
+    await rig.tick();
+    await rig.tick();
+    let alerts = await rig.alerts();
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({dedup_key: "klaxon:modem:registration", occurrences: 1, status: "notifying"});
+    expect(alerts[0].message).toBe("Klaxon gateway: the modem is not registered on the mobile network (searching)");
+    // Voice and SMS were skipped; email carried it.
+    expect(rig.email.deliveries.map((delivery) => delivery.alerts[0].message)).toEqual([alerts[0].message]);
+    expect(rig.voice.deliveries).toEqual([]);
+
+    // Acknowledged while the problem lasts: not raised again.
+    expect((await rig.gw.call("POST", `/api/v1/notifications/${alerts[0].id}/ack`)).status).toBe(200);
+    await rig.tick();
+    expect(await rig.alerts()).toHaveLength(1);
+
+    // SMTP fails too: its own alert.
+    rig.email.unavailable = "SMTP server refused the login";
+    await rig.tick();
+    alerts = await rig.alerts();
+    expect(alerts.map((alert) => alert.dedup_key)).toEqual(["klaxon:modem:registration", "klaxon:channel:email"]);
+
+    // Every channel was down, so that alert reached nobody (exhausted, all skipped). The modem
+    // coming back resolves its own alert and raises the email one again, now over a voice call.
+    expect(alerts[1].status).toBe("exhausted");
+    rig.modem.registration = "home";
+    rig.voice.unavailable = rig.sms.unavailable = null;
+    await rig.tick();
+    alerts = await rig.alerts();
+    expect(alerts.map((alert) => [alert.dedup_key, alert.status])).toEqual([
+      ["klaxon:modem:registration", "resolved"],
+      ["klaxon:channel:email", "exhausted"],
+      ["klaxon:channel:email", "notifying"]
+    ]);
+    expect(rig.voice.deliveries.map((delivery) => delivery.alerts[0].message)).toEqual(["Klaxon gateway: the email channel is unavailable: SMTP server refused the login"]);
+    await rig.tick();
+    expect(await rig.alerts()).toHaveLength(3);
+    rig.email.unavailable = null;
+    await rig.tick();
+    expect((await rig.alerts()).map((alert) => alert.status)).toEqual(["resolved", "exhausted", "resolved"]);
+
+    // A second episode of the same problem pages again.
+    rig.modem.signal.dbm = -109;
+    await rig.tick();
+    alerts = await rig.alerts();
+    expect(alerts.at(-1)).toMatchObject({dedup_key: "klaxon:modem:signal", status: "notifying"});
+    expect(alerts.at(-1)!.message).toContain("-109 dBm");
+  });
+
+  it("pages out of band through the modem when the journal cannot commit, once per outage", async () => {
+    const rig = await makeRig();
+    const db = rig.gw.gateway.journal.db;
+    db.pragma(`max_page_count = ${db.pragma("page_count", {simple: true})}`);
+    try {
+      let status = 202;
+      for (let i = 0; i < 200 && status !== 503; i++) {
+        status = (await rig.gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: rig.admin, message: "x".repeat(3000), priority: "low"}})).status;
+      }
+      expect(status).toBe(503);
+      const smsBefore = rig.sms.deliveries.length;
+      await rig.tick();
+      await rig.tick();
+      const pages = rig.sms.deliveries.slice(smsBefore);
+      expect(pages).toHaveLength(1);
+      expect(pages[0]).toMatchObject({channel: "sms", contact: "+4915112345678", recipient: {uuid: rig.admin}});
+      expect(pages[0].alerts[0].message).toContain("the journal cannot commit");
+      expect(rig.gw.logLines.some((line) => line.includes("self-monitoring paged out of band"))).toBe(true);
+    } finally {
+      db.pragma("max_page_count = 1073741823");
+    }
+    await rig.tick();
+    expect(rig.gw.logLines.some((line) => line.includes("self-monitoring: the journal commits again"))).toBe(true);
+  });
+
+  it("does nothing while no recipient is configured", async () => {
+    gw = await startTestGateway();
+    expect(gw.gateway.operations.selfMonitor.enabled).toBe(false);
+    await gw.gateway.operations.selfMonitor.tick();
+    expect((await gw.call("GET", "/api/v1/notifications")).body.items).toEqual([]);
+  });
+});
+
+describe("selfCheck", () => {
+  const modem = (fields: Record<string, unknown>) => ({channel: "voice_call" as const, available: true, reason: null, details: {port_open: true, sim: "ready", registration: "home", signal: {dbm: -80}, ...fields}});
+  const problems = (input: Parameters<typeof selfCheck>[0]) => selfCheck(input, LIMITS).filter((condition) => condition.problem !== null);
+  const now = Date.UTC(2026, 0, 1, 12);
+
+  it.each([
+    [{sim: "not_inserted"}, "modem:sim", "the modem's SIM is not ready (not_inserted)"],
+    [{port_open: false}, "modem:port", "the modem's serial port is not open (unplugged?)"],
+    [{registration: "denied"}, "modem:registration", "the modem is not registered on the mobile network (denied)"],
+    [{signal: {dbm: -111}}, "modem:signal", "the modem's signal is too weak (-111 dBm, below -105 dBm)"]
+  ])("names modem trouble by its cause: %j", (fields, key, problem) => {
+    expect(problems({channels: [modem(fields)], outbox: {pending: 0, oldest: null}, nowMs: now})).toEqual([{key, problem}]);
+  });
+
+  it("treats a modem not yet queried (unknown) and roaming as healthy", () => {
+    expect(problems({channels: [modem({sim: "unknown", registration: "roaming", signal: {dbm: null}})], outbox: {pending: 0, oldest: null}, nowMs: now})).toEqual([]);
+  });
+
+  it("raises a webhook backlog only past its age limit", () => {
+    const oldest = (minutes: number) => ({pending: 3, oldest: new Date(now - minutes * 60_000).toISOString()});
+    expect(problems({channels: [], outbox: oldest(60), nowMs: now})).toEqual([]);
+    expect(problems({channels: [], outbox: oldest(61), nowMs: now})).toEqual([{key: "outbox:backlog", problem: "3 webhook deliveries are waiting, the oldest for 61 minutes"}]);
+  });
+});
