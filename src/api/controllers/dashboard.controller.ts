@@ -1,0 +1,106 @@
+import {Controller, inject} from "@tsed/di";
+import {BodyParams, Context, PathParams} from "@tsed/platform-params";
+import type {PlatformContext} from "@tsed/platform-http";
+import {Get, Hidden, Post, Required} from "@tsed/schema";
+import type {Request} from "express";
+import {DASHBOARD_ACTOR, DashboardAuthService} from "../../dashboard/dashboard-auth.service.js";
+import type {DashboardSession} from "../../dashboard/session-store.js";
+import {clearedSessionCookie, sessionCookie, sessionTokenOf} from "../../dashboard/session-cookie.js";
+import {LiveFeed} from "../../dashboard/live-feed.js";
+import {DASHBOARD_PATH} from "../../dashboard/assets.js";
+import {NotificationsService} from "../../services/notifications.service.js";
+import {AppError} from "../../services/errors.js";
+import {isoTimestamp} from "../../lib/clock.js";
+import {AcknowledgeModel} from "../models/notification.model.js";
+import {SetPasswordModel, SignInModel} from "../models/dashboard.model.js";
+import {noContent} from "../http/respond.js";
+
+function addressOf(request: Request): string {
+  return request.socket.remoteAddress ?? "unknown";
+}
+
+function sessionView(session: DashboardSession) {
+  return {csrf_token: session.csrfToken, expires_at: isoTimestamp(session.expiresAtMs)};
+}
+
+/**
+ * What only the dashboard page uses: the admin password, sign-in and sign-out, the live change
+ * stream, and acknowledging as the dashboard. Everything else the page does goes through
+ * /api/v1 with the session cookie. Not in the public API document.
+ */
+@Controller(`${DASHBOARD_PATH}/api`)
+@Hidden()
+export class DashboardController {
+  private readonly auth = inject(DashboardAuthService);
+  private readonly feed = inject(LiveFeed);
+  private readonly notifications = inject(NotificationsService);
+
+  /** What the page should show: set the password, sign in, or the app (with the CSRF token). */
+  @Get("/session")
+  session(@Context() ctx: PlatformContext) {
+    const session = this.auth.sessions.find(sessionTokenOf(ctx.request.raw));
+    return {password_set: this.auth.passwordSet, signed_in: session !== null, ...(session ? sessionView(session) : {csrf_token: null, expires_at: null})};
+  }
+
+  @Post("/password")
+  async setPassword(@Required() @BodyParams() body: SetPasswordModel, @Context() ctx: PlatformContext) {
+    await this.auth.setPassword(body.admin_key, body.password, addressOf(ctx.request.raw));
+    noContent(ctx);
+  }
+
+  @Post("/sign-in")
+  async signIn(@Required() @BodyParams() body: SignInModel, @Context() ctx: PlatformContext) {
+    const request = ctx.request.raw;
+    const {token, session} = await this.auth.signIn(body.password, addressOf(request));
+    ctx.response.raw.setHeader("Set-Cookie", sessionCookie(token, Math.floor(this.auth.sessions.lifetimeMs / 1000), request.secure));
+    return sessionView(session);
+  }
+
+  @Post("/sign-out")
+  async signOut(@Context() ctx: PlatformContext) {
+    const request = ctx.request.raw;
+    await this.auth.signOut(sessionTokenOf(request) as string, this.requireSession(request));
+    ctx.response.raw.setHeader("Set-Cookie", clearedSessionCookie(request.secure));
+    noContent(ctx);
+  }
+
+  /** Server-sent events: `change` with `{seq, type, notification_id}` whenever the journal records one. */
+  @Get("/events")
+  events(@Context() ctx: PlatformContext): void {
+    const request = ctx.request.raw;
+    const session = this.requireSession(request);
+    const response = ctx.response.raw;
+    response.writeHead(200, {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"});
+    response.write("retry: 3000\n\n");
+    const unsubscribe = this.feed.subscribe({
+      isLive: () => this.auth.sessions.isLive(session),
+      send: (entry) => response.write(`event: change\ndata: ${JSON.stringify(entry)}\n\n`),
+      keepAlive: () => response.write(": keep-alive\n\n"),
+      close: (reason) => response.end(`event: ${reason}\ndata: {}\n\n`)
+    });
+    request.on("close", unsubscribe);
+  }
+
+  /** Acknowledges as the dashboard (`acknowledged_via: dashboard`), by whoever the page names. */
+  @Post("/notifications/:id/ack")
+  acknowledge(@PathParams("id") id: string, @Context() ctx: PlatformContext, @BodyParams() body?: AcknowledgeModel) {
+    this.requireSession(ctx.request.raw);
+    return this.notifications.acknowledge(id, {by: body?.by || "dashboard", note: body?.note || null, via: "dashboard"}, DASHBOARD_ACTOR);
+  }
+
+  private requireSession(request: Request): DashboardSession {
+    const session = this.auth.sessionFor(request);
+    if (!session) throw new AppError("unauthenticated", "sign in to the dashboard first");
+    return session;
+  }
+}
+
+/** Whoever opens the box's address in a browser lands on the dashboard. */
+@Controller("/")
+@Hidden()
+export class DashboardEntryController {
+  @Get("/")
+  enter(@Context() ctx: PlatformContext): void {
+    ctx.response.raw.redirect(302, `${DASHBOARD_PATH}/`);
+  }
+}

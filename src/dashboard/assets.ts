@@ -1,0 +1,32 @@
+import {existsSync} from "node:fs";
+import {dirname, join} from "node:path";
+import {fileURLToPath} from "node:url";
+import type {ServerResponse} from "node:http";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The dashboard's files. Beside this module when run from source; `tsc` copies no assets into
+ * dist/, so a built gateway serves them from the source tree it was built from.
+ */
+export const DASHBOARD_ASSETS = [join(here, "public"), join(here, "..", "..", "src", "dashboard", "public")].find((dir) => existsSync(join(dir, "index.html"))) ?? join(here, "public");
+
+/** Where the dashboard is served; `/` redirects here. */
+export const DASHBOARD_PATH = "/dashboard";
+
+// Everything the page loads comes from the box itself (it must work with no internet); nothing
+// inline, so an injected string can never run as script; no framing (clickjacking).
+const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+function setSecurityHeaders(response: ServerResponse): void {
+  response.setHeader("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+  response.setHeader("X-Content-Type-Options", "nosniff");
+  response.setHeader("Referrer-Policy", "no-referrer");
+  // Revalidated on every load (ETag), so an upgraded gateway never runs with yesterday's script.
+  response.setHeader("Cache-Control", "no-cache");
+}
+
+/** Ts.ED `statics` entry serving the dashboard. */
+export const dashboardStatics = {
+  [DASHBOARD_PATH]: [{root: DASHBOARD_ASSETS, index: "index.html", redirect: true, dotfiles: "ignore", setHeaders: setSecurityHeaders}]
+};

@@ -1,0 +1,113 @@
+import {timingSafeEqual} from "node:crypto";
+import type {Request} from "express";
+import {AppError} from "../services/errors.js";
+import {hasScope, type ApiKeysService} from "../services/api-keys.service.js";
+import type {AuditService} from "../services/audit.service.js";
+import type {RateLimiter} from "../api/auth/rate-limiter.js";
+import type {Actor} from "../store/journal/audit.repository.js";
+import {isoTimestamp, type Clock} from "../lib/clock.js";
+import type {Logger} from "../lib/logger.js";
+import type {AdminCredentialRepository} from "./admin-credential.repository.js";
+import {hashPassword, verifyPassword} from "./password-hash.js";
+import type {DashboardSession, SessionStore} from "./session-store.js";
+import {sessionTokenOf} from "./session-cookie.js";
+
+/** Who the audit log names for what is done in the dashboard: it has one user, the admin. */
+export const DASHBOARD_ACTOR: Actor = {type: "dashboard", id: "admin"};
+
+/** The header a dashboard page sends its session's CSRF token in. */
+export const CSRF_HEADER = "x-csrf-token";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export interface SignedIn {
+  token: string;
+  session: DashboardSession;
+}
+
+function sameToken(expected: string, presented: string | undefined): boolean {
+  if (presented === undefined) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The dashboard's one user: an admin password (stored as a scrypt hash), sessions, and the CSRF
+ * check. Setting the password needs an admin API key, so on first start only whoever can read
+ * data/initial-admin-key (or holds another admin key) can claim the dashboard, and the same holds
+ * for resetting a forgotten password.
+ */
+export class DashboardAuthService {
+  constructor(
+    private readonly credential: AdminCredentialRepository,
+    private readonly keys: ApiKeysService,
+    readonly sessions: SessionStore,
+    /** Sign-in and set-password attempts per client address. */
+    private readonly attempts: RateLimiter,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    private readonly logger: Logger
+  ) {}
+
+  get passwordSet(): boolean {
+    return this.credential.get().password_hash !== null;
+  }
+
+  async setPassword(adminKey: string, password: string, address: string): Promise<void> {
+    this.spendAttempt(address);
+    const key = this.keys.authenticate(adminKey);
+    if (!key || !hasScope(key, "admin")) {
+      this.logger.warn("dashboard password change refused: not an admin key", {address});
+      throw new AppError("unauthenticated", "that is not an active admin API key", {errors: [{pointer: "/admin_key", detail: "not an active admin API key"}]});
+    }
+    const hash = await hashPassword(password);
+    await this.credential.save({password_hash: hash, password_set_at: isoTimestamp(this.clock.now())});
+    this.sessions.revokeAll();
+    await this.audit.record({type: "api_key", id: key.id}, "dashboard.password_set", {type: "dashboard", id: "admin"}, {address});
+  }
+
+  async signIn(password: string, address: string): Promise<SignedIn> {
+    this.spendAttempt(address);
+    const stored = this.credential.get().password_hash;
+    if (!stored) throw new AppError("conflict", "no admin password is set yet: set one with an admin API key first");
+    if (!(await verifyPassword(password, stored))) {
+      this.logger.warn("dashboard sign-in refused: wrong password", {address});
+      throw new AppError("unauthenticated", "wrong password", {errors: [{pointer: "/password", detail: "wrong password"}]});
+    }
+    const signedIn = this.sessions.create();
+    await this.audit.record(DASHBOARD_ACTOR, "dashboard.signed_in", {type: "dashboard_session", id: signedIn.session.id}, {address});
+    return signedIn;
+  }
+
+  async signOut(token: string, session: DashboardSession): Promise<void> {
+    this.sessions.revoke(token);
+    await this.audit.record(DASHBOARD_ACTOR, "dashboard.signed_out", {type: "dashboard_session", id: session.id}, {});
+  }
+
+  /**
+   * The live session of a request that carries the cookie, or null. A state-changing request
+   * must also carry the session's CSRF token: the cookie alone proves only that a browser sent
+   * it, not that our page did.
+   */
+  sessionFor(request: Pick<Request, "headers" | "method">): DashboardSession | null {
+    const session = this.sessions.find(sessionTokenOf(request));
+    if (!session) return null;
+    if (!SAFE_METHODS.has(request.method) && !sameToken(session.csrfToken, request.headers[CSRF_HEADER] as string | undefined)) {
+      throw new AppError("csrf_token_invalid", "this dashboard request lacks the session's X-CSRF-Token header, or it does not match");
+    }
+    return session;
+  }
+
+  /**
+   * Every attempt counts, right or wrong: counting only failures would let parallel guesses all
+   * pass the check while the slow hash runs. A person signs in far less often than the limit.
+   */
+  private spendAttempt(address: string): void {
+    const decision = this.attempts.take(address);
+    if (!decision.allowed) {
+      this.logger.warn("dashboard sign-in throttled", {address});
+      throw new AppError("rate_limited", "too many sign-in attempts from this address; wait and try again", {retryAfterSeconds: decision.resetSeconds});
+    }
+  }
+}

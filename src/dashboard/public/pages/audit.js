@@ -1,0 +1,75 @@
+import {api} from "../lib/api.js";
+import {dataTable, emptyState, fill, h, pageHeading} from "../lib/dom.js";
+import {field, submitting} from "../lib/forms.js";
+import {timeElement} from "../lib/format.js";
+
+const PAGE_SIZE = 50;
+const FILTERS = ["action", "subject_id", "actor_id"];
+
+function actorText(actor) {
+  return actor.id ? `${actor.type.replace("_", " ")} ${actor.id}` : actor.type;
+}
+
+/** The audit log, newest first, filtered by action, subject or actor. */
+export async function auditPage(main, {params}) {
+  let items = [];
+  let nextCursor = null;
+  const table = h("div");
+  const more = h("button", {type: "button", class: "button", hidden: true}, "Show older");
+  const form = h(
+    "form",
+    {novalidate: true, class: "filters", "aria-label": "Filter the audit log"},
+    field({label: "Action", name: "action", value: params.get("action"), hint: "e.g. notification.acknowledged", list: "audit-actions", autocomplete: "off"}),
+    field({label: "Subject id", name: "subject_id", value: params.get("subject_id"), hint: "A notification, recipient, key… id", autocomplete: "off"}),
+    field({label: "Actor id", name: "actor_id", value: params.get("actor_id"), hint: "A key id, or admin for the dashboard", autocomplete: "off"}),
+    h("datalist", {id: "audit-actions"}, [
+      "notification.accepted", "notification.deduplicated", "notification.acknowledged", "notification.resolved", "notification.exhausted",
+      "recipient.created", "recipient.updated", "recipient.deleted", "group.created", "group.updated", "group.deleted",
+      "api_key.created", "api_key.revoked", "webhook.created", "webhook.updated", "webhook.deleted",
+      "dashboard.password_set", "dashboard.signed_in", "dashboard.signed_out"
+    ].map((action) => h("option", {value: action}))),
+    h("div", {class: "actions"}, h("button", {type: "submit", class: "button primary"}, "Filter"))
+  );
+
+  function query(cursor) {
+    const search = new URLSearchParams({limit: String(PAGE_SIZE)});
+    for (const name of FILTERS) {
+      const value = form.elements[name].value.trim();
+      if (value) search.set(name, value);
+    }
+    if (cursor) search.set("cursor", cursor);
+    return search;
+  }
+
+  function render() {
+    const rows = items.map((entry) => [
+      timeElement(h, entry.at),
+      actorText(entry.actor),
+      entry.action,
+      [entry.subject.type, " ", h("code", {}, entry.subject.id)],
+      entry.source ?? "—",
+      Object.keys(entry.detail).length ? h("code", {class: "detail"}, JSON.stringify(entry.detail)) : "—"
+    ]);
+    fill(table, items.length ? dataTable({caption: "Audit log entries", columns: ["When", "Who", "Action", "Subject", "Source", "Detail"], rows}) : emptyState("No entries match these filters."));
+    more.hidden = !nextCursor;
+  }
+
+  async function load(cursor) {
+    const page = await api("GET", `/api/v1/audit?${query(cursor)}`);
+    items = cursor ? [...items, ...page.items] : page.items;
+    nextCursor = page.next_cursor;
+    render();
+  }
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const search = query();
+    search.delete("limit");
+    history.replaceState(null, "", `#/audit${search.size ? `?${search}` : ""}`);
+    await submitting(form, () => load(null));
+  });
+  more.addEventListener("click", () => void load(nextCursor));
+
+  fill(main, pageHeading("Audit log"), form, table, more);
+  await load(null);
+}

@@ -1,0 +1,171 @@
+import {api, ApiError, signedOut} from "../lib/api.js";
+import {announce, badge, emptyState, fill, h, pageHeading} from "../lib/dom.js";
+import {select} from "../lib/forms.js";
+import {channelName, PRIORITIES, STATUSES, timeElement} from "../lib/format.js";
+import {loadTargets, targetOptions} from "../lib/targets.js";
+
+const PAGE_SIZE = 50;
+const MAX_PAGE = 200;
+// Changes often come in bursts (a step and its attempts): one reload per burst.
+const RELOAD_DELAY_MS = 300;
+const ACKNOWLEDGEABLE = new Set(["queued", "notifying", "exhausted"]);
+
+function timeline(notification) {
+  const entries = [{at: notification.created_at, text: `Accepted${notification.source ? ` from ${notification.source}` : ""}`, kind: "accepted"}];
+  for (const attempt of notification.attempts) {
+    const detail = `Step ${attempt.step + 1}: ${channelName(attempt.channel)} to ${attempt.target}${attempt.error ? ` — ${attempt.error}` : ""}`;
+    entries.push({at: attempt.started_at, text: detail, outcome: attempt.outcome});
+  }
+  if (notification.acknowledged_at) {
+    entries.push({at: notification.acknowledged_at, text: `Acknowledged by ${notification.acknowledged_by ?? "someone"} via ${notification.acknowledged_via}${notification.acknowledged_note ? `: ${notification.acknowledged_note}` : ""}`, kind: "acknowledged"});
+  }
+  if (notification.resolved_at) entries.push({at: notification.resolved_at, text: "Resolved", kind: "resolved"});
+  entries.sort((a, b) => a.at.localeCompare(b.at));
+  const next = notification.escalation?.next_step_at;
+  return h(
+    "ol",
+    {class: "timeline"},
+    entries.map((entry) => h("li", {class: `timeline-${entry.kind ?? "attempt"}`}, timeElement(h, entry.at), " ", entry.outcome ? badge(entry.outcome) : null, " ", entry.text)),
+    next ? h("li", {class: "timeline-next"}, "Next step ", timeElement(h, next)) : null
+  );
+}
+
+/** Live notifications: filters, each with its attempt timeline, acknowledge and resolve; reloads when the gateway says something changed. */
+export async function notificationsPage(main, {params}) {
+  const targets = await loadTargets();
+  const filters = {status: params.get("status") ?? "", priority: params.get("priority") ?? "", recipient_uuid: params.get("recipient_uuid") ?? ""};
+  const expanded = new Set();
+  let items = [];
+  let nextCursor = null;
+
+  const live = h("span", {class: "live-indicator", "data-state": "connecting"}, "Connecting…");
+  const list = h("div", {class: "notification-list"});
+  const more = h("button", {type: "button", class: "button", hidden: true}, "Show older");
+  const filterForm = h(
+    "form",
+    {class: "filters", "aria-label": "Filter notifications"},
+    select({label: "Status", name: "status", value: filters.status, options: [["", "Any status"], ...STATUSES.map((status) => [status, status])]}),
+    select({label: "Priority", name: "priority", value: filters.priority, options: [["", "Any priority"], ...PRIORITIES.map((priority) => [priority, priority])]}),
+    select({label: "Recipient or group", name: "recipient_uuid", value: filters.recipient_uuid, options: [["", "Anyone"], ...targetOptions(targets)]})
+  );
+  filterForm.addEventListener("submit", (event) => event.preventDefault());
+  filterForm.addEventListener("change", (event) => {
+    filters[event.target.name] = event.target.value;
+    const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value));
+    history.replaceState(null, "", `#/notifications${query.size ? `?${query}` : ""}`);
+    items = [];
+    void load();
+  });
+
+  function query(extra) {
+    return new URLSearchParams({...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), ...extra});
+  }
+
+  async function load() {
+    const page = await api("GET", `/api/v1/notifications?${query({limit: String(Math.min(MAX_PAGE, Math.max(PAGE_SIZE, items.length)))})}`);
+    items = page.items;
+    nextCursor = page.next_cursor;
+    render();
+  }
+
+  more.addEventListener("click", async () => {
+    const page = await api("GET", `/api/v1/notifications?${query({limit: String(PAGE_SIZE), cursor: nextCursor})}`);
+    items = [...items, ...page.items];
+    nextCursor = page.next_cursor;
+    render();
+  });
+
+  async function act(notification, action, card) {
+    const path = action === "ack" ? `/dashboard/api/notifications/${notification.id}/ack` : `/api/v1/notifications/${notification.id}/resolve`;
+    try {
+      const updated = await api("POST", path, action === "ack" ? {} : undefined);
+      items = items.map((item) => (item.id === updated.id ? updated : item));
+      render();
+      announce(`${action === "ack" ? "Acknowledged" : "Resolved"}: ${notification.message}`);
+    } catch (error) {
+      card.querySelector(".card-problem")?.remove();
+      card.append(h("p", {class: "card-problem", role: "alert"}, error instanceof ApiError ? error.message : String(error)));
+    }
+  }
+
+  function card(notification) {
+    const titleId = `title-${notification.id}`;
+    const article = h("article", {class: `notification priority-${notification.priority}`, "aria-labelledby": titleId, "data-id": notification.id});
+    const details = h("details", {open: expanded.has(notification.id)}, h("summary", {"data-focus": `${notification.id}:timeline`}, `Timeline (${notification.attempts.length} attempt${notification.attempts.length === 1 ? "" : "s"})`), timeline(notification));
+    details.addEventListener("toggle", () => (details.open ? expanded.add(notification.id) : expanded.delete(notification.id)));
+    const link = notification.link ? h("a", {href: notification.link, rel: "noreferrer noopener", target: "_blank"}, "source") : null;
+    return fill(
+      article,
+      h("div", {class: "card-head"}, badge(notification.priority), badge(notification.status), h("h2", {id: titleId}, notification.message)),
+      h(
+        "p",
+        {class: "meta"},
+        "To ", h("strong", {}, targets.nameOf(notification.recipient_uuid)), " · ", timeElement(h, notification.created_at),
+        notification.source ? ` · ${notification.source}` : "",
+        notification.occurrences > 1 ? ` · ${notification.occurrences} occurrences` : "",
+        link ? " · " : "", link
+      ),
+      h(
+        "div",
+        {class: "actions"},
+        ACKNOWLEDGEABLE.has(notification.status) ? h("button", {type: "button", class: "button primary", "data-focus": `${notification.id}:ack`, onclick: () => act(notification, "ack", article)}, "Acknowledge") : null,
+        notification.status !== "resolved" ? h("button", {type: "button", class: "button", "data-focus": `${notification.id}:resolve`, onclick: () => act(notification, "resolve", article)}, "Resolve") : null
+      ),
+      details
+    );
+  }
+
+  function render() {
+    // Keep the keyboard focus on the same control across a reload of the list.
+    const focused = document.activeElement?.getAttribute?.("data-focus");
+    fill(list, items.length ? items.map(card) : emptyState("No notifications match these filters."));
+    more.hidden = !nextCursor;
+    if (focused) (list.querySelector(`[data-focus="${focused}"]`) ?? list.querySelector(`[data-focus^="${focused.split(":")[0]}:"]`))?.focus();
+  }
+
+  fill(main, pageHeading("Notifications", live), filterForm, list, more);
+  await load();
+
+  let reloadTimer = null;
+  let retryTimer = null;
+  let stream = null;
+  let left = false;
+  const setLive = (state, text) => {
+    live.dataset.state = state;
+    live.textContent = text;
+  };
+  const reload = () => load().catch(() => setLive("connecting", "Reload failed, retrying…"));
+  function connect() {
+    if (left) return;
+    stream = new EventSource("/dashboard/api/events");
+    stream.addEventListener("open", () => {
+      setLive("live", "Live");
+      // Whatever changed while the stream was down is picked up here.
+      void reload();
+    });
+    stream.addEventListener("change", () => {
+      clearTimeout(reloadTimer);
+      reloadTimer = setTimeout(reload, RELOAD_DELAY_MS);
+    });
+    stream.addEventListener("signed_out", () => {
+      stream.close();
+      signedOut();
+    });
+    stream.addEventListener("error", () => {
+      setLive("connecting", "Reconnecting…");
+      // The browser retries by itself unless the gateway refused the stream (e.g. the session
+      // ended): then a plain request finds out which, and a new stream is tried a little later.
+      if (stream.readyState !== EventSource.CLOSED) return;
+      retryTimer = setTimeout(() => {
+        reload().then(connect, connect);
+      }, 5000);
+    });
+  }
+  connect();
+  return () => {
+    left = true;
+    clearTimeout(reloadTimer);
+    clearTimeout(retryTimer);
+    stream.close();
+  };
+}

@@ -1,0 +1,36 @@
+import {afterAll, beforeAll, expect, it} from "vitest";
+import type {Browser} from "playwright-core";
+import {startModemGateway, type ModemGatewayRig} from "../support/modem-simulator.js";
+import {DESKTOP, launchChromium, openContext, PHONE, shoot, signInThroughPage} from "./support/browser.js";
+import {setAdminPassword} from "./support/dashboard-client.js";
+
+// Its own file: Ts.ED keeps one injector per process, so a test process serves one gateway at a time.
+let rig: ModemGatewayRig;
+let browser: Browser;
+
+beforeAll(async () => {
+  rig = await startModemGateway("sim7600", {call: {outcome: "answer", afterMs: 40, keys: ["1"]}});
+  browser = await launchChromium();
+  await rig.notification(await rig.send(await rig.recipient(["voice_call"], {name: "Maria Schmidt"})));
+  expect((await setAdminPassword(rig.gw)).status).toBe(204);
+});
+afterAll(async () => {
+  await browser?.close();
+  await rig?.stop();
+});
+
+it.each([["desktop", DESKTOP], ["phone", PHONE]] as const)("shows the modem's live state, the last call and the unconfigured channels (%s)", async (size, viewport) => {
+  const {context, page, scriptErrors} = await openContext(browser, viewport);
+  await signInThroughPage(page, rig.gw.url, "status");
+  const modem = page.locator("article", {has: page.getByRole("heading", {name: "Voice call", exact: true})});
+  await modem.locator(".badge-available").waitFor();
+  const text = await modem.textContent();
+  for (const fact of ["port open", "sim", "registration", "operator", "signal", "last call", "answered"]) expect(text, fact).toContain(fact);
+  expect(await modem.getByRole("img", {name: /^Signal: \d of 4 bars$/}).count()).toBe(1);
+  const email = page.locator("article", {has: page.getByRole("heading", {name: "Email", exact: true})});
+  expect(await email.textContent()).toContain("SMTP is not configured");
+  expect(await page.locator("article", {hasText: "Disk space"}).textContent()).toMatch(/free of/);
+  await shoot(page, "status", size);
+  expect(scriptErrors).toEqual([]);
+  await context.close();
+});
