@@ -1,0 +1,132 @@
+// Package klaxon is a client for the Klaxon alert escalation gateway: send,
+// read, acknowledge and resolve alerts with an API key; fire and resolve
+// alerts and keep heartbeats through a generic integration with its secret.
+//
+// Every call retries network errors, 429 and 5xx with backoff (honouring
+// Retry-After); a send carries one Idempotency-Key reused by every repeat, so
+// a retry never pages twice. Refusals are *Error values (RFC 9457 problems).
+package klaxon
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// DefaultURL is used when neither Options.URL nor KLAXON_URL is set.
+const DefaultURL = "http://127.0.0.1:8080"
+
+// Options configure a Client. Zero values take the defaults.
+type Options struct {
+	// URL of the gateway; default $KLAXON_URL, else DefaultURL.
+	URL string
+	// APIKey; default $KLAXON_API_KEY.
+	APIKey string
+	// Retries after the first attempt; default 3. Negative means none.
+	Retries int
+	// Timeout of one attempt; default 10 s. Ignored when HTTPClient is given.
+	Timeout time.Duration
+	// HTTPClient to use instead of a new one.
+	HTTPClient *http.Client
+}
+
+// Client talks to one gateway with an API key. It is safe for concurrent use.
+type Client struct {
+	t *transport
+}
+
+// New returns a client for the gateway at url with the API key; empty values
+// fall back to KLAXON_URL and KLAXON_API_KEY.
+func New(url, apiKey string) (*Client, error) {
+	return NewWithOptions(Options{URL: url, APIKey: apiKey})
+}
+
+// NewWithOptions returns a client configured by opts.
+func NewWithOptions(opts Options) (*Client, error) {
+	t, err := newTransport(opts, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{t: t}, nil
+}
+
+func newTransport(opts Options, needKey bool) (*transport, error) {
+	base := firstNonEmpty(opts.URL, os.Getenv("KLAXON_URL"), DefaultURL)
+	if parsed, err := url.Parse(base); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+		return nil, errors.New("klaxon: the gateway URL must be an absolute http(s) URL")
+	}
+	key := firstNonEmpty(opts.APIKey, os.Getenv("KLAXON_API_KEY"))
+	if needKey && key == "" {
+		return nil, errors.New("klaxon: no API key: set Options.APIKey or KLAXON_API_KEY")
+	}
+	retries := opts.Retries
+	if retries == 0 {
+		retries = 3
+	} else if retries < 0 {
+		retries = 0
+	}
+	httpClient := opts.HTTPClient
+	if httpClient == nil {
+		timeout := opts.Timeout
+		if timeout == 0 {
+			timeout = 10 * time.Second
+		}
+		httpClient = &http.Client{
+			Timeout: timeout,
+			// Requests carry a key or a signature: send them only where they were addressed.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+	}
+	return &transport{baseURL: strings.TrimRight(base, "/"), apiKey: key, http: httpClient, retries: retries}, nil
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, value := range values {
+		if value != "" {
+			return value
+		}
+	}
+	return ""
+}
+
+// newID returns a random hex id with a prefix, for Idempotency-Keys and webhook ids.
+func newID(prefix string) string {
+	bytes := make([]byte, 16)
+	if _, err := rand.Read(bytes); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return prefix + hex.EncodeToString(bytes)
+}
+
+func path(segments ...string) string {
+	var b strings.Builder
+	for _, segment := range segments {
+		b.WriteString("/")
+		b.WriteString(url.PathEscape(segment))
+	}
+	return b.String()
+}
+
+// PingAnswer is a heartbeat's state after a ping.
+type PingAnswer struct {
+	Name string `json:"name"`
+	// Status is new, up, late, down or paused.
+	Status     string     `json:"status"`
+	ExpectedAt *time.Time `json:"expected_at"`
+}
+
+// PingHeartbeat records one ping of the existing heartbeat name
+// (POST /api/v1/heartbeats/{name}/ping; the key needs notifications:send).
+func (c *Client) PingHeartbeat(ctx context.Context, name string) (*PingAnswer, error) {
+	var answer PingAnswer
+	if _, err := c.t.do(ctx, request{method: http.MethodPost, path: path("api", "v1", "heartbeats", name, "ping"), policy: idempotent}, &answer); err != nil {
+		return nil, err
+	}
+	return &answer, nil
+}

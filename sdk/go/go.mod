@@ -1,0 +1,3 @@
+module github.com/klaxon/klaxon-go
+
+go 1.21

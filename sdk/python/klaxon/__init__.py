@@ -1,0 +1,50 @@
+"""Klaxon client: send, read, acknowledge and resolve alerts, manage recipients, verify webhooks.
+
+    from klaxon import Client
+    klaxon = Client()  # KLAXON_URL and KLAXON_API_KEY from the environment
+    n = klaxon.send("0f8c5a2e-...", "Press 7 hydraulic oil over 80 °C", "critical", source="plc-7")
+"""
+
+from .client import DEFAULT_URL, PRIORITIES, Client
+from .errors import (
+    AuthenticationError,
+    ConflictError,
+    FieldError,
+    InvalidRequestError,
+    KlaxonError,
+    NetworkError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitedError,
+    ServerError,
+)
+from .models import Attempt, ChannelAvailability, EscalationSettings, EscalationState, Notification, QuietHours, Recipient, RoutingRule
+from .webhooks import WebhookVerificationError, WebhookVerifier
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Attempt",
+    "AuthenticationError",
+    "ChannelAvailability",
+    "Client",
+    "ConflictError",
+    "DEFAULT_URL",
+    "EscalationSettings",
+    "EscalationState",
+    "FieldError",
+    "InvalidRequestError",
+    "KlaxonError",
+    "NetworkError",
+    "Notification",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "PRIORITIES",
+    "QuietHours",
+    "RateLimitedError",
+    "Recipient",
+    "RoutingRule",
+    "ServerError",
+    "WebhookVerificationError",
+    "WebhookVerifier",
+]

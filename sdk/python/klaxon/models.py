@@ -1,0 +1,176 @@
+"""Typed views of the gateway's JSON (CONTRACT sections 2 and 4). Unknown fields are kept in ``raw``,
+so a newer gateway's additions never break an older client."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Dict, List, Mapping, Optional
+
+
+def parse_time(value: Optional[str]) -> Optional[datetime]:
+    """An ISO 8601 UTC timestamp as an aware datetime (Python 3.9's fromisoformat lacks "Z")."""
+    if not value:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One delivery attempt: a channel tried for one recipient at one escalation step."""
+
+    channel: str
+    recipient_uuid: str
+    target: str
+    step: int
+    started_at: Optional[datetime]
+    finished_at: Optional[datetime]
+    outcome: str
+    error: Optional[str]
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Attempt":
+        return cls(
+            channel=data["channel"],
+            recipient_uuid=data["recipient_uuid"],
+            target=data.get("target", ""),
+            step=data["step"],
+            started_at=parse_time(data.get("started_at")),
+            finished_at=parse_time(data.get("finished_at")),
+            outcome=data["outcome"],
+            error=data.get("error"),
+        )
+
+
+@dataclass(frozen=True)
+class EscalationState:
+    step: int
+    steps_total: int
+    next_step_at: Optional[datetime]
+
+
+@dataclass(frozen=True)
+class Notification:
+    """A notification in its long form: status, escalation, attempts and acknowledgement."""
+
+    id: str
+    status: str
+    recipient_uuid: str
+    message: str
+    priority: str
+    channels_planned: List[str]
+    escalation_chain_id: str
+    created_at: datetime
+    updated_at: Optional[datetime]
+    source: Optional[str]
+    dedup_key: Optional[str]
+    link: Optional[str]
+    service: Optional[str]
+    environment: Optional[str]
+    occurrences: int
+    acknowledged_at: Optional[datetime]
+    acknowledged_by: Optional[str]
+    acknowledged_via: Optional[str]
+    acknowledged_note: Optional[str]
+    resolved_at: Optional[datetime]
+    escalation: EscalationState
+    attempts: List[Attempt]
+    links: Dict[str, str]
+    #: True when the gateway replayed an earlier answer for the same Idempotency-Key.
+    replayed: bool = False
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], replayed: bool = False) -> "Notification":
+        escalation = data.get("escalation") or {}
+        return cls(
+            id=data["id"],
+            status=data["status"],
+            recipient_uuid=data["recipient_uuid"],
+            message=data["message"],
+            priority=data["priority"],
+            channels_planned=list(data.get("channels_planned") or []),
+            escalation_chain_id=data["escalation_chain_id"],
+            created_at=parse_time(data["created_at"]),  # type: ignore[arg-type]
+            updated_at=parse_time(data.get("updated_at")),
+            source=data.get("source"),
+            dedup_key=data.get("dedup_key"),
+            link=data.get("link"),
+            service=data.get("service"),
+            environment=data.get("environment"),
+            occurrences=data.get("occurrences", 1),
+            acknowledged_at=parse_time(data.get("acknowledged_at")),
+            acknowledged_by=data.get("acknowledged_by"),
+            acknowledged_via=data.get("acknowledged_via"),
+            acknowledged_note=data.get("acknowledged_note"),
+            resolved_at=parse_time(data.get("resolved_at")),
+            escalation=EscalationState(escalation.get("step", 0), escalation.get("steps_total", 0), parse_time(escalation.get("next_step_at"))),
+            attempts=[Attempt.from_json(a) for a in data.get("attempts") or []],
+            links=dict(data.get("links") or {}),
+            replayed=replayed,
+            raw=dict(data),
+        )
+
+
+@dataclass(frozen=True)
+class ChannelAvailability:
+    channel: str
+    available: bool
+    reason: Optional[str]
+
+
+@dataclass(frozen=True)
+class EscalationSettings:
+    ack_timeout_seconds: int
+    repeat: int
+
+
+@dataclass(frozen=True)
+class QuietHours:
+    start: str
+    end: str
+    timezone: str
+    allow_priorities: List[str]
+
+
+@dataclass(frozen=True)
+class RoutingRule:
+    priorities: List[str]
+    channels: List[str]
+
+
+@dataclass(frozen=True)
+class Recipient:
+    uuid: str
+    name: str
+    telegram_id: Optional[str]
+    phone: Optional[str]
+    email: Optional[str]
+    channel_order: List[str]
+    escalation: EscalationSettings
+    quiet_hours: Optional[QuietHours]
+    routing_rules: List[RoutingRule]
+    channels: List[ChannelAvailability]
+    created_at: datetime
+    updated_at: datetime
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Recipient":
+        quiet = data.get("quiet_hours")
+        escalation = data.get("escalation") or {}
+        return cls(
+            uuid=data["uuid"],
+            name=data["name"],
+            telegram_id=data.get("telegram_id"),
+            phone=data.get("phone"),
+            email=data.get("email"),
+            channel_order=list(data.get("channel_order") or []),
+            escalation=EscalationSettings(escalation.get("ack_timeout_seconds", 120), escalation.get("repeat", 1)),
+            quiet_hours=QuietHours(quiet["start"], quiet["end"], quiet["timezone"], list(quiet.get("allow_priorities") or ["critical"])) if quiet else None,
+            routing_rules=[RoutingRule(list(r["priorities"]), list(r["channels"])) for r in data.get("routing_rules") or []],
+            channels=[ChannelAvailability(c["channel"], bool(c["available"]), c.get("reason")) for c in data.get("channels") or []],
+            created_at=parse_time(data["created_at"]),  # type: ignore[arg-type]
+            updated_at=parse_time(data["updated_at"]),  # type: ignore[arg-type]
+            raw=dict(data),
+        )

@@ -1,0 +1,167 @@
+import {accessSync, constants, openSync, readSync, closeSync, statSync} from "node:fs";
+import {join, resolve} from "node:path";
+import nodemailer from "nodemailer";
+import type {Settings} from "../../settings/defaults.js";
+
+/** The result of one check; `skip` when the thing checked is not configured. */
+export interface CheckResult {
+  name: string;
+  status: "ok" | "warn" | "fail" | "skip";
+  detail: string;
+}
+
+const CHECK_TIMEOUT_MS = 5_000;
+const SQLITE_HEADER = "SQLite format 3\u0000";
+
+const check = (name: string, status: CheckResult["status"], detail: string): CheckResult => ({name, status, detail});
+
+function octal(mode: number): string {
+  return (mode & 0o777).toString(8).padStart(3, "0");
+}
+
+/** The data dir holds the journal, the config store with key hashes, and the initial admin key: nobody else may read it. */
+export function checkDataDir(settings: Settings): CheckResult[] {
+  const dir = resolve(settings.data_dir);
+  let mode: number;
+  try {
+    const stat = statSync(dir);
+    if (!stat.isDirectory()) return [check("data dir", "fail", `${dir} is not a directory`)];
+    mode = stat.mode;
+  } catch {
+    return [check("data dir", "fail", `${dir} does not exist (set data_dir or KLAXON_DATA_DIR)`)];
+  }
+  const results = [
+    mode & 0o077
+      ? check("data dir", "fail", `${dir} is open to other users (mode ${octal(mode)}); run: chmod 700 ${dir}`)
+      : check("data dir", "ok", `${dir} (mode ${octal(mode)})`)
+  ];
+  const keyFile = join(dir, "initial-admin-key");
+  try {
+    const keyMode = statSync(keyFile).mode;
+    if (keyMode & 0o077) results.push(check("admin key file", "fail", `${keyFile} is readable by other users (mode ${octal(keyMode)}); run: chmod 600 ${keyFile}`));
+  } catch {
+    // Absent once the operator has stored the key elsewhere and deleted the file: nothing to check.
+  }
+  return results;
+}
+
+export function checkJournal(settings: Settings): CheckResult {
+  const path = join(resolve(settings.data_dir), "journal.sqlite");
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return check("journal", "fail", code === "ENOENT" ? `${path} not found (has the gateway started with this data dir?)` : `${path} cannot be read (${code})`);
+  }
+  try {
+    const header = Buffer.alloc(SQLITE_HEADER.length);
+    readSync(fd, header, 0, header.length, 0);
+    return header.toString("latin1") === SQLITE_HEADER ? check("journal", "ok", `${path} is a SQLite database`) : check("journal", "fail", `${path} is not a SQLite database`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function checkModemPort(settings: Settings): CheckResult {
+  const port = settings.modem.port;
+  if (!port) return check("modem port", "skip", "no modem configured (modem.port)");
+  try {
+    const stat = statSync(port);
+    if (!stat.isCharacterDevice()) return check("modem port", "fail", `${port} is not a serial device`);
+    accessSync(port, constants.R_OK | constants.W_OK);
+    return check("modem port", "ok", `${port} exists and is readable and writable (profile ${settings.modem.profile})`);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return check("modem port", "fail", `${port} does not exist (is the modem plugged in?)`);
+    return check("modem port", "fail", `${port} cannot be opened for reading and writing (${code}); is this user in the dialout group?`);
+  }
+}
+
+/** Logs in to the SMTP server the way the email channel will, without sending anything. */
+export async function checkSmtp(settings: Settings): Promise<CheckResult> {
+  const smtp = settings.smtp;
+  if (!smtp.host) return check("smtp", "skip", "no SMTP server configured (smtp.host)");
+  const transport = nodemailer.createTransport({
+    host: smtp.host,
+    port: smtp.port,
+    secure: smtp.secure,
+    auth: smtp.user ? {user: smtp.user, pass: smtp.password} : undefined,
+    connectionTimeout: CHECK_TIMEOUT_MS,
+    greetingTimeout: CHECK_TIMEOUT_MS,
+    socketTimeout: CHECK_TIMEOUT_MS
+  });
+  try {
+    await transport.verify();
+    return check("smtp", "ok", `${smtp.host}:${smtp.port} accepted the connection${smtp.user ? ` and the login of ${smtp.user}` : ""}`);
+  } catch (error) {
+    return check("smtp", "fail", `${smtp.host}:${smtp.port}: ${(error as Error).message}`);
+  } finally {
+    transport.close();
+  }
+}
+
+/** Asks the Bot API who the token belongs to (getMe); the token itself never appears in the result. */
+export async function checkTelegram(settings: Settings): Promise<CheckResult> {
+  const {bot_token: token, api_url: apiUrl} = settings.telegram;
+  if (!token) return check("telegram", "skip", "no bot token configured (telegram.bot_token)");
+  try {
+    const response = await fetch(`${apiUrl.replace(/\/$/, "")}/bot${token}/getMe`, {signal: AbortSignal.timeout(CHECK_TIMEOUT_MS)});
+    const body = (await response.json().catch(() => null)) as {ok?: boolean; result?: {username?: string}; description?: string} | null;
+    if (response.ok && body?.ok) return check("telegram", "ok", `the token belongs to @${body.result?.username ?? "?"} (${apiUrl})`);
+    return check("telegram", "fail", `${apiUrl} refused the token: ${response.status} ${body?.description ?? response.statusText}`);
+  } catch (error) {
+    const cause = (error as {cause?: {code?: string}}).cause?.code;
+    return check("telegram", "fail", `cannot reach ${apiUrl}: ${cause ?? (error as Error).message}`);
+  }
+}
+
+interface Readiness {
+  ready?: boolean;
+  journal?: {can_commit?: boolean; schema_version?: number; error?: string | null};
+  channels?: Array<{channel: string; available: boolean; reason: string | null}>;
+  outbox?: {pending?: number};
+}
+
+// Which setting turns a channel on: a channel whose setting is empty is not expected to work.
+const CHANNEL_SETTING: Record<string, (settings: Settings) => string> = {
+  telegram_voice: (s) => s.telegram.bot_token,
+  voice_call: (s) => s.modem.port,
+  sms: (s) => s.modem.port,
+  email: (s) => s.smtp.host
+};
+
+/** The running gateway's own view: /healthz, then /readyz with the journal and each channel. */
+export async function checkGateway(settings: Settings, baseUrl: string): Promise<CheckResult[]> {
+  const at = (path: string) => new URL(path, baseUrl.replace(/\/?$/, "/")).toString();
+  try {
+    const health = await fetch(at("healthz"), {signal: AbortSignal.timeout(CHECK_TIMEOUT_MS)});
+    if (health.status !== 200) return [check("gateway", "fail", `${baseUrl}/healthz answered ${health.status}`)];
+  } catch (error) {
+    const cause = (error as {cause?: {code?: string}}).cause?.code;
+    return [check("gateway", "fail", `no gateway answers at ${baseUrl} (${cause ?? (error as Error).message})`)];
+  }
+  let readiness: Readiness;
+  let status: number;
+  try {
+    const response = await fetch(at("readyz"), {signal: AbortSignal.timeout(CHECK_TIMEOUT_MS)});
+    status = response.status;
+    readiness = (await response.json()) as Readiness;
+  } catch (error) {
+    return [check("gateway", "fail", `${baseUrl}/readyz did not answer with JSON: ${(error as Error).message}`)];
+  }
+  const results = [check("gateway", status === 200 ? "ok" : "fail", `${baseUrl} is serving${status === 200 ? " and ready" : `, but not ready (${status})`}`)];
+  const journal = readiness.journal;
+  results.push(
+    journal?.can_commit
+      ? check("gateway journal", "ok", `can commit (schema ${journal.schema_version ?? "?"}), ${readiness.outbox?.pending ?? 0} webhook deliveries pending`)
+      : check("gateway journal", "fail", `cannot commit: ${journal?.error ?? "unknown reason"}`)
+  );
+  for (const channel of readiness.channels ?? []) {
+    const configured = CHANNEL_SETTING[channel.channel]?.(settings) ?? "";
+    const name = `channel ${channel.channel}`;
+    if (channel.available) results.push(check(name, "ok", "available"));
+    else results.push(check(name, configured ? "fail" : "skip", channel.reason ?? "unavailable"));
+  }
+  return results;
+}

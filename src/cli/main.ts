@@ -1,0 +1,7 @@
+import {runCli} from "./cli.js";
+import {processOutput} from "./output.js";
+
+// The entry point of the single executable (npm run build:cli): everything else is testable without a process.
+runCli(process.argv.slice(2), {env: process.env, output: processOutput}).then((code) => {
+  process.exitCode = code;
+});

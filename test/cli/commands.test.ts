@@ -1,0 +1,242 @@
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
+import {ensureKlaxonBinary, runKlaxon} from "./support/klaxon-binary.js";
+
+let gw: TestGateway;
+let alice: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  await ensureKlaxonBinary();
+  gw = await startTestGateway();
+  alice = await createRecipient(gw);
+  env = {KLAXON_URL: gw.url, KLAXON_API_KEY: gw.adminKey};
+}, 120_000);
+afterAll(() => gw.stop());
+
+const klaxon = (args: string[], extraEnv: Record<string, string> = {}, stdin?: string) => runKlaxon(args, {...env, ...extraEnv}, stdin);
+const json = async (args: string[]) => {
+  const run = await klaxon([...args, "--json"]);
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout);
+};
+
+describe("the single executable", () => {
+  it("runs with no node on PATH, outside the repository", async () => {
+    const run = await runKlaxon(["--version"]);
+    expect(run).toMatchObject({code: 0, stderr: ""});
+    expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it("prints help for every command it lists", async () => {
+    const overview = await runKlaxon(["--help"]);
+    expect(overview.code).toBe(0);
+    const commands = [...overview.stdout.matchAll(/^ {2}([a-z]+(?: [a-z]+)?) {2,}\S/gm)].map((match) => match[1]);
+    expect(commands).toEqual(expect.arrayContaining(["send", "get", "list", "ack", "resolve", "recipients list", "recipients create", "recipients update", "groups create", "keys create", "keys list", "keys revoke", "heartbeat ping", "doctor", "backup"]));
+    for (const command of commands) {
+      const help = await runKlaxon([...command.split(" "), "--help"]);
+      expect(help.code, command).toBe(0);
+      expect(help.stdout).toContain(`usage: klaxon ${command}`);
+    }
+  });
+
+  it("exits 2 with a hint for an unknown command, flag or missing argument", async () => {
+    for (const args of [["frobnicate"], ["send", "--to", alice, "--priority", "high", "--colour", "red", "hi"], ["get"], ["recipients", "explode"]]) {
+      const run = await klaxon(args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toContain("error:");
+    }
+  });
+});
+
+describe("notifications", () => {
+  it("sends an alert and shows it in human form", async () => {
+    const run = await klaxon(["send", "--to", alice, "--priority", "critical", "--source", "plc-7", "--service", "press", "Press 7 hydraulic oil over 80 °C"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^notification\s+notif_[0-9A-Z]{20,}$/m);
+    expect(run.stdout).toMatch(/^status\s+queued$/m);
+    const id = /notif_[0-9A-Z]+/.exec(run.stdout)![0];
+    const stored = await gw.call("GET", `/api/v1/notifications/${id}`);
+    expect(stored.body).toMatchObject({message: "Press 7 hydraulic oil over 80 °C", priority: "critical", source: "plc-7", service: "press"});
+
+    const shown = await klaxon(["get", id]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`^id\\s+${id}$`, "m"));
+    expect(shown.stdout).toMatch(/^message\s+Press 7 hydraulic oil over 80 °C$/m);
+    expect(shown.stdout).toMatch(/^source\s+plc-7$/m);
+  });
+
+  it("prints the API's JSON with --json, for the short form and the long form", async () => {
+    const sent = await json(["send", "--to", alice, "--priority", "high", "--dedup-key", "json-1", "--link", "https://grafana.lan/d/1", "compressor", "2", "tripped"]);
+    expect(Object.keys(sent).sort()).toEqual(["channels_planned", "escalation_chain_id", "notification_uuid", "status"]);
+    const long = await json(["get", sent.notification_uuid]);
+    expect(long).toEqual((await gw.call("GET", `/api/v1/notifications/${sent.notification_uuid}`)).body);
+    expect(long).toMatchObject({message: "compressor 2 tripped", dedup_key: "json-1", link: "https://grafana.lan/d/1"});
+  });
+
+  it("reads the message from stdin when it is -", async () => {
+    const run = await klaxon(["send", "--to", alice, "--priority", "low", "--json", "-"], {}, "disk 91% full on nas-1\n");
+    expect(run.code, run.stderr).toBe(0);
+    const id = JSON.parse(run.stdout).notification_uuid;
+    expect((await gw.call("GET", `/api/v1/notifications/${id}`)).body.message).toBe("disk 91% full on nas-1");
+  });
+
+  it("replays a send repeated with the same --idempotency-key instead of paging twice", async () => {
+    const args = ["send", "--to", alice, "--priority", "critical", "--idempotency-key", "cron-backup-2026-11-22", "nightly backup failed"];
+    const first = await klaxon(args);
+    const again = await klaxon(args);
+    expect(first.code).toBe(0);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("replayed");
+    expect(/notif_[0-9A-Z]+/.exec(again.stdout)![0]).toBe(/notif_[0-9A-Z]+/.exec(first.stdout)![0]);
+  });
+
+  it("lists notifications with filters and pages", async () => {
+    const sent = await json(["send", "--to", alice, "--priority", "info", "list me"]);
+    const page = await json(["list", "--priority", "info", "--limit", "1"]);
+    expect(page.items.map((n: {id: string}) => n.id)).toEqual([sent.notification_uuid]);
+    expect(page.next_cursor === null || typeof page.next_cursor === "string").toBe(true);
+
+    const human = await klaxon(["list", "--limit", "2"]);
+    expect(human.code).toBe(0);
+    expect(human.stdout.split("\n")[0]).toMatch(/^ID\s+STATUS\s+PRIORITY\s+CREATED\s+MESSAGE$/);
+    expect(human.stdout).toMatch(/^more: klaxon list --cursor \S+$/m);
+
+    const all = await json(["list", "--all", "--limit", "1"]);
+    const total = (await gw.call("GET", "/api/v1/notifications?limit=200")).body.items.length;
+    expect(all.items).toHaveLength(total);
+    expect(all.next_cursor).toBeNull();
+  });
+
+  it("acknowledges with who and a note, then resolves", async () => {
+    const sent = await json(["send", "--to", alice, "--priority", "high", "ack me"]);
+    const acked = await klaxon(["ack", sent.notification_uuid, "--by", "maria", "--note", "valve closed"]);
+    expect(acked.code, acked.stderr).toBe(0);
+    expect(acked.stdout).toContain(`acknowledged ${sent.notification_uuid}`);
+    expect((await gw.call("GET", `/api/v1/notifications/${sent.notification_uuid}`)).body).toMatchObject({status: "acknowledged", acknowledged_by: "maria", acknowledged_note: "valve closed", acknowledged_via: "api"});
+
+    const resolved = await json(["resolve", sent.notification_uuid]);
+    expect(resolved).toMatchObject({id: sent.notification_uuid, status: "resolved"});
+    expect(await json(["list", "--status", "resolved"])).toMatchObject({items: expect.arrayContaining([expect.objectContaining({id: sent.notification_uuid})])});
+  });
+
+  it("maps refusals to the documented exit codes", async () => {
+    const sent = await json(["send", "--to", alice, "--priority", "high", "resolve then ack"]);
+    await json(["resolve", sent.notification_uuid]);
+    const conflict = await klaxon(["ack", sent.notification_uuid]);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toContain("409");
+
+    const missing = await klaxon(["get", "notif_00000000000000000000000000"]);
+    expect(missing.code).toBe(3);
+    const unknownTarget = await klaxon(["send", "--to", "00000000-0000-4000-8000-000000000000", "--priority", "high", "nobody"]);
+    expect(unknownTarget.code).toBe(2);
+    expect(unknownTarget.stderr).toContain("/recipient_uuid");
+    const badPriority = await klaxon(["send", "--to", alice, "--priority", "urgent", "x"]);
+    expect(badPriority.code).toBe(2);
+    const noKey = await runKlaxon(["list"], {KLAXON_URL: gw.url});
+    expect(noKey.code).toBe(4);
+    const wrongKey = await klaxon(["list"], {KLAXON_API_KEY: "klx_abcdefgh_0123456789abcdef0123456789abcdef"});
+    expect(wrongKey.code).toBe(4);
+    expect(wrongKey.stderr).not.toContain("0123456789abcdef0123456789abcdef");
+  });
+
+  it("prints the problem as JSON on stdout with --json when the gateway refuses", async () => {
+    const run = await klaxon(["get", "notif_00000000000000000000000000", "--json"]);
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout)).toMatchObject({status: 404, code: "not_found", title: expect.any(String)});
+  });
+});
+
+describe("recipients and groups", () => {
+  it("creates, shows, updates, lists and deletes a recipient", async () => {
+    const created = await klaxon(["recipients", "create", "--name", "Bob", "--phone", "+4915199999999", "--email", "bob@factory.lan", "--channel-order", "email,voice_call", "--ack-timeout", "60", "--repeat", "2"]);
+    expect(created.code, created.stderr).toBe(0);
+    const uuid = /created recipient (\S+)/.exec(created.stdout)![1];
+    expect(created.stdout).toMatch(/^channel order\s+email, voice_call$/m);
+    expect(created.stdout).toMatch(/^escalation\s+ack timeout 60 s, repeat 2$/m);
+
+    const quiet = {quiet_hours: {start: "22:00", end: "06:00", timezone: "Europe/Berlin"}};
+    const updated = await json(["recipients", "update", uuid, "--name", "Bob B.", "--data", JSON.stringify(quiet)]);
+    expect(updated).toMatchObject({uuid, name: "Bob B.", phone: "+4915199999999", quiet_hours: {start: "22:00", end: "06:00", timezone: "Europe/Berlin"}});
+    const cleared = await json(["recipients", "update", uuid, "--data", '{"quiet_hours": null}']);
+    expect(cleared.quiet_hours).toBeNull();
+
+    expect(await json(["recipients", "get", uuid])).toEqual((await gw.call("GET", `/api/v1/recipients/${uuid}`)).body);
+    const listed = await klaxon(["recipients", "list"]);
+    expect(listed.stdout).toMatch(new RegExp(`^${uuid}\\s+Bob B\\.\\s+\\+4915199999999`, "m"));
+    const all = await json(["recipients", "list", "--all", "--limit", "1"]);
+    expect(all.items.map((r: {uuid: string}) => r.uuid)).toEqual(expect.arrayContaining([alice, uuid]));
+
+    expect((await klaxon(["recipients", "delete", uuid])).code).toBe(0);
+    expect((await klaxon(["recipients", "get", uuid])).code).toBe(3);
+  });
+
+  it("refuses a recipient without contacts locally and an invalid phone at the gateway, both with exit 2", async () => {
+    const none = await klaxon(["recipients", "create", "--name", "Nobody"]);
+    expect(none.code).toBe(2);
+    const invalid = await klaxon(["recipients", "create", "--phone", "0151 123"]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain("/phone");
+  });
+
+  it("creates, updates, lists and deletes a group, and sends to it", async () => {
+    const bob = await createRecipient(gw, {name: "Bob", email: "bob2@factory.lan"});
+    const group = await json(["groups", "create", "--name", "night shift", "--member", alice, "--member", bob, "--strategy", "parallel"]);
+    expect(group).toMatchObject({name: "night shift", members: [alice, bob], strategy: "parallel"});
+    const updated = await klaxon(["groups", "update", group.uuid, "--member", `${bob},${alice}`, "--strategy", "sequential"]);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.stdout).toMatch(new RegExp(`^members\\s+${bob}, ${alice}$`, "m"));
+    expect((await json(["groups", "list"])).items.map((g: {uuid: string}) => g.uuid)).toContain(group.uuid);
+    expect((await klaxon(["groups", "get", group.uuid])).stdout).toMatch(/^strategy\s+sequential$/m);
+
+    const sent = await json(["send", "--to", group.uuid, "--priority", "high", "line 3 stopped"]);
+    expect((await gw.call("GET", `/api/v1/notifications/${sent.notification_uuid}`)).body.recipient_uuid).toBe(group.uuid);
+    await json(["resolve", sent.notification_uuid]);
+    expect((await klaxon(["groups", "delete", group.uuid])).code).toBe(0);
+    expect((await klaxon(["groups", "get", group.uuid])).code).toBe(3);
+  });
+});
+
+describe("keys", () => {
+  it("creates a key shown once, lists keys without secrets, and revokes one", async () => {
+    const created = await json(["keys", "create", "--name", "plc-gateway", "--scope", "notifications:send,notifications:read"]);
+    expect(created.key).toMatch(/^klx_/);
+    expect(created.scopes).toEqual(["notifications:send", "notifications:read"]);
+
+    const sent = await klaxon(["send", "--to", alice, "--priority", "high", "from the plc"], {KLAXON_API_KEY: created.key});
+    expect(sent.code, sent.stderr).toBe(0);
+    const forbidden = await klaxon(["recipients", "list"], {KLAXON_API_KEY: created.key});
+    expect(forbidden.code).toBe(4);
+    expect(forbidden.stderr).toContain("403");
+
+    const listed = await klaxon(["keys", "list"]);
+    expect(listed.stdout).toMatch(new RegExp(`^${created.id}\\s+plc-gateway\\s+notifications:send,notifications:read`, "m"));
+    expect(listed.stdout).not.toContain(created.key);
+    expect(listed.stdout).not.toContain(gw.adminKey);
+
+    expect((await klaxon(["keys", "revoke", created.id])).code).toBe(0);
+    const revoked = await klaxon(["list"], {KLAXON_API_KEY: created.key});
+    expect(revoked.code).toBe(4);
+    expect(revoked.stdout + revoked.stderr).not.toContain(created.key);
+  });
+
+  it("takes the key from --api-key as well as from the environment", async () => {
+    const run = await runKlaxon(["recipients", "list", "--json", "--api-key", gw.adminKey, "--url", gw.url]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).items.length).toBeGreaterThan(0);
+  });
+});
+
+describe("heartbeats", () => {
+  it("pings a heartbeat and reports its state", async () => {
+    const created = await gw.call("POST", "/api/v1/heartbeats", {body: {name: "nightly-backup", period_seconds: 86400, grace_seconds: 3600, target: alice}});
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const run = await klaxon(["heartbeat", "ping", "nightly-backup"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^pinged nightly-backup: up, next ping expected by \d{4}-/);
+    expect((await gw.call("GET", "/api/v1/heartbeats/nightly-backup")).body.status).toBe("up");
+    expect(await json(["heartbeat", "ping", "nightly-backup"])).toMatchObject({name: "nightly-backup", status: "up"});
+    expect((await klaxon(["heartbeat", "ping", "no-such-job"])).code).toBe(3);
+  });
+});
