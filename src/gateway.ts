@@ -24,6 +24,7 @@ import {ApiKeysService} from "./services/api-keys.service.js";
 import {ChannelStatusService} from "./services/channel-status.service.js";
 import {RecipientsService} from "./services/recipients.service.js";
 import {GroupsService} from "./services/groups.service.js";
+import {PagingReferences} from "./services/paging-references.js";
 import {IdempotencyService} from "./services/idempotency.service.js";
 import {NotificationsService} from "./services/notifications.service.js";
 import {ReadinessService} from "./services/readiness.service.js";
@@ -32,11 +33,21 @@ import {EscalationRunner, type RunnerOptions} from "./services/escalation-runner
 import {ChannelRegistry} from "./channels/channel-registry.js";
 import type {ChannelDriver} from "./channels/channel.js";
 import {createChannelDrivers} from "./channels/index.js";
+import {AckLinkSigner} from "./channels/email/ack-link.js";
+import {AckLinksService, loadAckLinkKey} from "./services/ack-links.service.js";
 import {createWebhooks} from "./outbox/index.js";
 import {WebhooksService} from "./services/webhooks.service.js";
+import {HeartbeatsRepository, IntegrationsRepository} from "./store/config/repositories.js";
+import {HeartbeatStatesRepository} from "./store/journal/heartbeat-states.repository.js";
+import {IntegrationAlertsRepository} from "./store/journal/integration-alerts.repository.js";
+import {HeartbeatsService} from "./services/heartbeats.service.js";
+import {HeartbeatMonitor} from "./services/heartbeat-monitor.service.js";
+import {IntegrationsService} from "./services/integrations.service.js";
 import {RateLimiter} from "./api/auth/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
 import {jsonBody, requestLog, requireJsonBody} from "./api/http/pipeline.js";
+import {createDashboard} from "./dashboard/index.js";
+import {createOperations, type Operations} from "./ops/index.js";
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -53,6 +64,10 @@ export interface Gateway {
   config: ConfigStore;
   services: {keys: ApiKeysService; notifications: NotificationsService; recipients: RecipientsService; groups: GroupsService; runner: EscalationRunner};
   initialAdminKeyFile: string | null;
+  /** Heartbeat use cases and their sweep (tests drive `monitor.tick()` with a manual clock). */
+  heartbeats: {service: HeartbeatsService; monitor: HeartbeatMonitor};
+  /** Metrics, backups, retention, self-monitoring and the watchdog's liveness probe. */
+  operations: Operations;
   stop(): Promise<void>;
 }
 
@@ -63,6 +78,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const dataDir = resolve(settings.data_dir);
   mkdirSync(dataDir, {recursive: true, mode: 0o700});
 
+  // Before the stores open: a damaged key file stops the start with nothing left open.
+  const ackLinkSigner = new AckLinkSigner(loadAckLinkKey(dataDir), clock, {publicUrl: settings.public_url, lifetimeDays: settings.smtp.ack_link_days});
   const config = await ConfigStore.open(join(dataDir, "config.json"));
   const journal = new Journal({path: join(dataDir, "journal.sqlite"), logger, checkpointIntervalMs: settings.journal.checkpoint_interval_ms, maxBatch: settings.journal.max_batch});
 
@@ -77,7 +94,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const registry = new ChannelRegistry(
     options.drivers ??
       createChannelDrivers({
-        settings, dataDir, logger, clock, journal,
+        settings, dataDir, logger, clock, journal, ackLinks: ackLinkSigner,
         // Called only once serving, when `notifications` below exists.
         acknowledgements: {acknowledge: (ids, by, via) => notifications.acknowledgeMany(ids, by, via, {type: "system", id: null})}
       })
@@ -87,15 +104,30 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const events = new EventPublisher(eventsRepository, new WebhooksRepository(config), () => webhooks.dispatcher.nudge());
   const keys = new ApiKeysService(new ApiKeysRepository(config), audit, clock, logger);
   const idempotency = new IdempotencyService(journal, new IdempotencyRepository(journal), clock, settings.journal.idempotency_hours);
-  const recipients = new RecipientsService(recipientsRepository, groupsRepository, notificationsRepository, channelStatus, contactFailures, audit, clock);
-  const groups = new GroupsService(groupsRepository, recipientsRepository, notificationsRepository, audit, clock);
+  const heartbeatsRepository = new HeartbeatsRepository(config);
+  const integrationsRepository = new IntegrationsRepository(config);
+  const pagingReferences = new PagingReferences(heartbeatsRepository, integrationsRepository);
+  const recipients = new RecipientsService(recipientsRepository, groupsRepository, notificationsRepository, channelStatus, contactFailures, audit, clock, pagingReferences);
+  const groups = new GroupsService(groupsRepository, recipientsRepository, notificationsRepository, audit, clock, pagingReferences);
   const notifications = new NotificationsService(
     journal, notificationsRepository, escalationsRepository, attemptsRepository, events, recipientsRepository, groupsRepository, audit, idempotency, clock
   );
   const runner = new EscalationRunner(
     journal, notificationsRepository, escalationsRepository, attemptsRepository, events, audit, notifications, registry, channelStatus, contactFailures, clock, logger, options.runner
   );
-  const readiness = new ReadinessService(journal, eventsRepository, channelStatus, clock);
+  const ackLinks = new AckLinksService(ackLinkSigner, notifications);
+  // Ping and integration URLs are absolute: the configured public URL, else the address served on.
+  let servingUrl = "";
+  const publicBase = () => settings.public_url || servingUrl;
+  const heartbeats = new HeartbeatsService(
+    heartbeatsRepository, new HeartbeatStatesRepository(journal), recipientsRepository, groupsRepository, notifications, journal, audit, clock,
+    logger.child({component: "heartbeats"}), publicBase, () => heartbeatMonitor.arm()
+  );
+  const heartbeatMonitor = new HeartbeatMonitor(heartbeats, clock, logger.child({component: "heartbeats"}));
+  const integrations = new IntegrationsService(
+    integrationsRepository, recipientsRepository, groupsRepository, new IntegrationAlertsRepository(journal), notificationsRepository, notifications, heartbeats, journal, audit, clock, publicBase
+  );
+  const readiness = new ReadinessService(journal, eventsRepository, channelStatus, clock, dataDir);
   const runtime = new Runtime(
     settings, logger, clock,
     new RateLimiter(settings.rate_limit.per_second, settings.rate_limit.burst, clock),
@@ -103,13 +135,19 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   );
   const initialAdminKeyFile = await keys.ensureInitialAdminKey(dataDir);
   const pruner = new PeriodicTask("idempotency-prune", 3600_000, () => idempotency.prune(), logger);
+  const operations = createOperations({
+    settings, dataDir, journal, clock, logger, registry, channelStatus, runner, notifications,
+    repositories: {notifications: notificationsRepository, escalations: escalationsRepository, events: eventsRepository, recipients: recipientsRepository, groups: groupsRepository}
+  });
+  const dashboard = createDashboard({settings, journal, config, keys, audit, clock, logger});
 
   let platform: PlatformBuilder;
   try {
     platform = await PlatformExpress.bootstrap(Server, {
       httpPort: `${settings.host}:${settings.port}`,
       httpsPort: false,
-      middlewares: [requestLog(logger), requireJsonBody, jsonBody],
+      middlewares: [requestLog(logger, operations.observeRequest), requireJsonBody, jsonBody],
+      statics: dashboard.statics,
       imports: [
         {token: Runtime, use: runtime},
         {token: NotificationsService, use: notifications},
@@ -118,7 +156,12 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
         {token: ApiKeysService, use: keys},
         {token: AuditService, use: audit},
         {token: ReadinessService, use: readiness},
-        {token: WebhooksService, use: webhooks.service}
+        {token: WebhooksService, use: webhooks.service},
+        {token: HeartbeatsService, use: heartbeats},
+        {token: IntegrationsService, use: integrations},
+        {token: AckLinksService, use: ackLinks},
+        ...dashboard.providers,
+        ...operations.providers
       ]
     });
     await platform.listen();
@@ -130,31 +173,41 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   await registry.start();
   await runner.start();
   await webhooks.dispatcher.start();
+  dashboard.feed.start();
+  operations.start();
   const httpServer = platform.injector.get<HttpServer>(HttpServer) as HttpServer;
   const address = httpServer.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
   logger.info("gateway serving", {url, data_dir: dataDir});
+  servingUrl = url;
+  // Only now: a heartbeat's fresh grace after a restart counts from the moment the gateway serves.
+  await heartbeatMonitor.start();
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
       // Stop accepting, let requests in flight finish (their commits included), then close the journal.
+      // Open dashboard event streams never finish by themselves: end them first.
+      await dashboard.feed.stop();
       await new Promise<void>((done) => {
         httpServer.close(() => done());
         httpServer.closeIdleConnections();
       });
       await pruner.stop();
+      await heartbeatMonitor.stop();
+      await operations.stop();
       await runner.stop();
       await registry.stop();
       // Before the journal closes: the dispatcher records requests it interrupts.
       await webhooks.dispatcher.stop();
       await platform.stop();
       await journal.close();
+      operations.releaseDataDir();
       logger.info("gateway stopped");
     })();
     return stopping;
   };
 
-  return {url, settings, journal, config, services: {keys, notifications, recipients, groups, runner}, initialAdminKeyFile, stop};
+  return {url, settings, journal, config, services: {keys, notifications, recipients, groups, runner}, initialAdminKeyFile, operations, heartbeats: {service: heartbeats, monitor: heartbeatMonitor}, stop};
 }

@@ -1,6 +1,8 @@
 import {loadSettings} from "./settings/load-settings.js";
 import {createLogger} from "./lib/logger.js";
 import {startGateway} from "./gateway.js";
+import {SystemdNotifier} from "./ops/systemd-notify.js";
+import {Watchdog} from "./ops/watchdog.js";
 
 const bootLogger = createLogger("info");
 
@@ -9,12 +11,20 @@ async function main(): Promise<void> {
   const logger = createLogger(settings.log.level);
   logger.info("starting klaxon", {config_file: configFile ?? "(none: embedded defaults and environment)", host: settings.host, port: settings.port});
   const gateway = await startGateway(settings, {logger});
+  // Under systemd (Type=notify): ready once serving, then watchdog pings while the liveness probe passes.
+  const systemd = SystemdNotifier.fromEnvironment(logger);
+  await systemd.ready(`serving on ${gateway.url}`);
+  const watchdogMs = systemd.watchdogIntervalMs;
+  const watchdog = watchdogMs === null ? null : new Watchdog(systemd, gateway.operations.liveness, watchdogMs, logger);
+  watchdog?.start();
   let signalled = false;
   const shutdown = (signal: string) => {
     if (signalled) return;
     signalled = true;
     logger.info("shutting down", {signal});
-    gateway.stop().then(
+    void systemd.stopping();
+    const stopped = watchdog ? watchdog.stop().then(() => gateway.stop()) : gateway.stop();
+    stopped.then(
       () => process.exit(0),
       (error) => {
         logger.error("unclean shutdown", {error});

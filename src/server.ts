@@ -8,14 +8,21 @@ import {RecipientsController} from "./api/controllers/recipients.controller.js";
 import {GroupsController} from "./api/controllers/groups.controller.js";
 import {AuditController, KeysController} from "./api/controllers/admin.controller.js";
 import {HealthController} from "./api/controllers/health.controller.js";
+import {AckLinkController} from "./api/controllers/ack-link.controller.js";
 import {WebhooksController} from "./api/controllers/webhooks.controller.js";
+import {HeartbeatsController} from "./api/controllers/heartbeats.controller.js";
+import {IntegrationsController} from "./api/controllers/integrations.controller.js";
+import {PingController} from "./api/controllers/ping.controller.js";
 import {ProblemFilter} from "./api/errors/problem.filter.js";
+import {BackupsController} from "./api/controllers/backups.controller.js";
+import {MetricsController} from "./api/controllers/metrics.controller.js";
+import {DashboardController, DashboardEntryController} from "./api/controllers/dashboard.controller.js";
 
-export const API_CONTROLLERS = [NotificationsController, RecipientsController, GroupsController, KeysController, AuditController, WebhooksController];
+export const API_CONTROLLERS = [NotificationsController, RecipientsController, GroupsController, KeysController, AuditController, WebhooksController, BackupsController, HeartbeatsController, IntegrationsController];
 
 /** The Ts.ED application: routes, validation, documentation. Runtime values arrive through `imports`. */
 @Configuration({
-  mount: {"/": [HealthController, ...API_CONTROLLERS]},
+  mount: {"/": [HealthController, AckLinkController, MetricsController, PingController, ...API_CONTROLLERS, DashboardController, DashboardEntryController]},
   imports: [ProblemFilter],
   logger: {level: "off", disableRoutesSummary: true},
   disableComponentsScan: true,

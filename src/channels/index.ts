@@ -3,6 +3,10 @@ import type {Logger} from "../lib/logger.js";
 import type {Settings} from "../settings/defaults.js";
 import type {Journal} from "../store/journal/journal.js";
 import type {AcknowledgementPort, ChannelDriver} from "./channel.js";
+import {createTelegramDriver} from "./telegram/index.js";
+import {createModemDrivers} from "./voice-call/index.js";
+import {createEmailDriver} from "./email/index.js";
+import type {AckLinkSigner} from "./email/ack-link.js";
 
 /** What the production drivers are built from. */
 export interface ChannelContext {
@@ -12,6 +16,8 @@ export interface ChannelContext {
   clock: Clock;
   journal: Journal;
   acknowledgements: AcknowledgementPort;
+  /** Signs the Acknowledge links in emails. */
+  ackLinks: AckLinkSigner;
 }
 
 /**
@@ -20,6 +26,8 @@ export interface ChannelContext {
  */
 export function createChannelDrivers(context: ChannelContext): ChannelDriver[] {
   const drivers: ChannelDriver[] = [];
-  void context;
+  if (context.settings.telegram.bot_token) drivers.push(createTelegramDriver(context));
+  if (context.settings.modem.port) drivers.push(...createModemDrivers(context));
+  if (context.settings.smtp.host && context.settings.smtp.from) drivers.push(createEmailDriver(context));
   return drivers;
 }

@@ -2,17 +2,20 @@
 // (anything named like a secret) and on values (anything shaped like one of our secrets), so a
 // secret that slips into a message string is caught too.
 const SECRET_KEY = /(pass(word)?|secret|token|api[-_]?key|authorization|cookie|^key$|pin$)/i;
-const SECRET_VALUE = [
-  /klx_[a-z0-9]{8}_[A-Za-z0-9_-]+/g,
-  /whsec_[A-Za-z0-9+/=]+/g,
-  /\b\d{6,12}:[A-Za-z0-9_-]{30,}\b/g, // Telegram bot token
-  /bot\d{6,12}:[A-Za-z0-9_-]+/g
-];
-
 export const REDACTED = "[redacted]";
 
+const SECRET_VALUE: Array<[RegExp, string]> = [
+  [/klx_[a-z0-9]{8}_[A-Za-z0-9_-]+/g, REDACTED],
+  [/whsec_[A-Za-z0-9+/=]+/g, REDACTED],
+  [/\b\d{6,12}:[A-Za-z0-9_-]{30,}\b/g, REDACTED], // Telegram bot token
+  [/bot\d{6,12}:[A-Za-z0-9_-]+/g, REDACTED],
+  // Paths that are credentials themselves: heartbeat ping URLs and emailed acknowledge links.
+  [/(\/(?:ping|ack)\/)[A-Za-z0-9._~-]{16,}/g, `$1${REDACTED}`],
+  [/([?&]token=)[^&\s"]+/g, `$1${REDACTED}`]
+];
+
 export function redactString(text: string): string {
-  return SECRET_VALUE.reduce((acc, pattern) => acc.replace(pattern, REDACTED), text);
+  return SECRET_VALUE.reduce((acc, [pattern, replacement]) => acc.replace(pattern, replacement), text);
 }
 
 export function redact(value: unknown, depth = 0): unknown {

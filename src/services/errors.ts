@@ -20,7 +20,10 @@ export type ErrorCode =
   | "idempotency_mismatch"
   | "rate_limited"
   | "internal_error"
-  | "storage_unavailable";
+  | "storage_unavailable"
+  | "csrf_token_invalid"
+  | "ack_link_invalid"
+  | "ack_link_expired";
 
 /**
  * Every failure the gateway reports is one of these; the API's error catalogue alone decides

@@ -6,6 +6,7 @@ import {newId} from "../lib/ids.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
 import {WakeTimer} from "../lib/wake-timer.js";
+import {RepeatingPass} from "../lib/repeating-pass.js";
 import type {Journal} from "../store/journal/journal.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
 import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
@@ -44,8 +45,13 @@ export class EscalationRunner implements NotificationListener {
    */
   private readonly pagingChains = new Map<string, string>();
   private readonly wakeTimer: WakeTimer;
-  private ticking: Promise<void> | null = null;
-  private again = false;
+  private readonly passes = new RepeatingPass(
+    () => this.fireDue(),
+    (error) => {
+      if (error) this.logger.error("escalation tick failed", {error: error as Error});
+      this.arm();
+    }
+  );
   private started = false;
   private readonly batch: number;
   private readonly deliveryTimeoutMs: number;
@@ -60,7 +66,7 @@ export class EscalationRunner implements NotificationListener {
     private readonly events: EventPublisher,
     private readonly audit: AuditService,
     private readonly notifications: NotificationsService,
-    registry: ChannelRegistry,
+    private readonly registry: ChannelRegistry,
     private readonly channelStatus: ChannelStatusService,
     private readonly contactFailures: ContactFailuresRepository,
     private readonly clock: Clock,
@@ -101,16 +107,16 @@ export class EscalationRunner implements NotificationListener {
   async stop(): Promise<void> {
     this.started = false;
     this.wakeTimer.cancel();
-    if (this.ticking) await this.ticking;
+    await this.passes.running;
     for (const queue of this.queues.values()) queue.close("the gateway is stopping");
     await this.idle();
   }
 
   /** Resolves when no tick runs, no delivery is under way and every outcome has been recorded. */
   async idle(): Promise<void> {
-    const busy = () => this.ticking !== null || this.inFlight.size > 0 || [...this.queues.values()].some((queue) => !queue.isDrained);
+    const busy = () => this.passes.running !== null || this.inFlight.size > 0 || [...this.queues.values()].some((queue) => !queue.isDrained);
     while (busy()) {
-      await this.ticking;
+      await this.passes.running;
       await Promise.all([...this.queues.values()].map((queue) => queue.drained()));
       await Promise.all([...this.inFlight]);
     }
@@ -133,24 +139,7 @@ export class EscalationRunner implements NotificationListener {
 
   /** One pass: fires every escalation due now, a batch per transaction, then re-arms the timer. */
   tick(): Promise<void> {
-    if (this.ticking) {
-      this.again = true;
-      return this.ticking;
-    }
-    this.ticking = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.fireDue();
-        } while (this.again);
-      } catch (error) {
-        this.logger.error("escalation tick failed", {error: error as Error});
-      } finally {
-        this.ticking = null;
-        this.arm();
-      }
-    })();
-    return this.ticking;
+    return this.passes.run();
   }
 
   // Attempts are handed to the queues once the whole pass has committed, so everything due at
@@ -238,6 +227,7 @@ export class EscalationRunner implements NotificationListener {
     if (next.status === "exhausted") this.audit.append(SYSTEM, "notification.exhausted", {type: "notification", id: notificationId}, {steps: next.steps_total}, record.source);
 
     const names = new Map(policy.members.map((member) => [member.recipient_uuid, member.name]));
+    const alert = {notification_id: notificationId, priority: current.priority, message: current.message, source: current.source, link: current.link};
     const dispatch: Array<{channel: Channel; queued: QueuedAttempt}> = [];
     const inserted: AttemptRecord[] = [];
     for (const effect of effects) {
@@ -245,16 +235,12 @@ export class EscalationRunner implements NotificationListener {
         const attempt = this.attemptRow(notificationId, effect, now);
         this.attempts.insert(attempt);
         inserted.push(attempt);
+        const recipient = {uuid: effect.recipient_uuid, name: names.get(effect.recipient_uuid) ?? effect.recipient_uuid};
         if (effect.type === "attempt") {
-          dispatch.push({
-            channel: effect.channel,
-            queued: {
-              attemptId: attempt.id,
-              recipient: {uuid: effect.recipient_uuid, name: names.get(effect.recipient_uuid) ?? effect.recipient_uuid},
-              contact: effect.contact,
-              alert: {notification_id: notificationId, priority: current.priority, message: current.message, source: current.source, link: current.link}
-            }
-          });
+          dispatch.push({channel: effect.channel, queued: {attemptId: attempt.id, recipient, contact: effect.contact, alert}});
+        } else {
+          // In this transaction, so what the driver keeps for later (a relay) commits with the skip.
+          this.registry.get(effect.channel)?.skipped?.({attemptId: attempt.id, recipient, contact: contactOf(effect.channel, effect.recipient_uuid), alert, reason: effect.reason});
         }
       }
     }

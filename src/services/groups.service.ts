@@ -7,6 +7,7 @@ import type {Actor} from "../store/journal/audit.repository.js";
 import type {AuditService} from "./audit.service.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import {AppError, notFound, pageOrInvalidCursor, refuseReadOnlyFields} from "./errors.js";
+import type {PagingReferences} from "./paging-references.js";
 
 export type GroupInput = Partial<Pick<Group, "name" | "members" | "strategy">>;
 const WRITABLE: (keyof GroupInput)[] = ["name", "members", "strategy"];
@@ -18,7 +19,8 @@ export class GroupsService {
     private readonly recipients: RecipientsRepository,
     private readonly notifications: NotificationsRepository,
     private readonly audit: AuditService,
-    private readonly clock: Clock
+    private readonly clock: Clock,
+    private readonly pagingReferences: PagingReferences
   ) {}
 
   get(uuid: string): Group {
@@ -66,6 +68,7 @@ export class GroupsService {
 
   async remove(uuid: string, actor: Actor): Promise<void> {
     const group = this.get(uuid);
+    this.pagingReferences.refuseIfPaged("group", uuid);
     const open = this.notifications.countOpenForTarget(uuid);
     if (open > 0) throw new AppError("in_use", `group ${uuid} has ${open} open notification(s); acknowledge or resolve them first`);
     await this.groups.remove(uuid);

@@ -1,3 +1,4 @@
+import {statfs} from "node:fs/promises";
 import type {Journal} from "../store/journal/journal.js";
 import type {EventsRepository} from "../store/journal/events.repository.js";
 import type {ChannelState, ChannelStatusService} from "./channel-status.service.js";
@@ -8,6 +9,8 @@ export interface Readiness {
   journal: {can_commit: boolean; schema_version: number; error: string | null};
   channels: ChannelState[];
   outbox: {pending: number; oldest: string | null};
+  /** Space left where the journal and the config store live; null fields when it cannot be read. */
+  disk: {path: string; free_bytes: number | null; total_bytes: number | null; error: string | null};
 }
 
 /** What /readyz reports: can the journal commit, and what state each channel is in. No secrets. */
@@ -16,7 +19,8 @@ export class ReadinessService {
     private readonly journal: Journal,
     private readonly events: EventsRepository,
     private readonly channels: ChannelStatusService,
-    private readonly clock: Clock
+    private readonly clock: Clock,
+    private readonly dataDir: string
   ) {}
 
   async check(): Promise<Readiness> {
@@ -30,7 +34,18 @@ export class ReadinessService {
       ready: error === null,
       journal: {can_commit: error === null, schema_version: this.journal.schemaVersion, error},
       channels: this.channels.all(),
-      outbox: error === null ? this.journal.read(() => this.events.backlog()) : {pending: -1, oldest: null}
+      outbox: error === null ? this.journal.read(() => this.events.backlog()) : {pending: -1, oldest: null},
+      disk: await this.disk()
     };
+  }
+
+  private async disk(): Promise<Readiness["disk"]> {
+    try {
+      const stats = await statfs(this.dataDir);
+      // bavail, not bfree: the blocks an unprivileged process (the gateway) may still use.
+      return {path: this.dataDir, free_bytes: stats.bavail * stats.bsize, total_bytes: stats.blocks * stats.bsize, error: null};
+    } catch (failure) {
+      return {path: this.dataDir, free_bytes: null, total_bytes: null, error: (failure as Error).message};
+    }
   }
 }

@@ -17,6 +17,7 @@ import type {Actor} from "../store/journal/audit.repository.js";
 import type {AuditService} from "./audit.service.js";
 import type {ChannelStatusService} from "./channel-status.service.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
+import type {PagingReferences} from "./paging-references.js";
 import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "./errors.js";
 
 /** The fields a client may write; everything else on a recipient is derived or read-only. */
@@ -50,7 +51,8 @@ export class RecipientsService {
     private readonly channelStatus: ChannelStatusService,
     private readonly contactFailures: ContactFailuresRepository,
     private readonly audit: AuditService,
-    private readonly clock: Clock
+    private readonly clock: Clock,
+    private readonly pagingReferences: PagingReferences
   ) {}
 
   view(recipient: Recipient): RecipientView {
@@ -121,6 +123,7 @@ export class RecipientsService {
     const recipient = this.get(uuid);
     const groups = this.groups.containing(uuid);
     if (groups.length) throw new AppError("in_use", `recipient ${uuid} is a member of group(s) ${groups.map((group) => `${group.name} (${group.uuid})`).join(", ")}`);
+    this.pagingReferences.refuseIfPaged("recipient", uuid);
     const open = this.notifications.countOpenForTarget(uuid);
     if (open > 0) throw new AppError("in_use", `recipient ${uuid} has ${open} open notification(s); acknowledge or resolve them first`);
     await this.recipients.remove(uuid);

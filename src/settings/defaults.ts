@@ -28,16 +28,54 @@ export const DEFAULT_SETTINGS = {
     user: "",
     password: "",
     from: "",
-    secure: false
+    secure: false,
+    concurrency: 4,
+    timeout_seconds: 30,
+    check_seconds: 60,
+    ack_link_days: 7
   },
   telegram: {
     bot_token: "",
-    api_url: "https://api.telegram.org"
+    api_url: "https://api.telegram.org",
+    poll_timeout_seconds: 25,
+    probe_interval_seconds: 30,
+    probe_max_backoff_seconds: 120,
+    request_timeout_seconds: 15,
+    max_retry_after_seconds: 60,
+    voice: "en-us"
   },
   modem: {
     port: "",
     profile: "sim800" as "sim800" | "sim7600" | "quectel",
-    pin: ""
+    pin: "",
+    ring_timeout_seconds: 45,
+    key_wait_seconds: 8,
+    speech_repeats: 3,
+    ack_key: "1",
+    repeat_key: "2",
+    pass_key: "9",
+    sms_reply_code_hours: 24,
+    sms_max_parts: 3,
+    quectel_urc_port: "usbat" as "" | "usbat" | "usbmodem" | "uart1"
+  },
+  dashboard: {
+    session_hours: 12,
+    sign_in_attempts_per_minute: 5
+  },
+  backup: {
+    schedule: "30 2 * * *",
+    keep: 7
+  },
+  retention: {
+    notifications_days: 90,
+    audit_days: 365
+  },
+  self_monitoring: {
+    recipient: "",
+    priority: "high" as "critical" | "high" | "medium" | "low" | "info",
+    interval_seconds: 60,
+    signal_min_dbm: -105,
+    outbox_max_age_minutes: 60
   }
 };
 
@@ -49,5 +87,7 @@ export const SECRET_SETTINGS = ["smtp.password", "telegram.bot_token", "modem.pi
 /** Allowed values for settings that are enumerations. */
 export const SETTING_CHOICES: Record<string, readonly string[]> = {
   "log.level": ["debug", "info", "warn", "error"],
-  "modem.profile": ["sim800", "sim7600", "quectel"]
+  "modem.profile": ["sim800", "sim7600", "quectel"],
+  "modem.quectel_urc_port": ["", "usbat", "usbmodem", "uart1"],
+  "self_monitoring.priority": ["critical", "high", "medium", "low", "info"]
 };

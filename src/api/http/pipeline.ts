@@ -11,14 +11,25 @@ declare module "express-serve-static-core" {
   }
 }
 
+/** Told how long each answered request took, by its endpoint's template (for the /metrics histogram). */
+export type RequestObserver = (method: string, route: string, status: number, seconds: number) => void;
+
+// The matched endpoint's template (/api/v1/notifications/:id), never the raw path, so ids and
+// scanners' random paths cannot multiply the metric's series.
+function routeTemplate(request: Request): string {
+  const path = (request as unknown as {route?: {path?: unknown}}).route?.path;
+  return typeof path === "string" ? request.baseUrl + path : "unmatched";
+}
+
 /** One structured line per request, with the key that made it; never the key itself. */
-export function requestLog(logger: Logger) {
+export function requestLog(logger: Logger, observe?: RequestObserver) {
   return (request: Request, response: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     // Naming the framework only helps an attacker pick exploits.
     response.removeHeader("X-Powered-By");
     response.on("finish", () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      observe?.(request.method, routeTemplate(request), response.statusCode, ms / 1000);
       const keyId = (request as unknown as {$ctx?: {get(key: string): {id?: string} | undefined}}).$ctx?.get("apiKey")?.id;
       const level = response.statusCode >= 500 ? "warn" : "debug";
       // The same id the client sees in X-Request-Id (set by Ts.ED), so a log line can be matched to an answer.
@@ -33,9 +44,12 @@ function hasBody(request: Request): boolean {
   return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
 }
 
+// Keyless ping URLs take whatever a device's tool sends (curl -d, a PLC's form post) and ignore it, as healthchecks.io does.
+const ANY_BODY_PATHS = /^\/ping\//;
+
 /** A body must be JSON; checked before parsing so the client hears 415, not a confusing 400. */
 export function requireJsonBody(request: Request, _response: Response, next: NextFunction) {
-  if (!["POST", "PUT", "PATCH"].includes(request.method) || !hasBody(request)) return next();
+  if (!["POST", "PUT", "PATCH"].includes(request.method) || !hasBody(request) || ANY_BODY_PATHS.test(request.path)) return next();
   const type = (request.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   if (!JSON_TYPES.includes(type)) {
     return next(new AppError("unsupported_media_type", `the body must be application/json${request.method === "PATCH" ? " or application/merge-patch+json" : ""}, not ${type || "untyped"}`));

@@ -1,7 +1,8 @@
 import {Low} from "lowdb";
 import {AtomicJsonFile} from "./atomic-json-file.js";
 import type {Group, Recipient} from "../../domain/recipient.js";
-import type {Scope} from "../../domain/vocabulary.js";
+import type {Priority, Scope} from "../../domain/vocabulary.js";
+import type {HeartbeatDefinition} from "../../domain/heartbeat.js";
 
 export interface ApiKeyRecord {
   /** The public part of the key (`klx_<id>_...`), safe to show and log. */
@@ -30,16 +31,41 @@ export interface WebhookRecord {
   updated_at: string;
 }
 
+/** An inbound integration: where its alerts go and the credentials its sender may use. */
+export interface IntegrationRecord {
+  id: string;
+  name: string;
+  kind: "generic" | "alertmanager";
+  /** Recipient or group uuid its alerts page. */
+  target: string;
+  default_priority: Priority;
+  /** Verifies signed events (Standard Webhooks); shown once, like a webhook secret. */
+  secret: string;
+  /** The unguessable part of the integration's keyless URL. */
+  url_token: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The dashboard's admin credential: a scrypt hash (never the password), null until it is set. */
+export interface DashboardCredential {
+  password_hash: string | null;
+  password_set_at: string | null;
+}
+
 export interface ConfigData {
   version: 1;
   recipients: Recipient[];
   groups: Group[];
   api_keys: ApiKeyRecord[];
   webhooks: WebhookRecord[];
+  dashboard: DashboardCredential;
+  heartbeats: HeartbeatDefinition[];
+  integrations: IntegrationRecord[];
 }
 
 function emptyConfig(): ConfigData {
-  return {version: 1, recipients: [], groups: [], api_keys: [], webhooks: []};
+  return {version: 1, recipients: [], groups: [], api_keys: [], webhooks: [], dashboard: {password_hash: null, password_set_at: null}, heartbeats: [], integrations: []};
 }
 
 /**
@@ -79,7 +105,7 @@ export class ConfigStore {
   }
 }
 
-type CollectionName = "recipients" | "groups" | "api_keys" | "webhooks";
+type CollectionName = "recipients" | "groups" | "api_keys" | "webhooks" | "heartbeats" | "integrations";
 type Item<N extends CollectionName> = ConfigData[N][number];
 
 /** One list in the config store, addressed by a key field: the repositories' shared CRUD. */

@@ -38,3 +38,17 @@ export class WebhooksRepository extends ConfigCollection<"webhooks"> {
       .map((hook) => hook.id);
   }
 }
+
+/** Heartbeat definitions, by name. */
+export class HeartbeatsRepository extends ConfigCollection<"heartbeats"> {
+  constructor(store: ConfigStore) {
+    super(store, "heartbeats", "name");
+  }
+}
+
+/** Inbound integrations, by id. */
+export class IntegrationsRepository extends ConfigCollection<"integrations"> {
+  constructor(store: ConfigStore) {
+    super(store, "integrations", "id");
+  }
+}

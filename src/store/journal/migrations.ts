@@ -145,6 +145,73 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE escalations ADD COLUMN grouped_with TEXT;
   CREATE INDEX escalations_grouped ON escalations(grouped_with) WHERE grouped_with IS NOT NULL;
+  `,
+  // Telegram: the getUpdates offset per bot (a restart neither loses nor replays a button press),
+  // what each Acknowledge button acknowledges, and messages kept while Telegram was unreachable
+  // (written with the skipped attempt, relayed once when the link returns).
+  `
+  CREATE TABLE telegram_offsets (
+    bot_id TEXT PRIMARY KEY,
+    next_offset INTEGER NOT NULL,
+    updated_at TEXT NOT NULL
+  ) STRICT;
+  CREATE TABLE telegram_callbacks (
+    token TEXT PRIMARY KEY,
+    chat_id TEXT NOT NULL,
+    notification_ids TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX telegram_callbacks_created ON telegram_callbacks(created_at);
+  CREATE TABLE telegram_relay (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    notification_id TEXT NOT NULL REFERENCES notifications(id),
+    attempt_id TEXT,
+    recipient_uuid TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    status TEXT NOT NULL,
+    finished_at TEXT,
+    error TEXT
+  ) STRICT;
+  CREATE INDEX telegram_relay_pending ON telegram_relay(seq) WHERE status = 'pending';
+  `,
+  // Retention pruning: finding a notification's events and their outbox rows and deliveries,
+  // and old audit entries, without scanning whole tables.
+  `
+  CREATE INDEX events_notification ON events(notification_id);
+  CREATE INDEX outbox_event ON outbox(event_id);
+  CREATE INDEX webhook_deliveries_event ON webhook_deliveries(event_id);
+  CREATE INDEX audit_at ON audit(at);
+  `,
+  // SMS reply codes: which alerts "ACK <code>" acknowledges, and from which number; kept in the
+  // journal so a reply after a restart still counts, until it expires.
+  `
+  CREATE TABLE sms_reply_codes (
+    code TEXT PRIMARY KEY,
+    contact TEXT NOT NULL,
+    notification_ids TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX sms_reply_codes_expiry ON sms_reply_codes(expires_at);
+  `,
+  // Heartbeats' run-time state (their definitions live in the config store): the sweep finds due
+  // ones by alert_after; notification_id is the down page a good ping resolves. The dedup index
+  // finds an integration's alert by its key to merge or resolve it, whatever its state.
+  `
+  CREATE TABLE heartbeat_states (
+    name TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    last_ping_at TEXT,
+    last_start_at TEXT,
+    expected_at TEXT,
+    down_at TEXT,
+    alert_after TEXT,
+    notification_id TEXT,
+    updated_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX heartbeat_states_due ON heartbeat_states(alert_after) WHERE alert_after IS NOT NULL;
+  CREATE INDEX notifications_dedup ON notifications(dedup_key, id) WHERE dedup_key IS NOT NULL;
   `
 ];
 
