@@ -127,7 +127,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const integrations = new IntegrationsService(
     integrationsRepository, recipientsRepository, groupsRepository, new IntegrationAlertsRepository(journal), notificationsRepository, notifications, heartbeats, journal, audit, clock, publicBase
   );
-  const readiness = new ReadinessService(journal, eventsRepository, channelStatus, clock, dataDir);
+  const readiness = new ReadinessService(journal, eventsRepository, channelStatus, clock, dataDir, heartbeatMonitor);
   const runtime = new Runtime(
     settings, logger, clock,
     new RateLimiter(settings.rate_limit.per_second, settings.rate_limit.burst, clock),

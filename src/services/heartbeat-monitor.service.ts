@@ -1,4 +1,4 @@
-import type {Clock} from "../lib/clock.js";
+import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
 import {WakeTimer} from "../lib/wake-timer.js";
 import {RepeatingPass} from "../lib/repeating-pass.js";
@@ -59,7 +59,8 @@ export class HeartbeatMonitor {
   }
 
   /** Health for readiness and tests: whether the loop runs and when it next wakes. */
-  get health(): {running: boolean; next_wake_at: number | null; last_pass_failed: boolean} {
-    return {running: this.started, next_wake_at: this.wakeTimer.wakeAt, last_pass_failed: this.failed};
+  get health(): {running: boolean; next_wake_at: string | null; last_pass_failed: boolean} {
+    const wakeAt = this.wakeTimer.wakeAt;
+    return {running: this.started, next_wake_at: wakeAt === null ? null : isoTimestamp(wakeAt), last_pass_failed: this.failed};
   }
 }

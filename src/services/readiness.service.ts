@@ -3,6 +3,7 @@ import type {Journal} from "../store/journal/journal.js";
 import type {EventsRepository} from "../store/journal/events.repository.js";
 import type {ChannelState, ChannelStatusService} from "./channel-status.service.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
+import type {HeartbeatMonitor} from "./heartbeat-monitor.service.js";
 
 export interface Readiness {
   ready: boolean;
@@ -11,6 +12,8 @@ export interface Readiness {
   outbox: {pending: number; oldest: string | null};
   /** Space left where the journal and the config store live; null fields when it cannot be read. */
   disk: {path: string; free_bytes: number | null; total_bytes: number | null; error: string | null};
+  /** The heartbeat sweep: whether it runs, when it next wakes, whether its last pass failed. */
+  heartbeats: HeartbeatMonitor["health"];
 }
 
 /** What /readyz reports: can the journal commit, and what state each channel is in. No secrets. */
@@ -20,7 +23,8 @@ export class ReadinessService {
     private readonly events: EventsRepository,
     private readonly channels: ChannelStatusService,
     private readonly clock: Clock,
-    private readonly dataDir: string
+    private readonly dataDir: string,
+    private readonly heartbeats: HeartbeatMonitor
   ) {}
 
   async check(): Promise<Readiness> {
@@ -35,7 +39,8 @@ export class ReadinessService {
       journal: {can_commit: error === null, schema_version: this.journal.schemaVersion, error},
       channels: this.channels.all(),
       outbox: error === null ? this.journal.read(() => this.events.backlog()) : {pending: -1, oldest: null},
-      disk: await this.disk()
+      disk: await this.disk(),
+      heartbeats: this.heartbeats.health
     };
   }
 

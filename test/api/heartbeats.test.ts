@@ -93,6 +93,10 @@ describe("heartbeats API", () => {
     expect(ping.status).toBe(200);
     expect(ping.body).toEqual({name: "boiler-2", status: "up", expected_at: new Date(pingedAt + 60_000).toISOString()});
     expect((await gw.call("GET", "/api/v1/heartbeats/boiler-2")).body).toMatchObject({last_ping_at: at(), down_at: new Date(pingedAt + 90_000).toISOString()});
+    // /readyz shows the sweep alive and aimed no later than this heartbeat's late time.
+    const sweepHealth = (await gw.call("GET", "/readyz", {key: null})).body.heartbeats;
+    expect(sweepHealth).toMatchObject({running: true, last_pass_failed: false});
+    expect(Date.parse(sweepHealth.next_wake_at)).toBeLessThanOrEqual(pingedAt + 60_000);
 
     clock.advance(59_999);
     await sweep();
