@@ -4,4 +4,6 @@
  */
 /** The files a backup holds, named as in the data dir, so restoring is copying them back. */
 export const BACKUP_FILES = {journal: "journal.sqlite", config: "config.json"} as const;
+/** Kept too when present, restored when the backup has them: the key that signs emailed acknowledge links. */
+export const OPTIONAL_BACKUP_FILES = {ackLinkKey: "ack-link.key"} as const;
 export const BACKUPS_DIR = "backups";

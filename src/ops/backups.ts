@@ -1,9 +1,10 @@
 import {copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile} from "node:fs/promises";
+import {existsSync} from "node:fs";
 import {join} from "node:path";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
 import {StorageUnavailableError, type Journal} from "../store/journal/journal.js";
-import {BACKUP_FILES, BACKUPS_DIR} from "./backup-layout.js";
+import {BACKUP_FILES, BACKUPS_DIR, OPTIONAL_BACKUP_FILES} from "./backup-layout.js";
 
 const MANIFEST = "manifest.json";
 // A backup is written under this prefix and renamed when complete: a listing never shows half of one.
@@ -79,6 +80,9 @@ export class BackupService {
       await mkdir(partial, {mode: 0o700});
       await this.journal.db.backup(join(partial, BACKUP_FILES.journal));
       await copyFile(join(this.dataDir, BACKUP_FILES.config), join(partial, BACKUP_FILES.config));
+      for (const file of Object.values(OPTIONAL_BACKUP_FILES)) {
+        if (existsSync(join(this.dataDir, file))) await copyFile(join(this.dataDir, file), join(partial, file));
+      }
       const manifest: Manifest = {created_at: createdAt, schema_version: this.journal.schemaVersion};
       await writeFile(join(partial, MANIFEST), JSON.stringify(manifest, null, 2) + "\n", {mode: 0o600});
       await rename(partial, join(this.directory, name));

@@ -1,7 +1,7 @@
 import {chownSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readSync, closeSync, renameSync, statSync} from "node:fs";
 import {join, resolve} from "node:path";
 import {isoTimestamp, systemClock, type Clock} from "../lib/clock.js";
-import {BACKUP_FILES} from "./backup-layout.js";
+import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./backup-layout.js";
 import {dataDirHolder} from "./data-dir-lock.js";
 
 /** Why a restore was refused; nothing in the data dir has changed when this is thrown. */
@@ -17,7 +17,7 @@ export interface RestoreResult {
 
 const SQLITE_HEADER = "SQLite format 3\u0000";
 // Everything that makes up the live state; the WAL and shared-memory files belong to the journal.
-const LIVE_FILES = [BACKUP_FILES.journal, `${BACKUP_FILES.journal}-wal`, `${BACKUP_FILES.journal}-shm`, BACKUP_FILES.config, `${BACKUP_FILES.config}.bak`];
+const LIVE_FILES = [BACKUP_FILES.journal, `${BACKUP_FILES.journal}-wal`, `${BACKUP_FILES.journal}-shm`, BACKUP_FILES.config, `${BACKUP_FILES.config}.bak`, ...Object.values(OPTIONAL_BACKUP_FILES)];
 
 function validateBackup(backupDir: string): void {
   const journal = join(backupDir, BACKUP_FILES.journal);
@@ -65,7 +65,8 @@ export function restoreBackup(backupDir: string, dataDir: string, options: {cloc
     for (const file of present) renameSync(join(target, file), join(aside, file));
   }
   const restored: string[] = [];
-  for (const file of [BACKUP_FILES.journal, BACKUP_FILES.config]) {
+  const optional = Object.values(OPTIONAL_BACKUP_FILES).filter((file) => existsSync(join(source, file)));
+  for (const file of [BACKUP_FILES.journal, BACKUP_FILES.config, ...optional]) {
     const temporary = join(target, `.${file}.restoring`);
     copyFileSync(join(source, file), temporary);
     if (process.getuid?.() === 0) chownSync(temporary, owner.uid, owner.gid);

@@ -6,8 +6,9 @@ import type {Actor} from "../store/journal/audit.repository.js";
 import type {NotificationsService} from "./notifications.service.js";
 import type {NotificationView} from "./notification-view.js";
 import {AppError} from "./errors.js";
+import {OPTIONAL_BACKUP_FILES} from "../ops/backup-layout.js";
 
-const KEY_FILE = "ack-link.key";
+const KEY_FILE = OPTIONAL_BACKUP_FILES.ackLinkKey;
 const KEY_BYTES = 32;
 const LINK: Actor = {type: "system", id: null};
 

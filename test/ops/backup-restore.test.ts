@@ -31,7 +31,9 @@ describe("backups", () => {
     expect(made.status).toBe(201);
     expect(made.body).toMatchObject({name: "2026-11-23T02-30-00Z", created_at: "2026-11-23T02:30:00.000Z", path: join(gw.dataDir, "backups", "2026-11-23T02-30-00Z")});
     expect(made.headers.get("location")).toBe("/api/v1/backups/2026-11-23T02-30-00Z");
-    expect(made.body.files.map((file: {name: string}) => file.name)).toEqual(["config.json", "journal.sqlite"]);
+    // The acknowledge-link key too, so links already mailed keep working after a restore elsewhere.
+    expect(made.body.files.map((file: {name: string}) => file.name)).toEqual(["ack-link.key", "config.json", "journal.sqlite"]);
+    expect(statSync(join(made.body.path, "ack-link.key")).mode & 0o777).toBe(0o600);
     for (const file of made.body.files) expect(file.bytes).toBe(statSync(join(made.body.path, file.name)).size);
     expect(statSync(made.body.path).mode & 0o777).toBe(0o700);
     expect(readFileSync(join(made.body.path, "journal.sqlite")).subarray(0, 15).toString()).toBe("SQLite format 3");
@@ -49,7 +51,7 @@ describe("backups", () => {
     await gw.gateway.stop();
     expect(existsSync(join(gw.dataDir, "klaxon.pid"))).toBe(false);
     const result = restoreBackup(made.body.path, gw.dataDir, {clock});
-    expect(result.restored).toEqual(["journal.sqlite", "config.json"]);
+    expect(result.restored).toEqual(["journal.sqlite", "config.json", "ack-link.key"]);
     expect(result.moved_aside).toBe(join(gw.dataDir, "pre-restore-2026-11-23T02-30-00Z"));
     expect(readdirSync(result.moved_aside!)).toEqual(expect.arrayContaining(["journal.sqlite", "config.json"]));
     await gw.restart();
@@ -99,7 +101,7 @@ describe("npm run restore", () => {
     await gw.gateway.stop();
     const restored = spawnSync("npm", ["run", "--silent", "restore", "--", backup.name], {cwd: join(import.meta.dirname, "../.."), env: {...process.env, KLAXON_DATA_DIR: gw.dataDir}, encoding: "utf8"});
     expect(restored.status).toBe(0);
-    expect(restored.stdout).toContain(`restored journal.sqlite, config.json from ${backup.path} into ${gw.dataDir}`);
+    expect(restored.stdout).toContain(`restored journal.sqlite, config.json, ack-link.key from ${backup.path} into ${gw.dataDir}`);
     await gw.restart();
     expect((await gw.call("GET", `/api/v1/recipients/${recipient}`)).status).toBe(200);
   });
