@@ -55,7 +55,8 @@ describe("the dashboard in a real browser", () => {
     await page.getByLabel("Repeat the password").fill(ADMIN_PASSWORD);
     await page.getByRole("button", {name: "Set password and sign in"}).click();
     await expect.poll(() => page.locator("h1").textContent()).toBe("Notifications");
-    expect(await page.locator("#page-title").evaluate((heading) => heading === document.activeElement)).toBe(true);
+    // Focus moves to the new page's heading once it has rendered; poll, the heading text may come first.
+    await expect.poll(() => page.locator("#page-title").evaluate((heading) => heading === document.activeElement)).toBe(true);
   });
 
   it("keeps the session cookie away from scripts", async () => {
@@ -76,7 +77,7 @@ describe("the dashboard in a real browser", () => {
     const timeoutError = page.locator(".field", {has: page.getByLabel("Seconds to wait for an acknowledgement")}).locator(".field-error");
     expect(await timeoutError.textContent()).toContain("must be >= 15");
     expect(await page.locator(".form-problem").textContent()).toContain("Correct the fields marked below");
-    expect(await page.getByLabel("Phone").evaluate((input) => input === document.activeElement)).toBe(true);
+    await expect.poll(() => page.getByLabel("Phone").evaluate((input) => input === document.activeElement)).toBe(true);
     expect((await gw.call("GET", "/api/v1/recipients")).body.items).toEqual([]);
 
     await page.getByLabel("Phone").fill("+4915123456789");
