@@ -36,11 +36,7 @@ export class ApiKeyAuthMiddleware implements MiddlewareMethods {
   use(@Context() ctx: PlatformContext): void {
     const {scope} = ctx.endpoint.get(ApiKeyAuthMiddleware) as {scope: Scope};
     const request = ctx.request.raw;
-    const address = request.socket.remoteAddress ?? "unknown";
-    const failures = this.runtime.authFailureLimiter;
-    if (failures.exhausted(address)) {
-      throw new AppError("rate_limited", "too many failed authentications from this address", {retryAfterSeconds: failures.take(address).resetSeconds});
-    }
+    const address = this.runtime.admitAddress(request);
     const presented = request.get("x-api-key");
     const session = presented === undefined ? this.dashboard.sessionFor(request) : null;
     if (session) {
@@ -49,7 +45,7 @@ export class ApiKeyAuthMiddleware implements MiddlewareMethods {
     }
     const record = presented ? this.keys.authenticate(presented) : null;
     if (!record) {
-      failures.take(address);
+      this.runtime.authenticationFailed(address);
       throw new AppError("unauthenticated", presented ? "the API key is unknown or revoked" : "the X-API-Key header is missing");
     }
     this.limit(ctx, record);

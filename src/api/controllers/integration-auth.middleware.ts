@@ -30,16 +30,12 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods {
   use(@Context() ctx: PlatformContext): void {
     const request = ctx.request.raw;
     if (request.get("x-api-key") !== undefined) return this.keyAuth.use(ctx);
-    const address = request.socket.remoteAddress ?? "unknown";
-    const failures = this.runtime.authFailureLimiter;
-    if (failures.exhausted(address)) {
-      throw new AppError("rate_limited", "too many failed authentications from this address", {retryAfterSeconds: failures.take(address).resetSeconds});
-    }
+    const address = this.runtime.admitAddress(request);
     let integration: IntegrationRecord;
     try {
       integration = this.authenticate(ctx);
     } catch (error) {
-      failures.take(address);
+      this.runtime.authenticationFailed(address);
       throw error;
     }
     this.limit(ctx, integration);

@@ -46,14 +46,10 @@ export class PingController {
 
   // Guessing tokens counts against the address exactly like guessing API keys.
   private async signal(token: string, kind: PingKind, ctx: PlatformContext) {
-    const address = ctx.request.raw.socket.remoteAddress ?? "unknown";
-    const failures = this.runtime.authFailureLimiter;
-    if (failures.exhausted(address)) {
-      throw new AppError("rate_limited", "too many unknown ping tokens from this address", {retryAfterSeconds: failures.take(address).resetSeconds});
-    }
+    const address = this.runtime.admitAddress(ctx.request.raw);
     const answer = await this.heartbeats.pingByToken(token, kind);
     if (!answer) {
-      failures.take(address);
+      this.runtime.authenticationFailed(address);
       throw new AppError("not_found", "no heartbeat has this ping URL");
     }
     return answer;
