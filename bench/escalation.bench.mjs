@@ -211,6 +211,7 @@ async function storm() {
   while (exhausted.get().n < STORM_ALERTS && Date.now() < deadline) await sleep(500);
   await gateway.services.runner.idle();
   const attempts = gateway.journal.db.prepare("SELECT COUNT(*) AS n FROM attempts WHERE channel = 'voice_call'").get().n;
+  const unpaged = gateway.journal.db.prepare("SELECT COUNT(*) AS n FROM notifications n WHERE NOT EXISTS (SELECT 1 FROM attempts a WHERE a.notification_id = n.id)").get().n;
   const chains = exhausted.get().n;
   await gateway.stop();
   // Each escalation step of the storm is one ack-timeout window, counted from the first call.
@@ -223,6 +224,7 @@ async function storm() {
   console.log(`\n# 3. Storm: ${STORM_ALERTS} alerts to one person in ${STORM_SECONDS} s, calls of ${CALL_MS} ms, ack timeout ${ackTimeout} s, 2 steps each`);
   console.log(`${chains} of ${STORM_ALERTS} chains ran to the end; ${attempts} voice attempts recorded, carried by ${voice.calls.length} calls`);
   console.log(`alerts per call: ${voice.calls.map((c) => c.alerts).join(", ")}`);
+  console.log(`alerts never named in any call: ${unpaged} (target 0) ${verdict(unpaged === 0)}`);
   for (const [window, calls] of [...perWindow].sort((a, b) => a[0] - b[0])) console.log(`step window ${window} (${window * ackTimeout}-${(window + 1) * ackTimeout} s after the first call): ${calls} call(s) (target <= 1) ${verdict(calls <= 1)}`);
 }
 

@@ -180,17 +180,23 @@ export class EscalationRunner implements NotificationListener {
     const anchor = this.pagingChain(record.target_uuid, nowMs);
     // Chains fired in this same pass leave together anyway, in one delivery.
     if (!anchor || anchor.row.notification_id === record.id || this.firedThisPass.has(anchor.row.notification_id)) return false;
+    // Joining takes the other chain's next step; a chain with fewer steps (its policy changed) cannot.
+    if (anchor.row.step >= row.steps_total) return false;
     if (PRIORITIES.indexOf(record.priority) < PRIORITIES.indexOf(anchor.priority)) return false;
     this.escalations.group(record.id, anchor.row);
     return true;
   }
 
-  /** The chain currently paging this target, if it is still running and its next step is ahead. */
+  /**
+   * The chain currently paging this target, if a newcomer can still join it: running, its next
+   * step ahead and still to come (a chain only waiting to run out has no step left to share).
+   */
   private pagingChain(targetUuid: string, nowMs: number): {row: EscalationRecord & {next_step_at: string}; priority: Priority} | null {
     const id = this.pagingChains.get(targetUuid);
     const row = id ? this.escalations.forNotification(id) : null;
     const record = id ? this.notificationRecords.get(id) : null;
     if (!row || !record || row.state !== "running" || row.grouped_with !== null || row.next_step_at === null || Date.parse(row.next_step_at) <= nowMs) return null;
+    if (row.step >= row.steps_total) return null;
     return {row: row as EscalationRecord & {next_step_at: string}, priority: record.priority};
   }
 
@@ -216,7 +222,7 @@ export class EscalationRunner implements NotificationListener {
         this.channelStatus.gatewayChannel(channel).reason ?? this.contactFailures.reasonFor(recipientUuid, channel, contactOf(channel, recipientUuid))
     });
     this.escalations.save({notification_id: notificationId, step: next.step, generation: next.generation, state: next.status, next_step_at: next.next_step_at === null ? null : isoTimestamp(next.next_step_at)});
-    // The first chain that pages a target is the one a storm's newcomers join.
+    // The first chain that pages a target is the one a storm's newcomers join, until it has no step left to share.
     if (effects.some((effect) => effect.type === "attempt") && !this.pagingChain(record.target_uuid, nowMs)) this.pagingChains.set(record.target_uuid, notificationId);
     const now = isoTimestamp(nowMs);
     let current: NotificationRecord = record;

@@ -252,6 +252,27 @@ describe("escalation runner", () => {
     expect(r.voice.deliveries.slice(1).map((d) => d.alerts.length)).toEqual([3]);
   });
 
+  it("never lets a newcomer join a chain that has no step left: it pages on its own and others join it", async () => {
+    const r = await makeRig();
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+    await r.send(maria, "first");
+    await r.tick();
+    r.clock.set(T0 + 60_000);
+    await r.tick();
+    // The first chain has run its last step (email) and only waits to run out.
+    r.clock.set(T0 + 70_000);
+    const second = await r.send(maria, "second");
+    await r.tick();
+    expect((await r.notification(second)).attempts.map((a: {channel: string; step: number}) => [a.channel, a.step])).toEqual([["voice_call", 0]]);
+    r.clock.set(T0 + 80_000);
+    const third = await r.send(maria, "third");
+    await r.tick();
+    expect((await r.notification(third)).attempts).toEqual([]);
+    r.clock.set(T0 + 130_000);
+    await r.tick();
+    expect(r.email.deliveries.at(-1)!.alerts.map((a) => a.notification_id).sort()).toEqual([second, third].sort());
+  });
+
   it("releases held alerts at once when the chain they waited for is acknowledged", async () => {
     const r = await makeRig();
     const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
