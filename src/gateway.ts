@@ -35,7 +35,7 @@ import type {ChannelDriver} from "./channels/channel.js";
 import {createChannelDrivers} from "./channels/index.js";
 import {AckLinkSigner} from "./channels/email/ack-link.js";
 import {AckLinksService, loadAckLinkKey} from "./services/ack-links.service.js";
-import {createWebhooks} from "./outbox/index.js";
+import {createWebhooks, type Webhooks} from "./outbox/index.js";
 import {WebhooksService} from "./services/webhooks.service.js";
 import {HeartbeatsRepository, IntegrationsRepository} from "./store/config/repositories.js";
 import {HeartbeatStatesRepository} from "./store/journal/heartbeat-states.repository.js";
@@ -66,6 +66,8 @@ export interface Gateway {
   initialAdminKeyFile: string | null;
   /** Heartbeat use cases and their sweep (tests drive `monitor.tick()` with a manual clock). */
   heartbeats: {service: HeartbeatsService; monitor: HeartbeatMonitor};
+  /** The webhook outbox's sender (tests drive `dispatcher.tick()` with a manual clock). */
+  webhooks: {dispatcher: Webhooks["dispatcher"]};
   /** Metrics, backups, retention, self-monitoring and the watchdog's liveness probe. */
   operations: Operations;
   stop(): Promise<void>;
@@ -209,5 +211,5 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     return stopping;
   };
 
-  return {url, settings, journal, config, services: {keys, notifications, recipients, groups, runner}, initialAdminKeyFile, operations, heartbeats: {service: heartbeats, monitor: heartbeatMonitor}, stop};
+  return {url, settings, journal, config, services: {keys, notifications, recipients, groups, runner}, initialAdminKeyFile, operations, heartbeats: {service: heartbeats, monitor: heartbeatMonitor}, webhooks: {dispatcher: webhooks.dispatcher}, stop};
 }

@@ -1,6 +1,7 @@
 import {afterEach, expect} from "vitest";
 import {startTestGateway, type SettingsOverrides, type TestGateway, type TestGatewayOptions} from "../support/gateway.js";
 import {startSmtpPeer, type SmtpPeer, type SmtpPeerOptions} from "../support/smtp-peer.js";
+import {eventually} from "../support/eventually.js";
 
 export const PASSWORD = "Sm7p-Pa55word-9f3";
 export const PUBLIC_URL = "http://klaxon.factory.lan:8080";
@@ -79,13 +80,4 @@ async function emailStateOf(gw: TestGateway): Promise<{available: boolean; reaso
   return ready.body.channels.find((channel: {channel: string}) => channel.channel === "email");
 }
 
-/** Polls until `check` holds (a background check on a real timer), failing after `limitMs`. */
-export async function eventually<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean, limitMs = 10_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export {eventually};

@@ -1,4 +1,5 @@
 import {afterEach, describe, expect, it} from "vitest";
+import {eventually} from "../support/eventually.js";
 import {startTestGateway, type TestGateway} from "../support/gateway.js";
 import {isOggOpus, startFakeBotApi, type BotMessage, type FakeBotApi} from "../support/telegram-bot-api.js";
 import {ANSWERS} from "../../src/channels/telegram/updates-poller.js";
@@ -30,15 +31,6 @@ afterEach(async () => {
   expect(gw.logLines.filter((line) => line.includes(TOKEN))).toEqual([]);
 });
 
-async function eventually<T>(probe: () => Promise<T> | T, accept: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function makeRig(): Promise<Rig> {
   const api = await startFakeBotApi(TOKEN);
@@ -77,8 +69,8 @@ async function makeRig(): Promise<Rig> {
   return rig;
 }
 
-const online = (r: Rig) => eventually(() => r.telegram(), (channel) => channel.details.link.state === "online", "the probe to see Telegram");
-const offline = (r: Rig) => eventually(() => r.telegram(), (channel) => channel.details.link.state === "offline", "the probe to see the WAN down");
+const online = (r: Rig) => eventually("the probe to see Telegram", () => r.telegram(), (channel) => channel.details.link.state === "online");
+const offline = (r: Rig) => eventually("the probe to see the WAN down", () => r.telegram(), (channel) => channel.details.link.state === "offline");
 const buttonData = (message: BotMessage): string => message.reply_markup.inline_keyboard[0][0].callback_data;
 
 describe("telegram_voice over the loopback Bot API (production wiring)", () => {
@@ -112,9 +104,9 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     const message = await r.alertMessage();
     r.api.press({message, data: buttonData(message)});
 
-    const n = await eventually(() => r.notification(id), (view) => view.status === "acknowledged", "the acknowledgement");
+    const n = await eventually("the acknowledgement", () => r.notification(id), (view) => view.status === "acknowledged");
     expect(n).toMatchObject({acknowledged_via: "telegram_voice", acknowledged_by: "Maria Keller (@maria_k)"});
-    await eventually(() => r.api.messages.find((m) => m.message_id === message.message_id)!.reply_markup, (markup) => markup === null, "the edit");
+    await eventually("the edit", () => r.api.messages.find((m) => m.message_id === message.message_id)!.reply_markup, (markup) => markup === null);
     expect(r.api.messages.find((m) => m.message_id === message.message_id)!.text).toBe("🚨 CRITICAL · plc-7\nPress 7 hydraulic oil over 80 °C\n\n✅ Acknowledged by Maria Keller (@maria_k)");
     expect(r.api.answers.map((answer) => answer.text)).toEqual([ANSWERS.acknowledged]);
   });
@@ -124,14 +116,14 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     const id = await r.send(await r.recipient());
     const message = await r.alertMessage();
     r.api.press({message, data: buttonData(message), chatId: "999", from: {id: 999, first_name: "Mallory"}});
-    await eventually(() => r.api.answers.length, (count) => count === 1, "the refusal");
+    await eventually("the refusal", () => r.api.answers.length, (count) => count === 1);
     expect(r.api.answers[0].text).toBe(ANSWERS.notYours);
     expect((await r.notification(id)).status).toBe("notifying");
     expect(r.api.calls("editMessageText")).toEqual([]);
 
     // An unknown button is answered too, so the person's spinner stops.
     r.api.press({message, data: "ack:not-a-token-we-made"});
-    await eventually(() => r.api.answers.length, (count) => count === 2, "the second answer");
+    await eventually("the second answer", () => r.api.answers.length, (count) => count === 2);
     expect(r.api.answers[1].text).toBe(ANSWERS.unknown);
     expect((await r.notification(id)).status).toBe("notifying");
   });
@@ -151,7 +143,7 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     r.api.block(CHAT);
     const maria = await r.recipient();
     const first = await r.send(maria);
-    const failed = await eventually(() => r.notification(first), (n) => n.attempts[0]?.outcome === "failed", "the failed attempt");
+    const failed = await eventually("the failed attempt", () => r.notification(first), (n) => n.attempts[0]?.outcome === "failed");
     expect(failed.attempts[0].error).toBe("Telegram sendVoice: 403 Forbidden: bot was blocked by the user");
 
     const recipient = (await r.gw.call("GET", `/api/v1/recipients/${maria}`)).body;
@@ -172,9 +164,9 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     const first = await r.send(maria);
     const firstMessage = await r.alertMessage();
     const firstPress = r.api.press({message: firstMessage, data: buttonData(firstMessage)});
-    await eventually(() => r.notification(first), (n) => n.status === "acknowledged", "the first acknowledgement");
+    await eventually("the first acknowledgement", () => r.notification(first), (n) => n.status === "acknowledged");
     const savedOffset = () => (r.gw.gateway.journal.db.prepare("SELECT next_offset FROM telegram_offsets").get() as {next_offset: number} | undefined)?.next_offset;
-    await eventually(savedOffset, (offset) => offset === firstPress + 1, "the offset to be committed");
+    await eventually("the offset to be committed", savedOffset, (offset) => offset === firstPress + 1);
 
     const second = await r.send(maria, "Boiler 2 pressure high");
     const secondMessage = await r.alertMessage();
@@ -184,11 +176,11 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     const pollsBefore = r.api.calls("getUpdates").length;
     await r.gw.restart();
 
-    const firstPoll = await eventually(() => r.api.calls("getUpdates")[pollsBefore], (poll) => poll !== undefined, "the first poll after the restart");
+    const firstPoll = await eventually("the first poll after the restart", () => r.api.calls("getUpdates")[pollsBefore], (poll) => poll !== undefined);
     expect(firstPoll.params.offset).toBe(firstPress + 1);
-    const n = await eventually(() => r.notification(second), (view) => view.status === "acknowledged", "the press made while down");
+    const n = await eventually("the press made while down", () => r.notification(second), (view) => view.status === "acknowledged");
     expect(n.acknowledged_by).toBe("Jonas");
-    await eventually(savedOffset, (offset) => offset === secondPress + 1, "the second offset");
+    await eventually("the second offset", savedOffset, (offset) => offset === secondPress + 1);
     expect(r.api.answers.map((answer) => answer.text)).toEqual([ANSWERS.acknowledged, ANSWERS.acknowledged]);
     expect((await r.notification(first)).acknowledged_by).toBe("Maria Keller (@maria_k)");
   });
@@ -220,11 +212,11 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     expect(relayed.chat_id).toBe(CHAT);
     expect(relayed.text).toMatch(/^⏳ Held while Telegram was unreachable \(since \S+\)\n\n🚨 CRITICAL · plc-7\nPress 7 hydraulic oil over 80 °C$/);
     expect(isOggOpus(r.api.messages.find((message) => message.kind === "voice")!.voice!)).toBe(true);
-    await eventually(() => r.telegram(), (telegram) => telegram.available && telegram.details.relay.pending === 0, "the relay to finish");
+    await eventually("the relay to finish", () => r.telegram(), (telegram) => telegram.available && telegram.details.relay.pending === 0);
 
     // Several probes later it has still gone out once.
     const probes = r.api.calls("getMe").length;
-    await eventually(() => r.api.calls("getMe").length, (count) => count >= probes + 2, "two more probes");
+    await eventually("two more probes", () => r.api.calls("getMe").length, (count) => count >= probes + 2);
     expect(r.api.calls("sendMessage")).toHaveLength(1);
     const rows = r.gw.gateway.journal.db.prepare("SELECT notification_id, status, error FROM telegram_relay ORDER BY seq").all();
     expect(rows).toEqual([
@@ -234,7 +226,7 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
 
     // The relayed button acknowledges the still-open alert.
     r.api.press({message: relayed, data: buttonData(relayed)});
-    const n = await eventually(() => r.notification(stillOpen), (view) => view.status === "acknowledged", "the acknowledgement of the relayed alert");
+    const n = await eventually("the acknowledgement of the relayed alert", () => r.notification(stillOpen), (view) => view.status === "acknowledged");
     expect(n.acknowledged_via).toBe("telegram_voice");
   });
 
@@ -253,12 +245,12 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     await online(r);
     r.api.script("sendMessage", "hang");
     const id = await r.send(await r.recipient());
-    const failed = await eventually(() => r.notification(id), (n) => n.attempts[0]?.outcome === "failed", "the cut-off attempt");
+    const failed = await eventually("the cut-off attempt", () => r.notification(id), (n) => n.attempts[0]?.outcome === "failed");
     expect(failed.attempts[0].error).toBe("Telegram sendMessage: no answer within 1000 ms; kept to relay when Telegram is reachable again");
     // The one that got no answer, then the relay.
     await r.api.next("sendMessage");
     const relayed = await r.alertMessage();
     expect(relayed.text).toMatch(/^⏳ Held while Telegram was unreachable/);
-    await eventually(() => r.telegram(), (telegram) => telegram.details.relay.pending === 0, "the relay to finish");
+    await eventually("the relay to finish", () => r.telegram(), (telegram) => telegram.details.relay.pending === 0);
   });
 });

@@ -1,5 +1,6 @@
 import {afterEach, describe, expect, it} from "vitest";
 import {systemClock} from "../../src/lib/clock.js";
+import {eventually} from "../support/eventually.js";
 import {createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {ModemSimulator} from "../support/modem-simulator.js";
 import {startFakeBotApi, type FakeBotApi} from "../support/telegram-bot-api.js";
@@ -55,15 +56,6 @@ async function startRig(): Promise<Rig> {
   return rig;
 }
 
-async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await probe();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const telegramState = (r: Rig) => r.gw.call("GET", "/readyz", {key: null}).then((answer) => answer.body.channels.find((channel: {channel: string}) => channel.channel === "telegram_voice"));
 
@@ -76,7 +68,7 @@ async function send(r: Rig, message: string): Promise<string> {
 /** Phone rang, alert spoken, key 1, acknowledged by voice; the signed webhook says so. */
 async function expectAnsweredByPhone(r: Rig, id: string, message: string): Promise<void> {
   expect(await r.modem.waitForCommand("ATD")).toBe(`ATD${PHONE};`);
-  const acknowledged = await eventually(() => r.gw.call("GET", `/api/v1/notifications/${id}`).then((answer) => answer.body), (n) => n.status === "acknowledged", "the acknowledgement");
+  const acknowledged = await eventually("the acknowledgement", () => r.gw.call("GET", `/api/v1/notifications/${id}`).then((answer) => answer.body), (n) => n.status === "acknowledged");
   expect(acknowledged).toMatchObject({acknowledged_via: "voice_call", acknowledged_by: PHONE});
   const speech = r.modem.received.filter((command) => command.startsWith("AT+CTTS=2,"));
   expect(speech[0]).toContain(`Critical. From press-7. ${message}.`);
@@ -89,7 +81,7 @@ async function expectAnsweredByPhone(r: Rig, id: string, message: string): Promi
 describe("paging end to end through the production gateway", () => {
   it("pages by Telegram first, then rings the phone; key 1 acknowledges and the webhook goes out", async () => {
     const r = await startRig();
-    await eventually(() => telegramState(r), (state) => state.available, "Telegram to be reachable");
+    await eventually("Telegram to be reachable", () => telegramState(r), (state) => state.available);
     const id = await send(r, "Oil temperature high");
     // Telegram is the first step: the voice note and the button arrive; nobody presses it.
     await r.telegram.next("sendMessage");
@@ -102,9 +94,9 @@ describe("paging end to end through the production gateway", () => {
 
   it("with the internet cut, skips Telegram at once and rings the phone; nothing is relayed for the acknowledged alert", async () => {
     const r = await startRig();
-    await eventually(() => telegramState(r), (state) => state.available, "Telegram to be reachable");
+    await eventually("Telegram to be reachable", () => telegramState(r), (state) => state.available);
     await r.telegram.cutWan("refuse");
-    await eventually(() => telegramState(r), (state) => state.details?.link?.state === "offline", "the probe to see the WAN down");
+    await eventually("the probe to see the WAN down", () => telegramState(r), (state) => state.details?.link?.state === "offline");
 
     const id = await send(r, "Hydraulic pressure low");
     await expectAnsweredByPhone(r, id, "Hydraulic pressure low");
@@ -115,7 +107,7 @@ describe("paging end to end through the production gateway", () => {
 
     // The link returns: the kept Telegram message is dropped, the alert having been acknowledged.
     await r.telegram.restoreWan();
-    await eventually(() => telegramState(r), (state) => state.available && state.details.relay.pending === 0, "the relay queue to drain");
+    await eventually("the relay queue to drain", () => telegramState(r), (state) => state.available && state.details.relay.pending === 0);
     expect(r.telegram.calls("sendMessage")).toEqual([]);
   });
 });

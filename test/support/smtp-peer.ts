@@ -1,4 +1,4 @@
-import {SMTPServer, type SMTPServerOptions} from "smtp-server";
+import {SMTPServer, type SMTPServerOptions, type SMTPServerSession} from "smtp-server";
 
 /** One MIME part (or the whole message), decoded enough for assertions. */
 export interface MimePart {
@@ -19,12 +19,14 @@ export interface ReceivedMail {
 }
 
 /** How the peer answers, switchable while it runs. */
-export type PeerBehaviour = "accept" | "defer" | "hang";
+export type PeerBehaviour = "accept" | "defer" | "hang" | "slow_greeting" | "slow_data";
 
 /**
  * A loopback SMTP server on the `smtp-server` package, with the failures an alert mailer meets:
  * a login it refuses with 535, recipients it rejects with 550, a temporary 451 for every
- * message (`defer`), a server that accepts the connection and never greets (`hang`), and a
+ * message (`defer`), a server that accepts the connection and never greets (`hang`), one that
+ * greets or answers the end of DATA only after `slowMs` (`slow_greeting`, `slow_data`: the
+ * message is then kept, as a real server that queued it before its reply got lost would), and a
  * server that is down (`down()` closes the port, `up()` opens the same port again).
  * STARTTLS is not offered (smtp-server's built-in certificate has expired), so mail is plain.
  */
@@ -34,6 +36,8 @@ export interface SmtpPeer {
   /** Logins the peer saw, right or wrong, with the password as sent. */
   logins: Array<{username: string; password: string}>;
   behaviour: PeerBehaviour;
+  /** How long `slow_greeting` and `slow_data` keep the client waiting. */
+  slowMs: number;
   /** The next message to arrive (or one that arrived and was not yet awaited). */
   next(): Promise<ReceivedMail>;
   rejectRecipient(address: string): void;
@@ -134,7 +138,8 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     allowInsecureAuth: true,
     onConnect(_session, callback) {
       // A hanging server: the connection is accepted and never greeted.
-      if (peer.behaviour !== "hang") callback();
+      if (peer.behaviour === "slow_greeting") setTimeout(() => callback(), peer.slowMs);
+      else if (peer.behaviour !== "hang") callback();
     },
     onAuth(auth, _session, callback) {
       const login = authRequired;
@@ -150,23 +155,30 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("end", () => {
+        if (peer.behaviour === "slow_data") return void setTimeout(() => accept(session, chunks, callback), peer.slowMs);
         if (peer.behaviour === "defer") return callback(smtpError("Requested action aborted: try again later", 451));
-        const envelope = {from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((rcpt) => rcpt.address)};
-        const mail = readMail(Buffer.concat(chunks).toString("utf8"), envelope);
-        peer.messages.push(mail);
-        const waiter = waiting.shift();
-        if (waiter) waiter(mail);
-        else unclaimed.push(mail);
-        callback();
+        accept(session, chunks, callback);
       });
     }
   };
+
+  function accept(session: SMTPServerSession, chunks: Buffer[], callback: (error?: Error | null) => void): void {
+    const envelope = {from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((rcpt) => rcpt.address)};
+    const mail = readMail(Buffer.concat(chunks).toString("utf8"), envelope);
+    peer.messages.push(mail);
+    const waiter = waiting.shift();
+    if (waiter) waiter(mail);
+    else unclaimed.push(mail);
+    callback();
+  }
 
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       server = new SMTPServer(serverOptions);
       server.once("error", reject);
       server.listen(port, "127.0.0.1", () => {
+        // A client that gives up mid-transaction (slow_data) resets the connection: a server logs that and goes on.
+        server.on("error", () => undefined);
         port = (server.server.address() as {port: number}).port;
         resolve();
       });
@@ -178,6 +190,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     messages: [],
     logins: [],
     behaviour: "accept",
+    slowMs: 3000,
     next() {
       const ready = unclaimed.shift();
       return ready ? Promise.resolve(ready) : new Promise((resolve) => waiting.push(resolve));

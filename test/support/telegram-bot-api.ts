@@ -22,6 +22,9 @@ export interface BotMessage {
 /** A Bot API error answer, as api.telegram.org writes it, or a request left without any answer. */
 export type BotApiReply = {error_code: number; description: string; retry_after?: number} | "hang";
 
+/** How the way to Telegram fails: connections refused, requests never answered, or Telegram's own servers failing (500). */
+export type WanFault = "refuse" | "hang" | "error";
+
 /** A person pressing an inline button: by default from the chat the message is in. */
 export interface Press {
   message: BotMessage;
@@ -41,7 +44,7 @@ export interface Press {
  *
  * Test controls: `press` injects a callback_query, `script` queues error answers per method,
  * `block` makes a chat answer 403 as a person who blocked the bot, `cutWan` refuses
- * connections or leaves them hanging until `restoreWan`.
+ * connections, leaves them hanging, or has Telegram answer 500 to every call until `restoreWan`.
  */
 export interface FakeBotApi {
   /** The base URL to give `telegram.api_url`. */
@@ -56,7 +59,7 @@ export interface FakeBotApi {
   script(method: string, ...replies: BotApiReply[]): void;
   block(chatId: string): void;
   press(press: Press): number;
-  cutWan(mode: "refuse" | "hang"): Promise<void>;
+  cutWan(mode: WanFault): Promise<void>;
   restoreWan(): Promise<void>;
   close(): Promise<void>;
 }
@@ -118,7 +121,7 @@ export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promi
   let nextUpdateId = 1000;
   let nextMessageId = 1;
   let nextQueryId = 1;
-  let wan: "up" | "refuse" | "hang" = "up";
+  let wan: "up" | WanFault = "up";
 
   const send = (response: ServerResponse, status: number, body: unknown) => {
     if (response.writableEnded || response.destroyed) return;
@@ -232,6 +235,7 @@ export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promi
       return;
     }
     const body = await readBody(request);
+    if (wan === "error") return fail(response, 500, "Internal Server Error");
     const match = /^\/bot([^/]+)\/([A-Za-z]+)/.exec(new URL(request.url ?? "/", "http://fake").pathname);
     if (!match) return fail(response, 404, "Not Found");
     const [, givenToken, method] = match;

@@ -22,6 +22,9 @@ export interface WebhookReceiver {
   script(...replies: Reply[]): void;
   /** Resolves with the next request to arrive (or one that already arrived and was not yet awaited). */
   next(): Promise<ReceivedDelivery>;
+  /** The receiver goes away: its port refuses connections until `up()` listens on it again. */
+  down(): Promise<void>;
+  up(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,17 +51,21 @@ export async function startWebhookReceiver(clock: Clock): Promise<WebhookReceive
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const {port} = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((done) => {
+      for (const response of hanging) response.destroy();
+      if (!server.listening) return done();
+      server.close(() => done());
+      server.closeAllConnections();
+    });
   return {
     url: `http://127.0.0.1:${port}/hook`,
     received,
     script: (...more) => void replies.push(...more),
     next: () => (awaited < received.length ? Promise.resolve(received[awaited++]) : new Promise((resolve) => waiters.push(resolve))),
-    close: () =>
-      new Promise<void>((done) => {
-        for (const response of hanging) response.destroy();
-        server.close(() => done());
-        server.closeAllConnections();
-      })
+    down: close,
+    up: () => new Promise<void>((done) => server.listen(port, "127.0.0.1", done)),
+    close
   };
 }
 
