@@ -35,8 +35,9 @@ const CHECKPOINT_INTERVAL_MS = 1000;
 const PRIORITIES = new Set(["low", "normal", "high", "critical"]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-// The subset of Klaxon's schema (src/store/journal/migrations.ts, migration 1) that an accepted
-// alert writes to, indexes included (they are part of the cost of each insert).
+// The subset of Klaxon's schema (src/store/journal/migrations.ts, as migrated to the latest
+// version) that an accepted alert writes to, indexes included (they are part of the cost of each
+// insert).
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS notifications (
     id TEXT PRIMARY KEY,
@@ -66,6 +67,7 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS notifications_target ON notifications(target_uuid, id);
   CREATE UNIQUE INDEX IF NOT EXISTS notifications_open_dedup ON notifications(target_uuid, dedup_key)
     WHERE dedup_key IS NOT NULL AND status IN ('queued', 'notifying');
+  CREATE INDEX IF NOT EXISTS notifications_dedup ON notifications(dedup_key, id) WHERE dedup_key IS NOT NULL;
 
   CREATE TABLE IF NOT EXISTS escalations (
     id TEXT PRIMARY KEY,
@@ -75,9 +77,11 @@ const SCHEMA = `
     steps_total INTEGER NOT NULL,
     next_step_at TEXT,
     generation INTEGER NOT NULL DEFAULT 0,
-    state TEXT NOT NULL
+    state TEXT NOT NULL,
+    grouped_with TEXT
   ) STRICT;
   CREATE INDEX IF NOT EXISTS escalations_due ON escalations(next_step_at) WHERE next_step_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS escalations_grouped ON escalations(grouped_with) WHERE grouped_with IS NOT NULL;
 
   CREATE TABLE IF NOT EXISTS audit (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -92,6 +96,7 @@ const SCHEMA = `
   ) STRICT;
   CREATE INDEX IF NOT EXISTS audit_subject ON audit(subject_id, seq);
   CREATE INDEX IF NOT EXISTS audit_action ON audit(action, seq);
+  CREATE INDEX IF NOT EXISTS audit_at ON audit(at);
 
   CREATE TABLE IF NOT EXISTS events (
     id TEXT PRIMARY KEY,
@@ -100,6 +105,7 @@ const SCHEMA = `
     created_at TEXT NOT NULL,
     body TEXT NOT NULL
   ) STRICT;
+  CREATE INDEX IF NOT EXISTS events_notification ON events(notification_id);
 `;
 
 mkdirSync(dataDir, {recursive: true, mode: 0o700});

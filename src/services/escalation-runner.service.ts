@@ -250,13 +250,16 @@ export class EscalationRunner implements NotificationListener {
         }
       }
     }
+    // Every event of this fire shows the same state: the view (two reads) is built once, and only if needed.
+    let view: ReturnType<NotificationsService["view"]> | null = null;
+    const currentView = () => (view ??= this.notifications.view(current));
     for (const effect of effects) {
       if (effect.type !== "emit") continue;
-      this.events.emit(effect.event, this.notifications.view(current), nowMs);
+      this.events.emit(effect.event, currentView(), nowMs);
     }
     for (const attempt of inserted.filter((row) => row.outcome === "skipped")) {
       const {notification_id: _id, ...shown} = attempt;
-      this.events.emit("contact.failed", this.notifications.view(current), nowMs, shown);
+      this.events.emit("contact.failed", currentView(), nowMs, shown);
     }
     return dispatch;
   }

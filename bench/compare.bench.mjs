@@ -1,0 +1,195 @@
+// `npm run bench:compare`: Klaxon's send endpoint side by side with the bare baseline
+// (bench/baseline-server.mjs) and Prometheus Alertmanager (Debian package, 0.25), in one run, with
+// the same client (autocannon), the same connections, the same body size and the same bounded
+// duration, all on 127.0.0.1. Prints alerts/s and p99 for each and the ratios; the target is
+// Klaxon >= 0.5x Alertmanager's rate while committing durably. Not a test: it exits 0 unless
+// something crashes.
+//
+// Every request carries a different alert (a fixed-width serial in the message, or in a label for
+// Alertmanager), so Alertmanager stores a new alert per POST instead of refreshing one, and every
+// body has the same length. Klaxon and the baseline answer 2xx after an fsynced commit;
+// Alertmanager keeps alerts in memory only.
+//
+// Env: BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_KEEP_DATA, BENCH_GATEWAY
+// (see bench/harness.mjs); BENCH_ROUNDS (default 1: how many times the three targets are measured
+// in turn; each round prints its own ratios); BENCH_ALERTMANAGER (default
+// /usr/bin/prometheus-alertmanager).
+
+import {existsSync, writeFileSync} from "node:fs";
+import {join, relative} from "node:path";
+import {
+  LOAD,
+  BODY_BYTES,
+  SEND_PATH,
+  SUBJECTS,
+  ALERT_TEXT,
+  GATEWAY_ENTRY,
+  alertBody,
+  assertGatewayBuilt,
+  countRows,
+  cpuSeconds,
+  describeMachine,
+  drive,
+  envNumber,
+  fmt,
+  padBody,
+  prepareKlaxon,
+  probe,
+  readProcStatus,
+  request,
+  runBench,
+  startSubject,
+  stopChild,
+  stopCleanly,
+  table,
+  verdict
+} from "./harness.mjs";
+
+const ROUNDS = Math.round(envNumber("BENCH_ROUNDS", 1));
+const ALERTMANAGER = process.env.BENCH_ALERTMANAGER || "/usr/bin/prometheus-alertmanager";
+const ALERTMANAGER_PATH = "/api/v2/alerts";
+const TARGET_RATIO = 0.5;
+
+// One receiver that sends nothing: the figure is Alertmanager's ingest, as Klaxon's is.
+const ALERTMANAGER_CONFIG = `route:
+  receiver: blackhole
+receivers:
+  - name: blackhole
+`;
+
+const alertmanager = {
+  label: "alertmanager",
+  readyPath: "/-/ready",
+  command: (port, dataDir) => {
+    const config = join(dataDir, "alertmanager.yml");
+    writeFileSync(config, ALERTMANAGER_CONFIG);
+    return {
+      file: ALERTMANAGER,
+      args: [
+        `--config.file=${config}`,
+        `--storage.path=${dataDir}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        // An empty address turns gossip (the HA cluster) off: nothing listens beyond the API.
+        "--cluster.listen-address=",
+        "--log.level=warn"
+      ],
+      env: {}
+    };
+  }
+};
+
+/** A fixed-width serial, so every request's body differs and all have the same length. */
+const serialTag = (serial) => `#${String(serial).padStart(8, "0")} `;
+
+/** One alert per POST to /api/v2/alerts, padded to the same size as Klaxon's body. */
+function alertmanagerBody(serial) {
+  const tag = serialTag(serial);
+  return padBody(
+    (message) => JSON.stringify([{labels: {alertname: "DiskFull", instance: "db-primary-01", serial: tag.trim(), priority: "high", source: "bench"}, annotations: {summary: message}}]),
+    ALERT_TEXT
+  );
+}
+
+/** How many alerts Alertmanager says it received (its own counter, read from /metrics). */
+async function alertsReceived(port) {
+  const res = await request(port, "GET", "/metrics");
+  return res.text
+    .split("\n")
+    .filter((line) => line.startsWith("alertmanager_alerts_received_total{"))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+}
+
+/** Start, prepare, probe, warm up, measure, stop; then check what the target kept. */
+async function measure(name, recipientUuidRef) {
+  const subject = name === "alertmanager" ? alertmanager : SUBJECTS[name];
+  const {record, port, dataDir} = await startSubject(subject);
+  try {
+    let headers = {};
+    let path = SEND_PATH;
+    let body;
+    if (name === "klaxon") {
+      const prepared = await prepareKlaxon(port, dataDir);
+      headers = prepared.headers;
+      recipientUuidRef.uuid = prepared.recipientUuid;
+    }
+    if (name === "alertmanager") {
+      path = ALERTMANAGER_PATH;
+      body = alertmanagerBody;
+    } else {
+      // The baseline accepts Klaxon's recipient UUID, so both get byte-identical bodies.
+      body = (serial) => alertBody(recipientUuidRef.uuid, serialTag(serial));
+    }
+    await probe(port, path, headers, body(0), name === "alertmanager" ? 200 : 202);
+    const ackedIds = [];
+    await drive({port, path, seconds: LOAD.warmupSeconds, headers, body, ackedIds});
+    const cpuBefore = cpuSeconds(record.child.pid);
+    const measured = await drive({port, path, seconds: LOAD.seconds, headers, body, ackedIds});
+    const cpuMsPerAlert = ((cpuSeconds(record.child.pid) - cpuBefore) * 1000) / measured["2xx"];
+    const peakRssMb = readProcStatus(record.child.pid).hwmKb / 1024;
+    const kept = name === "alertmanager" ? `${fmt.int(await alertsReceived(port))} alerts received (its counter), in memory` : null;
+    await stopCleanly(record);
+    return {name, measured, cpuMsPerAlert, peakRssMb, bodyBytes: Buffer.byteLength(body(0)), kept: kept ?? journalCheck(subject, dataDir, ackedIds)};
+  } catch (error) {
+    await stopChild(record, 5000);
+    throw error;
+  }
+}
+
+/** Every acknowledged id must be in the journal of the stopped server. */
+function journalCheck(subject, dataDir, ackedIds) {
+  const rows = countRows(subject.journal(dataDir));
+  const missing = ackedIds.filter((id) => !rows.ids.has(id)).length;
+  return `${fmt.int(ackedIds.length)} acknowledged ids, ${missing === 0 ? "all" : `${fmt.int(missing)} MISSING, the rest`} in the journal (${fmt.int(rows.notifications)} rows) -> ${missing === 0 ? "durable" : "NOT DURABLE"}`;
+}
+
+async function round(index) {
+  const recipient = {uuid: null};
+  const runs = [];
+  for (const name of ["klaxon", "baseline", "alertmanager"]) {
+    console.log(`round ${index}: ${name} ...`);
+    runs.push(await measure(name, recipient));
+  }
+  const [klaxon, baseline, am] = runs;
+  console.log(`\nRound ${index} (measured ${LOAD.seconds} s each; only 2xx answers count as alerts)\n`);
+  console.log(
+    table([
+      ["target", "alerts/s", "p50", "p99", "max", "non-2xx / errors / timeouts", "server CPU per alert", "peak RSS", "body", "what it kept"],
+      ...runs.map((run) => [
+        run.name,
+        fmt.int(run.measured.alertsPerSecond),
+        fmt.ms(run.measured.latency.p50),
+        fmt.ms(run.measured.latency.p99),
+        fmt.ms(run.measured.latency.max),
+        `${run.measured.non2xx} / ${run.measured.errors} / ${run.measured.timeouts}`,
+        `${run.cpuMsPerAlert.toFixed(3)} ms`,
+        fmt.mb(run.peakRssMb),
+        `${run.bodyBytes} B`,
+        run.kept
+      ])
+    ])
+  );
+  const ratio = klaxon.measured.alertsPerSecond / am.measured.alertsPerSecond;
+  console.log(`\nklaxon / alertmanager: rate ${ratio.toFixed(2)}, p99 ${(klaxon.measured.latency.p99 / am.measured.latency.p99).toFixed(1)}x`);
+  console.log(`klaxon / baseline:     rate ${(klaxon.measured.alertsPerSecond / baseline.measured.alertsPerSecond).toFixed(2)}, p99 ${(klaxon.measured.latency.p99 / baseline.measured.latency.p99).toFixed(1)}x`);
+  console.log(`klaxon CPU per alert: ${(klaxon.cpuMsPerAlert / am.cpuMsPerAlert).toFixed(1)}x alertmanager's, ${(klaxon.cpuMsPerAlert / baseline.cpuMsPerAlert).toFixed(1)}x the baseline's`);
+  console.log(`baseline / alertmanager: rate ${(baseline.measured.alertsPerSecond / am.measured.alertsPerSecond).toFixed(2)}`);
+  const durable = klaxon.kept.endsWith("-> durable");
+  console.log(`target: klaxon >= ${TARGET_RATIO}x alertmanager's rate while committing durably: ${ratio.toFixed(2)}x, ${durable ? "durable" : "NOT durable"} -> ${verdict(ratio >= TARGET_RATIO && durable)}\n`);
+}
+
+async function main() {
+  assertGatewayBuilt();
+  if (!existsSync(ALERTMANAGER)) throw new Error(`${ALERTMANAGER} is missing: apt-get install prometheus-alertmanager (or set BENCH_ALERTMANAGER)`);
+  console.log(`bench:compare  ${new Date().toISOString()}`);
+  console.log(describeMachine());
+  console.log(
+    `load: autocannon, ${LOAD.connections} connections, pipelining 1, ${LOAD.warmupSeconds} s warm-up then ${LOAD.seconds} s measured per target, ` +
+      `${BODY_BYTES}-byte JSON bodies (a different alert each request), loopback 127.0.0.1, ${ROUNDS} round(s)`
+  );
+  console.log(`klaxon: ${relative(process.cwd(), GATEWAY_ENTRY)}, answers 202 after an fsynced group commit; baseline: node:http + better-sqlite3, same rows and commits;`);
+  console.log("alertmanager: one alert per POST to /api/v2/alerts, gossip off, kept in memory only.");
+  console.log("the load generator shares the cores with the server under test: compare ratios within one round.\n");
+  for (let index = 1; index <= ROUNDS; index++) await round(index);
+}
+
+await runBench("bench:compare", main);
