@@ -1,50 +1,14 @@
 import {describe, expect, it} from "vitest";
-import {spawn, type ChildProcess} from "node:child_process";
 import {existsSync, readFileSync, statSync} from "node:fs";
 import {join} from "node:path";
 import Database from "better-sqlite3";
 import {tempDir} from "../support/gateway.js";
-
-const ROOT = join(import.meta.dirname, "../..");
-
-interface Running {
-  child: ChildProcess;
-  url: string;
-  lines: string[];
-  exited: Promise<number | null>;
-}
-
-/** Starts the gateway exactly as the README does (npm start's command), on a free port. */
-async function startProcess(dataDir: string, secrets: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, ["--import", "@swc-node/register/esm-register", "src/main.ts"], {
-    cwd: ROOT,
-    env: {...process.env, KLAXON_HOST: "127.0.0.1", KLAXON_PORT: "0", KLAXON_DATA_DIR: dataDir, ...secrets},
-    stdio: ["ignore", "pipe", "pipe"]
-  });
-  const lines: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${lines.join("\n")}`)), 20_000);
-    const collect = (chunk: Buffer) => {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) {
-        lines.push(line);
-        if (line.includes('"gateway serving"')) {
-          clearTimeout(timer);
-          resolve(JSON.parse(line).url);
-        }
-      }
-    };
-    child.stdout!.on("data", collect);
-    child.stderr!.on("data", collect);
-    child.on("exit", () => reject(new Error(`gateway exited:\n${lines.join("\n")}`)));
-  });
-  return {child, url, lines, exited};
-}
+import {launchGatewayProcess, startGatewayProcess} from "../support/gateway-process.js";
 
 describe("the gateway process", () => {
   it("starts on defaults, survives SIGTERM cleanly and keeps every accepted alert across a restart", async () => {
     const dataDir = tempDir();
-    const first = await startProcess(dataDir, {KLAXON_SMTP_PASSWORD: "hunter2-smtp", KLAXON_TELEGRAM_BOT_TOKEN: "123456789:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQr"});
+    const first = await startGatewayProcess(dataDir, {KLAXON_SMTP_PASSWORD: "hunter2-smtp", KLAXON_TELEGRAM_BOT_TOKEN: "123456789:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQr"});
     const keyFile = join(dataDir, "initial-admin-key");
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     const key = readFileSync(keyFile, "utf8").trim();
@@ -64,7 +28,7 @@ describe("the gateway process", () => {
     db.close();
 
     const keyFileMtime = statSync(keyFile).mtimeMs;
-    const second = await startProcess(dataDir);
+    const second = await startGatewayProcess(dataDir);
     try {
       const read = await fetch(`${second.url}/api/v1/notifications/${id}`, {headers});
       expect(read.status).toBe(200);
@@ -86,15 +50,9 @@ describe("the gateway process", () => {
     const dataDir = tempDir();
     const {writeFileSync} = await import("node:fs");
     writeFileSync(join(dataDir, "config.json"), "{broken");
-    const child = spawn(process.execPath, ["--import", "@swc-node/register/esm-register", "src/main.ts"], {
-      cwd: ROOT,
-      env: {...process.env, KLAXON_HOST: "127.0.0.1", KLAXON_PORT: "0", KLAXON_DATA_DIR: dataDir}
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    const code = await new Promise((resolve) => child.on("exit", resolve));
-    expect(code).toBe(1);
-    expect(output).toContain(`config store ${join(dataDir, "config.json")} is not valid JSON`);
+    const gateway = launchGatewayProcess(dataDir);
+    expect(await gateway.exited).toBe(1);
+    expect(gateway.lines.join("\n")).toContain(`config store ${join(dataDir, "config.json")} is not valid JSON`);
     expect(readFileSync(join(dataDir, "config.json"), "utf8")).toBe("{broken");
   });
 });

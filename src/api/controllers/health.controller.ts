@@ -8,6 +8,8 @@ import {ReadinessService} from "../../services/readiness.service.js";
 import {AppError, type ErrorCode} from "../../services/errors.js";
 import {ERROR_CATALOGUE, problemType} from "../errors/catalogue.js";
 import {sendJson} from "../http/respond.js";
+import {documentProblemMediaType} from "../http/openapi-document.js";
+import {ProblemModel} from "../models/problem.model.js";
 
 @Controller("/")
 export class HealthController {
@@ -32,6 +34,7 @@ export class HealthController {
   @Get("/problems/:code")
   @Summary("What an error code means and what to do about it (the `type` of every problem)")
   @(Returns(200))
+  @(Returns(404, ProblemModel).Description("No error has this code"))
   problem(@PathParams("code") code: string) {
     const entry = ERROR_CATALOGUE[code as ErrorCode];
     if (!entry) throw new AppError("not_found", `no error code "${code}"`);
@@ -40,8 +43,9 @@ export class HealthController {
 
   @Get("/api/v1/openapi.json")
   @Hidden()
-  openapi() {
+  async openapi() {
     const [documentation] = constant<object[]>("swagger", []);
-    return inject(OpenAPIService).getOpenAPISpec(documentation as never);
+    // The service caches the document it generates, so /docs shows the rewritten one too once this ran.
+    return documentProblemMediaType(await inject(OpenAPIService).getOpenAPISpec(documentation as never));
   }
 }

@@ -2,7 +2,7 @@ import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
-import {Delete, Description, Get, Patch, Post, Required, Returns, Summary} from "@tsed/schema";
+import {Delete, Description, Get, Patch, Pattern, Post, Required, Returns, Summary} from "@tsed/schema";
 import {WebhooksService, type WebhookInput} from "../../services/webhooks.service.js";
 import {invalid} from "../../services/errors.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
@@ -103,9 +103,10 @@ export class WebhooksController {
   @Summary("Send a delivery's event again")
   @Description("Queues the event for this subscription behind anything already waiting for it; same webhook-id as before, so receivers can recognise it.")
   @(Returns(202, RedeliveryModel))
+  @(Returns(400, ProblemModel).Description("The delivery id is not a delivery's number"))
   @(Returns(404, ProblemModel))
   @(Returns(409, ProblemModel).Description("The subscription is disabled"))
-  async redeliver(@PathParams("id") id: string, @PathParams("deliveryId") rawDeliveryId: string, @Context() ctx: PlatformContext) {
+  async redeliver(@PathParams("id") id: string, @PathParams({expression: "deliveryId", useValidation: false}) @Pattern(DELIVERY_ID) rawDeliveryId: string, @Context() ctx: PlatformContext) {
     const queued = await this.webhooks.redeliver(id, deliveryId(rawDeliveryId, "/delivery_id") as number, actorOf(ctx));
     ctx.response.status(202);
     return queued;

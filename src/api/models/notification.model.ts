@@ -1,4 +1,4 @@
-import {AdditionalProperties, CollectionOf, Description, Enum, Example, Format, Integer, MaxLength, MinLength, Nullable, Pattern, Required} from "@tsed/schema";
+import {AdditionalProperties, Allow, CollectionOf, Description, Enum, Example, Format, Integer, MaxLength, MinLength, Nullable, Pattern, Required} from "@tsed/schema";
 import {ATTEMPT_OUTCOMES, CHANNELS, NOTIFICATION_STATUSES, PRIORITIES} from "../../domain/vocabulary.js";
 
 const NOT_BLANK = /\S/;
@@ -51,7 +51,7 @@ export class EscalationStateModel {
 export class AttemptModel {
   @Required() @Enum(...CHANNELS) channel: string;
   @Required() recipient_uuid: string;
-  @Required() @Description("Masked contact, e.g. +49******789") target: string;
+  @Required() @Allow("") @Description("Masked contact, e.g. +49******789; empty when the step was skipped before a contact was chosen") target: string;
   @Required() @Integer() step: number;
   @Required() @Format("date-time") started_at: string;
   @Required() @Nullable(String) finished_at: string | null;
@@ -59,6 +59,7 @@ export class AttemptModel {
   @Required() @Nullable(String) error: string | null;
 }
 
+// Echoed fields carry @Allow(""): the send and acknowledge bodies accept an empty string for them.
 export class NotificationModel {
   @Required() @Example("notif_01JD8X3Q4R5S6T7V8W9XAYBZC0") id: string;
   @Required() @Enum(...NOTIFICATION_STATUSES) status: string;
@@ -69,17 +70,17 @@ export class NotificationModel {
   @Required() escalation_chain_id: string;
   @Required() @Format("date-time") created_at: string;
   @Required() links: NotificationLinksModel;
-  @Required() @Nullable(String) source: string | null;
+  @Required() @Nullable(String) @Allow("") source: string | null;
   @Required() @Nullable(String) dedup_key: string | null;
   @Required() @Nullable(String) link: string | null;
-  @Required() @Nullable(String) service: string | null;
-  @Required() @Nullable(String) environment: string | null;
+  @Required() @Nullable(String) @Allow("") service: string | null;
+  @Required() @Nullable(String) @Allow("") environment: string | null;
   @Required() @Integer() occurrences: number;
   @Required() @Format("date-time") updated_at: string;
   @Required() @Nullable(String) acknowledged_at: string | null;
-  @Required() @Nullable(String) acknowledged_by: string | null;
+  @Required() @Nullable(String) @Allow("") acknowledged_by: string | null;
   @Required() @Nullable(String) @Description("api, dashboard, voice_call, telegram_voice, email or sms") acknowledged_via: string | null;
-  @Required() @Nullable(String) acknowledged_note: string | null;
+  @Required() @Nullable(String) @Allow("") acknowledged_note: string | null;
   @Required() @Nullable(String) resolved_at: string | null;
   @Required() escalation: EscalationStateModel;
   @Required() @CollectionOf(AttemptModel) attempts: AttemptModel[];

@@ -1,7 +1,8 @@
-import {CollectionOf, Description, Property, Required} from "@tsed/schema";
+import {Allow, CollectionOf, Description, Property, Required} from "@tsed/schema";
 
 export class FieldErrorModel {
-  @Required() @Description("JSON Pointer into the request body (or /<name> for a query parameter)") pointer: string;
+  // "" is the pointer to the whole body (RFC 6901), e.g. when it is missing.
+  @Required() @Allow("") @Description("JSON Pointer into the request body (or /<name> for a query parameter)") pointer: string;
   @Required() detail: string;
 }
 

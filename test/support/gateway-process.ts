@@ -1,0 +1,67 @@
+import {spawn, type ChildProcess} from "node:child_process";
+import {join} from "node:path";
+
+const ROOT = join(import.meta.dirname, "../..");
+
+/** A gateway process as `npm start` runs it, from its spawn on, and its log lines so far. */
+export interface LaunchedGateway {
+  child: ChildProcess;
+  lines: string[];
+  /** Resolves with the exit code (null when a signal ended it) once its output is read to the end. */
+  exited: Promise<number | null>;
+  /** Resolves with the URL once it logs "gateway serving"; rejects if it exits or is slower than the limit. */
+  serving: Promise<string>;
+}
+
+/**
+ * Spawns `src/main.ts` with npm start's command on 127.0.0.1 and a free port, the given data dir
+ * and extra environment (which wins), and collects its output line by line.
+ */
+export function launchGatewayProcess(dataDir: string, env: Record<string, string> = {}, startLimitMs = 20_000): LaunchedGateway {
+  const child = spawn(process.execPath, ["--import", "@swc-node/register/esm-register", "src/main.ts"], {
+    cwd: ROOT,
+    env: {...process.env, KLAXON_HOST: "127.0.0.1", KLAXON_PORT: "0", KLAXON_DATA_DIR: dataDir, ...env},
+    stdio: ["ignore", "pipe", "pipe"]
+  });
+  const lines: string[] = [];
+  // "close", not "exit": by then every line the process wrote has been collected.
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  const serving = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start within ${startLimitMs} ms:\n${lines.join("\n")}`)), startLimitMs);
+    // Per stream, the unfinished end of the last chunk: a log line may arrive in two pieces.
+    const collector = () => {
+      let partial = "";
+      return (chunk: Buffer) => {
+        const pieces = (partial + chunk.toString()).split("\n");
+        partial = pieces.pop() ?? "";
+        for (const line of pieces.filter(Boolean)) {
+          lines.push(line);
+          if (line.includes('"gateway serving"')) {
+            clearTimeout(timer);
+            resolve(JSON.parse(line).url);
+          }
+        }
+      };
+    };
+    child.stdout!.on("data", collector());
+    child.stderr!.on("data", collector());
+    child.on("exit", () => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited:\n${lines.join("\n")}`));
+    });
+  });
+  // A caller that only waits for the exit (a start meant to fail, a kill during start) need not handle this.
+  serving.catch(() => undefined);
+  return {child, lines, exited, serving};
+}
+
+/** A gateway process that is serving, and where. */
+export interface GatewayProcess extends LaunchedGateway {
+  url: string;
+}
+
+/** Starts the gateway process and resolves once it serves, with the URL it serves on. */
+export async function startGatewayProcess(dataDir: string, env: Record<string, string> = {}, startLimitMs = 20_000): Promise<GatewayProcess> {
+  const gateway = launchGatewayProcess(dataDir, env, startLimitMs);
+  return {...gateway, url: await gateway.serving};
+}
