@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it} from "vitest";
 import {eventually} from "../support/eventually.js";
-import {startFaultRig, type FaultRig, type FaultRigOptions} from "../support/fault-rig.js";
+import {mailedAlerts, outcomes, startFaultRig, type FaultRig, type FaultRigOptions} from "../support/fault-rig.js";
 
 // The GSM modem fails while people are being paged (recipients: a call first, then email): the
 // escalation must reach email by the step's ack timeout (at once when the modem is known to be
@@ -13,8 +13,6 @@ afterEach(async () => {
   rig = null;
 });
 
-const outcomes = (n: any) => n.attempts.map((attempt: {channel: string; outcome: string; error: string | null}) => [attempt.channel, attempt.outcome]);
-const mailedAlerts = (r: FaultRig) => r.smtp.messages.map((mail) => mail.headers.get("x-klaxon-notifications"));
 const dialled = (r: FaultRig) => r.modem!.received.filter((command) => command.startsWith("ATD"));
 
 async function modemRig(modem: NonNullable<FaultRigOptions["modem"]>): Promise<FaultRig> {

@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it} from "vitest";
 import {eventually} from "../support/eventually.js";
-import {SMTP_PASSWORD, startFaultRig, type FaultRig} from "../support/fault-rig.js";
+import {mailedAlerts, outcomes, SMTP_PASSWORD, startFaultRig, type FaultRig} from "../support/fault-rig.js";
 
 // The mail server fails while people are being paged: the escalation must go on to Telegram by
 // the step's ack timeout, /readyz must say email is failing and why, no accepted alert or attempt
@@ -12,8 +12,6 @@ afterEach(async () => {
   rig = null;
 });
 
-const outcomes = (n: any) => n.attempts.map((attempt: {channel: string; outcome: string}) => [attempt.channel, attempt.outcome]);
-const mailedAlerts = (r: FaultRig) => r.smtp.messages.map((mail) => mail.headers.get("x-klaxon-notifications"));
 
 interface SmtpFault {
   name: string;

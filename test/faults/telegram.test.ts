@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it} from "vitest";
 import {eventually} from "../support/eventually.js";
-import {startFaultRig, type FaultRig} from "../support/fault-rig.js";
+import {mailedAlerts, outcomes, startFaultRig, type FaultRig} from "../support/fault-rig.js";
 import type {BotApiReply, WanFault} from "../support/telegram-bot-api.js";
 
 // Telegram fails while people are being paged (recipients: Telegram first, then email): the
@@ -14,8 +14,6 @@ afterEach(async () => {
   rig = null;
 });
 
-const outcomes = (n: any) => n.attempts.map((attempt: {channel: string; outcome: string}) => [attempt.channel, attempt.outcome]);
-const mailedAlerts = (r: FaultRig) => r.smtp.messages.map((mail) => mail.headers.get("x-klaxon-notifications"));
 const textsTo = (r: FaultRig, name: string) => r.telegram!.messages.filter((message) => message.kind === "text" && message.chat_id === r.contacts(name).telegram_id);
 
 async function onlineRig(): Promise<FaultRig> {

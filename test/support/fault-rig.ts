@@ -169,3 +169,9 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
   };
   return rig;
 }
+
+/** A notification's attempts as [channel, outcome] pairs, in order. */
+export const outcomes = (n: any): Array<[string, string]> => n.attempts.map((attempt: {channel: string; outcome: string}) => [attempt.channel, attempt.outcome]);
+
+/** For each mail the SMTP peer kept, the notification ids it names. */
+export const mailedAlerts = (r: FaultRig) => r.smtp.messages.map((mail) => mail.headers.get("x-klaxon-notifications"));
