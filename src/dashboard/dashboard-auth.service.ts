@@ -1,4 +1,3 @@
-import {timingSafeEqual} from "node:crypto";
 import type {Request} from "express";
 import {AppError} from "../services/errors.js";
 import {hasScope, type ApiKeysService} from "../services/api-keys.service.js";
@@ -6,6 +5,7 @@ import type {AuditService} from "../services/audit.service.js";
 import type {RateLimiter} from "../api/auth/rate-limiter.js";
 import type {Actor} from "../store/journal/audit.repository.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
+import {tokensEqual} from "../lib/tokens.js";
 import type {Logger} from "../lib/logger.js";
 import type {AdminCredentialRepository} from "./admin-credential.repository.js";
 import {hashPassword, verifyPassword} from "./password-hash.js";
@@ -25,12 +25,6 @@ export interface SignedIn {
   session: DashboardSession;
 }
 
-function sameToken(expected: string, presented: string | undefined): boolean {
-  if (presented === undefined) return false;
-  const a = Buffer.from(expected);
-  const b = Buffer.from(presented);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /**
  * The dashboard's one user: an admin password (stored as a scrypt hash), sessions, and the CSRF
@@ -93,7 +87,8 @@ export class DashboardAuthService {
   sessionFor(request: Pick<Request, "headers" | "method">): DashboardSession | null {
     const session = this.sessions.find(sessionTokenOf(request));
     if (!session) return null;
-    if (!SAFE_METHODS.has(request.method) && !sameToken(session.csrfToken, request.headers[CSRF_HEADER] as string | undefined)) {
+    const presented = request.headers[CSRF_HEADER];
+    if (!SAFE_METHODS.has(request.method) && !(typeof presented === "string" && tokensEqual(presented, session.csrfToken))) {
       throw new AppError("csrf_token_invalid", "this dashboard request lacks the session's X-CSRF-Token header, or it does not match");
     }
     return session;

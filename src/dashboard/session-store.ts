@@ -1,4 +1,5 @@
 import {createHash, randomBytes} from "node:crypto";
+import {secretToken} from "../lib/tokens.js";
 import type {Clock} from "../lib/clock.js";
 
 /** One signed-in browser. The cookie carries only the token; the store keeps its hash. */
@@ -33,9 +34,9 @@ export class SessionStore {
 
   create(): {token: string; session: DashboardSession} {
     this.forgetExpired();
-    const token = randomBytes(32).toString("base64url");
+    const token = secretToken(32);
     const now = this.clock.now();
-    const session: DashboardSession = {id: randomBytes(6).toString("hex"), csrfToken: randomBytes(32).toString("base64url"), createdAtMs: now, expiresAtMs: now + this.lifetimeMs, ended: false};
+    const session: DashboardSession = {id: randomBytes(6).toString("hex"), csrfToken: secretToken(32), createdAtMs: now, expiresAtMs: now + this.lifetimeMs, ended: false};
     this.sessions.set(digest(token), session);
     // Maps iterate in insertion order: the first entry is the oldest session.
     if (this.sessions.size > this.maxSessions) this.end(this.sessions.keys().next().value as string);

@@ -53,8 +53,3 @@ export type IdPrefix = "notif" | "esc" | "evt" | "att" | "whk" | "int" | "hb";
 export function newId(prefix: IdPrefix, ms: number): string {
   return `${prefix}_${sortableToken(ms)}`;
 }
-
-/** An unguessable token for URLs that carry their own authority (ping URLs, ack links). */
-export function secretToken(bytes = 24): string {
-  return randomBytes(bytes).toString("base64url");
-}

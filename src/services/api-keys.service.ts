@@ -6,6 +6,7 @@ import type {ApiKeysRepository} from "../store/config/repositories.js";
 import type {AuditService} from "./audit.service.js";
 import type {Actor} from "../store/journal/audit.repository.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
+import {secretToken} from "../lib/tokens.js";
 import {notFound} from "./errors.js";
 import type {Scope} from "../domain/vocabulary.js";
 import type {Logger} from "../lib/logger.js";
@@ -43,7 +44,7 @@ export class ApiKeysService {
   async create(name: string, scopes: Scope[], actor: Actor | null): Promise<{record: ApiKeyRecord; key: string}> {
     let id = newPublicId();
     while (this.keys.get(id)) id = newPublicId();
-    const secret = randomBytes(32).toString("base64url");
+    const secret = secretToken(32);
     const record: ApiKeyRecord = {
       id,
       name,

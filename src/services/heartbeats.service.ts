@@ -6,7 +6,7 @@ import {applyMergePatch} from "../domain/merge-patch.js";
 import {isValidTimeZone} from "../domain/recipient.js";
 import type {Priority} from "../domain/vocabulary.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
-import {secretToken} from "../lib/ids.js";
+import {secretToken, tokensEqual} from "../lib/tokens.js";
 import type {Logger} from "../lib/logger.js";
 import type {GroupsRepository, HeartbeatsRepository, RecipientsRepository} from "../store/config/repositories.js";
 import type {Journal} from "../store/journal/journal.js";
@@ -14,7 +14,7 @@ import type {HeartbeatStatesRepository, StoredHeartbeatState} from "../store/jou
 import type {Actor} from "../store/journal/audit.repository.js";
 import type {AuditService} from "./audit.service.js";
 import type {NotificationsService} from "./notifications.service.js";
-import {sendAlert, tokensEqual} from "./integration-alerts.js";
+import {sendAlert} from "./integration-alerts.js";
 import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, unknownReference, type FieldError} from "./errors.js";
 
 /** The fields a client may write (name only at creation). */

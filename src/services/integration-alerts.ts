@@ -1,4 +1,3 @@
-import {createHash, timingSafeEqual} from "node:crypto";
 import type {Actor} from "../store/journal/audit.repository.js";
 import type {NotificationsService, SendInput, SendOutcome} from "./notifications.service.js";
 
@@ -14,10 +13,4 @@ export async function sendAlert(notifications: NotificationsService, input: Send
   });
   if (!sent.outcome) throw new Error("send committed without an outcome");
   return sent.outcome;
-}
-
-/** Compares a presented token with a stored one without leaking, through timing, how much of it matched. */
-export function tokensEqual(presented: string, stored: string): boolean {
-  const digest = (text: string) => createHash("sha256").update(text).digest();
-  return timingSafeEqual(digest(presented), digest(stored));
 }

@@ -2,7 +2,8 @@ import {isOpen} from "../domain/notification.js";
 import {applyMergePatch} from "../domain/merge-patch.js";
 import type {Priority} from "../domain/vocabulary.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
-import {newId, secretToken} from "../lib/ids.js";
+import {newId} from "../lib/ids.js";
+import {secretToken, tokensEqual} from "../lib/tokens.js";
 import {newWebhookSecret, signatureOf} from "../outbox/webhook-signing.js";
 import type {IntegrationRecord} from "../store/config/config-store.js";
 import type {GroupsRepository, IntegrationsRepository, RecipientsRepository} from "../store/config/repositories.js";
@@ -14,7 +15,7 @@ import type {AuditService} from "./audit.service.js";
 import type {NotificationsService} from "./notifications.service.js";
 import type {HeartbeatsService} from "./heartbeats.service.js";
 import type {InboundAction} from "./integration-payloads.js";
-import {sendAlert, tokensEqual} from "./integration-alerts.js";
+import {sendAlert} from "./integration-alerts.js";
 import {AppError, notFound, pageOrInvalidCursor, refuseReadOnlyFields, unknownReference} from "./errors.js";
 
 export type IntegrationKind = IntegrationRecord["kind"];

@@ -1,5 +1,5 @@
-import {randomBytes} from "node:crypto";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
+import {secretToken} from "../../lib/tokens.js";
 import type {Logger} from "../../lib/logger.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {TelegramCallbacksRepository} from "../../store/journal/telegram-callbacks.repository.js";
@@ -33,7 +33,7 @@ export class TelegramAlertSender {
   /** Resolves with what was sent, as the attempt's detail; throws BotApiError as the API failed. */
   async send(chatId: string, alerts: AlertSummary[], heldSince: string | null, signal?: AbortSignal): Promise<string> {
     const {api, callbacks, journal, clock} = this.parts;
-    const token = randomBytes(TOKEN_BYTES).toString("base64url");
+    const token = secretToken(TOKEN_BYTES);
     await journal.write(() => callbacks.insert(token, {chat_id: chatId, notification_ids: alerts.map((alert) => alert.notification_id)}, isoTimestamp(clock.now())));
     const voice = await this.voiceNote(alerts, signal);
     if (voice.ogg) await api.sendVoice(chatId, voice.ogg, voiceCaption(alerts), signal);
