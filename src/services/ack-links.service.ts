@@ -7,6 +7,7 @@ import type {NotificationsService} from "./notifications.service.js";
 import type {NotificationView} from "./notification-view.js";
 import {AppError} from "./errors.js";
 import {OPTIONAL_BACKUP_FILES} from "../ops/backup-layout.js";
+import {isoTimestamp} from "../lib/clock.js";
 
 const KEY_FILE = OPTIONAL_BACKUP_FILES.ackLinkKey;
 const KEY_BYTES = 32;
@@ -77,7 +78,7 @@ export class AckLinksService {
 
   inspect(token: string): LinkedAlerts {
     const claims = this.claims(token);
-    return {recipient: claims.recipient, expires_at: new Date(claims.expires_at_ms).toISOString(), alerts: this.alertsOf(claims)};
+    return {recipient: claims.recipient, expires_at: isoTimestamp(claims.expires_at_ms), alerts: this.alertsOf(claims)};
   }
 
   async confirm(token: string): Promise<LinkConfirmation> {
@@ -89,7 +90,7 @@ export class AckLinksService {
     const acknowledgedNow = after
       .filter((alert) => before.some((earlier) => earlier.id === alert.id && acknowledgeable(earlier)) && alert.acknowledged_via === "email" && alert.acknowledged_by === by)
       .map((alert) => alert.id);
-    return {recipient: claims.recipient, expires_at: new Date(claims.expires_at_ms).toISOString(), alerts: after, acknowledged_now: acknowledgedNow};
+    return {recipient: claims.recipient, expires_at: isoTimestamp(claims.expires_at_ms), alerts: after, acknowledged_now: acknowledgedNow};
   }
 
   private claims(token: string): AckLinkClaims {

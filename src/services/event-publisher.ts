@@ -4,6 +4,7 @@ import type {EventsRepository} from "../store/journal/events.repository.js";
 import type {WebhooksRepository} from "../store/config/repositories.js";
 import type {AttemptRecord} from "../domain/notification.js";
 import type {NotificationView} from "./notification-view.js";
+import {isoTimestamp} from "../lib/clock.js";
 
 /**
  * Records lifecycle events (CONTRACT section 7) with one outbox row per subscribed webhook.
@@ -19,7 +20,7 @@ export class EventPublisher {
 
   emit(type: EventType, notification: NotificationView, nowMs: number, attempt?: Omit<AttemptRecord, "notification_id">): void {
     const id = newId("evt", nowMs);
-    const createdAt = new Date(nowMs).toISOString();
+    const createdAt = isoTimestamp(nowMs);
     const data = attempt ? {notification, attempt} : {notification};
     const body = JSON.stringify({id, type, created_at: createdAt, data});
     const destinations = this.webhooks.subscribersOf(type);

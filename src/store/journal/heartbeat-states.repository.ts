@@ -1,6 +1,7 @@
 import type {Statement} from "better-sqlite3";
 import {prepareAll, type Journal} from "./journal.js";
 import {alertAfter, NEW_HEARTBEAT, type HeartbeatState, type HeartbeatStatus} from "../../domain/heartbeat.js";
+import {isoTimestamp} from "../../lib/clock.js";
 
 /** A heartbeat's run-time state plus the down page a good ping will resolve. */
 export interface StoredHeartbeatState extends HeartbeatState {
@@ -31,7 +32,7 @@ const SQL = {
 };
 
 const toMs = (iso: string | null) => (iso === null ? null : Date.parse(iso));
-const toIso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const toIso = (ms: number | null) => (ms === null ? null : isoTimestamp(ms));
 
 function fromRow(row: Row): StoredHeartbeatState {
   return {
