@@ -45,7 +45,10 @@ import {HeartbeatMonitor} from "./services/heartbeat-monitor.service.js";
 import {IntegrationsService} from "./services/integrations.service.js";
 import {RateLimiter} from "./api/auth/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
-import {jsonBody, requestLog, requireJsonBody} from "./api/http/pipeline.js";
+import {jsonBody, requestLog, requestRecorder, requireJsonBody} from "./api/http/pipeline.js";
+import {DirectSendRoute, sendBodyValidator, serveSendDirectly} from "./api/http/direct-send.js";
+import {ApiAccess} from "./api/auth/api-access.js";
+import {DashboardAuthService} from "./dashboard/dashboard-auth.service.js";
 import {createDashboard} from "./dashboard/index.js";
 import {createOperations, type Operations} from "./ops/index.js";
 
@@ -143,12 +146,13 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   });
   const dashboard = createDashboard({settings, journal, config, keys, audit, clock, logger});
 
+  const recordRequest = requestRecorder(logger, operations.observeRequest);
   let platform: PlatformBuilder;
   try {
     platform = await PlatformExpress.bootstrap(Server, {
       httpPort: `${settings.host}:${settings.port}`,
       httpsPort: false,
-      middlewares: [requestLog(logger, operations.observeRequest), requireJsonBody, jsonBody],
+      middlewares: [requestLog(recordRequest), requireJsonBody, jsonBody],
       statics: dashboard.statics,
       imports: [
         {token: Runtime, use: runtime},
@@ -166,6 +170,14 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
         ...operations.providers
       ]
     });
+    const directSend = new DirectSendRoute({
+      access: new ApiAccess(keys, runtime, platform.injector.get<DashboardAuthService>(DashboardAuthService)!),
+      notifications,
+      validate: sendBodyValidator(platform.injector),
+      record: recordRequest,
+      logger
+    });
+    serveSendDirectly(platform.injector.get<HttpServer>(HttpServer)!, directSend);
     await platform.listen();
   } catch (error) {
     await journal.close();

@@ -1,23 +1,15 @@
-import {createHash} from "node:crypto";
 import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, HeaderParams, PathParams, QueryParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {Description, Get, Pattern, Post, Required, Returns, Summary} from "@tsed/schema";
 import {NotificationsService, type SendInput} from "../../services/notifications.service.js";
-import {notificationPath, shortForm} from "../../services/notification-view.js";
-import {AppError} from "../../services/errors.js";
+import {acceptAlert, IDEMPOTENCY_KEY} from "../http/send-alert.js";
 import {actorOf, apiKeyOf, Authorize} from "../auth/authorize.js";
 import {AcknowledgeModel, NotificationModel, NotificationPageModel, NotificationShortModel, SendNotificationModel} from "../models/notification.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseChoice, parseLimit} from "../http/query.js";
 import {JsonBody, sendJson} from "../http/respond.js";
 import {NOTIFICATION_STATUSES, PRIORITIES} from "../../domain/vocabulary.js";
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
-function wantsRepresentation(prefer: string | undefined): boolean {
-  return (prefer ?? "").split(",").some((preference) => preference.trim().toLowerCase().replace(/\s+/g, "") === "return=representation");
-}
 
 @Controller("/api/v1/notifications")
 export class NotificationsController {
@@ -39,25 +31,13 @@ export class NotificationsController {
     @Required() @BodyParams({useMapper: false}) body: SendNotificationModel,
     @Context() ctx: PlatformContext,
     @HeaderParams("prefer") prefer?: string,
-    // Documented here, checked below: the check's own message says what a valid key is.
+    // Documented here, checked in acceptAlert: the check's own message says what a valid key is.
     @HeaderParams({expression: "idempotency-key", useValidation: false}) @Pattern(IDEMPOTENCY_KEY) idempotencyKey?: string
   ): Promise<void> {
-    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw new AppError("invalid_request", "the Idempotency-Key header must be 1 to 255 visible ASCII characters");
-    }
-    const request = ctx.request.raw;
-    const idempotency = idempotencyKey
-      ? {apiKeyId: apiKeyOf(ctx).id, key: idempotencyKey, fingerprint: createHash("sha256").update(request.rawBody ?? Buffer.alloc(0)).digest("hex")}
-      : null;
-    const representation = wantsRepresentation(prefer);
-    const answer = await this.notifications.send(body as SendInput, actorOf(ctx), idempotency, ({view}) =>
-      representation ? {status: 200, body: view} : {status: 202, body: shortForm(view)}
-    );
-    const id = (answer.body as {id?: string; notification_uuid?: string}).id ?? (answer.body as {notification_uuid: string}).notification_uuid;
-    const response = ctx.response.raw;
-    response.setHeader("Location", notificationPath(id));
-    if (answer.replayed) response.setHeader("Idempotent-Replayed", "true");
-    if (representation) response.setHeader("Preference-Applied", "return=representation");
+    const access = {actor: actorOf(ctx), principal: apiKeyOf(ctx)};
+    const rawBody = ctx.request.raw.rawBody ?? Buffer.alloc(0);
+    const answer = await acceptAlert(this.notifications, {body: body as SendInput, rawBody, prefer, idempotencyKey, access});
+    for (const [name, value] of Object.entries(answer.headers)) ctx.response.raw.setHeader(name, value);
     sendJson(ctx, answer.status, answer.body);
   }
 

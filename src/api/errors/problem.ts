@@ -1,6 +1,9 @@
-import {AppError, describeFieldErrors, type ErrorCode, type FieldError} from "../../services/errors.js";
+import {AppError, invalid, type ErrorCode, type FieldError} from "../../services/errors.js";
 import {StorageUnavailableError} from "../../store/journal/journal.js";
 import {ERROR_CATALOGUE, problemType} from "./catalogue.js";
+import type {IncomingMessage, ServerResponse} from "node:http";
+import type {Logger} from "../../lib/logger.js";
+import {writeJson} from "../http/write-json.js";
 
 export interface Problem {
   type: string;
@@ -73,6 +76,12 @@ export function fieldErrorsFromAjv(errors: AjvError[]): FieldError[] {
   return out;
 }
 
+/** A body the schema refused, as the client hears of it. */
+export function refusedBody(ajvErrors: AjvError[]): AppError {
+  const errors = fieldErrorsFromAjv(ajvErrors);
+  return invalid(errors.length ? errors : [{pointer: "", detail: "a JSON body is required"}]);
+}
+
 function validationErrors(error: unknown): AjvError[] | null {
   const candidate = error as {name?: string; errors?: AjvError[]; origin?: {errors?: AjvError[]}};
   if (!candidate || !["PARAM_VALIDATION_ERROR", "AJV_VALIDATION_ERROR", "VALIDATION_ERROR", "REQUIRED_VALIDATION_ERROR"].includes(candidate.name ?? "")) return null;
@@ -80,6 +89,8 @@ function validationErrors(error: unknown): AjvError[] | null {
 }
 
 function classify(error: unknown): {code: ErrorCode; detail: string; errors?: FieldError[]; headers?: Record<string, string>} {
+  const ajvErrors = validationErrors(error);
+  if (ajvErrors) return classify(refusedBody(ajvErrors));
   if (error instanceof AppError) {
     const headers = {...error.extras.headers};
     if (error.extras.retryAfterSeconds !== undefined) headers["Retry-After"] = String(error.extras.retryAfterSeconds);
@@ -98,12 +109,6 @@ function classify(error: unknown): {code: ErrorCode; detail: string; errors?: Fi
     case "charset.unsupported":
       return {code: "unsupported_media_type", detail: "the body must be UTF-8 JSON"};
   }
-  const ajvErrors = validationErrors(error);
-  if (ajvErrors) {
-    const errors = fieldErrorsFromAjv(ajvErrors);
-    const found = errors.length ? errors : [{pointer: "", detail: "a JSON body is required"}];
-    return {code: "invalid_request", detail: describeFieldErrors(found), errors: found};
-  }
   const status = (error as {status?: number})?.status;
   if (status === 404) return {code: "route_not_found", detail: "no endpoint answers this method and path"};
   if (status === 400) return {code: "invalid_request", detail: (error as Error).message};
@@ -117,4 +122,15 @@ export function toProblem(error: unknown, instance: string): ProblemAnswer {
   const problem: Problem = {type: problemType(code), title: entry.title, status: entry.status, detail, instance, code};
   if (errors?.length) problem.errors = errors;
   return {problem, headers, unexpected: entry.status >= 500};
+}
+
+/**
+ * Answers a failed request with its problem document, logging what the client did not cause.
+ * The one writer of problem answers: Ts.ED's exception filter and the direct send route.
+ */
+export function answerWithProblem(request: Pick<IncomingMessage, "method">, response: ServerResponse, instance: string, error: unknown, logger: Logger): void {
+  const {problem, headers, unexpected} = toProblem(error, instance);
+  if (unexpected) logger.error("request failed", {method: request.method, path: problem.instance, code: problem.code, error: error as Error, stack: (error as Error)?.stack});
+  for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+  writeJson(response, problem.status, problem, "application/problem+json; charset=utf-8");
 }

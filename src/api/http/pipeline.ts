@@ -21,19 +21,44 @@ function routeTemplate(request: Request): string {
   return typeof path === "string" ? request.baseUrl + path : "unmatched";
 }
 
-/** One structured line per request, with the key that made it; never the key itself. */
-export function requestLog(logger: Logger, observe?: RequestObserver) {
+/** What is logged and measured of each answered request. */
+export interface AnsweredRequest {
+  method: string;
+  path: string;
+  /** The endpoint's template, or "unmatched". */
+  route: string;
+  status: number;
+  ms: number;
+  keyId: string | undefined;
+  requestId: unknown;
+}
+
+/** One structured line per request, with the key that made it (never the key itself), and its metric. */
+export function requestRecorder(logger: Logger, observe?: RequestObserver) {
+  return (answered: AnsweredRequest) => {
+    observe?.(answered.method, answered.route, answered.status, answered.ms / 1000);
+    const level = answered.status >= 500 ? "warn" : "debug";
+    logger[level]("http", {method: answered.method, path: answered.path, status: answered.status, ms: Math.round(answered.ms * 10) / 10, key_id: answered.keyId, request_id: answered.requestId});
+  };
+}
+
+export type RequestRecorder = ReturnType<typeof requestRecorder>;
+
+/** Milliseconds since a `process.hrtime.bigint()` reading. */
+export function msSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+/** Records every request that goes through Express. */
+export function requestLog(record: RequestRecorder) {
   return (request: Request, response: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     // Naming the framework only helps an attacker pick exploits.
     response.removeHeader("X-Powered-By");
     response.on("finish", () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      observe?.(request.method, routeTemplate(request), response.statusCode, ms / 1000);
       const keyId = (request as unknown as {$ctx?: {get(key: string): {id?: string} | undefined}}).$ctx?.get("apiKey")?.id;
-      const level = response.statusCode >= 500 ? "warn" : "debug";
       // The same id the client sees in X-Request-Id (set by Ts.ED), so a log line can be matched to an answer.
-      logger[level]("http", {method: request.method, path: request.path, status: response.statusCode, ms: Math.round(ms * 10) / 10, key_id: keyId, request_id: response.getHeader("x-request-id")});
+      record({method: request.method, path: request.path, route: routeTemplate(request), status: response.statusCode, ms: msSince(started), keyId, requestId: response.getHeader("x-request-id")});
     });
     next();
   };

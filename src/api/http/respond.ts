@@ -2,6 +2,7 @@ import type {PlatformContext} from "@tsed/platform-http";
 import {useDecorators} from "@tsed/core";
 import {Returns} from "@tsed/schema";
 import {ProblemModel} from "../models/problem.model.js";
+import {writeJson} from "./write-json.js";
 
 /** Documents what any endpoint taking a JSON body can answer before its own logic runs. */
 export function JsonBody() {
@@ -29,5 +30,5 @@ export function noContent(ctx: PlatformContext): void {
  * serializer, which maps a body through the model declared for the status and fails on others.
  */
 export function sendJson(ctx: PlatformContext, status: number, body: unknown): void {
-  ctx.response.raw.status(status).json(body);
+  writeJson(ctx.response.raw, status, body);
 }

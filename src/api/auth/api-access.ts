@@ -1,0 +1,62 @@
+import type {IncomingMessage, ServerResponse} from "node:http";
+import {hasScope, type ApiKeysService} from "../../services/api-keys.service.js";
+import {AppError} from "../../services/errors.js";
+import type {Scope} from "../../domain/vocabulary.js";
+import type {Actor} from "../../store/journal/audit.repository.js";
+import type {ApiKeyRecord} from "../../store/config/config-store.js";
+import type {Runtime} from "../runtime.js";
+import {DASHBOARD_ACTOR, type DashboardAuthService} from "../../dashboard/dashboard-auth.service.js";
+
+const KEY_POLICY = "per-key";
+
+/** Who made a request, as handlers need it: an API key, or the dashboard (which holds every scope). */
+export type Principal = Pick<ApiKeyRecord, "id" | "name">;
+
+/** Dashboard sessions share one rate-limit bucket; real key ids are 8 characters, so this never collides. */
+const DASHBOARD_PRINCIPAL: Principal = {id: "dashboard", name: "dashboard"};
+
+export interface Access {
+  actor: Actor;
+  principal: Principal;
+}
+
+/**
+ * Checks X-API-Key, then the key's request rate, then its scope. Failed attempts count against
+ * the client address, so guessing keys is throttled long before it could succeed. A request
+ * without the header may instead carry a dashboard session cookie (admin; state changes need
+ * its CSRF token too). On plain node:http types, so the Ts.ED middleware and the direct send
+ * route check a request the same way.
+ */
+export class ApiAccess {
+  constructor(
+    private readonly keys: ApiKeysService,
+    private readonly runtime: Runtime,
+    private readonly dashboard: DashboardAuthService
+  ) {}
+
+  check(request: IncomingMessage, response: ServerResponse, scope: Scope): Access {
+    const address = this.runtime.admitAddress(request);
+    const presented = request.headers["x-api-key"];
+    const session = presented === undefined ? this.dashboard.sessionFor({headers: request.headers, method: request.method ?? "GET"}) : null;
+    if (session) {
+      this.limit(response, DASHBOARD_PRINCIPAL);
+      return {actor: DASHBOARD_ACTOR, principal: DASHBOARD_PRINCIPAL};
+    }
+    const record = presented ? this.keys.authenticate(String(presented)) : null;
+    if (!record) {
+      this.runtime.authenticationFailed(address);
+      throw new AppError("unauthenticated", presented ? "the API key is unknown or revoked" : "the X-API-Key header is missing");
+    }
+    this.limit(response, record);
+    if (!hasScope(record, scope)) throw new AppError("forbidden", `key ${record.id} lacks the scope "${scope}"`);
+    return {actor: {type: "api_key", id: record.id}, principal: record};
+  }
+
+  private limit(response: ServerResponse, principal: Principal): void {
+    const limiter = this.runtime.keyLimiter;
+    const decision = limiter.take(principal.id);
+    response.setHeader("RateLimit-Policy", limiter.policyHeader(KEY_POLICY));
+    response.setHeader("RateLimit", limiter.rateLimitHeader(KEY_POLICY, decision));
+    if (!decision.allowed) throw new AppError("rate_limited", `key ${principal.id} is over its rate limit`, {retryAfterSeconds: decision.resetSeconds});
+  }
+}

@@ -1,0 +1,15 @@
+import type {ServerResponse} from "node:http";
+
+export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+
+/**
+ * Writes a whole JSON answer on node:http, with the headers Express's `res.json` would send
+ * (ETags are off): every JSON answer, Ts.ED's or the direct route's, leaves through here.
+ */
+export function writeJson(response: ServerResponse, status: number, body: unknown, contentType = JSON_CONTENT_TYPE): void {
+  const text = JSON.stringify(body);
+  response.statusCode = status;
+  response.setHeader("Content-Type", contentType);
+  response.setHeader("Content-Length", Buffer.byteLength(text));
+  response.end(text);
+}
