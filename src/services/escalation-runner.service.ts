@@ -22,6 +22,12 @@ import type {NotificationListener, NotificationsService} from "./notifications.s
 
 const SYSTEM: Actor = {type: "system", id: null};
 
+/** The chain a storm's newcomers join: its row (with its next step still ahead) and its urgency. */
+interface Anchor {
+  row: EscalationRecord & {next_step_at: string};
+  priority: Priority;
+}
+
 export interface RunnerOptions {
   /** Escalations fired per journal transaction. */
   batch?: number;
@@ -44,6 +50,11 @@ export class EscalationRunner implements NotificationListener {
    * next chain to page becomes it (at most one extra call); chains already grouped are stored.
    */
   private readonly pagingChains = new Map<string, string>();
+  /**
+   * `pagingChain()` answers within one transaction of fires: a storm's newcomers all ask about the
+   * same chain, which joining does not change. Dropped for a target whenever one of its chains fires.
+   */
+  private readonly anchorsThisBatch = new Map<string, Anchor | null>();
   private readonly wakeTimer: WakeTimer;
   private readonly passes = new RepeatingPass(
     () => this.fireDue(),
@@ -151,7 +162,12 @@ export class EscalationRunner implements NotificationListener {
       const nowMs = this.clock.now();
       const due = this.journal.read(() => this.escalations.due(isoTimestamp(nowMs), this.batch));
       if (due.length === 0) break;
-      dispatch.push(...(await this.journal.write(() => due.flatMap((id) => this.fire(id, nowMs)))));
+      dispatch.push(
+        ...(await this.journal.write(() => {
+          this.anchorsThisBatch.clear();
+          return due.flatMap((id) => this.fire(id, nowMs));
+        }))
+      );
     }
     this.firedThisPass.clear();
     for (const [channel, queue] of this.queues) queue.enqueue(...dispatch.filter((attempt) => attempt.channel === channel).map((attempt) => attempt.queued));
@@ -191,23 +207,32 @@ export class EscalationRunner implements NotificationListener {
    * The chain currently paging this target, if a newcomer can still join it: running, its next
    * step ahead and still to come (a chain only waiting to run out has no step left to share).
    */
-  private pagingChain(targetUuid: string, nowMs: number): {row: EscalationRecord & {next_step_at: string}; priority: Priority} | null {
+  private pagingChain(targetUuid: string, nowMs: number): Anchor | null {
+    if (this.anchorsThisBatch.has(targetUuid)) return this.anchorsThisBatch.get(targetUuid) ?? null;
+    const anchor = this.readPagingChain(targetUuid, nowMs);
+    this.anchorsThisBatch.set(targetUuid, anchor);
+    return anchor;
+  }
+
+  private readPagingChain(targetUuid: string, nowMs: number): Anchor | null {
     const id = this.pagingChains.get(targetUuid);
     const row = id ? this.escalations.forNotification(id) : null;
     const record = id ? this.notificationRecords.get(id) : null;
     if (!row || !record || row.state !== "running" || row.grouped_with !== null || row.next_step_at === null || Date.parse(row.next_step_at) <= nowMs) return null;
     if (row.step >= row.steps_total) return null;
-    return {row: row as EscalationRecord & {next_step_at: string}, priority: record.priority};
+    return {row: row as Anchor["row"], priority: record.priority};
   }
 
   /** Inside the transaction: runs the planner for one notification and applies its effects. */
   private fire(notificationId: string, nowMs: number): Array<{channel: Channel; queued: QueuedAttempt}> {
     const record = this.notificationRecords.get(notificationId);
     const row = this.escalations.forNotification(notificationId);
-    const policy = this.escalations.policyOf(notificationId);
-    if (!record || !row || !policy) return [];
+    if (!record || !row) return [];
     if (this.waitsBehindAnotherChain(record, row, nowMs)) return [];
+    const policy = this.escalations.policyOf(notificationId);
+    if (!policy) return [];
     this.firedThisPass.add(notificationId);
+    this.anchorsThisBatch.delete(record.target_uuid);
     const state: EscalationState = {
       step: row.step,
       steps_total: row.steps_total,
@@ -223,7 +248,10 @@ export class EscalationRunner implements NotificationListener {
     });
     this.escalations.save({notification_id: notificationId, step: next.step, generation: next.generation, state: next.status, next_step_at: next.next_step_at === null ? null : isoTimestamp(next.next_step_at)});
     // The first chain that pages a target is the one a storm's newcomers join, until it has no step left to share.
-    if (effects.some((effect) => effect.type === "attempt") && !this.pagingChain(record.target_uuid, nowMs)) this.pagingChains.set(record.target_uuid, notificationId);
+    if (effects.some((effect) => effect.type === "attempt") && !this.pagingChain(record.target_uuid, nowMs)) {
+      this.pagingChains.set(record.target_uuid, notificationId);
+      this.anchorsThisBatch.delete(record.target_uuid);
+    }
     const now = isoTimestamp(nowMs);
     let current: NotificationRecord = record;
     const touched = effects.some((effect) => effect.type === "attempt" || effect.type === "skip");
