@@ -28,7 +28,9 @@ import {
   assertGatewayBuilt,
   countRows,
   cpuSeconds,
+  describeChannel,
   describeMachine,
+  mailSink,
   drive,
   envNumber,
   fmt,
@@ -182,6 +184,7 @@ async function main() {
   if (!existsSync(ALERTMANAGER)) throw new Error(`${ALERTMANAGER} is missing: apt-get install prometheus-alertmanager (or set BENCH_ALERTMANAGER)`);
   console.log(`bench:compare  ${new Date().toISOString()}`);
   console.log(describeMachine());
+  console.log(describeChannel());
   console.log(
     `load: autocannon, ${LOAD.connections} connections, pipelining 1, ${LOAD.warmupSeconds} s warm-up then ${LOAD.seconds} s measured per target, ` +
       `${BODY_BYTES}-byte JSON bodies (a different alert each request), loopback 127.0.0.1, ${ROUNDS} round(s)`
@@ -190,6 +193,7 @@ async function main() {
   console.log("alertmanager: one alert per POST to /api/v2/alerts, gossip off, kept in memory only.");
   console.log("the load generator shares the cores with the server under test: compare ratios within one round.\n");
   for (let index = 1; index <= ROUNDS; index++) await round(index);
+  if (mailSink.server) console.log(`emails the loopback SMTP sink took over the whole bench (all Klaxon starts): ${fmt.int(mailSink.received)}`);
 }
 
 await runBench("bench:compare", main);

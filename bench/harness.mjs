@@ -8,7 +8,9 @@
 // print where they are), BENCH_GATEWAY (a built main.js to measure instead of dist/main.js, e.g.
 // a build of another commit, for before/after figures), BENCH_CPU_PROF (a directory: the gateway
 // runs with `node --cpu-prof` and writes one .cpuprofile there per start; read it with
-// `node bench/cpu-profile-summary.mjs <file>`).
+// `node bench/cpu-profile-summary.mjs <file>`), BENCH_CHANNEL (`email`, the default: the bench
+// recipient's email goes to a loopback SMTP sink, as on a gateway set up to page someone; `none`:
+// no channel is configured, so every alert runs its whole chain at once, each step skipped).
 
 import {spawn} from "node:child_process";
 import {existsSync, mkdtempSync, readFileSync, rmSync} from "node:fs";
@@ -20,6 +22,7 @@ import http from "node:http";
 import {performance} from "node:perf_hooks";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
+import {SMTPServer} from "smtp-server";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const GATEWAY_ENTRY = process.env.BENCH_GATEWAY ? resolve(process.env.BENCH_GATEWAY) : join(ROOT, "dist", "main.js");
@@ -41,6 +44,8 @@ export const LOAD = {
   connections: Math.round(envNumber("BENCH_CONNECTIONS", 50))
 };
 const KEEP_DATA = process.env.BENCH_KEEP_DATA === "1";
+export const CHANNEL = process.env.BENCH_CHANNEL ?? "email";
+if (!["email", "none"].includes(CHANNEL)) throw new Error(`BENCH_CHANNEL must be email or none, got ${JSON.stringify(CHANNEL)}`);
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
 
 // ---------------------------------------------------------------- child processes
@@ -200,6 +205,41 @@ export function cpuSeconds(pid) {
 // USER_HZ is 100 on every Linux this runs on (getconf CLK_TCK).
 const CLOCK_TICKS_PER_SECOND = 100;
 
+// ---------------------------------------------------------------- the loopback SMTP sink
+
+/** Mail the sink took, over the whole bench (with storm grouping: one per step of the bench's storm). */
+export const mailSink = {received: 0, server: null, port: 0};
+
+/** Starts the sink once; the environment that points a Klaxon at it (none with BENCH_CHANNEL=none). */
+async function mailEnvironment() {
+  if (CHANNEL === "none") return {};
+  if (!mailSink.server) {
+    mailSink.server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS", "AUTH"],
+      logger: false,
+      onData(stream, _session, done) {
+        stream.resume();
+        stream.on("end", () => {
+          mailSink.received++;
+          done();
+        });
+      }
+    });
+    await new Promise((resolveListen) => mailSink.server.listen(0, "127.0.0.1", resolveListen));
+    mailSink.server.server.unref();
+    mailSink.port = mailSink.server.server.address().port;
+  }
+  return {KLAXON_SMTP_HOST: "127.0.0.1", KLAXON_SMTP_PORT: String(mailSink.port), KLAXON_SMTP_FROM: "klaxon-bench@example.com"};
+}
+
+/** One line for a bench's header: what the bench recipient's alerts do after they are accepted. */
+export function describeChannel() {
+  return CHANNEL === "email"
+    ? "channel: the bench recipient's email goes to a loopback SMTP sink (storm grouping: the alerts share one page per step)"
+    : "channel: none configured (BENCH_CHANNEL=none): each alert runs its whole chain at once, every step skipped (6 events per alert)";
+}
+
 // ---------------------------------------------------------------- subjects
 
 /**
@@ -210,6 +250,7 @@ export const SUBJECTS = {
   klaxon: {
     label: "klaxon",
     readyPath: "/healthz",
+    environment: mailEnvironment,
     command: (port, dataDir) => ({
       file: process.execPath,
       args: [...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : []), GATEWAY_ENTRY],
@@ -239,8 +280,9 @@ export async function startSubject(subject) {
   const dataDir = freshDataDir(subject.label);
   const port = await freePort();
   const {file, args, env} = subject.command(port, dataDir);
+  const extraEnv = subject.environment ? await subject.environment() : {};
   const startedAt = performance.now();
-  const record = startChild(subject.label, file, args, env);
+  const record = startChild(subject.label, file, args, {...env, ...extraEnv});
   const startMs = await waitReady(record, port, subject.readyPath, startedAt);
   return {record, port, dataDir, startMs};
 }

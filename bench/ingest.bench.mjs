@@ -18,7 +18,9 @@ import {
   assertGatewayBuilt,
   average,
   countRows,
+  describeChannel,
   describeMachine,
+  mailSink,
   drive,
   envNumber,
   fmt,
@@ -103,6 +105,7 @@ async function main() {
   assertGatewayBuilt();
   console.log(`bench:ingest  ${new Date().toISOString()}`);
   console.log(describeMachine());
+  console.log(describeChannel());
   console.log(`load: autocannon, ${LOAD.connections} connections, pipelining 1, ${LOAD.warmupSeconds} s warm-up then ${LOAD.seconds} s measured per target, ${BODY_BYTES}-byte JSON body, loopback 127.0.0.1`);
   console.log("baseline: node:http + better-sqlite3, same four rows per alert, same WAL/synchronous=FULL and the same group commit");
   console.log("          (one transaction per event-loop turn via setImmediate), so the ratio measures framework/validation overhead, not fsync policy.");
@@ -159,6 +162,8 @@ async function main() {
         `escalations ${fmt.int(d.escalations)}, escalation.started events ${fmt.int(d.events)} -> ${durable && accounted ? (exact ? "OK (exact)" : "OK") : "FAILED"}`
     );
   }
+
+  if (mailSink.server) console.log(`  emails the loopback SMTP sink took over the whole bench (all Klaxon starts): ${fmt.int(mailSink.received)}`);
 
   const checks = [
     [`ratio klaxon/baseline >= ${TARGETS.ratio}`, ratio.toFixed(2), ratio >= TARGETS.ratio],
