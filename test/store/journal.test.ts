@@ -61,6 +61,57 @@ describe("journal", () => {
     expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect((results[1] as PromiseRejectedResult).reason.message).toBe("business rule says no");
     expect(journal.db.prepare("SELECT id FROM probe ORDER BY id").all()).toEqual([{id: 1}, {id: 3}]);
+    // The failed write had changed a row: the batch was replayed with a savepoint per write.
+    expect(journal.stats.replays).toBe(1);
+  });
+
+  it("fails a write that throws before changing anything alone, without running its neighbours again", async () => {
+    const journal = journalAt(join(tempDir(), "cheap-failure.sqlite"));
+    const runs = {first: 0, last: 0};
+    const results = await Promise.allSettled([
+      journal.write((db) => {
+        runs.first++;
+        db.prepare("INSERT INTO probe (id, at) VALUES (1, 'x')").run();
+      }),
+      journal.write((db) => {
+        db.prepare("UPDATE probe SET at = 'y' WHERE id = 999").run(); // changes no row
+        throw new Error("unknown recipient");
+      }),
+      journal.write((db) => {
+        runs.last++;
+        db.prepare("INSERT INTO probe (id, at) VALUES (3, 'x')").run();
+      })
+    ]);
+    expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(runs).toEqual({first: 1, last: 1});
+    expect(journal.stats.replays).toBe(0);
+    expect(journal.db.prepare("SELECT id FROM probe ORDER BY id").all()).toEqual([{id: 1}, {id: 3}]);
+  });
+
+  it("replays a batch whose failed write had changed rows once, and keeps every neighbour's result", async () => {
+    const journal = journalAt(join(tempDir(), "replay.sqlite"));
+    const runs: number[] = [];
+    const neighbour = (id: number) =>
+      journal.write((db) => {
+        runs.push(id);
+        db.prepare("INSERT INTO probe (id, at) VALUES (?, 'x')").run(id);
+        return id * 10;
+      });
+    const results = await Promise.allSettled([
+      neighbour(1),
+      journal.write((db) => {
+        db.prepare("INSERT INTO probe (id, at) VALUES (2, 'x')").run();
+        db.prepare("INSERT INTO probe (id, at) VALUES (1, 'duplicate')").run(); // a constraint fails after a change
+      }),
+      neighbour(3)
+    ]);
+    expect(results[0]).toEqual({status: "fulfilled", value: 10});
+    expect((results[1] as PromiseRejectedResult).reason.code).toBe("SQLITE_CONSTRAINT_PRIMARYKEY");
+    expect(results[2]).toEqual({status: "fulfilled", value: 30});
+    // The replay starts at the failure: the write before it ran twice (its first run rolled back), the one after once.
+    expect(runs).toEqual([1, 1, 3]);
+    expect(journal.stats.replays).toBe(1);
+    expect(journal.db.prepare("SELECT id, at FROM probe ORDER BY id").all()).toEqual([{id: 1, at: "x"}, {id: 3, at: "x"}]);
   });
 
   it("fails every write of a batch that the disk cannot hold, as a storage error", async () => {
