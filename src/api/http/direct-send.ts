@@ -98,6 +98,12 @@ export class DirectSendRoute {
       answerWithProblem(request, response, SEND_PATH, error, this.parts.logger);
     }
   }
+
+  /** A failure while answering (the problem writer itself failed): logged, and the connection closed rather than left hanging. */
+  failed(response: ServerResponse, error: unknown): void {
+    this.parts.logger.error("direct send route failed", {error: error as Error});
+    response.destroy();
+  }
 }
 
 /** The whole body, or null if the client went away before sending it. */
@@ -123,7 +129,7 @@ export function serveSendDirectly(server: Server, route: DirectSendRoute): void 
   const [framework] = server.listeners("request") as Handler[];
   server.removeAllListeners("request");
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-    if (route.takes(request)) void route.serve(request, response, framework);
+    if (route.takes(request)) void route.serve(request, response, framework).catch((error) => route.failed(response, error));
     else framework(request, response);
   });
 }
