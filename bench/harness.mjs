@@ -27,6 +27,11 @@ import {SMTPServer} from "smtp-server";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const GATEWAY_ENTRY = process.env.BENCH_GATEWAY ? resolve(process.env.BENCH_GATEWAY) : join(ROOT, "dist", "main.js");
 const BASELINE_ENTRY = join(ROOT, "bench", "baseline-server.mjs");
+// The node flags the installed gateway runs with: those between node and main.js on the systemd unit's ExecStart line.
+const GATEWAY_NODE_FLAGS = readFileSync(join(ROOT, "systemd", "klaxon.service"), "utf8")
+  .match(/^ExecStart=\S+((?: --\S+)*) \S+main\.js$/m)[1]
+  .split(" ")
+  .filter(Boolean);
 const START_TIMEOUT_MS = 20_000;
 export const BODY_BYTES = 280;
 
@@ -253,7 +258,7 @@ export const SUBJECTS = {
     environment: mailEnvironment,
     command: (port, dataDir) => ({
       file: process.execPath,
-      args: [...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : []), GATEWAY_ENTRY],
+      args: [...GATEWAY_NODE_FLAGS, ...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : []), GATEWAY_ENTRY],
       env: {
         KLAXON_HOST: "127.0.0.1",
         KLAXON_PORT: String(port),
