@@ -63,6 +63,8 @@ export class Journal {
   private storageFailing = false;
   /** Commits and the writes they carried (writes/commits is the group-commit factor), and batches replayed isolated. */
   readonly stats = {commits: 0, writes: 0, replays: 0};
+  /** Counts the transactions begun (replays too): a read cached within one is current only while this stays the same. */
+  private transactions = 0;
 
   constructor(private readonly options: JournalOptions) {
     this.db = new Database(options.path);
@@ -129,13 +131,13 @@ export class Journal {
     if (batch.length === 0) return;
     let outcomes: Outcome[] | null;
     try {
-      this.db.exec("BEGIN IMMEDIATE");
+      this.begin();
       outcomes = this.runBatch(batch, false);
       if (outcomes === null) {
         // A write failed after changing rows, and only a savepoint can take back one write's
         // changes: the batch runs again, each write in its own savepoint.
         this.db.exec("ROLLBACK");
-        this.db.exec("BEGIN IMMEDIATE");
+        this.begin();
         outcomes = this.runBatch(batch, true) as Outcome[];
         this.stats.replays++;
       }
@@ -154,6 +156,16 @@ export class Journal {
       if (outcome.ok) item.resolve(outcome.value);
       else item.reject(outcome.error);
     });
+  }
+
+  private begin(): void {
+    this.db.exec("BEGIN IMMEDIATE");
+    this.transactions++;
+  }
+
+  /** Which transaction writes run in now; outside `write()`, the last one begun. */
+  get transactionNumber(): number {
+    return this.transactions;
   }
 
   /**
