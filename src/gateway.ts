@@ -29,6 +29,7 @@ import {IdempotencyService} from "./services/idempotency.service.js";
 import {NotificationsService} from "./services/notifications.service.js";
 import {ReadinessService} from "./services/readiness.service.js";
 import {EventPublisher} from "./services/event-publisher.js";
+import {StormGrouping} from "./services/storm-grouping.js";
 import {EscalationRunner, type RunnerOptions} from "./services/escalation-runner.service.js";
 import {ChannelRegistry} from "./channels/channel-registry.js";
 import type {ChannelDriver} from "./channels/channel.js";
@@ -114,11 +115,13 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const pagingReferences = new PagingReferences(heartbeatsRepository, integrationsRepository);
   const recipients = new RecipientsService(recipientsRepository, groupsRepository, notificationsRepository, channelStatus, contactFailures, audit, clock, pagingReferences);
   const groups = new GroupsService(groupsRepository, recipientsRepository, notificationsRepository, audit, clock, pagingReferences);
+  const storms = new StormGrouping(journal, escalationsRepository);
   const notifications = new NotificationsService(
-    journal, notificationsRepository, escalationsRepository, attemptsRepository, events, recipientsRepository, groupsRepository, audit, idempotency, clock
+    journal, notificationsRepository, escalationsRepository, attemptsRepository, events, recipientsRepository, groupsRepository, audit, idempotency, storms, clock
   );
   const runner = new EscalationRunner(
-    journal, notificationsRepository, escalationsRepository, attemptsRepository, events, audit, notifications, registry, channelStatus, contactFailures, clock, logger, options.runner
+    journal, notificationsRepository, escalationsRepository, attemptsRepository, events, audit, notifications, registry, channelStatus, contactFailures, storms, clock, logger,
+    options.runner
   );
   const ackLinks = new AckLinksService(ackLinkSigner, notifications);
   // Ping and integration URLs are absolute: the configured public URL, else the address served on.

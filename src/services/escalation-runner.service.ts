@@ -1,7 +1,7 @@
 import {advance, type EscalationEffect, type EscalationState} from "../domain/escalation/index.js";
 import {isOpen, type AttemptRecord, type EscalationRecord, type NotificationRecord} from "../domain/notification.js";
 import {maskContact} from "../domain/recipient.js";
-import {PRIORITIES, type Channel, type Priority} from "../domain/vocabulary.js";
+import type {Channel} from "../domain/vocabulary.js";
 import {newId} from "../lib/ids.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
@@ -19,14 +19,9 @@ import {ChannelQueue, type DeliveryOutcome, type QueuedAttempt} from "./channel-
 import type {EventPublisher} from "./event-publisher.js";
 import type {AuditService} from "./audit.service.js";
 import type {NotificationListener, NotificationsService} from "./notifications.service.js";
+import {StormGrouping} from "./storm-grouping.js";
 
 const SYSTEM: Actor = {type: "system", id: null};
-
-/** The chain a storm's newcomers join: its row (with its next step still ahead) and its urgency. */
-interface Anchor {
-  row: EscalationRecord & {next_step_at: string};
-  priority: Priority;
-}
 
 export interface RunnerOptions {
   /** Escalations fired per journal transaction. */
@@ -45,16 +40,6 @@ export interface RunnerOptions {
 export class EscalationRunner implements NotificationListener {
   private readonly queues = new Map<Channel, ChannelQueue>();
   private readonly firedThisPass = new Set<string>();
-  /**
-   * Per target, the chain whose page a storm's newcomers join. In memory: after a restart the
-   * next chain to page becomes it (at most one extra call); chains already grouped are stored.
-   */
-  private readonly pagingChains = new Map<string, string>();
-  /**
-   * `pagingChain()` answers within one transaction of fires: a storm's newcomers all ask about the
-   * same chain, which joining does not change. Dropped for a target whenever one of its chains fires.
-   */
-  private readonly anchorsThisBatch = new Map<string, Anchor | null>();
   private readonly wakeTimer: WakeTimer;
   private readonly passes = new RepeatingPass(
     () => this.fireDue(),
@@ -80,6 +65,7 @@ export class EscalationRunner implements NotificationListener {
     private readonly registry: ChannelRegistry,
     private readonly channelStatus: ChannelStatusService,
     private readonly contactFailures: ContactFailuresRepository,
+    private readonly storms: StormGrouping,
     private readonly clock: Clock,
     private readonly logger: Logger,
     options: RunnerOptions = {}
@@ -137,13 +123,14 @@ export class EscalationRunner implements NotificationListener {
     return this.queues.get(channel)?.depth ?? 0;
   }
 
-  accepted(): void {
-    if (this.started) void this.tick();
+  // A chain that joined a storm at acceptance is due with the chain it waits behind, which the timer already aims at.
+  accepted(chain: EscalationRecord): void {
+    if (this.started && chain.grouped_with === null) void this.tick();
   }
 
   closed(notificationId: string): void {
     for (const queue of this.queues.values()) queue.abort(notificationId);
-    for (const [target, id] of this.pagingChains) if (id === notificationId) this.pagingChains.delete(target);
+    this.storms.forget(notificationId);
     // Chains that waited behind the closed one are due now.
     if (this.started) void this.tick();
   }
@@ -163,10 +150,7 @@ export class EscalationRunner implements NotificationListener {
       const due = this.journal.read(() => this.escalations.due(isoTimestamp(nowMs), this.batch));
       if (due.length === 0) break;
       dispatch.push(
-        ...(await this.journal.write(() => {
-          this.anchorsThisBatch.clear();
-          return due.flatMap((id) => this.fire(id, nowMs));
-        }))
+        ...(await this.journal.write(() => due.flatMap((id) => this.fire(id, nowMs))))
       );
     }
     this.firedThisPass.clear();
@@ -180,47 +164,19 @@ export class EscalationRunner implements NotificationListener {
     this.wakeTimer.aim(earliest === null ? null : Date.parse(earliest));
   }
 
-  /**
-   * Alert storms: a new chain whose target is already being paged by another open chain does not
-   * page on its own; it joins that chain at its next step (same step, same channel, one delivery),
-   * and from then on their steps stay aligned: one call per step for the whole storm, as an
-   * incident groups its alerts. A chain more urgent than the one being paged never waits; if the
-   * other chain closes first, the waiting one starts its own chain from the first step, at once.
-   */
+  /** Alert storms (`StormGrouping`): a chain due while another pages its target waits for that chain's next step. */
   private waitsBehindAnotherChain(record: NotificationRecord, row: EscalationRecord, nowMs: number): boolean {
     if (row.grouped_with !== null) {
       this.escalations.ungroup(record.id);
       return false;
     }
     if (row.step !== 0) return false;
-    const anchor = this.pagingChain(record.target_uuid, nowMs);
+    const anchor = this.storms.pagingChain(record.target_uuid, nowMs);
     // Chains fired in this same pass leave together anyway, in one delivery.
     if (!anchor || anchor.row.notification_id === record.id || this.firedThisPass.has(anchor.row.notification_id)) return false;
-    // Joining takes the other chain's next step; a chain with fewer steps (its policy changed) cannot.
-    if (anchor.row.step >= row.steps_total) return false;
-    if (PRIORITIES.indexOf(record.priority) < PRIORITIES.indexOf(anchor.priority)) return false;
+    if (!StormGrouping.canJoin(anchor, row, record.priority)) return false;
     this.escalations.group(record.id, anchor.row);
     return true;
-  }
-
-  /**
-   * The chain currently paging this target, if a newcomer can still join it: running, its next
-   * step ahead and still to come (a chain only waiting to run out has no step left to share).
-   */
-  private pagingChain(targetUuid: string, nowMs: number): Anchor | null {
-    if (this.anchorsThisBatch.has(targetUuid)) return this.anchorsThisBatch.get(targetUuid) ?? null;
-    const anchor = this.readPagingChain(targetUuid, nowMs);
-    this.anchorsThisBatch.set(targetUuid, anchor);
-    return anchor;
-  }
-
-  private readPagingChain(targetUuid: string, nowMs: number): Anchor | null {
-    const id = this.pagingChains.get(targetUuid);
-    const row = id ? this.escalations.forNotification(id) : null;
-    const record = id ? this.notificationRecords.get(id) : null;
-    if (!row || !record || row.state !== "running" || row.grouped_with !== null || row.next_step_at === null || Date.parse(row.next_step_at) <= nowMs) return null;
-    if (row.step >= row.steps_total) return null;
-    return {row: row as Anchor["row"], priority: record.priority};
   }
 
   /** Inside the transaction: runs the planner for one notification and applies its effects. */
@@ -232,7 +188,6 @@ export class EscalationRunner implements NotificationListener {
     const policy = this.escalations.policyOf(notificationId);
     if (!policy) return [];
     this.firedThisPass.add(notificationId);
-    this.anchorsThisBatch.delete(record.target_uuid);
     const state: EscalationState = {
       step: row.step,
       steps_total: row.steps_total,
@@ -248,10 +203,7 @@ export class EscalationRunner implements NotificationListener {
     });
     this.escalations.save({notification_id: notificationId, step: next.step, generation: next.generation, state: next.status, next_step_at: next.next_step_at === null ? null : isoTimestamp(next.next_step_at)});
     // The first chain that pages a target is the one a storm's newcomers join, until it has no step left to share.
-    if (effects.some((effect) => effect.type === "attempt") && !this.pagingChain(record.target_uuid, nowMs)) {
-      this.pagingChains.set(record.target_uuid, notificationId);
-      this.anchorsThisBatch.delete(record.target_uuid);
-    }
+    if (effects.some((effect) => effect.type === "attempt") && !this.storms.pagingChain(record.target_uuid, nowMs)) this.storms.paged(record.target_uuid, notificationId);
     const now = isoTimestamp(nowMs);
     let current: NotificationRecord = record;
     const touched = effects.some((effect) => effect.type === "attempt" || effect.type === "skip");
@@ -336,7 +288,7 @@ export class EscalationRunner implements NotificationListener {
           const stored = this.attempts.forNotification(attempt.alert.notification_id).find((row) => row.id === attempt.attemptId);
           if (!record || !stored) continue;
           // A page that did not reach the person is no page for a storm's newcomers to join.
-          if (outcome === "failed" && this.pagingChains.get(record.target_uuid) === record.id) this.pagingChains.delete(record.target_uuid);
+          if (outcome === "failed") this.storms.forget(record.id);
           if (permanent) this.contactFailures.mark(attempt.recipient.uuid, stored.channel, attempt.contact, error ?? "failed", isoTimestamp(nowMs));
           if (passedOn) this.escalations.hurry(stored.notification_id, stored.step, isoTimestamp(nowMs));
           const {notification_id: _id, ...shown} = stored;

@@ -14,6 +14,7 @@ import type {EventPublisher} from "./event-publisher.js";
 import type {AuditService} from "./audit.service.js";
 import type {IdempotencyService, IdempotentRequest, StoredAnswer} from "./idempotency.service.js";
 import {longForm, type NotificationView} from "./notification-view.js";
+import type {StormGrouping} from "./storm-grouping.js";
 import {AppError, invalid, notFound, unknownReference} from "./errors.js";
 
 /** A validated send request (spec 2.1 plus CONTRACT section 1's optional fields). */
@@ -44,7 +45,7 @@ export interface ListFilter {
 
 /** Told after a change commits: the escalation runner wakes for new alerts and hangs up on closed ones. */
 export interface NotificationListener {
-  accepted(notificationId: string): void;
+  accepted(chain: EscalationRecord): void;
   closed(notificationId: string): void;
 }
 
@@ -62,6 +63,7 @@ export class NotificationsService {
     private readonly groups: GroupsRepository,
     private readonly audit: AuditService,
     private readonly idempotency: IdempotencyService,
+    private readonly storms: StormGrouping,
     private readonly clock: Clock
   ) {}
 
@@ -91,7 +93,7 @@ export class NotificationsService {
    * of them are durable, and on any failure none of them exist.
    */
   async send(input: SendInput, actor: Actor, request: IdempotentRequest | null, answer: (outcome: SendOutcome) => StoredAnswer): Promise<StoredAnswer & {replayed: boolean}> {
-    let accepted: string | null = null;
+    let accepted: EscalationRecord | null = null;
     const result = await this.idempotency.run(request, () => {
       const target = this.resolveTarget(input.recipient_uuid);
       const nowMs = this.clock.now();
@@ -129,14 +131,15 @@ export class NotificationsService {
         resolved_at: null,
         api_key_id: actor.type === "api_key" ? actor.id : null
       };
-      const escalation: EscalationRecord = {id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now, generation: 0, state: "running", grouped_with: null};
+      const fresh: EscalationRecord = {id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now, generation: 0, state: "running", grouped_with: null};
+      const escalation = this.storms.atAcceptance(fresh, record.target_uuid, record.priority, nowMs);
       this.notifications.insert(record);
       this.escalations.insert(escalation, policy);
       this.audit.append(actor, "notification.accepted", {type: "notification", id: record.id}, {target: record.target_uuid, priority: record.priority, dedup_key: record.dedup_key}, record.source);
       // Built from the rows just written rather than read back: a new notification has no attempts.
       const view = longForm(record, escalation, []);
       this.events.emit("escalation.started", view, nowMs);
-      accepted = record.id;
+      accepted = escalation;
       return answer({view, created: true});
     });
     if (accepted) for (const listener of this.listeners) listener.accepted(accepted);

@@ -25,10 +25,12 @@ describe("POST /api/v1/notifications/send", () => {
   });
 
   it("answers 200 with the long form when the client prefers a representation", async () => {
-    const answer = await send({recipient_uuid: alice, message: "  CPU hot  ", priority: "high", source: "plc-7", link: "https://grafana.lan/d/1", service: "press", environment: "hall-2"}, {Prefer: "return=representation"});
+    // A recipient nobody pages yet: an alert to Alice would join the chain paging her (the storm rule).
+    const bob = await createRecipient(gw);
+    const answer = await send({recipient_uuid: bob, message: "  CPU hot  ", priority: "high", source: "plc-7", link: "https://grafana.lan/d/1", service: "press", environment: "hall-2"}, {Prefer: "return=representation"});
     expect(answer.status).toBe(200);
     const n = answer.body;
-    expect(n).toMatchObject({status: "queued", recipient_uuid: alice, message: "CPU hot", priority: "high", source: "plc-7", link: "https://grafana.lan/d/1", service: "press", environment: "hall-2", occurrences: 1, attempts: []});
+    expect(n).toMatchObject({status: "queued", recipient_uuid: bob, message: "CPU hot", priority: "high", source: "plc-7", link: "https://grafana.lan/d/1", service: "press", environment: "hall-2", occurrences: 1, attempts: []});
     expect(n.links).toEqual({self: `/api/v1/notifications/${n.id}`, ack: `/api/v1/notifications/${n.id}/ack`});
     expect(n.escalation).toEqual({step: 0, steps_total: 4, next_step_at: n.created_at});
     expect(new Date(n.created_at).toISOString()).toBe(n.created_at);

@@ -3,6 +3,7 @@ import {ALL_CHANNELS_CONFIGURED, startTestGateway, tempDir, type TestGateway} fr
 import {RecordingDriver} from "../support/recording-driver.js";
 import {ManualClock} from "../../src/lib/clock.js";
 import type {EscalationRunner} from "../../src/services/escalation-runner.service.js";
+import type {NotificationView} from "../../src/services/notification-view.js";
 
 const T0 = Date.UTC(2026, 10, 23, 9, 0, 0);
 
@@ -250,6 +251,62 @@ describe("escalation runner", () => {
     r.clock.set(T0 + 120_000);
     await r.tick();
     expect(r.voice.deliveries.slice(1).map((d) => d.alerts.length)).toEqual([3]);
+  });
+
+  it("stores a newcomer waiting for the paging chain's next step when it is accepted, and shows so in its answer and event", async () => {
+    const r = await makeRig();
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+    const first = await r.send(maria, "press 7 oil temperature high");
+    await r.tick();
+    r.clock.set(T0 + 10_000);
+    const answer = await r.gw.call("POST", "/api/v1/notifications/send", {
+      body: {recipient_uuid: maria, message: "press 7 guard door open", priority: "high"},
+      headers: {Prefer: "return=representation"}
+    });
+    expect(answer.status).toBe(200);
+    // The first chain called at T0 and emails at T0 + 60 s (step 1): the newcomer takes that step.
+    const joined = {step: 1, steps_total: 2, next_step_at: new Date(T0 + 60_000).toISOString()};
+    expect(answer.body.escalation).toEqual(joined);
+    const chain = r.gw.gateway.journal.db.prepare("SELECT grouped_with, step, next_step_at FROM escalations WHERE notification_id = ?").get(answer.body.id);
+    expect(chain).toEqual({grouped_with: first, step: 1, next_step_at: joined.next_step_at});
+    const started = r.gw.gateway.journal.db.prepare("SELECT body FROM events WHERE notification_id = ? AND type = 'escalation.started'").pluck().get(answer.body.id) as string;
+    expect(JSON.parse(started).data.notification.escalation).toEqual(joined);
+    // A more urgent alert never waits: it starts its own chain at once.
+    const urgent = await r.gw.call("POST", "/api/v1/notifications/send", {
+      body: {recipient_uuid: maria, message: "press 7 fire alarm", priority: "critical"},
+      headers: {Prefer: "return=representation"}
+    });
+    expect(urgent.body.escalation).toEqual({step: 0, steps_total: 2, next_step_at: new Date(T0 + 10_000).toISOString()});
+  });
+
+  it("never lets a newcomer join a chain acknowledged earlier in the same transaction", async () => {
+    const r = await makeRig();
+    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+    const first = await r.send(maria, "press 7 oil temperature high");
+    await r.tick();
+    r.clock.set(T0 + 5_000);
+    const service = r.gw.gateway.services.notifications;
+    const actor = {type: "system" as const, id: null};
+    const send = async (message: string) => {
+      const stored = await service.send({recipient_uuid: maria, message, priority: "high"}, actor, null, (outcome) => ({status: 200, body: outcome.view}));
+      return stored.body as NotificationView;
+    };
+    const chainOf = (id: string) => r.gw.gateway.journal.db.prepare("SELECT grouped_with, step, next_step_at FROM escalations WHERE notification_id = ?").get(id);
+    // Queued together, so one group commit carries them in this order: join, acknowledge, send.
+    const commits = r.gw.gateway.journal.stats.commits;
+    const [before, , after] = await Promise.all([
+      send("press 7 hydraulic pressure low"),
+      service.acknowledge(first, {by: "maria", note: null, via: "api"}, actor),
+      send("press 7 guard door open")
+    ]);
+    expect(r.gw.gateway.journal.stats.commits).toBe(commits + 1);
+    expect(before.escalation.step).toBe(1);
+    const now = {grouped_with: null, step: 0, next_step_at: new Date(T0 + 5_000).toISOString()};
+    // The acknowledgement released the one that had joined, and the later one never joined.
+    expect(chainOf(before.id)).toEqual(now);
+    expect(chainOf(after.id)).toEqual(now);
+    await r.tick();
+    expect(r.voice.deliveries.map((d) => d.alerts.map((a) => a.notification_id).sort())).toEqual([[first], [before.id, after.id].sort()]);
   });
 
   it("never lets a newcomer join a chain that has no step left: it pages on its own and others join it", async () => {

@@ -1,0 +1,103 @@
+import {PRIORITIES, type Priority} from "../domain/vocabulary.js";
+import type {EscalationRecord} from "../domain/notification.js";
+import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
+import type {Journal} from "../store/journal/journal.js";
+
+/** The chain a storm's newcomers join: its row (with its next step still ahead) and its urgency. */
+export interface Anchor {
+  row: EscalationRecord & {next_step_at: string};
+  priority: Priority;
+}
+
+type Candidate = EscalationRecord & {priority: Priority};
+
+/** A paging chain as read in one transaction, with what says whether the read is still current. */
+interface CachedRead {
+  notificationId: string;
+  transaction: number;
+  updates: number;
+  chain: Candidate | null;
+}
+
+/**
+ * Alert storms: a new chain whose target is already being paged by another open chain does not
+ * page on its own; it joins that chain at its next step (same step, same channel, one delivery),
+ * and from then on their steps stay aligned: one call per step for the whole storm, as an
+ * incident groups its alerts. A chain more urgent than the one being paged never waits; if the
+ * other chain closes first, the waiting one starts its own chain from the first step, at once
+ * (`EscalationsRepository.stop`).
+ *
+ * A newcomer joins when it is accepted, in the send's own transaction, so a storm costs the
+ * runner nothing until the shared step; the runner still groups a chain that becomes due while
+ * another pages its target (accepted before that chain paged, or after a restart).
+ */
+export class StormGrouping {
+  /**
+   * Per target, the chain whose page a storm's newcomers join. In memory: after a restart the
+   * next chain to page becomes it (at most one extra call); chains already grouped are stored.
+   */
+  private readonly pagingChains = new Map<string, string>();
+  /** Per target, the paging chain's last read: every newcomer of a storm asks about the same chain. */
+  private readonly reads = new Map<string, CachedRead>();
+
+  constructor(
+    private readonly journal: Journal,
+    private readonly escalations: EscalationsRepository
+  ) {}
+
+  /**
+   * The chain currently paging this target, if a newcomer can still join it: running, its next
+   * step ahead and still to come (a chain only waiting to run out has no step left to share).
+   * Reads the journal: call inside a journal transaction.
+   */
+  pagingChain(targetUuid: string, nowMs: number): Anchor | null {
+    const chain = this.candidate(targetUuid);
+    if (!chain || chain.state !== "running" || chain.grouped_with !== null || chain.next_step_at === null || Date.parse(chain.next_step_at) <= nowMs) return null;
+    if (chain.step >= chain.steps_total) return null;
+    const {priority, ...row} = chain;
+    return {row: row as Anchor["row"], priority};
+  }
+
+  /**
+   * The target's paging chain as the journal has it now. A read made earlier in the same
+   * transaction is reused while no chain has been updated since: a storm's newcomers join
+   * without changing the chain they join.
+   */
+  private candidate(targetUuid: string): Candidate | null {
+    const notificationId = this.pagingChains.get(targetUuid);
+    if (!notificationId) return null;
+    const transaction = this.journal.transactionNumber;
+    const updates = this.escalations.updates;
+    const cached = this.reads.get(targetUuid);
+    if (cached && cached.notificationId === notificationId && cached.transaction === transaction && cached.updates === updates) return cached.chain;
+    const chain = this.escalations.anchorCandidate(notificationId);
+    this.reads.set(targetUuid, {notificationId, transaction, updates, chain});
+    return chain;
+  }
+
+  /** A chain may wait behind `anchor` unless it is more urgent or too short to take the anchor's next step. */
+  static canJoin(anchor: Anchor, chain: Pick<EscalationRecord, "steps_total">, priority: Priority): boolean {
+    return anchor.row.step < chain.steps_total && PRIORITIES.indexOf(priority) >= PRIORITIES.indexOf(anchor.priority);
+  }
+
+  /** A new chain as it is stored at acceptance: waiting behind the chain paging its target, if it may join it. */
+  atAcceptance(chain: EscalationRecord, targetUuid: string, priority: Priority, nowMs: number): EscalationRecord {
+    const anchor = this.pagingChain(targetUuid, nowMs);
+    if (!anchor || !StormGrouping.canJoin(anchor, chain, priority)) return chain;
+    return {...chain, grouped_with: anchor.row.notification_id, step: anchor.row.step, next_step_at: anchor.row.next_step_at};
+  }
+
+  /** A chain of this target has paged and none is joinable: it becomes the one newcomers join. */
+  paged(targetUuid: string, notificationId: string): void {
+    this.pagingChains.set(targetUuid, notificationId);
+  }
+
+  /** The chain closed, or its page did not reach the person: it is no page to join. */
+  forget(notificationId: string): void {
+    for (const [target, id] of this.pagingChains) {
+      if (id !== notificationId) continue;
+      this.pagingChains.delete(target);
+      this.reads.delete(target);
+    }
+  }
+}
