@@ -1,4 +1,4 @@
-import {randomBytes} from "node:crypto";
+import {randomFillSync} from "node:crypto";
 
 // Crockford base32: URL-safe, no ambiguous letters, and lexicographic order equals numeric order,
 // so ids sort by creation time (the ULID layout: 10 chars of milliseconds, 16 of randomness).
@@ -6,8 +6,15 @@ const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const TIME_CHARS = 10;
 const RANDOM_CHARS = 16;
 
+// Random bytes are drawn a pool at a time: one call into the system's generator per 256 ids
+// rather than one per millisecond of a burst.
+const pool = new Uint8Array(RANDOM_CHARS * 256);
+let poolOffset = pool.length;
+
 let lastMs = -1;
-let lastRandom: number[] = [];
+let timePart = "";
+/** The random part of the last token, one base32 digit (0-31) per character. */
+const random = new Uint8Array(RANDOM_CHARS);
 
 function encodeTime(ms: number): string {
   let out = "";
@@ -19,33 +26,39 @@ function encodeTime(ms: number): string {
   return out;
 }
 
-function freshRandom(): number[] {
-  return Array.from(randomBytes(RANDOM_CHARS), (byte) => byte % 32);
+function drawRandom(): void {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  for (let i = 0; i < RANDOM_CHARS; i++) random[i] = pool[poolOffset + i] % 32;
+  poolOffset += RANDOM_CHARS;
 }
 
 // Within one millisecond the random part is incremented, so ids made in a burst still sort in
 // the order they were made (ULID's monotonic mode).
-function nextRandom(ms: number): number[] {
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastRandom = freshRandom();
-    return lastRandom;
-  }
-  const next = [...lastRandom];
-  for (let i = next.length - 1; i >= 0; i--) {
-    if (next[i] < 31) {
-      next[i]++;
-      break;
+function increment(): void {
+  for (let i = RANDOM_CHARS - 1; i >= 0; i--) {
+    if (random[i] < 31) {
+      random[i]++;
+      return;
     }
-    next[i] = 0;
+    random[i] = 0;
   }
-  lastRandom = next;
-  return next;
 }
 
 /** A 26-character, time-sortable, URL-safe token. */
 export function sortableToken(ms: number): string {
-  return encodeTime(ms) + nextRandom(ms).map((n) => ALPHABET[n]).join("");
+  if (ms !== lastMs) {
+    lastMs = ms;
+    timePart = encodeTime(ms);
+    drawRandom();
+  } else {
+    increment();
+  }
+  let out = timePart;
+  for (let i = 0; i < RANDOM_CHARS; i++) out += ALPHABET[random[i]];
+  return out;
 }
 
 export type IdPrefix = "notif" | "esc" | "evt" | "att" | "whk" | "int" | "hb";
