@@ -25,6 +25,14 @@ export class ManualClock implements Clock {
   }
 }
 
+// The rows, events and answers of one group commit share a millisecond: the last text is reused.
+let lastMs = Number.NaN;
+let lastIso = "";
+
 export function isoTimestamp(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
