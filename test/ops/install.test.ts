@@ -90,7 +90,7 @@ describe("install.sh --root", {timeout: 120_000}, () => {
     expect(rule).toContain('SYMLINK+="klaxon-modem"');
     expect(rule).toContain('ENV{ID_MM_DEVICE_IGNORE}="1"');
     const unit = readFileSync(join(root, "etc/systemd/system/klaxon.service"), "utf8");
-    expect(unit).toContain(`ExecStart=${process.execPath} --max-semi-space-size=4 /opt/klaxon/dist/main.js\n`);
+    expect(unit).toContain(`ExecStart=${process.execPath} --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 /opt/klaxon/dist/main.js\n`);
 
     expect(plan(root)).toEqual([
       "useradd --system --user-group --home-dir /var/lib/klaxon --no-create-home --shell /usr/sbin/nologin klaxon",

@@ -44,7 +44,7 @@ describe("systemd/klaxon.service", () => {
       "Type=notify", "NotifyAccess=all", "WatchdogSec=30", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes",
       "ReadWritePaths=/var/lib/klaxon", "DevicePolicy=closed", "DeviceAllow=char-ttyUSB rw", "DeviceAllow=char-ttyACM rw", "SupplementaryGroups=dialout",
       "CapabilityBoundingSet=", "SystemCallFilter=@system-service", "Environment=KLAXON_CONFIG=/etc/klaxon/klaxon.yaml", "Environment=KLAXON_DATA_DIR=/var/lib/klaxon",
-      "ExecStart=/usr/bin/node --max-semi-space-size=4 /opt/klaxon/dist/main.js", "User=klaxon"
+      "ExecStart=/usr/bin/node --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 /opt/klaxon/dist/main.js", "User=klaxon"
     ]) {
       expect(unit.split("\n")).toContain(line);
     }
