@@ -13,6 +13,9 @@ import type {Logger} from "../lib/logger.js";
 
 const KEY_PATTERN = /^klx_([a-z0-9]{8})_([A-Za-z0-9_-]{32,128})$/;
 const PUBLIC_ID_ALPHABET = "abcdefghijkmnopqrstuvwxyz23456789";
+// Only keys that matched are kept, one entry per key in use; a gateway with more keys than this
+// in use starts the cache over rather than grow it.
+const VERIFIED_KEYS_MAX = 64;
 // last_used_at is for people ("is this key still in use?"): minute precision keeps the config file quiet.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -37,6 +40,13 @@ export function describeKey(record: ApiKeyRecord) {
 /** API keys: created with their secret shown once, stored as a hash, checked in constant time. */
 export class ApiKeysService {
   private readonly lastUsed = new Map<string, number>();
+  /**
+   * Presented keys already found to match, with the stored hash they matched: a busy sender's key
+   * is hashed once, not on every request. An entry counts only while the key's stored hash is
+   * the same; revocation is checked on every request. Held in memory only, as the process holds
+   * every other secret it uses.
+   */
+  private readonly verified = new Map<string, string>();
 
   constructor(
     private readonly keys: ApiKeysRepository,
@@ -84,10 +94,11 @@ export class ApiKeysService {
     if (!match) return null;
     const record = this.keys.get(match[1]);
     if (!record || record.revoked_at) return null;
-    const expected = Buffer.from(record.secret_hash, "hex");
-    // Compared as bytes, with no hex round trip: this runs on every authenticated request.
-    const actual = secretDigest(match[2]);
-    if (!timingSafeEqual(expected, actual)) return null;
+    if (this.verified.get(presented) !== record.secret_hash) {
+      if (!timingSafeEqual(Buffer.from(record.secret_hash, "hex"), secretDigest(match[2]))) return null;
+      if (this.verified.size >= VERIFIED_KEYS_MAX) this.verified.clear();
+      this.verified.set(presented, record.secret_hash);
+    }
     this.noteUse(record);
     return record;
   }

@@ -54,6 +54,9 @@ describe("API keys", () => {
     expect((await gw.call("GET", path, {key: "klx_aaaaaaaa_" + "b".repeat(43)})).status).toBe(401);
     const created = await newKey(["recipients:read"]);
     expect((await gw.call("GET", path, {key: created.key})).status).toBe(200);
+    // Once a key has been accepted, the same id with another secret still is not.
+    expect((await gw.call("GET", path, {key: `klx_${created.id}_${"b".repeat(43)}`})).status).toBe(401);
+    expect((await gw.call("GET", path, {key: created.key})).status).toBe(200);
     expect((await gw.call("DELETE", `/api/v1/keys/${created.id}`)).status).toBe(204);
     const revoked = await gw.call("GET", path, {key: created.key});
     expect(revoked.status).toBe(401);
