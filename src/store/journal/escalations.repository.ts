@@ -6,7 +6,7 @@ import type {Priority} from "../../domain/vocabulary.js";
 
 const SQL = {
   insert: `INSERT INTO escalations (id, notification_id, policy, step, steps_total, next_step_at, generation, state, grouped_with)
-    VALUES (@id, @notification_id, @policy, @step, @steps_total, @next_step_at, @generation, @state, @grouped_with)`,
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   byNotification: `SELECT id, notification_id, step, steps_total, next_step_at, generation, state, grouped_with FROM escalations WHERE notification_id = ?`,
   group: `UPDATE escalations SET grouped_with = @anchor, next_step_at = @at, step = @step WHERE notification_id = @notification_id`,
   ungroup: `UPDATE escalations SET grouped_with = NULL WHERE notification_id = ?`,
@@ -32,7 +32,8 @@ export class EscalationsRepository {
   }
 
   insert(record: EscalationRecord, policy: PolicySnapshot): void {
-    this.statements.insert.run({...record, policy: JSON.stringify(policy)});
+    const {id, notification_id, step, steps_total, next_step_at, generation, state, grouped_with} = record;
+    this.statements.insert.run(id, notification_id, JSON.stringify(policy), step, steps_total, next_step_at, generation, state, grouped_with);
   }
 
   forNotification(notificationId: string): EscalationRecord | null {

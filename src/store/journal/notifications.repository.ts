@@ -10,7 +10,8 @@ const COLUMNS = [
 ] as const;
 
 const SQL = {
-  insert: `INSERT INTO notifications (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((column) => "@" + column).join(", ")})`,
+  // Positional: binding 22 named parameters from an object cost a third more than the values in order.
+  insert: `INSERT INTO notifications (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`,
   get: `SELECT * FROM notifications WHERE id = ?`,
   openByDedup: `SELECT * FROM notifications WHERE target_uuid = ? AND dedup_key = ? AND status IN ('queued', 'notifying')`,
   bumpOccurrences: `UPDATE notifications SET occurrences = occurrences + 1, updated_at = ? WHERE id = ?`,
@@ -43,7 +44,7 @@ export class NotificationsRepository {
   }
 
   insert(record: NotificationRecord): void {
-    this.statements.insert.run({...record, channels_planned: JSON.stringify(record.channels_planned)});
+    this.statements.insert.run(...COLUMNS.map((column) => (column === "channels_planned" ? JSON.stringify(record.channels_planned) : record[column])));
   }
 
   get(id: string): NotificationRecord | null {
