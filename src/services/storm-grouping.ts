@@ -9,14 +9,14 @@ export interface Anchor {
   priority: Priority;
 }
 
-type Candidate = EscalationRecord & {priority: Priority};
-
 /** A paging chain as read in one transaction, with what says whether the read is still current. */
 interface CachedRead {
   notificationId: string;
   transaction: number;
   updates: number;
-  chain: Candidate | null;
+  /** The chain as an anchor, if it has a step left to share; joinable until that step is due. */
+  anchor: Anchor | null;
+  nextStepMs: number;
 }
 
 /**
@@ -51,11 +51,8 @@ export class StormGrouping {
    * Reads the journal: call inside a journal transaction.
    */
   pagingChain(targetUuid: string, nowMs: number): Anchor | null {
-    const chain = this.candidate(targetUuid);
-    if (!chain || chain.state !== "running" || chain.grouped_with !== null || chain.next_step_at === null || Date.parse(chain.next_step_at) <= nowMs) return null;
-    if (chain.step >= chain.steps_total) return null;
-    const {priority, ...row} = chain;
-    return {row: row as Anchor["row"], priority};
+    const read = this.read(targetUuid);
+    return read && read.nextStepMs > nowMs ? read.anchor : null;
   }
 
   /**
@@ -63,16 +60,22 @@ export class StormGrouping {
    * transaction is reused while no chain has been updated since: a storm's newcomers join
    * without changing the chain they join.
    */
-  private candidate(targetUuid: string): Candidate | null {
+  private read(targetUuid: string): CachedRead | null {
     const notificationId = this.pagingChains.get(targetUuid);
     if (!notificationId) return null;
     const transaction = this.journal.transactionNumber;
     const updates = this.escalations.updates;
     const cached = this.reads.get(targetUuid);
-    if (cached && cached.notificationId === notificationId && cached.transaction === transaction && cached.updates === updates) return cached.chain;
+    if (cached && cached.notificationId === notificationId && cached.transaction === transaction && cached.updates === updates) return cached;
     const chain = this.escalations.anchorCandidate(notificationId);
-    this.reads.set(targetUuid, {notificationId, transaction, updates, chain});
-    return chain;
+    const shares = chain !== null && chain.state === "running" && chain.grouped_with === null && chain.next_step_at !== null && chain.step < chain.steps_total;
+    let read: CachedRead = {notificationId, transaction, updates, anchor: null, nextStepMs: Number.NEGATIVE_INFINITY};
+    if (shares) {
+      const {priority, ...row} = chain;
+      read = {...read, anchor: {row: row as Anchor["row"], priority}, nextStepMs: Date.parse(row.next_step_at as string)};
+    }
+    this.reads.set(targetUuid, read);
+    return read;
   }
 
   /** A chain may wait behind `anchor` unless it is more urgent or too short to take the anchor's next step. */
