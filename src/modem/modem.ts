@@ -1,7 +1,7 @@
 import {EventEmitter} from "node:events";
 import {existsSync, watch, type FSWatcher} from "node:fs";
 import {basename, dirname} from "node:path";
-import {SerialPort} from "serialport";
+import type {SerialPort} from "serialport";
 import type {Clock} from "../lib/clock.js";
 import {isoTimestamp} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
@@ -343,6 +343,8 @@ export class Modem extends EventEmitter<ModemEvents> {
 
   private async open(): Promise<void> {
     this.setState("opening");
+    // Loaded on first use: a gateway without a modem never needs the serial port library.
+    const {SerialPort} = await import("serialport");
     const port = new SerialPort({path: this.options.path, baudRate: this.settings.baudRate, lock: this.options.lock ?? true, autoOpen: false});
     await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
     const session = new AtSession(port, this.settings.commandTimeoutMs, this.profile.urcPrefixes);
