@@ -27,11 +27,16 @@ import {SMTPServer} from "smtp-server";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const GATEWAY_ENTRY = process.env.BENCH_GATEWAY ? resolve(process.env.BENCH_GATEWAY) : join(ROOT, "dist", "main.js");
 const BASELINE_ENTRY = join(ROOT, "bench", "baseline-server.mjs");
+const UNIT = readFileSync(join(ROOT, "systemd", "klaxon.service"), "utf8");
 // The node flags the installed gateway runs with: those between node and main.js on the systemd unit's ExecStart line.
-const GATEWAY_NODE_FLAGS = readFileSync(join(ROOT, "systemd", "klaxon.service"), "utf8")
-  .match(/^ExecStart=\S+((?: --\S+)*) \S+main\.js$/m)[1]
+const GATEWAY_NODE_FLAGS = UNIT.match(/^ExecStart=\S+((?: --\S+)*) \S+main\.js$/m)[1]
   .split(" ")
   .filter(Boolean);
+// The unit's environment apart from Klaxon's own settings (which each bench sets): NODE_ENV=production
+// changes what the framework does at start-up (it builds the OpenAPI document then), so it counts.
+const GATEWAY_RUNTIME_ENV = Object.fromEntries(
+  [...UNIT.matchAll(/^Environment=([A-Z_]+)=(.*)$/gm)].filter(([, name]) => !name.startsWith("KLAXON_")).map(([, name, value]) => [name, value])
+);
 const START_TIMEOUT_MS = 20_000;
 export const BODY_BYTES = 280;
 
@@ -260,6 +265,7 @@ export const SUBJECTS = {
       file: process.execPath,
       args: [...GATEWAY_NODE_FLAGS, ...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : []), GATEWAY_ENTRY],
       env: {
+        ...GATEWAY_RUNTIME_ENV,
         KLAXON_HOST: "127.0.0.1",
         KLAXON_PORT: String(port),
         KLAXON_DATA_DIR: dataDir,
