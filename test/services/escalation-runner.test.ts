@@ -26,6 +26,15 @@ afterEach(async () => {
   rig = null;
 });
 
+/** Maria, with a phone and an email, called at T0 for a first alert: a storm's newcomers join that chain. */
+async function mariaBeingPaged(): Promise<{r: Rig; maria: string; first: string}> {
+  const r = await makeRig();
+  const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
+  const first = await r.send(maria, "press 7 oil temperature high");
+  await r.tick();
+  return {r, maria, first};
+}
+
 async function makeRig(runner = {}): Promise<Rig> {
   const clock = new ManualClock(T0);
   const voice = new RecordingDriver("voice_call", 1);
@@ -254,10 +263,7 @@ describe("escalation runner", () => {
   });
 
   it("stores a newcomer waiting for the paging chain's next step when it is accepted, and shows so in its answer and event", async () => {
-    const r = await makeRig();
-    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
-    const first = await r.send(maria, "press 7 oil temperature high");
-    await r.tick();
+    const {r, maria, first} = await mariaBeingPaged();
     r.clock.set(T0 + 10_000);
     const answer = await r.gw.call("POST", "/api/v1/notifications/send", {
       body: {recipient_uuid: maria, message: "press 7 guard door open", priority: "high"},
@@ -280,10 +286,7 @@ describe("escalation runner", () => {
   });
 
   it("never lets a newcomer join a chain acknowledged earlier in the same transaction", async () => {
-    const r = await makeRig();
-    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
-    const first = await r.send(maria, "press 7 oil temperature high");
-    await r.tick();
+    const {r, maria, first} = await mariaBeingPaged();
     r.clock.set(T0 + 5_000);
     const service = r.gw.gateway.services.notifications;
     const actor = {type: "system" as const, id: null};
