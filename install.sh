@@ -79,7 +79,7 @@ check_os() {
 NODE_BIN=""
 check_node() {
   NODE_BIN=${KLAXON_NODE:-$(command -v node || true)}
-  local fix="install Node.js $NODE_MAJOR_MIN or newer: 'apt-get install nodejs' on Debian 13 / Ubuntu 24.04, or NodeSource elsewhere: curl -fsSL https://deb.nodesource.com/setup_20.x | bash - && apt-get install -y nodejs"
+  local fix="install Node.js $NODE_MAJOR_MIN or newer: 'apt-get install nodejs' on Debian 13, or NodeSource elsewhere (Ubuntu 24.04's own package is Node 18): curl -fsSL https://deb.nodesource.com/setup_20.x | bash - && apt-get install -y nodejs"
   [ -n "$NODE_BIN" ] && [ -x "$NODE_BIN" ] || die "Node.js is not installed. Fix: $fix"
   local version major
   version=$("$NODE_BIN" --version 2>/dev/null || true)
