@@ -68,11 +68,11 @@ export class StormGrouping {
     const cached = this.reads.get(targetUuid);
     if (cached && cached.notificationId === notificationId && cached.transaction === transaction && cached.updates === updates) return cached;
     const chain = this.escalations.anchorCandidate(notificationId);
-    const shares = chain !== null && chain.state === "running" && chain.grouped_with === null && chain.next_step_at !== null && chain.step < chain.steps_total;
-    let read: CachedRead = {notificationId, transaction, updates, anchor: null, nextStepMs: Number.NEGATIVE_INFINITY};
-    if (shares) {
+    const read: CachedRead = {notificationId, transaction, updates, anchor: null, nextStepMs: Number.NEGATIVE_INFINITY};
+    if (chain !== null && chain.state === "running" && chain.grouped_with === null && chain.next_step_at !== null && chain.step < chain.steps_total) {
       const {priority, ...row} = chain;
-      read = {...read, anchor: {row: row as Anchor["row"], priority}, nextStepMs: Date.parse(row.next_step_at as string)};
+      read.anchor = {row: row as Anchor["row"], priority};
+      read.nextStepMs = Date.parse(chain.next_step_at);
     }
     this.reads.set(targetUuid, read);
     return read;
