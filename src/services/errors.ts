@@ -11,6 +11,7 @@ export type ErrorCode =
   | "forbidden"
   | "not_found"
   | "route_not_found"
+  | "method_not_allowed"
   | "conflict"
   | "in_use"
   | "idempotency_in_flight"

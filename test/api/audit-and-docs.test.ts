@@ -90,6 +90,27 @@ describe("documentation and health", () => {
     expect(listed.headers.get("x-request-id")).toMatch(/\S/);
   });
 
+  it("answers a method a known path does not serve with 405 and the methods it does serve", async () => {
+    const cases: Array<[string, string, string]> = [
+      ["PUT", "/api/v1/recipients/7f1c2b9e-0d4a-4e8b-9a55-1b2c3d4e5f60", "DELETE, GET, HEAD, PATCH"],
+      // As in the OpenAPI document, the send path is its own resource, not also /api/v1/notifications/{id}.
+      ["DELETE", "/api/v1/notifications/send", "POST"],
+      ["PATCH", "/API/v1/Recipients/", "GET, HEAD, POST"],
+      ["POST", "/healthz", "GET, HEAD"]
+    ];
+    for (const [method, path, allow] of cases) {
+      const answer = await gw.call(method, path, {body: method === "GET" ? undefined : {}});
+      expect(answer.status, `${method} ${path}`).toBe(405);
+      expect(answer.headers.get("allow"), `${method} ${path}`).toBe(allow);
+      expect(answer.headers.get("content-type")).toContain("application/problem+json");
+      expect(answer.body).toMatchObject({code: "method_not_allowed", status: 405, type: "/problems/method_not_allowed", instance: path});
+      expect(answer.body.detail).toContain(allow);
+    }
+    // A path no method serves stays 404, ids or not.
+    expect((await gw.call("PUT", "/api/v1/recipients/x/y", {body: {}})).status).toBe(404);
+    expect((await gw.call("GET", "/api/v1/notifications/x/acknowledge")).status).toBe(404);
+  });
+
   it("reports liveness and readiness without a key, with channel states and no secrets", async () => {
     expect((await gw.call("GET", "/healthz", {key: null})).body).toEqual({status: "ok"});
     const ready = await gw.call("GET", "/readyz", {key: null});

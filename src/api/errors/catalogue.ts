@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
   forbidden: {status: 403, title: "Missing permission", advice: "Use a key that has the scope named in `detail`."},
   not_found: {status: 404, title: "Not found", advice: "Check the identifier; it may have been deleted."},
   route_not_found: {status: 404, title: "No such endpoint", advice: "Check the method and path against /api/v1/openapi.json."},
+  method_not_allowed: {status: 405, title: "Method not allowed", advice: "Use one of the methods the Allow header lists for this path."},
   conflict: {status: 409, title: "State conflict", advice: "The resource's current state does not allow this change; read it and decide again."},
   in_use: {status: 409, title: "Resource in use", advice: "Remove the references named in `detail` first."},
   idempotency_in_flight: {status: 409, title: "Request still in progress", advice: "A request with this Idempotency-Key is still being processed; retry after it finishes."},
