@@ -17,6 +17,7 @@ import {ProblemFilter} from "./api/errors/problem.filter.js";
 import {BackupsController} from "./api/controllers/backups.controller.js";
 import {MetricsController} from "./api/controllers/metrics.controller.js";
 import {DashboardController, DashboardEntryController} from "./api/controllers/dashboard.controller.js";
+import {openApiDocument} from "./api/http/openapi-document.js";
 
 export const API_CONTROLLERS = [NotificationsController, RecipientsController, GroupsController, KeysController, AuditController, WebhooksController, BackupsController, HeartbeatsController, IntegrationsController];
 
@@ -44,5 +45,10 @@ export class Server {
   $beforeRoutesInit(): void {
     // API answers are not cached by clients; hashing every body for an ETag was pure cost.
     application().getApp().set("etag", false);
+  }
+
+  async $onReady(): Promise<void> {
+    // /docs reads the cached document: rewrite it before anyone can read it, not on the first /api/v1/openapi.json.
+    await openApiDocument();
   }
 }

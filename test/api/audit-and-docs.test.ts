@@ -40,6 +40,15 @@ describe("audit log", () => {
 });
 
 describe("documentation and health", () => {
+  // First in this file to read a document: /docs must not depend on /api/v1/openapi.json having been read.
+  it("gives /docs the same document, errors as problem+json, before the API's copy was ever read", async () => {
+    const docs = await fetch(`${gw.url}/docs/openapi.json`);
+    expect(docs.status).toBe(200);
+    const spec = (await docs.json()) as {paths: Record<string, Record<string, {responses: Record<string, {content: object}>}>>};
+    expect(Object.keys(spec.paths["/api/v1/notifications/send"].post.responses["400"].content)).toEqual(["application/problem+json"]);
+    expect((await gw.call("GET", "/api/v1/openapi.json", {key: null})).body).toEqual(spec);
+  });
+
   it("serves the OpenAPI document with the key scheme and every error answer documented", async () => {
     const answer = await gw.call("GET", "/api/v1/openapi.json", {key: null});
     expect(answer.status).toBe(200);

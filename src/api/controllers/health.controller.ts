@@ -2,13 +2,11 @@ import {Controller, inject} from "@tsed/di";
 import {Context, PathParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {Get, Hidden, Returns, Summary} from "@tsed/schema";
-import {OpenAPIService} from "@tsed/openapi-utils";
-import {constant} from "@tsed/di";
 import {ReadinessService} from "../../services/readiness.service.js";
 import {AppError, type ErrorCode} from "../../services/errors.js";
 import {ERROR_CATALOGUE, problemType} from "../errors/catalogue.js";
 import {sendJson} from "../http/respond.js";
-import {documentProblemMediaType} from "../http/openapi-document.js";
+import {openApiDocument} from "../http/openapi-document.js";
 import {ProblemModel} from "../models/problem.model.js";
 
 @Controller("/")
@@ -43,9 +41,7 @@ export class HealthController {
 
   @Get("/api/v1/openapi.json")
   @Hidden()
-  async openapi() {
-    const [documentation] = constant<object[]>("swagger", []);
-    // The service caches the document it generates, so /docs shows the rewritten one too once this ran.
-    return documentProblemMediaType(await inject(OpenAPIService).getOpenAPISpec(documentation as never));
+  openapi() {
+    return openApiDocument();
   }
 }

@@ -1,3 +1,6 @@
+import {constant, inject} from "@tsed/di";
+import {OpenAPIService} from "@tsed/openapi-utils";
+
 const PROBLEM_SCHEMA_REF = "#/components/schemas/ProblemModel";
 const PROBLEM_MEDIA_TYPE = "application/problem+json";
 
@@ -24,4 +27,14 @@ export function documentProblemMediaType<T extends object>(document: T): T {
     }
   }
   return document;
+}
+
+/**
+ * The gateway's OpenAPI document, errors documented as problem+json. Ts.ED's service caches the
+ * document it generates and Swagger UI (/docs) reads that same object, so once this ran both
+ * addresses serve the rewritten document.
+ */
+export async function openApiDocument(): Promise<object> {
+  const [documentation] = constant<object[]>("swagger", []);
+  return documentProblemMediaType(await inject(OpenAPIService).getOpenAPISpec(documentation as never));
 }
