@@ -133,7 +133,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   );
   const heartbeatMonitor = new HeartbeatMonitor(heartbeats, clock, logger.child({component: "heartbeats"}));
   const integrations = new IntegrationsService(
-    integrationsRepository, recipientsRepository, groupsRepository, new IntegrationAlertsRepository(journal), notificationsRepository, notifications, heartbeats, journal, audit, clock, publicBase
+    integrationsRepository, recipientsRepository, groupsRepository, new IntegrationAlertsRepository(journal), notificationsRepository, notifications, heartbeats, journal, audit, idempotency, clock,
+    publicBase
   );
   const readiness = new ReadinessService(journal, eventsRepository, channelStatus, clock, dataDir, heartbeatMonitor);
   const runtime = new Runtime(

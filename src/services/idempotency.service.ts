@@ -8,6 +8,8 @@ export interface IdempotentRequest {
   apiKeyId: string;
   key: string;
   fingerprint: string;
+  /** The header that carried `key`, as errors name it: Idempotency-Key unless said otherwise (webhook-id). */
+  header?: string;
 }
 
 /** The answer to replay: status and JSON body. */
@@ -33,30 +35,55 @@ export class IdempotencyService {
 
   async run(request: IdempotentRequest | null, work: () => StoredAnswer): Promise<StoredAnswer & {replayed: boolean}> {
     if (!request) return {...(await this.journal.write(work)), replayed: false};
+    return this.once(request, () =>
+      this.journal.write(() => {
+        const answer = work();
+        this.remember(request, answer);
+        return answer;
+      })
+    );
+  }
+
+  /**
+   * The same semantics for work that commits in several transactions of its own: its answer is
+   * stored after the work, so a crash in between forgets the answer, and a repeat runs the work
+   * again (work that merges repeats, as an integration's events do, tolerates that).
+   */
+  async runAcross(request: IdempotentRequest, work: () => Promise<StoredAnswer>): Promise<StoredAnswer & {replayed: boolean}> {
+    return this.once(request, async () => {
+      const answer = await work();
+      await this.journal.write(() => this.remember(request, answer));
+      return answer;
+    });
+  }
+
+  /** Replays a stored answer, refuses a mismatch or a repeat still running, or runs the work. */
+  private async once(request: IdempotentRequest, work: () => Promise<StoredAnswer>): Promise<StoredAnswer & {replayed: boolean}> {
     const stored = this.journal.read(() => this.repository.find(request.apiKeyId, request.key, isoTimestamp(this.clock.now())));
     if (stored) {
-      if (stored.fingerprint !== request.fingerprint) throw new AppError("idempotency_mismatch", "this Idempotency-Key was already used with a different request body");
+      if (stored.fingerprint !== request.fingerprint) throw new AppError("idempotency_mismatch", `this ${request.header ?? "Idempotency-Key"} was already used with a different request body`);
       return {status: stored.status, body: JSON.parse(stored.body), replayed: true};
     }
     const slot = `${request.apiKeyId}\u0000${request.key}`;
-    if (this.inFlight.has(slot)) throw new AppError("idempotency_in_flight", "a request with this Idempotency-Key is still being processed");
+    if (this.inFlight.has(slot)) throw new AppError("idempotency_in_flight", `a request with this ${request.header ?? "Idempotency-Key"} is still being processed`);
     this.inFlight.add(slot);
     try {
-      return await this.journal.write(() => {
-        const answer = work();
-        const nowMs = this.clock.now();
-        this.repository.insert(
-          request.apiKeyId,
-          request.key,
-          {fingerprint: request.fingerprint, status: answer.status, body: JSON.stringify(answer.body)},
-          isoTimestamp(nowMs),
-          isoTimestamp(nowMs + this.retentionHours * 3600_000)
-        );
-        return {...answer, replayed: false};
-      });
+      return {...(await work()), replayed: false};
     } finally {
       this.inFlight.delete(slot);
     }
+  }
+
+  /** Call inside a journal write. */
+  private remember(request: IdempotentRequest, answer: StoredAnswer): void {
+    const nowMs = this.clock.now();
+    this.repository.insert(
+      request.apiKeyId,
+      request.key,
+      {fingerprint: request.fingerprint, status: answer.status, body: JSON.stringify(answer.body)},
+      isoTimestamp(nowMs),
+      isoTimestamp(nowMs + this.retentionHours * 3600_000)
+    );
   }
 
   /** Forgets answers older than the retention window. */

@@ -12,6 +12,7 @@ import type {NotificationsRepository} from "../store/journal/notifications.repos
 import type {IntegrationAlertsRepository} from "../store/journal/integration-alerts.repository.js";
 import type {Actor} from "../store/journal/audit.repository.js";
 import type {AuditService} from "./audit.service.js";
+import type {IdempotencyService, IdempotentRequest} from "./idempotency.service.js";
 import type {NotificationsService} from "./notifications.service.js";
 import type {HeartbeatsService} from "./heartbeats.service.js";
 import type {InboundAction} from "./integration-payloads.js";
@@ -63,6 +64,8 @@ export interface SignatureHeaders {
 
 /** Signed events older or newer than this are refused, as receivers of our webhooks are told to do. */
 const REPLAY_WINDOW_SECONDS = 300;
+// Kept as an idempotency key (the Idempotency-Key header has the same bound).
+const WEBHOOK_ID_MAX_LENGTH = 255;
 
 /**
  * Inbound integrations: their admin use cases, their credentials (signature, URL token), and
@@ -80,6 +83,7 @@ export class IntegrationsService {
     private readonly heartbeats: HeartbeatsService,
     private readonly journal: Journal,
     private readonly audit: AuditService,
+    private readonly idempotency: IdempotencyService,
     private readonly clock: Clock,
     /** The absolute base of integration URLs: settings.public_url, or the address the gateway listens on. */
     private readonly publicBase: () => string
@@ -158,6 +162,7 @@ export class IntegrationsService {
   authenticateSigned(id: string, headers: SignatureHeaders, rawBody: Buffer): IntegrationRecord {
     const integration = this.integrations.get(id);
     if (!headers.id || !headers.timestamp || !headers.signature) throw new AppError("unauthenticated", "a signed event needs the webhook-id, webhook-timestamp and webhook-signature (or X-Service-Signature) headers");
+    if (headers.id.length > WEBHOOK_ID_MAX_LENGTH) throw new AppError("unauthenticated", `webhook-id must be at most ${WEBHOOK_ID_MAX_LENGTH} characters`);
     if (!integration) throw new AppError("unauthenticated", "the signature does not match");
     if (!/^\d{1,12}$/.test(headers.timestamp)) throw new AppError("unauthenticated", "webhook-timestamp must be Unix seconds");
     const timestamp = Number(headers.timestamp);
@@ -176,11 +181,22 @@ export class IntegrationsService {
     return integration;
   }
 
-  /** Runs an event's actions in order and reports each one's outcome. */
-  async handle(integration: IntegrationRecord, actions: InboundAction[], actor: Actor): Promise<EventResult[]> {
-    const results: EventResult[] = [];
-    for (const action of actions) results.push(await this.run(integration, action, actor));
-    return results;
+  /**
+   * Runs an event's actions in order and reports each one's outcome. A repeat of an event
+   * already handled (`repeat`: a signed event's webhook-id) answers the first outcomes again and
+   * runs nothing: a sender's retry is harmless, and a captured event replayed within the
+   * signature's window cannot resolve an alert that fired again since.
+   */
+  async handle(integration: IntegrationRecord, actions: InboundAction[], actor: Actor, repeat: IdempotentRequest | null): Promise<{results: EventResult[]; replayed: boolean}> {
+    const runAll = async () => {
+      const results: EventResult[] = [];
+      for (const action of actions) results.push(await this.run(integration, action, actor));
+      return results;
+    };
+    if (!repeat) return {results: await runAll(), replayed: false};
+    // Stored with the status the route answers, as every remembered answer is.
+    const answer = await this.idempotency.runAcross(repeat, async () => ({status: 202, body: await runAll()}));
+    return {results: answer.body as EventResult[], replayed: answer.replayed};
   }
 
   private run(integration: IntegrationRecord, action: InboundAction, actor: Actor): Promise<EventResult> {

@@ -33,7 +33,9 @@ const sendEvent = (body: unknown, options: {id?: string; key?: string | null} = 
 function sendSigned(body: unknown, headers: Record<string, string>, id = generic.id) {
   return gw.call("POST", eventsPath(id), {key: null, raw: JSON.stringify(body), headers: {"Content-Type": "application/json", ...headers}});
 }
-const signed = (body: unknown, secret = generic.secret, atMs = clock.now(), messageId = `msg_${atMs}`) =>
+let messages = 0;
+/** Each event its own webhook-id unless one is given: a repeated id is a repeat of the same event. */
+const signed = (body: unknown, secret = generic.secret, atMs = clock.now(), messageId = `msg_${atMs}_${++messages}`) =>
   ({...signDelivery({secret}, messageId, atMs, JSON.stringify(body))}) as Record<string, string>;
 
 describe("integrations API", () => {
@@ -225,6 +227,47 @@ describe("event authentication", () => {
     expect(answer.status).toBe(202);
   });
 
+  it("runs a repeated webhook-id once: retries and replays answer the first results and change nothing", async () => {
+    const fire = event("replayed-fire");
+    const first = await sendSigned(fire, signed(fire, generic.secret, clock.now(), "msg_fire_once"));
+    expect(first.status).toBe(202);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const resolve = {alert_id: "replayed-fire", action: "resolve"};
+    const resolved = await sendSigned(resolve, signed(resolve, generic.secret, clock.now(), "msg_resolve_once"));
+    expect(resolved.body.results[0]).toMatchObject({outcome: "resolved", notification_uuid: first.body.results[0].notification_uuid});
+    // The alert fires again; a captured resolve replayed inside the signature's window must not silence it.
+    const again = await sendSigned(fire, signed(fire));
+    expect(again.body.results[0].outcome).toBe("created");
+    clock.advance(60_000);
+    const before = await journalCounts(gw);
+    const replay = await sendSigned(resolve, signed(resolve, generic.secret, clock.now(), "msg_resolve_once"));
+    expect(replay.status).toBe(202);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body).toEqual(resolved.body);
+    // A sender's retry of the first fire (re-signed with its own timestamp) is answered the same way.
+    const retry = await sendSigned(fire, signed(fire, generic.secret, clock.now(), "msg_fire_once"));
+    expect(retry.body).toEqual(first.body);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(await journalCounts(gw)).toEqual(before);
+    expect((await gw.call("GET", `/api/v1/notifications/${again.body.results[0].notification_uuid}`)).body.status).not.toBe("resolved");
+  });
+
+  it("refuses a webhook-id reused for another body, and one too long to keep", async () => {
+    const body = event("id-reused");
+    expect((await sendSigned(body, signed(body, generic.secret, clock.now(), "msg_reused"))).status).toBe(202);
+    const before = await journalCounts(gw);
+    const other = event("id-reused-other");
+    const mismatch = await sendSigned(other, signed(other, generic.secret, clock.now(), "msg_reused"));
+    expect(mismatch.status).toBe(422);
+    expect(mismatch.body).toMatchObject({code: "idempotency_mismatch"});
+    expect(mismatch.body.detail).toContain("webhook-id");
+    const long = await sendSigned(other, signed(other, generic.secret, clock.now(), "m".repeat(256)));
+    expect(long.status).toBe(401);
+    expect(long.body.detail).toContain("webhook-id");
+    expect(await journalCounts(gw)).toEqual(before);
+    clock.advance(3_600_000);
+  });
+
   it("accepts a timestamp 300 s off and refuses 301 s off, either way, as a replay", async () => {
     for (const [offsetSeconds, status] of [[-300, 202], [300, 202], [-301, 401], [301, 401]] as const) {
       const body = event(`window-${offsetSeconds}`);
@@ -353,7 +396,7 @@ describe("documentation", () => {
   it("documents the events route with every credential and error", async () => {
     const spec = (await gw.call("GET", "/api/v1/openapi.json", {key: null})).body;
     const events = spec.paths["/api/v1/integrations/{id}/events"].post;
-    expect(Object.keys(events.responses).sort()).toEqual(["202", "400", "401", "403", "404", "413", "415", "422", "429", "500", "503"]);
+    expect(Object.keys(events.responses).sort()).toEqual(["202", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"]);
     expect(events.parameters.map((parameter: {name: string}) => parameter.name)).toEqual(expect.arrayContaining(["id", "token"]));
     expect(events.description).toContain("X-Service-Signature");
     const bodySchema = events.requestBody.content["application/json"].schema;

@@ -57,7 +57,9 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods {
     const id = String(request.params.id ?? "");
     const signature = request.get("webhook-signature") ?? request.get("x-service-signature");
     if (signature !== undefined || request.get("webhook-id") !== undefined) {
-      return this.integrations.authenticateSigned(id, {id: request.get("webhook-id"), timestamp: request.get("webhook-timestamp"), signature}, request.rawBody ?? Buffer.alloc(0));
+      const integration = this.integrations.authenticateSigned(id, {id: request.get("webhook-id"), timestamp: request.get("webhook-timestamp"), signature}, request.rawBody ?? Buffer.alloc(0));
+      ctx.set("webhook-id", request.get("webhook-id"));
+      return integration;
     }
     const token = request.query.token;
     if (typeof token === "string" && token !== "") return this.integrations.authenticateToken(id, token);
@@ -68,6 +70,11 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods {
 /** The integration a request was authenticated as by signature or token; null when a key was used. */
 export function integrationOf(ctx: PlatformContext): IntegrationRecord | null {
   return (ctx.get("integration") as IntegrationRecord | undefined) ?? null;
+}
+
+/** The webhook-id of an event authenticated by its signature: the same id on every retry of one event. */
+export function signedEventId(ctx: PlatformContext): string | null {
+  return (ctx.get("webhook-id") as string | undefined) ?? null;
 }
 
 /** Key, signature or URL token, documented like every other authenticated endpoint. */

@@ -1,3 +1,4 @@
+import {createHash} from "node:crypto";
 import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
@@ -12,7 +13,7 @@ import {
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
 import {created, JsonBody, noContent} from "../http/respond.js";
-import {AuthorizeIntegrationEvent, integrationOf} from "./integration-auth.middleware.js";
+import {AuthorizeIntegrationEvent, integrationOf, signedEventId} from "./integration-auth.middleware.js";
 
 @Controller("/api/v1/integrations")
 export class IntegrationsController {
@@ -79,11 +80,13 @@ export class IntegrationsController {
   @Description(
     "Authenticated by X-API-Key (scope notifications:send), OR signed with the integration's secret exactly as outbound webhooks are " +
       "(webhook-id, webhook-timestamp, webhook-signature or X-Service-Signature; refused more than 300 s from the gateway's clock), OR by the `token` " +
-      "of the integration's url. The body is the integration kind's format: generic events or Prometheus Alertmanager's webhook (version 4)."
+      "of the integration's url. The body is the integration kind's format: generic events or Prometheus Alertmanager's webhook (version 4). " +
+      "A signed event whose webhook-id was handled before runs nothing and answers the first results again, with Idempotent-Replayed: true."
   )
   @(Returns(202, EventAnswerModel).Description("Every alert of the event was handled; `results` says how"))
   @(Returns(404, ProblemModel).Description("Unknown integration (with an API key)"))
-  @(Returns(422, ProblemModel).Description("The integration's target no longer exists"))
+  @(Returns(409, ProblemModel).Description("A signed event with this webhook-id is still being handled"))
+  @(Returns(422, ProblemModel).Description("The integration's target no longer exists, or this webhook-id came before with another body"))
   @(Returns(503, ProblemModel).Description("The journal cannot commit; retry after Retry-After"))
   async events(
     @PathParams("id") id: string,
@@ -96,7 +99,11 @@ export class IntegrationsController {
       integration.kind === "alertmanager"
         ? actionsFromAlertmanager((await this.validated(body, AlertmanagerWebhookModel)) as AlertmanagerPayload, integration.default_priority)
         : [actionFromGenericEvent((await this.validated(body, GenericEventModel)) as GenericEvent, integration.default_priority)];
-    const results = await this.integrations.handle(integration, actions, {type: "integration", id: integration.id});
+    const eventId = signedEventId(ctx);
+    // A signed event's webhook-id is its idempotency key, scoped to the integration (retries re-sign with a new timestamp, so only the body is compared).
+    const repeat = eventId === null ? null : {apiKeyId: `integration:${integration.id}`, key: eventId, fingerprint: createHash("sha256").update(ctx.request.raw.rawBody ?? "").digest("hex"), header: "webhook-id"};
+    const {results, replayed} = await this.integrations.handle(integration, actions, {type: "integration", id: integration.id}, repeat);
+    if (replayed) ctx.response.setHeader("Idempotent-Replayed", "true");
     ctx.response.status(202);
     return {integration_id: integration.id, results};
   }
