@@ -45,6 +45,9 @@ export class Server {
   $beforeRoutesInit(): void {
     // API answers are not cached by clients; hashing every body for an ETag was pure cost.
     application().getApp().set("etag", false);
+    // A TLS-terminating proxy on the box itself (nginx, caddy) says the page came over https, so
+    // the dashboard's cookie is marked Secure; X-Forwarded-* from any other peer is not believed.
+    application().getApp().set("trust proxy", "loopback");
   }
 
   async $onReady(): Promise<void> {

@@ -65,6 +65,17 @@ describe("sessions", () => {
     expect(status.body).toMatchObject({signed_in: true, csrf_token: answer.body.csrf_token});
   });
 
+  it("marks the cookie Secure when a proxy on the box says the page came over https", async () => {
+    const answer = await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: ADMIN_PASSWORD}, headers: {"X-Forwarded-Proto": "https"}});
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("set-cookie")).toMatch(/^klaxon_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict; Secure$/);
+    const out = await gw.call("POST", "/dashboard/api/sign-out", {
+      key: null,
+      headers: {Cookie: cookieOf(answer.headers), "X-CSRF-Token": answer.body.csrf_token, "X-Forwarded-Proto": "https"}
+    });
+    expect(out.headers.get("set-cookie")).toMatch(/; Secure$/);
+  });
+
   it("refuses a wrong password without saying more", async () => {
     const answer = await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: "wrong password!"}});
     expect(answer.status).toBe(401);
