@@ -41,11 +41,21 @@ describe("guessing credentials from one address", () => {
     ];
     expect(guesses).toHaveLength(FAILURES_PER_MINUTE);
     const statuses = [];
-    for (const guess of guesses) statuses.push((await guess()).status);
+    const budgets = [];
+    for (const guess of guesses) {
+      const answer = await guess();
+      statuses.push(answer.status);
+      expect(answer.headers.get("ratelimit-policy")).toBe(`"failed-auth-per-address";q=${FAILURES_PER_MINUTE};w=60`);
+      budgets.push(answer.headers.get("ratelimit"));
+    }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 404, 404, 404]);
+    // Each refusal shows how many failures the address has left, counting down to none.
+    expect(budgets.map((header) => Number(/;r=(\d+);/.exec(header ?? "")?.[1]))).toEqual([8, 7, 6, 5, 4, 3, 2, 1, 0]);
 
     // Past the budget every path is closed to this address, even with a valid key: guesses cannot be interleaved with real use.
-    expectThrottled(await gw.call("GET", "/api/v1/notifications", {key: `klx_guess004_${"x".repeat(40)}`}), "another wrong key");
+    const throttled = await gw.call("GET", "/api/v1/notifications", {key: `klx_guess004_${"x".repeat(40)}`});
+    expectThrottled(throttled, "another wrong key");
+    expect(throttled.headers.get("ratelimit")).toMatch(/^"failed-auth-per-address";r=0;t=\d+$/);
     expectThrottled(await gw.call("GET", "/api/v1/notifications"), "the admin key");
     expectThrottled(await gw.call("POST", integrationEvents, {key: null, body: event}), "an unsigned event");
     expectThrottled(await gw.call("GET", "/ping/hb_guessed_token_40000000000", {key: null}), "a ping token");

@@ -35,7 +35,7 @@ export class ApiAccess {
   ) {}
 
   check(request: IncomingMessage, response: ServerResponse, scope: Scope): Access {
-    const address = this.runtime.admitAddress(request);
+    const address = this.runtime.admitAddress(request, response);
     const presented = request.headers["x-api-key"];
     const session = presented === undefined ? this.dashboard.sessionFor({headers: request.headers, method: request.method ?? "GET"}) : null;
     if (session) {
@@ -44,7 +44,7 @@ export class ApiAccess {
     }
     const record = presented ? this.keys.authenticate(String(presented)) : null;
     if (!record) {
-      this.runtime.authenticationFailed(address);
+      this.runtime.authenticationFailed(address, response);
       throw new AppError("unauthenticated", presented ? "the API key is unknown or revoked" : "the X-API-Key header is missing");
     }
     this.limit(response, record);

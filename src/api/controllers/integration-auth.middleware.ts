@@ -30,12 +30,12 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods {
   use(@Context() ctx: PlatformContext): void {
     const request = ctx.request.raw;
     if (request.get("x-api-key") !== undefined) return this.keyAuth.use(ctx);
-    const address = this.runtime.admitAddress(request);
+    const address = this.runtime.admitAddress(request, ctx.response.raw);
     let integration: IntegrationRecord;
     try {
       integration = this.authenticate(ctx);
     } catch (error) {
-      this.runtime.authenticationFailed(address);
+      this.runtime.authenticationFailed(address, ctx.response.raw);
       throw error;
     }
     this.limit(ctx, integration);

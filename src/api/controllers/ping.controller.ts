@@ -46,10 +46,10 @@ export class PingController {
 
   // Guessing tokens counts against the address exactly like guessing API keys.
   private async signal(token: string, kind: PingKind, ctx: PlatformContext) {
-    const address = this.runtime.admitAddress(ctx.request.raw);
+    const address = this.runtime.admitAddress(ctx.request.raw, ctx.response.raw);
     const answer = await this.heartbeats.pingByToken(token, kind);
     if (!answer) {
-      this.runtime.authenticationFailed(address);
+      this.runtime.authenticationFailed(address, ctx.response.raw);
       throw new AppError("not_found", "no heartbeat has this ping URL");
     }
     return answer;
