@@ -251,7 +251,7 @@ export class EscalationRunner implements NotificationListener {
       notification_id: notificationId,
       channel: effect.channel,
       recipient_uuid: effect.recipient_uuid,
-      target: effect.type === "attempt" ? maskContact(effect.contact) : "",
+      target: effect.contact ? maskContact(effect.contact) : "",
       step: effect.step,
       started_at: now,
       finished_at: skipped ? now : null,

@@ -114,9 +114,10 @@ describe("escalation runner", () => {
     expect(r.voice.deliveries).toHaveLength(0);
     expect(r.email.deliveries).toHaveLength(1);
     const n = await r.notification(id);
-    expect(n.attempts.map((a: {channel: string; outcome: string; error: string | null}) => [a.channel, a.outcome, a.error])).toEqual([
-      ["voice_call", "skipped", "modem not registered on the network"],
-      ["email", "sent", "recorded"]
+    expect(n.attempts.map((a: {channel: string; target: string; outcome: string; error: string | null}) => [a.channel, a.target, a.outcome, a.error])).toEqual([
+      // A skipped step still says whom it would have reached, masked like any attempt's target.
+      ["voice_call", "+49********678", "skipped", "modem not registered on the network"],
+      ["email", "m****@factory.lan", "sent", "recorded"]
     ]);
     expect(eventTypes(r.gw, id)).toContain("contact.failed");
   });

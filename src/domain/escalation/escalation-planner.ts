@@ -20,12 +20,13 @@ export type EscalationEvent = {type: "wake"; generation: number} | {type: "ackno
 
 /**
  * What the runner must do, as data, in order. `attempt` starts a contact; `skip` records a
- * contact not made (outcome `skipped`, with the reason); `hold` says a step waits for quiet
+ * contact not made (outcome `skipped`, with the reason, and the contact it would have used when
+ * the policy has one); `hold` says a step waits for quiet
  * hours to end; `wake_at` stores the next wake-up; `emit` publishes an event.
  */
 export type EscalationEffect =
   | {type: "attempt"; step: number; recipient_uuid: string; channel: Channel; contact: string}
-  | {type: "skip"; step: number; recipient_uuid: string; channel: Channel; reason: string}
+  | {type: "skip"; step: number; recipient_uuid: string; channel: Channel; reason: string; contact: string | null}
   | {type: "hold"; step: number; until: number}
   | {type: "wake_at"; at: number; generation: number}
   | {type: "emit"; event: "escalation.step"; step: number}
@@ -108,8 +109,9 @@ function runStep(step: number, now: number, ctx: EscalationContext): StepOutcome
   const effects = decisions.map((decision): EscalationEffect => {
     const who = {step, recipient_uuid: decision.slot.member.recipient_uuid, channel: decision.slot.channel};
     if (decision.kind === "attempt") return {type: "attempt", ...who, contact: decision.contact};
-    if (decision.kind === "skip") return {type: "skip", ...who, reason: decision.reason};
-    return {type: "skip", ...who, reason: `quiet hours until ${new Date(decision.until).toISOString()}`};
+    const contact = decision.slot.member.contacts[decision.slot.channel] ?? null;
+    if (decision.kind === "skip") return {type: "skip", ...who, reason: decision.reason, contact};
+    return {type: "skip", ...who, reason: `quiet hours until ${new Date(decision.until).toISOString()}`, contact};
   });
   // For a parallel step the longest timeout wins, so every member paged gets their full time to answer.
   const ackTimeoutSeconds = attempted.length > 0 ? Math.max(...attempted.map((decision) => decision.slot.member.ack_timeout_seconds)) : null;
