@@ -147,6 +147,20 @@ export class IntegrationsService {
     return updated;
   }
 
+  /**
+   * A new secret and URL token; the old ones stop working at once, as after a leak they must.
+   * The id, and so the alerts' dedup keys, stay: a sender reconfigured with the new credentials
+   * resolves what it fired before.
+   */
+  async rotateCredentials(id: string, actor: Actor): Promise<{integration: IntegrationRecord; secret: string}> {
+    const current = this.get(id);
+    const secret = newWebhookSecret();
+    const rotated: IntegrationRecord = {...current, secret, url_token: secretToken(), updated_at: isoTimestamp(this.clock.now())};
+    if (!(await this.integrations.replace(rotated))) throw notFound("integration", id);
+    await this.audit.record(actor, "integration.credentials_rotated", {type: "integration", id}, {name: current.name});
+    return {integration: rotated, secret};
+  }
+
   /** Deletes the integration; its credentials stop working at once. Alerts it raised stay as they are. */
   async remove(id: string, actor: Actor): Promise<void> {
     const integration = this.get(id);

@@ -327,6 +327,38 @@ describe("event authentication", () => {
     clock.advance(3_600_000);
   });
 
+  it("rotates the secret and the url: the old ones stop at once, the alerts stay the integration's", async () => {
+    const old = (await gw.call("POST", "/api/v1/integrations", {body: {name: "rotated", kind: "generic", target}})).body;
+    const fired = await sendSigned(event("before-rotation"), signed(event("before-rotation"), old.secret), old.id);
+    expect(fired.body.results[0].outcome).toBe("created");
+
+    const rotated = await gw.call("POST", `/api/v1/integrations/${old.id}/rotate-credentials`, {body: {}});
+    expect(rotated.status).toBe(200);
+    expect(rotated.body).toMatchObject({id: old.id, name: "rotated", kind: "generic", target});
+    expect(rotated.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(rotated.body.secret).not.toBe(old.secret);
+    expect(rotated.body.url).not.toBe(old.url);
+    const read = await gw.call("GET", `/api/v1/integrations/${old.id}`);
+    expect(read.body.url).toBe(rotated.body.url);
+    expect(JSON.stringify(read.body)).not.toContain("whsec_");
+    const audit = await gw.call("GET", `/api/v1/audit?subject_id=${old.id}&action=integration.credentials_rotated`);
+    expect(audit.body.items).toHaveLength(1);
+    expect(JSON.stringify(audit.body)).not.toContain(rotated.body.secret);
+
+    const body = event("after-rotation");
+    expect((await sendSigned(body, signed(body, old.secret), old.id)).status).toBe(401);
+    expect((await gw.call("POST", urlPath(old.url), {key: null, body})).status).toBe(401);
+    expect((await gw.call("POST", urlPath(rotated.body.url), {key: null, body})).status).toBe(202);
+    // The alert fired with the old secret is resolved with the new one: the same integration.
+    const resolve = {alert_id: "before-rotation", action: "resolve"};
+    const resolved = await sendSigned(resolve, signed(resolve, rotated.body.secret), old.id);
+    expect(resolved.body.results[0]).toMatchObject({outcome: "resolved", notification_uuid: fired.body.results[0].notification_uuid});
+
+    expect((await gw.call("POST", "/api/v1/integrations/int_00000000000000000000000000/rotate-credentials", {body: {}})).status).toBe(404);
+    // The refused old credentials above count against the address; let it cool down.
+    clock.advance(3_600_000);
+  });
+
   it("stops accepting an integration's credentials once it is deleted", async () => {
     const doomed = (await gw.call("POST", "/api/v1/integrations", {body: {name: "doomed", kind: "generic", target}})).body;
     expect((await gw.call("POST", urlPath(doomed.url), {key: null, body: event("before")})).status).toBe(202);

@@ -63,6 +63,20 @@ export class IntegrationsController {
     return this.integrations.view(await this.integrations.replace(id, merged, actorOf(ctx)));
   }
 
+  @Post("/:id/rotate-credentials")
+  @Authorize("admin")
+  @Summary("Issue a new secret and key-less URL; the old ones stop working at once")
+  @Description(
+    "For a leaked secret or URL. The new secret is in this response only. The id stays, so alerts fired before are still resolved by the same alert ids. " +
+      "To move a sender over without a gap, let it send with an API key (scope notifications:send) while it is reconfigured."
+  )
+  @(Returns(200, IntegrationWithSecretModel))
+  @(Returns(404, ProblemModel))
+  async rotateCredentials(@PathParams("id") id: string, @Context() ctx: PlatformContext) {
+    const {integration, secret} = await this.integrations.rotateCredentials(id, actorOf(ctx));
+    return {...this.integrations.view(integration), secret};
+  }
+
   @Delete("/:id")
   @Authorize("admin")
   @Summary("Delete an integration; its key-less URL and secret stop working at once")
