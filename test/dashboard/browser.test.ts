@@ -186,6 +186,28 @@ describe("the dashboard in a real browser", () => {
     await expect.poll(() => page.locator("article.heartbeat", {hasText: "press-7-plc"}).locator(".badge").textContent()).toBe("up");
   });
 
+  it("rotates an integration's secret and URL, showing the new secret once", async () => {
+    const target = (await gw.call("GET", "/api/v1/recipients")).body.items[0].uuid;
+    const before = (await gw.call("POST", "/api/v1/integrations", {body: {name: "scada-line-3", kind: "generic", target}})).body;
+    await go("integrations");
+    // The page is already open at this address from the test before: load it again to see the new integration.
+    await page.reload();
+    const card = () => page.locator("article", {hasText: "scada-line-3"});
+    await card().waitFor();
+    page.once("dialog", (dialog) => void dialog.accept());
+    await card().getByRole("button", {name: "Rotate credentials"}).click();
+    const secret = page.locator("section.secret-once code");
+    await secret.waitFor();
+    const shown = (await secret.textContent()) as string;
+    expect(shown).toMatch(/^whsec_/);
+    expect(shown).not.toBe(before.secret);
+    const url = (await card().locator("code").textContent()) as string;
+    expect(url).not.toBe(before.url);
+    const fire = (address: string) => fetch(address, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({alert_id: "pump-2", action: "fire", title: "Pump 2 stalled"})});
+    expect((await fire(before.url)).status).toBe(401);
+    expect((await fire(url)).status).toBe(202);
+  });
+
   it("signs out, after which pages show the sign-in form and the API refuses the browser", async () => {
     await page.getByRole("button", {name: "Sign out"}).click();
     await expect.poll(() => page.locator("h1").textContent()).toBe("Sign in to Klaxon");

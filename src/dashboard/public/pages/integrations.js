@@ -5,12 +5,16 @@ import {duration, PRIORITIES, timeElement} from "../lib/format.js";
 import {loadTargets, targetOptions} from "../lib/targets.js";
 
 const PRIORITY_OPTIONS = PRIORITIES.map((priority) => [priority, priority]);
+const SECRET_HINT = "Senders that can sign use this secret; others use the events URL, which carries its own token. The secret is shown only this once.";
 
 function unavailable(what) {
   return h("p", {class: "notice"}, `This gateway has no ${what} API yet, so there is nothing to show. Update Klaxon to use ${what}.`);
 }
 
-/** A card's buttons: each runs one request, then the page reloads with a note. */
+/**
+ * A card's buttons: each runs one request, then the page reloads with a note. A note may be a
+ * function of the answer giving the note and a secret to show once.
+ */
 function actionButtons(reload, actions) {
   return h(
     "div",
@@ -19,8 +23,8 @@ function actionButtons(reload, actions) {
       h("button", {type: "button", class: `button small${danger ? " danger" : ""}`, onclick: async (event) => {
         if (question && !confirmAction(question)) return;
         try {
-          await api(method, path);
-          await reload(note);
+          const answer = await api(method, path);
+          await (typeof note === "function" ? reload(...note(answer)) : reload(note));
         } catch (error) {
           event.target.closest("article").append(h("p", {class: "card-problem", role: "alert"}, error.message));
         }
@@ -103,7 +107,14 @@ function integrationsSection(integrations, targets, reload) {
               h("dt", {}, "Events URL"),
               h("dd", {}, copyable(integration.url, "Copy URL"))
             ),
-            actionButtons(reload, [["Delete", "DELETE", `/api/v1/integrations/${integration.id}`, `Integration ${integration.name} deleted.`, `Delete the integration ${integration.name}? Its URL and secret stop working.`, true]])
+            actionButtons(reload, [
+              [
+                "Rotate credentials", "POST", `/api/v1/integrations/${integration.id}/rotate-credentials`,
+                (rotated) => [`Integration ${integration.name} has a new secret and URL.`, secretOnce(`New secret for ${integration.name}`, rotated.secret, SECRET_HINT)],
+                `Issue a new secret and URL for ${integration.name}? The old ones stop working at once: reconfigure its senders.`
+              ],
+              ["Delete", "DELETE", `/api/v1/integrations/${integration.id}`, `Integration ${integration.name} deleted.`, `Delete the integration ${integration.name}? Its URL and secret stop working.`, true]
+            ])
           )
         )
       )
@@ -123,7 +134,7 @@ function integrationsSection(integrations, targets, reload) {
     const elements = form.elements;
     const body = {name: elements.name.value.trim(), kind: elements.kind.value, target: elements.target.value, default_priority: elements.default_priority.value};
     const result = await submitting(form, () => api("POST", "/api/v1/integrations", body));
-    if (result.ok) await reload(`Integration ${result.value.name} added.`, secretOnce(`Secret for ${result.value.name}`, result.value.secret, "Senders that can sign use this secret; others use the events URL, which carries its own token. The secret is shown only this once."));
+    if (result.ok) await reload(`Integration ${result.value.name} added.`, secretOnce(`Secret for ${result.value.name}`, result.value.secret, SECRET_HINT));
   });
   return [list, form];
 }
