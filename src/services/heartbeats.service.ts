@@ -190,6 +190,16 @@ export class HeartbeatsService {
     });
   }
 
+  /** A new ping URL token; the old URL stops working at once. Schedule, state and pages stay. */
+  rotatePingUrl(name: string, actor: Actor): Promise<HeartbeatDefinition> {
+    return this.locked(name, async () => {
+      const rotated = {...this.get(name), ping_token: secretToken(), updated_at: isoTimestamp(this.clock.now())};
+      if (!(await this.definitions.replace(rotated))) throw notFound("heartbeat", name);
+      await this.audit.record(actor, "heartbeat.ping_url_rotated", {type: "heartbeat", id: name}, {});
+      return rotated;
+    });
+  }
+
   /** Deletes the heartbeat and its state. A down page it raised stays open for people to close. */
   remove(name: string, actor: Actor): Promise<void> {
     return this.locked(name, async () => {

@@ -246,6 +246,22 @@ describe("heartbeats API", () => {
     expect((await gw.call("DELETE", `/api/v1/recipients/${boiler}`)).body.detail).toContain("heartbeat kiln-hall-1");
   });
 
+  it("rotates a leaked ping URL: the old one stops at once, the heartbeat keeps its state", async () => {
+    const {ping_url: old} = await createHeartbeat("press-9-plc");
+    expect((await gw.call("POST", pingPath(old), {key: null})).body.status).toBe("up");
+    const rotated = await gw.call("POST", "/api/v1/heartbeats/press-9-plc/rotate-ping-url", {body: {}});
+    expect(rotated.status).toBe(200);
+    expect(rotated.body).toMatchObject({name: "press-9-plc", status: "up"});
+    expect(rotated.body.ping_url).toMatch(new RegExp(`^${gw.url}/ping/[A-Za-z0-9_-]{32}$`));
+    expect(rotated.body.ping_url).not.toBe(old);
+    expect((await gw.call("GET", "/api/v1/heartbeats/press-9-plc")).body.ping_url).toBe(rotated.body.ping_url);
+    expect((await gw.call("GET", pingPath(old), {key: null})).status).toBe(404);
+    expect((await gw.call("GET", pingPath(rotated.body.ping_url), {key: null})).body.status).toBe("up");
+    const audit = await gw.call("GET", "/api/v1/audit?subject_id=press-9-plc&action=heartbeat.ping_url_rotated");
+    expect(audit.body.items).toHaveLength(1);
+    expect((await gw.call("POST", "/api/v1/heartbeats/no-such-beat/rotate-ping-url", {body: {}})).status).toBe(404);
+  });
+
   it("deletes a heartbeat: its ping URL stops working", async () => {
     const {ping_url: url} = await createHeartbeat("old-plc");
     expect((await gw.call("DELETE", "/api/v1/heartbeats/old-plc")).status).toBe(204);

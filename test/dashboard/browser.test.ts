@@ -184,6 +184,14 @@ describe("the dashboard in a real browser", () => {
     expect((await fetch(pingUrl, {method: "POST"})).status).toBe(200);
     await page.reload();
     await expect.poll(() => page.locator("article.heartbeat", {hasText: "press-7-plc"}).locator(".badge").textContent()).toBe("up");
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.locator("article.heartbeat", {hasText: "press-7-plc"}).getByRole("button", {name: "New ping URL"}).click();
+    await page.getByText("Heartbeat press-7-plc has a new ping URL.").first().waitFor();
+    const newUrl = (await page.locator("article.heartbeat", {hasText: "press-7-plc"}).locator("code").textContent()) as string;
+    expect(newUrl).not.toBe(pingUrl);
+    expect((await fetch(pingUrl, {method: "POST"})).status).toBe(404);
+    expect((await fetch(newUrl, {method: "POST"})).status).toBe(200);
   });
 
   it("rotates an integration's secret and URL, showing the new secret once", async () => {

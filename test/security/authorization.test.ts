@@ -46,6 +46,7 @@ const SCOPE_OF: Record<string, Scope> = {
   "GET /api/v1/heartbeats/:name": "admin",
   "PATCH /api/v1/heartbeats/:name": "admin",
   "DELETE /api/v1/heartbeats/:name": "admin",
+  "POST /api/v1/heartbeats/:name/rotate-ping-url": "admin",
   "POST /api/v1/heartbeats/:name/pause": "admin",
   "POST /api/v1/heartbeats/:name/resume": "admin",
   "POST /api/v1/heartbeats/:name/ping": "notifications:send",

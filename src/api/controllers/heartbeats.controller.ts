@@ -71,6 +71,16 @@ export class HeartbeatsController {
     noContent(ctx);
   }
 
+  @Post("/:name/rotate-ping-url")
+  @Authorize("admin")
+  @Summary("Issue a new ping URL; the old one stops working at once")
+  @Description("For a leaked ping URL. The heartbeat keeps its schedule, state and any open page; reconfigure the pinging job with the new `ping_url`.")
+  @(Returns(200, HeartbeatModel))
+  @(Returns(404, ProblemModel))
+  async rotatePingUrl(@PathParams("name") name: string, @Context() ctx: PlatformContext) {
+    return this.heartbeats.view(await this.heartbeats.rotatePingUrl(name, actorOf(ctx)));
+  }
+
   @Post("/:name/pause")
   @Authorize("admin")
   @Summary("Pause: stop watching until the next ping or a resume")

@@ -55,6 +55,7 @@ function heartbeatCard(heartbeat, targets, reload) {
     ),
     actionButtons(reload, [
       paused ? ["Resume", "POST", `${path}/resume`, `Heartbeat ${heartbeat.name} resumed.`] : ["Pause", "POST", `${path}/pause`, `Heartbeat ${heartbeat.name} paused.`],
+      ["New ping URL", "POST", `${path}/rotate-ping-url`, `Heartbeat ${heartbeat.name} has a new ping URL.`, `Issue a new ping URL for ${heartbeat.name}? The old one stops working at once: reconfigure the job that pings.`],
       ["Delete", "DELETE", path, `Heartbeat ${heartbeat.name} deleted.`, `Delete the heartbeat ${heartbeat.name}? Its pings will be refused.`, true]
     ])
   );
