@@ -1,3 +1,4 @@
+import {createHash} from "node:crypto";
 import type {Journal} from "../store/journal/journal.js";
 import type {IdempotencyRepository} from "../store/journal/idempotency.repository.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
@@ -10,6 +11,11 @@ export interface IdempotentRequest {
   fingerprint: string;
   /** The header that carried `key`, as errors name it: Idempotency-Key unless said otherwise (webhook-id). */
   header?: string;
+}
+
+/** A request body's fingerprint: a repeat must carry the same bytes to be replayed. */
+export function bodyFingerprint(body: Uint8Array | undefined): string {
+  return createHash("sha256").update(body ?? new Uint8Array()).digest("hex");
 }
 
 /** The answer to replay: status and JSON body. */

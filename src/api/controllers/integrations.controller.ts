@@ -1,10 +1,10 @@
-import {createHash} from "node:crypto";
 import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
 import {AnyOf, Delete, Description, Get, Patch, Post, Required, Returns, Summary} from "@tsed/schema";
 import {IntegrationsService, type IntegrationInput} from "../../services/integrations.service.js";
+import {bodyFingerprint} from "../../services/idempotency.service.js";
 import {actionFromGenericEvent, actionsFromAlertmanager, type AlertmanagerPayload, type GenericEvent} from "../../services/integration-payloads.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {
@@ -115,7 +115,7 @@ export class IntegrationsController {
         : [actionFromGenericEvent((await this.validated(body, GenericEventModel)) as GenericEvent, integration.default_priority)];
     const eventId = signedEventId(ctx);
     // A signed event's webhook-id is its idempotency key, scoped to the integration (retries re-sign with a new timestamp, so only the body is compared).
-    const repeat = eventId === null ? null : {apiKeyId: `integration:${integration.id}`, key: eventId, fingerprint: createHash("sha256").update(ctx.request.raw.rawBody ?? "").digest("hex"), header: "webhook-id"};
+    const repeat = eventId === null ? null : {apiKeyId: `integration:${integration.id}`, key: eventId, fingerprint: bodyFingerprint(ctx.request.raw.rawBody), header: "webhook-id"};
     const {results, replayed} = await this.integrations.handle(integration, actions, {type: "integration", id: integration.id}, repeat);
     if (replayed) ctx.response.setHeader("Idempotent-Replayed", "true");
     ctx.response.status(202);

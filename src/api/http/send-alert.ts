@@ -1,7 +1,7 @@
-import {createHash} from "node:crypto";
 import type {NotificationsService, SendInput} from "../../services/notifications.service.js";
 import {notificationPath, shortForm} from "../../services/notification-view.js";
 import {AppError} from "../../services/errors.js";
+import {bodyFingerprint} from "../../services/idempotency.service.js";
 import type {Access} from "../auth/api-access.js";
 
 /** The Idempotency-Key header's form: documented on the route, checked here with a clear message. */
@@ -39,7 +39,7 @@ export async function acceptAlert(notifications: NotificationsService, request: 
     throw new AppError("invalid_request", "the Idempotency-Key header must be 1 to 255 visible ASCII characters");
   }
   const idempotency = idempotencyKey
-    ? {apiKeyId: request.access.principal.id, key: idempotencyKey, fingerprint: createHash("sha256").update(request.rawBody).digest("hex")}
+    ? {apiKeyId: request.access.principal.id, key: idempotencyKey, fingerprint: bodyFingerprint(request.rawBody)}
     : null;
   const representation = wantsRepresentation(request.prefer);
   const answer = await notifications.send(request.body, request.access.actor, idempotency, ({view}) =>
