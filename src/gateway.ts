@@ -52,6 +52,7 @@ import {ApiAccess} from "./api/auth/api-access.js";
 import {DashboardAuthService} from "./dashboard/dashboard-auth.service.js";
 import {createDashboard} from "./dashboard/index.js";
 import {createOperations, type Operations} from "./ops/index.js";
+import {CHANNELS} from "./domain/vocabulary.js";
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -136,7 +137,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     integrationsRepository, recipientsRepository, groupsRepository, new IntegrationAlertsRepository(journal), notificationsRepository, notifications, heartbeats, journal, audit, idempotency, clock,
     publicBase
   );
-  const readiness = new ReadinessService(journal, eventsRepository, channelStatus, clock, dataDir, heartbeatMonitor);
+  const readiness = new ReadinessService(journal, eventsRepository, escalationsRepository, channelStatus, clock, dataDir, heartbeatMonitor);
   const runtime = new Runtime(
     settings, logger, clock,
     new RateLimiter(settings.rate_limit.per_second, settings.rate_limit.burst, clock),
@@ -201,6 +202,11 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   servingUrl = url;
   // Only now: a heartbeat's fresh grace after a restart counts from the moment the gateway serves.
   await heartbeatMonitor.start();
+  if (CHANNELS.every((channel) => channelStatus.missingSetting(channel) !== null)) {
+    logger.warn("no channel is configured: alerts are accepted but cannot reach anyone until smtp, modem or telegram is set up", {
+      missing: [...new Set(CHANNELS.map((channel) => channelStatus.missingSetting(channel)))]
+    });
+  }
 
   let stopping: Promise<void> | null = null;
   const stop = () => {

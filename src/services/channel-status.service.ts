@@ -29,7 +29,8 @@ export class ChannelStatusService {
     return CHANNELS.map((channel) => this.gatewayChannel(channel));
   }
 
-  private missingSetting(channel: Channel): string | null {
+  /** The setting an operator must fill in before the channel can work, or null once it is configured. */
+  missingSetting(channel: Channel): string | null {
     switch (channel) {
       case "email":
         return this.settings.smtp.host && this.settings.smtp.from ? null : "SMTP is not configured (smtp.host and smtp.from)";

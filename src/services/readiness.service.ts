@@ -1,6 +1,7 @@
 import {statfs} from "node:fs/promises";
 import type {Journal} from "../store/journal/journal.js";
 import type {EventsRepository} from "../store/journal/events.repository.js";
+import type {EscalationsRepository, Undeliverable} from "../store/journal/escalations.repository.js";
 import type {ChannelState, ChannelStatusService} from "./channel-status.service.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {HeartbeatMonitor} from "./heartbeat-monitor.service.js";
@@ -14,13 +15,19 @@ export interface Readiness {
   disk: {path: string; free_bytes: number | null; total_bytes: number | null; error: string | null};
   /** The heartbeat sweep: whether it runs, when it next wakes, whether its last pass failed. */
   heartbeats: HeartbeatMonitor["health"];
+  /** Open notifications waiting for a channel they cannot use now; count -1 when the journal cannot be read. */
+  undeliverable: Undeliverable;
 }
 
-/** What /readyz reports: can the journal commit, and what state each channel is in. No secrets. */
+/**
+ * What /readyz reports: can the journal commit, can every open alert reach someone, and what
+ * state each channel is in. Not ready while either fails: monitors watch the status code. No secrets.
+ */
 export class ReadinessService {
   constructor(
     private readonly journal: Journal,
     private readonly events: EventsRepository,
+    private readonly escalations: EscalationsRepository,
     private readonly channels: ChannelStatusService,
     private readonly clock: Clock,
     private readonly dataDir: string,
@@ -34,11 +41,16 @@ export class ReadinessService {
     } catch (failure) {
       error = (failure as Error).message;
     }
+    const {outbox, undeliverable} =
+      error === null
+        ? this.journal.read(() => ({outbox: this.events.backlog(), undeliverable: this.escalations.undeliverable()}))
+        : {outbox: {pending: -1, oldest: null}, undeliverable: {count: -1, reasons: []}};
     return {
-      ready: error === null,
+      ready: error === null && undeliverable.count === 0,
       journal: {can_commit: error === null, schema_version: this.journal.schemaVersion, error},
       channels: this.channels.all(),
-      outbox: error === null ? this.journal.read(() => this.events.backlog()) : {pending: -1, oldest: null},
+      outbox,
+      undeliverable,
       disk: await this.disk(),
       heartbeats: this.heartbeats.health
     };

@@ -8,6 +8,7 @@ import {ERROR_CATALOGUE, problemType} from "../errors/catalogue.js";
 import {sendJson} from "../http/respond.js";
 import {openApiDocument} from "../http/openapi-document.js";
 import {ProblemModel} from "../models/problem.model.js";
+import {ReadinessModel} from "../models/health.model.js";
 
 @Controller("/")
 export class HealthController {
@@ -21,9 +22,9 @@ export class HealthController {
   }
 
   @Get("/readyz")
-  @Summary("Readiness: 200 when the journal can commit, else 503; shows each channel's state")
-  @(Returns(200))
-  @(Returns(503))
+  @Summary("Readiness: 200 when the journal can commit and every open alert can reach someone, else 503; shows each channel's state")
+  @(Returns(200, ReadinessModel))
+  @(Returns(503, ReadinessModel).Description("The journal cannot commit, or open alerts are undeliverable (see undeliverable.reasons)"))
   async readyz(@Context() ctx: PlatformContext): Promise<void> {
     const readiness = await this.readiness.check();
     sendJson(ctx, readiness.ready ? 200 : 503, {status: readiness.ready ? "ready" : "unready", ...readiness});

@@ -55,12 +55,13 @@ export class GatewayMetrics {
   async render(): Promise<string> {
     const nowMs = this.clock.now();
     const backups = await this.backups.list();
-    const {notifications, attempts, running, lagMs, outbox} = this.journal.read(() => ({
+    const {notifications, attempts, running, lagMs, outbox, undeliverable} = this.journal.read(() => ({
       notifications: this.counts.notificationsByStatusAndPriority(),
       attempts: this.counts.attemptsByChannelAndOutcome(),
       running: this.counts.runningEscalations(),
       lagMs: escalationLagMs(this.journal, this.escalations, nowMs),
-      outbox: this.events.backlog()
+      outbox: this.events.backlog(),
+      undeliverable: this.escalations.undeliverable()
     }));
     const states = this.channels.all();
     const details = states.flatMap((state) => (state.details ? flattenDetails(state.details).map((item) => ({...item, channel: state.channel})) : []));
@@ -68,6 +69,11 @@ export class GatewayMetrics {
     const families: MetricFamily[] = [
       {name: "klaxon_notifications", type: "gauge", help: "Notifications in the journal by status and priority.", samples: grid(["status", "priority"], NOTIFICATION_STATUSES, PRIORITIES, notifications)},
       {name: "klaxon_attempts", type: "gauge", help: "Delivery attempts in the journal by channel and outcome.", samples: grid(["channel", "outcome"], CHANNELS, ATTEMPT_OUTCOMES, attempts)},
+      {
+        name: "klaxon_notifications_undeliverable", type: "gauge",
+        help: "Open notifications waiting for a channel they cannot use now (unlabelled: the total; by channel: waiting for that channel, so one may count on several; see /readyz for the reasons).",
+        samples: [{value: undeliverable.count}, ...byChannel((channel) => undeliverable.reasons.filter((entry) => entry.channel === channel).reduce((sum, entry) => sum + entry.notifications, 0))]
+      },
       {name: "klaxon_escalations_running", type: "gauge", help: "Escalation chains still running.", samples: [{value: running}]},
       {name: "klaxon_escalation_lag_seconds", type: "gauge", help: "How late the most overdue escalation step is (0 when every due step has fired).", samples: [{value: lagMs / 1000}]},
       {name: "klaxon_outbox_pending", type: "gauge", help: "Webhook deliveries waiting to be sent.", samples: [{value: outbox.pending}]},

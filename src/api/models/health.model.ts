@@ -1,0 +1,56 @@
+import {Any, CollectionOf, Description, Enum, Format, Integer, Nullable, Required} from "@tsed/schema";
+import {CHANNELS} from "../../domain/vocabulary.js";
+
+export class JournalReadinessModel {
+  @Required() can_commit: boolean;
+  @Required() @Integer() schema_version: number;
+  @Required() @Nullable(String) error: string | null;
+}
+
+export class ChannelStateModel {
+  @Required() @Enum(...CHANNELS) channel: string;
+  @Required() available: boolean;
+  @Required() @Nullable(String) @Description("Why the gateway cannot use the channel now") reason: string | null;
+  @Required() @Any("object", "null") @Description("The driver's live details (modem signal, WAN state); never a secret") details: Record<string, unknown> | null;
+}
+
+export class OutboxReadinessModel {
+  @Required() @Integer() @Description("-1 when the journal cannot be read") pending: number;
+  @Required() @Nullable(String) @Format("date-time") oldest: string | null;
+}
+
+export class DiskReadinessModel {
+  @Required() path: string;
+  @Required() @Nullable(Number) free_bytes: number | null;
+  @Required() @Nullable(Number) total_bytes: number | null;
+  @Required() @Nullable(String) error: string | null;
+}
+
+export class HeartbeatSweepModel {
+  @Required() running: boolean;
+  @Required() @Nullable(String) @Format("date-time") next_wake_at: string | null;
+  @Required() last_pass_failed: boolean;
+}
+
+export class UndeliverableReasonModel {
+  @Required() @Enum(...CHANNELS) channel: string;
+  @Required() @Description("Why the channel cannot be used now: the fix, e.g. SMTP is not configured (smtp.host and smtp.from)") reason: string;
+  @Required() @Integer() @Description("Open notifications waiting for this channel for this reason") notifications: number;
+}
+
+export class UndeliverableModel {
+  @Required() @Integer() @Description("Open notifications waiting for a channel they cannot use now; -1 when the journal cannot be read") count: number;
+  @Required() @CollectionOf(UndeliverableReasonModel) reasons: UndeliverableReasonModel[];
+}
+
+/** The body of /readyz, the same with 200 and 503. */
+export class ReadinessModel {
+  @Required() @Enum("ready", "unready") status: string;
+  @Required() @Description("The journal can commit and no open notification is undeliverable") ready: boolean;
+  @Required() journal: JournalReadinessModel;
+  @Required() @CollectionOf(ChannelStateModel) channels: ChannelStateModel[];
+  @Required() outbox: OutboxReadinessModel;
+  @Required() disk: DiskReadinessModel;
+  @Required() heartbeats: HeartbeatSweepModel;
+  @Required() undeliverable: UndeliverableModel;
+}
