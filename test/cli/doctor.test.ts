@@ -1,11 +1,12 @@
 import {chmodSync, rmSync, writeFileSync} from "node:fs";
 import {join} from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
+import {createRecipient, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
 import {startSmtpPeer, type SmtpPeer} from "../support/smtp-peer.js";
 import {startFakeBotApi, type FakeBotApi} from "../support/telegram-bot-api.js";
 import {PtyPair} from "../support/pty-pair.js";
 import {ensureKlaxonBinary, runKlaxon} from "./support/klaxon-binary.js";
+import {sendUndeliverable, setWaiting, SMTP_NOT_CONFIGURED} from "../support/undeliverable.js";
 
 const SMTP_LOGIN = {user: "klaxon@factory.lan", password: "smtp-Secret-4711"};
 const BOT_TOKEN = "777000:AAH-doctor-test-token-0123456789abcdef";
@@ -133,5 +134,23 @@ describe("klaxon doctor", () => {
     const {report} = await doctor(writeConfig("fake-journal.yaml", goodConfig({dataDir})));
     expect(report.checks.find((check) => check.name === "journal")).toMatchObject({status: "fail", detail: expect.stringContaining("is not a SQLite database")});
     rmSync(dataDir, {recursive: true, force: true});
+  });
+
+  it("fails naming the alerts that cannot reach anyone, and why", async () => {
+    const config = writeConfig("undeliverable.yaml", goodConfig());
+    const recipient = await createRecipient(gw);
+    const waiting = [await sendUndeliverable(gw, recipient), await sendUndeliverable(gw, recipient)];
+    try {
+      const {run, report, status} = await doctor(config);
+      expect(run.code).toBe(1);
+      expect(status).toMatchObject({undeliverable: "fail", "gateway journal": "ok", smtp: "ok"});
+      expect(report.checks.find((check) => check.name === "undeliverable")!.detail).toBe(`2 open alerts cannot reach anyone: ${SMTP_NOT_CONFIGURED.reason} (email, 2 waiting)`);
+      const human = await runKlaxon(["doctor", "--config", config], {KLAXON_API_KEY: gw.adminKey});
+      expect(human.code).toBe(1);
+      expect(human.stdout).toMatch(/^FAIL\s+undeliverable\s+2 open alerts cannot reach anyone: SMTP is not configured/m);
+    } finally {
+      for (const id of waiting) await setWaiting(gw, id, null);
+    }
+    expect((await doctor(config)).status.undeliverable).toBe("ok");
   });
 });

@@ -121,6 +121,7 @@ interface Readiness {
   journal?: {can_commit?: boolean; schema_version?: number; error?: string | null};
   channels?: Array<{channel: string; available: boolean; reason: string | null}>;
   outbox?: {pending?: number};
+  undeliverable?: {count: number; reasons: Array<{channel: string; reason: string; notifications: number}>};
 }
 
 // Which setting turns a channel on: a channel whose setting is empty is not expected to work.
@@ -130,6 +131,15 @@ const CHANNEL_SETTING: Record<string, (settings: Settings) => string> = {
   sms: (s) => s.modem.port,
   email: (s) => s.smtp.host
 };
+
+/** Open alerts waiting for a channel: each reason is the fix (configure SMTP, check the modem). */
+function undeliverableCheck(undeliverable: Readiness["undeliverable"]): CheckResult | null {
+  // An older gateway does not report it; -1 means its journal cannot be read, which the journal check names.
+  if (!undeliverable || undeliverable.count < 0) return null;
+  if (undeliverable.count === 0) return check("undeliverable", "ok", "every open alert can reach someone");
+  const reasons = undeliverable.reasons.map((entry) => `${entry.reason} (${entry.channel}, ${entry.notifications} waiting)`);
+  return check("undeliverable", "fail", `${undeliverable.count} open alert${undeliverable.count === 1 ? "" : "s"} cannot reach anyone: ${reasons.join("; ")}`);
+}
 
 /** The running gateway's own view: /healthz, then /readyz with the journal and each channel. */
 export async function checkGateway(settings: Settings, baseUrl: string): Promise<CheckResult[]> {
@@ -157,6 +167,8 @@ export async function checkGateway(settings: Settings, baseUrl: string): Promise
       ? check("gateway journal", "ok", `can commit (schema ${journal.schema_version ?? "?"}), ${readiness.outbox?.pending ?? 0} webhook deliveries pending`)
       : check("gateway journal", "fail", `cannot commit: ${journal?.error ?? "unknown reason"}`)
   );
+  const undeliverable = undeliverableCheck(readiness.undeliverable);
+  if (undeliverable) results.push(undeliverable);
   for (const channel of readiness.channels ?? []) {
     const configured = CHANNEL_SETTING[channel.channel]?.(settings) ?? "";
     const name = `channel ${channel.channel}`;
