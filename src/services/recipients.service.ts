@@ -5,6 +5,7 @@ import {
   DEFAULT_ESCALATION,
   DEFAULT_QUIET_ALLOW,
   isValidTimeZone,
+  maskContact,
   missingContactReason,
   type Recipient
 } from "../domain/recipient.js";
@@ -27,6 +28,8 @@ const WRITABLE: (keyof RecipientInput)[] = ["name", "telegram_id", "phone", "ema
 
 export interface RecipientView extends Recipient {
   channels: Array<{channel: Channel; available: boolean; reason: string | null}>;
+  /** Contacts a channel reported permanently unreachable (SMTP 550, Telegram 403), masked. */
+  contact_failures: Array<{channel: Channel; contact: string; reason: string; at: string}>;
 }
 
 /** Business checks a JSON Schema cannot express. */
@@ -65,7 +68,12 @@ export class RecipientsService {
         this.contactFailures.reasonFor(recipient.uuid, channel, contactFor(recipient, channel));
       return {channel, available: reason === null, reason};
     });
-    return {...recipient, channels};
+    // A failure recorded for an earlier address or number no longer applies: correcting the contact clears it.
+    const contactFailures = this.contactFailures
+      .forRecipient(recipient.uuid)
+      .filter((failure) => failure.contact === contactFor(recipient, failure.channel))
+      .map((failure) => ({...failure, contact: maskContact(failure.contact)}));
+    return {...recipient, channels, contact_failures: contactFailures};
   }
 
   get(uuid: string): Recipient {

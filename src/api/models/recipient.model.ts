@@ -47,6 +47,13 @@ export class ChannelAvailabilityModel {
 export class RecipientModel {
   @Required() @Format("uuid") uuid: string;
   @Required() name: string;
+export class ContactFailureModel {
+  @Required() @Enum(...CHANNELS) channel: string;
+  @Required() @Description("The contact that failed, masked") contact: string;
+  @Required() @Description("What the channel answered (e.g. SMTP 550, Telegram 403)") reason: string;
+  @Required() @Format("date-time") at: string;
+}
+
   @Required() @Nullable(String) telegram_id: string | null;
   @Required() @Nullable(String) phone: string | null;
   @Required() @Nullable(String) email: string | null;
@@ -58,6 +65,9 @@ export class RecipientModel {
   @Required() @Format("date-time") created_at: string;
   @Required() @Format("date-time") updated_at: string;
 }
+  @Required() @CollectionOf(ContactFailureModel)
+  @Description("Contacts a channel reported permanently unreachable; skipped until corrected, except for critical alerts")
+  contact_failures: ContactFailureModel[];
 
 export class RecipientPageModel {
   @Required() @CollectionOf(RecipientModel) items: RecipientModel[];

@@ -12,7 +12,8 @@ export interface ContactFailure {
 const SQL = {
   mark: `INSERT INTO contact_failures (recipient_uuid, channel, contact, reason, at) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (recipient_uuid, channel) DO UPDATE SET contact = excluded.contact, reason = excluded.reason, at = excluded.at`,
-  get: `SELECT contact, reason, at FROM contact_failures WHERE recipient_uuid = ? AND channel = ?`
+  get: `SELECT contact, reason, at FROM contact_failures WHERE recipient_uuid = ? AND channel = ?`,
+  forRecipient: `SELECT channel, contact, reason, at FROM contact_failures WHERE recipient_uuid = ? ORDER BY channel`
 };
 
 /**
@@ -28,6 +29,11 @@ export class ContactFailuresRepository {
 
   mark(recipientUuid: string, channel: Channel, contact: string, reason: string, atIso: string): void {
     this.statements.mark.run(recipientUuid, channel, contact, reason, atIso);
+  }
+
+  /** Every failure recorded for the recipient, one per channel; the caller decides which still apply. */
+  forRecipient(recipientUuid: string): Array<ContactFailure & {channel: Channel}> {
+    return this.statements.forRecipient.all(recipientUuid) as Array<ContactFailure & {channel: Channel}>;
   }
 
   /** Why this contact cannot be used on this channel, or null. */
