@@ -1,4 +1,4 @@
-import {isOpen} from "../domain/notification.js";
+import {isOpen, type NotificationRecord} from "../domain/notification.js";
 import {applyMergePatch} from "../domain/merge-patch.js";
 import type {Priority} from "../domain/vocabulary.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
@@ -227,7 +227,8 @@ export class IntegrationsService {
   /**
    * Fires, or merges into the alert with the same key until that alert is resolved, even after
    * it was acknowledged: a sender repeating a firing alert (Alertmanager does, every
-   * repeat_interval) must not page people who are already on it.
+   * repeat_interval) must not page people who are already on it. A repeat of an open alert at a
+   * higher severity goes through the send path, which raises the alert and pages at once.
    */
   private async fire(integration: IntegrationRecord, action: Extract<InboundAction, {action: "fire"}>, actor: Actor): Promise<EventResult> {
     const dedupKey = alertKey(integration, action.alert_id);
@@ -238,8 +239,8 @@ export class IntegrationsService {
       const absorbed = await this.journal.write(() => {
         const current = this.alerts.latestUnresolved(dedupKey);
         if (!current || isOpen(current.status)) return null;
-        this.notificationRecords.bumpOccurrences(current.id, isoTimestamp(this.clock.now()));
-        this.audit.append(actor, "notification.deduplicated", {type: "notification", id: current.id}, {dedup_key: dedupKey, priority: action.priority, status: current.status}, source);
+        // Not open (acknowledged or exhausted): the merge counts the repeat and raises nothing.
+        this.notifications.merges.merge(this.notificationRecords.get(current.id) as NotificationRecord, {dedup_key: dedupKey, priority: action.priority, source}, actor, this.clock.now());
         return current.id;
       });
       if (absorbed) return result("merged", absorbed);

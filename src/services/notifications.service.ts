@@ -16,6 +16,7 @@ import type {IdempotencyService, IdempotentRequest, StoredAnswer} from "./idempo
 import {longForm, type NotificationView} from "./notification-view.js";
 import type {StormGrouping} from "./storm-grouping.js";
 import {AppError, invalid, notFound, unknownReference} from "./errors.js";
+import {DedupMerge} from "./dedup-merge.js";
 
 /** A validated send request (spec 2.1 plus CONTRACT section 1's optional fields). */
 export interface SendInput {
@@ -65,7 +66,12 @@ export class NotificationsService {
     private readonly idempotency: IdempotencyService,
     private readonly storms: StormGrouping,
     private readonly clock: Clock
-  ) {}
+  ) {
+    this.merges = new DedupMerge({notifications, escalations, audit, events, target: (uuid) => this.resolveTarget(uuid), view: (record) => this.view(record)});
+  }
+
+  /** Every dedup merge goes through this, inside the caller's journal transaction. */
+  readonly merges: DedupMerge;
 
   private readonly listeners: NotificationListener[] = [];
 
@@ -93,17 +99,19 @@ export class NotificationsService {
    * of them are durable, and on any failure none of them exist.
    */
   async send(input: SendInput, actor: Actor, request: IdempotentRequest | null, answer: (outcome: SendOutcome) => StoredAnswer): Promise<StoredAnswer & {replayed: boolean}> {
+    // A new chain, or one a merge re-planned: either is due now, so the runner hears of it after the commit.
     let accepted: EscalationRecord | null = null;
     const result = await this.idempotency.run(request, () => {
+      accepted = null;
       const target = this.resolveTarget(input.recipient_uuid);
       const nowMs = this.clock.now();
       const now = isoTimestamp(nowMs);
       if (input.dedup_key) {
         const open = this.notifications.findOpenByDedup(input.recipient_uuid, input.dedup_key);
         if (open) {
-          this.notifications.bumpOccurrences(open.id, now);
-          this.audit.append(actor, "notification.deduplicated", {type: "notification", id: open.id}, {dedup_key: input.dedup_key, priority: input.priority}, input.source ?? null);
-          return answer({view: this.view(this.notifications.get(open.id) as NotificationRecord), created: false});
+          const merged = this.merges.merge(open, {dedup_key: input.dedup_key, priority: input.priority, source: input.source ?? null}, actor, nowMs);
+          accepted = merged.replanned;
+          return answer({view: this.view(merged.record), created: false});
         }
       }
       const policy = snapshotPolicy(target, input.priority);

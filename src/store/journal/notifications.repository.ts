@@ -1,7 +1,7 @@
 import type {Statement} from "better-sqlite3";
 import {prepareAll, type Journal} from "./journal.js";
 import type {NotificationRecord} from "../../domain/notification.js";
-import type {NotificationStatus, Priority} from "../../domain/vocabulary.js";
+import type {Channel, NotificationStatus, Priority} from "../../domain/vocabulary.js";
 
 const COLUMNS = [
   "id", "status", "target_uuid", "target_kind", "message", "priority", "source", "dedup_key", "link", "service", "environment",
@@ -15,6 +15,7 @@ const SQL = {
   get: `SELECT * FROM notifications WHERE id = ?`,
   openByDedup: `SELECT * FROM notifications WHERE target_uuid = ? AND dedup_key = ? AND status IN ('queued', 'notifying')`,
   bumpOccurrences: `UPDATE notifications SET occurrences = occurrences + 1, updated_at = ? WHERE id = ?`,
+  raisePriority: `UPDATE notifications SET priority = @priority, channels_planned = @channels_planned, updated_at = @updated_at WHERE id = @id`,
   saveState: `UPDATE notifications SET status = @status, updated_at = @updated_at, acknowledged_at = @acknowledged_at,
     acknowledged_by = @acknowledged_by, acknowledged_via = @acknowledged_via, ack_note = @ack_note, resolved_at = @resolved_at WHERE id = @id`,
   countOpenForTarget: `SELECT COUNT(*) AS n FROM notifications WHERE target_uuid = ? AND status IN ('queued', 'notifying')`
@@ -57,6 +58,11 @@ export class NotificationsRepository {
 
   bumpOccurrences(id: string, nowIso: string): void {
     this.statements.bumpOccurrences.run(nowIso, id);
+  }
+
+  /** A merge raised the priority: the channels the re-planned chain will use change with it. */
+  raisePriority(id: string, priority: Priority, channelsPlanned: Channel[], nowIso: string): void {
+    this.statements.raisePriority.run({id, priority, channels_planned: JSON.stringify(channelsPlanned), updated_at: nowIso});
   }
 
   saveState(record: NotificationRecord): void {
