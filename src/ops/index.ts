@@ -55,7 +55,7 @@ export function createOperations(context: OperationsContext) {
   const metrics = new GatewayMetrics(journal, new MetricsRepository(journal), repositories.escalations, repositories.events, context.channelStatus, context.runner, backups, clock);
   const retention = new RetentionService(journal, new RetentionRepository(journal), settings.retention, clock, logger);
   const selfMonitor = new SelfMonitorService(
-    settings.self_monitoring, journal, context.notifications, repositories.notifications, repositories.events,
+    settings.self_monitoring, journal, context.notifications, repositories.notifications, repositories.escalations, repositories.events,
     context.channelStatus, context.registry, repositories.recipients, repositories.groups, clock, logger
   );
   if (!(settings.self_monitoring.interval_seconds >= 1)) throw new Error(`self_monitoring.interval_seconds: must be at least 1, got ${settings.self_monitoring.interval_seconds}`);

@@ -1,4 +1,7 @@
+import {createHash} from "node:crypto";
 import type {Channel} from "../domain/vocabulary.js";
+import type {WaitReason} from "../domain/notification.js";
+import type {Undeliverable} from "../store/journal/escalations.repository.js";
 import type {ChannelState} from "./channel-status.service.js";
 
 /** One thing the gateway watches about its own paging path; `problem` is null while it is healthy. */
@@ -18,7 +21,27 @@ export interface SelfCheckInput {
   /** The channels the gateway has a driver for (set up by the operator), with their live state. */
   channels: ChannelState[];
   outbox: {pending: number; oldest: string | null};
+  /** Why open alerts wait for a channel, not counting the self-monitor's own pages (see othersWaiting). */
+  undeliverable: Undeliverable["reasons"];
   nowMs: number;
+}
+
+/** The condition of one cause (channel and reason); the reason is hashed so any length fits a dedup key. */
+export function undeliverableKey(cause: WaitReason): string {
+  return `undeliverable:${cause.channel}:${createHash("sha256").update(cause.reason).digest("hex").slice(0, 12)}`;
+}
+
+/**
+ * The causes other alerts wait for. A self-monitoring page waiting for the same broken channel
+ * would otherwise keep its own cause alive after every real alert is carried or closed.
+ */
+export function othersWaiting(reasons: Undeliverable["reasons"], ownWaits: WaitReason[][]): Undeliverable["reasons"] {
+  return reasons
+    .map((entry) => {
+      const own = ownWaits.filter((waits) => waits.some((wait) => wait.channel === entry.channel && wait.reason === entry.reason)).length;
+      return {...entry, notifications: entry.notifications - own};
+    })
+    .filter((entry) => entry.notifications > 0);
 }
 
 const REGISTERED = ["home", "roaming"];
@@ -31,7 +54,8 @@ function modemDetails(state: ChannelState): {port_open?: unknown; sim?: unknown;
 }
 
 /**
- * The conditions, from the live state: pure, so every rule is tested with plain values. Modem
+ * The conditions, from the live state: pure, so every rule is tested with plain values. Each
+ * cause that leaves alerts undeliverable is a condition of its own, present only while it lasts. Modem
  * trouble is named by its cause (port, SIM, registration, signal) rather than once per channel
  * the modem serves; a channel is named on its own only when no modem cause explains it.
  */
@@ -56,6 +80,10 @@ export function selfCheck(input: SelfCheckInput, limits: SelfMonitorLimits): Con
   for (const state of input.channels) {
     const explained = modemChannels.has(state.channel) && modemExplains;
     conditions.push({key: `channel:${state.channel}`, problem: state.available || explained ? null : `the ${state.channel} channel is unavailable: ${state.reason ?? "no reason given"}`});
+  }
+  for (const entry of input.undeliverable) {
+    const alerts = entry.notifications === 1 ? "1 alert cannot" : `${entry.notifications} alerts cannot`;
+    conditions.push({key: undeliverableKey(entry), problem: `${alerts} reach anyone: ${entry.reason}`});
   }
   const ageMinutes = input.outbox.oldest === null ? 0 : (input.nowMs - Date.parse(input.outbox.oldest)) / 60_000;
   conditions.push({

@@ -6,11 +6,12 @@ import type {ChannelRegistry} from "../channels/channel-registry.js";
 import {StorageUnavailableError, type Journal} from "../store/journal/journal.js";
 import type {EventsRepository} from "../store/journal/events.repository.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
+import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
 import type {Actor} from "../store/journal/audit.repository.js";
 import type {GroupsRepository, RecipientsRepository} from "../store/config/repositories.js";
 import type {ChannelStatusService} from "./channel-status.service.js";
 import type {NotificationsService} from "./notifications.service.js";
-import {selfCheck, type Condition, type SelfMonitorLimits} from "./self-monitor-conditions.js";
+import {othersWaiting, selfCheck, type Condition, type SelfMonitorLimits} from "./self-monitor-conditions.js";
 
 export interface SelfMonitorSettings extends SelfMonitorLimits {
   /** Recipient or group uuid; empty turns self-monitoring off. */
@@ -24,22 +25,27 @@ const SOURCE = "klaxon";
 // cheapest and least dependent first: SMS needs neither the disk nor the internet.
 const OUT_OF_BAND_ORDER: Channel[] = ["sms", "voice_call", "email", "telegram_voice"];
 const OUT_OF_BAND_TIMEOUT_MS = 3 * 60_000;
+const DEDUP_PREFIX = "klaxon:";
+// Open self-monitoring alerts an earlier run left: more than this many would be a runaway loop.
+const ADOPT_LIMIT = 1000;
 
-export const dedupKeyOf = (condition: Pick<Condition, "key">) => `klaxon:${condition.key}`;
+export const dedupKeyOf = (condition: Pick<Condition, "key">) => `${DEDUP_PREFIX}${condition.key}`;
 
 /**
  * The gateway watching its own paging path. Each condition (selfCheck) raises one alert to the
  * configured admin recipient through the normal escalation, which skips channels that are down,
  * so it arrives over whichever channel still works; it carries the dedup key `klaxon:<key>`, is
  * raised once per episode (an acknowledged one is not raised again while the problem lasts) and
- * is resolved when the condition clears.
+ * is resolved when the condition clears. Alerts that cannot reach anyone are a condition per
+ * cause (channel and reason), so the admin hears once about each thing to fix.
  *
  * A journal that cannot commit (disk full) cannot accept an alert either: that one is paged
  * out of band, one delivery straight through a driver per outage, recorded only in the log.
  */
 export class SelfMonitorService {
-  /** Conditions with an alert raised in this run, and that alert's id. */
+  /** Conditions with an alert raised (or adopted from an earlier run), and that alert's id. */
   private readonly raised = new Map<string, string>();
+  private adopted = false;
   private pagedJournalOutage = false;
 
   constructor(
@@ -47,6 +53,7 @@ export class SelfMonitorService {
     private readonly journal: Journal,
     private readonly notifications: NotificationsService,
     private readonly notificationRecords: NotificationsRepository,
+    private readonly escalations: EscalationsRepository,
     private readonly events: EventsRepository,
     private readonly channelStatus: ChannelStatusService,
     private readonly registry: ChannelRegistry,
@@ -69,20 +76,24 @@ export class SelfMonitorService {
     }
     if (this.pagedJournalOutage) this.logger.info("self-monitoring: the journal commits again");
     this.pagedJournalOutage = false;
+    if (!this.adopted) this.adoptEarlierAlerts();
+    const {outbox, undeliverable} = this.journal.read(() => ({
+      outbox: this.events.backlog(),
+      undeliverable: othersWaiting(this.escalations.undeliverable().reasons, [...this.raised.values()].map((id) => this.escalations.forNotification(id)?.waiting_for ?? []))
+    }));
     const conditions = selfCheck(
-      {
-        channels: this.registry.all().map((driver) => this.channelStatus.gatewayChannel(driver.channel)),
-        outbox: this.journal.read(() => this.events.backlog()),
-        nowMs: this.clock.now()
-      },
+      {channels: this.registry.all().map((driver) => this.channelStatus.gatewayChannel(driver.channel)), outbox, undeliverable, nowMs: this.clock.now()},
       this.settings
     );
-    for (const condition of conditions) {
+    const problems = conditions.filter((condition): condition is Condition & {problem: string} => condition.problem !== null);
+    // A cause that is no longer reported (an undeliverable cause that cleared) is over, like a condition reported healthy.
+    const cleared = [...this.raised.keys()].filter((key) => !problems.some((condition) => condition.key === key));
+    const steps = [...problems.map((condition) => ({key: condition.key, run: () => this.raise(condition)})), ...cleared.map((key) => ({key, run: () => this.clear(key)}))];
+    for (const step of steps) {
       try {
-        if (condition.problem) await this.raise(condition, condition.problem);
-        else await this.clear(condition);
+        await step.run();
       } catch (error) {
-        this.logger.error("self-monitoring could not raise or resolve an alert", {condition: condition.key, error: error as Error});
+        this.logger.error("self-monitoring could not raise or resolve an alert", {condition: step.key, error: error as Error});
       }
     }
   }
@@ -97,19 +108,23 @@ export class SelfMonitorService {
     }
   }
 
-  private openAlert(condition: Condition): string | null {
-    return this.journal.read(() => this.notificationRecords.findOpenByDedup(this.settings.recipient, dedupKeyOf(condition)))?.id ?? null;
+  /**
+   * After a restart the alerts of an earlier run may still be open or acknowledged (an episode
+   * not over): adopt them instead of paging again, and resolve them when their cause is gone.
+   */
+  private adoptEarlierAlerts(): void {
+    const open = this.journal.read(() =>
+      (["queued", "notifying", "acknowledged"] as const).flatMap((status) => this.notificationRecords.list({status, target_uuid: this.settings.recipient, limit: ADOPT_LIMIT}))
+    );
+    for (const alert of open) {
+      if (alert.source === SOURCE && alert.dedup_key?.startsWith(DEDUP_PREFIX)) this.raised.set(alert.dedup_key.slice(DEDUP_PREFIX.length), alert.id);
+    }
+    this.adopted = true;
   }
 
-  private async raise(condition: Condition, problem: string): Promise<void> {
-    const earlier = this.raised.get(condition.key);
-    if (earlier && !this.reachedNobody(earlier)) return;
-    // After a restart the alert of an earlier run may still be open: adopt it instead of paging again.
-    const open = this.openAlert(condition);
-    if (open) {
-      this.raised.set(condition.key, open);
-      return;
-    }
+  private async raise(condition: Condition & {problem: string}): Promise<void> {
+    if (this.raised.has(condition.key)) return;
+    const problem = condition.problem;
     const {body} = await this.notifications.send(
       {recipient_uuid: this.settings.recipient, message: `Klaxon gateway: ${problem}`, priority: this.settings.priority, source: SOURCE, dedup_key: dedupKeyOf(condition)},
       SYSTEM,
@@ -121,22 +136,11 @@ export class SelfMonitorService {
     this.logger.warn("self-monitoring raised an alert", {condition: condition.key, problem, notification_id: id});
   }
 
-  /**
-   * An alert raised while every channel was down exhausts at once with only skipped attempts:
-   * nobody heard it. Once a channel works again it is raised anew.
-   */
-  private reachedNobody(id: string): boolean {
-    const alert = this.notifications.get(id);
-    const anyChannelWorks = this.registry.all().some((driver) => this.channelStatus.gatewayChannel(driver.channel).available);
-    return alert.status === "exhausted" && alert.attempts.every((attempt) => attempt.outcome === "skipped") && anyChannelWorks;
-  }
-
-  private async clear(condition: Condition): Promise<void> {
-    const id = this.raised.get(condition.key) ?? this.openAlert(condition);
-    if (!id) return;
+  private async clear(key: string): Promise<void> {
+    const id = this.raised.get(key) as string;
     await this.notifications.resolve(id, SYSTEM);
-    this.raised.delete(condition.key);
-    this.logger.info("self-monitoring resolved an alert", {condition: condition.key, notification_id: id});
+    this.raised.delete(key);
+    this.logger.info("self-monitoring resolved an alert", {condition: key, notification_id: id});
   }
 
   private async pageJournalOutage(): Promise<void> {

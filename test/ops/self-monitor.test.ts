@@ -2,7 +2,8 @@ import {afterEach, describe, expect, it} from "vitest";
 import {ALL_CHANNELS_CONFIGURED, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
 import {RecordingDriver} from "../support/recording-driver.js";
 import {ManualClock} from "../../src/lib/clock.js";
-import {selfCheck} from "../../src/services/self-monitor-conditions.js";
+import {othersWaiting, selfCheck, undeliverableKey} from "../../src/services/self-monitor-conditions.js";
+import {setWaiting} from "../support/undeliverable.js";
 
 /** Two channels served by one modem, whose health the test sets. */
 class ModemChannel extends RecordingDriver {
@@ -38,11 +39,11 @@ interface Rig {
 
 // The admin recipient must exist before the gateway that pages it starts: a first gateway on the
 // same data dir creates it.
-async function makeRig(): Promise<Rig> {
+async function makeRig(adminChannels = ["voice_call", "sms", "email"]): Promise<Rig> {
   const clock = new ManualClock(Date.UTC(2026, 10, 23, 9, 0, 0));
   const dataDir = tempDir();
   const setup = await startTestGateway({}, {dataDir, clock});
-  const admin = (await setup.call("POST", "/api/v1/recipients", {body: {name: "Gateway admin", phone: "+4915112345678", email: "admin@factory.lan", channel_order: ["voice_call", "sms", "email"]}})).body.uuid;
+  const admin = (await setup.call("POST", "/api/v1/recipients", {body: {name: "Gateway admin", phone: "+4915112345678", email: "admin@factory.lan", channel_order: adminChannels}})).body.uuid;
   await setup.gateway.stop();
 
   const modem = {port_open: true, sim: "ready", registration: "home", signal: {rssi: 18, dbm: -77}};
@@ -95,24 +96,25 @@ describe("self-monitoring", () => {
     alerts = await rig.alerts();
     expect(alerts.map((alert) => alert.dedup_key)).toEqual(["klaxon:modem:registration", "klaxon:channel:email"]);
 
-    // Every channel was down, so that alert reached nobody (exhausted, all skipped). The modem
-    // coming back resolves its own alert and raises the email one again, now over a voice call.
-    expect(alerts[1].status).toBe("exhausted");
+    // Every channel is down, so that alert waits for one (its own wait raises nothing more). The
+    // modem coming back resolves its own alert; the waiting one is carried over a voice call at
+    // its next retry, at most a minute later.
+    expect(alerts[1].status).toBe("notifying");
     rig.modem.registration = "home";
     rig.voice.unavailable = rig.sms.unavailable = null;
     await rig.tick();
+    rig.clock.advance(60_000);
+    await rig.gw.gateway.services.runner.tick();
+    await rig.gw.gateway.services.runner.idle();
+    expect(rig.voice.deliveries.map((delivery) => delivery.alerts[0].message)).toEqual(["Klaxon gateway: the email channel is unavailable: SMTP server refused the login"]);
     alerts = await rig.alerts();
     expect(alerts.map((alert) => [alert.dedup_key, alert.status])).toEqual([
       ["klaxon:modem:registration", "resolved"],
-      ["klaxon:channel:email", "exhausted"],
       ["klaxon:channel:email", "notifying"]
     ]);
-    expect(rig.voice.deliveries.map((delivery) => delivery.alerts[0].message)).toEqual(["Klaxon gateway: the email channel is unavailable: SMTP server refused the login"]);
-    await rig.tick();
-    expect(await rig.alerts()).toHaveLength(3);
     rig.email.unavailable = null;
     await rig.tick();
-    expect((await rig.alerts()).map((alert) => alert.status)).toEqual(["resolved", "exhausted", "resolved"]);
+    expect((await rig.alerts()).map((alert) => alert.status)).toEqual(["resolved", "resolved"]);
 
     // A second episode of the same problem pages again.
     rig.modem.signal.dbm = -109;
@@ -120,6 +122,47 @@ describe("self-monitoring", () => {
     alerts = await rig.alerts();
     expect(alerts.at(-1)).toMatchObject({dedup_key: "klaxon:modem:signal", status: "notifying"});
     expect(alerts.at(-1)!.message).toContain("-109 dBm");
+  });
+
+  it("pages by SMS once per cause while alerts cannot reach anyone by email, and resolves it when the cause clears, across a restart", async () => {
+    const rig = await makeRig(["email", "sms"]);
+    const ops = (await rig.gw.call("POST", "/api/v1/recipients", {body: {name: "Ops", email: "ops@factory.lan", channel_order: ["email"]}})).body.uuid;
+    const send = async (message: string) => (await rig.gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: ops, message, priority: "high"}})).body.notification_uuid as string;
+    const cause = {channel: "email" as const, reason: "SMTP server refused the login"};
+    // The admin already knows SMTP fails (acknowledged), but not yet that alerts are stuck behind it.
+    rig.email.unavailable = cause.reason;
+    await rig.tick();
+    expect((await rig.gw.call("POST", `/api/v1/notifications/${(await rig.alerts())[0].id}/ack`)).status).toBe(200);
+    await setWaiting(rig.gw, await send("press 4 stopped"), [cause]);
+    await rig.tick();
+    await rig.tick();
+    let alerts = await rig.alerts();
+    expect(alerts.map((alert) => [alert.dedup_key, alert.status])).toEqual([
+      ["klaxon:channel:email", "acknowledged"],
+      [`klaxon:${undeliverableKey(cause)}`, "notifying"]
+    ]);
+    expect(alerts[1].message).toBe("Klaxon gateway: 1 alert cannot reach anyone: SMTP server refused the login");
+    // Email is the broken channel: both pages went out as SMS.
+    expect(rig.sms.deliveries.map((delivery) => delivery.alerts[0].message)).toEqual(alerts.map((alert) => alert.message));
+
+    // More alerts waiting for the same cause page nobody again.
+    await setWaiting(rig.gw, await send("press 5 stopped"), [cause]);
+    await rig.tick();
+    expect(await rig.alerts()).toHaveLength(2);
+    expect(rig.sms.deliveries).toHaveLength(2);
+
+    // After a restart the open page is adopted, not sent again, and resolved once the cause is gone.
+    await rig.gw.restart();
+    await rig.tick();
+    expect(await rig.alerts()).toHaveLength(2);
+    for (const alert of (await rig.gw.call("GET", `/api/v1/notifications?recipient_uuid=${ops}`)).body.items) await setWaiting(rig.gw, alert.id, null);
+    await rig.tick();
+    alerts = await rig.alerts();
+    expect(alerts.map((alert) => [alert.dedup_key, alert.status])).toEqual([
+      ["klaxon:channel:email", "acknowledged"],
+      [`klaxon:${undeliverableKey(cause)}`, "resolved"]
+    ]);
+    expect(rig.gw.logLines.some((line) => line.includes("self-monitoring resolved an alert") && line.includes(undeliverableKey(cause)))).toBe(true);
   });
 
   it("pages out of band through the modem when the journal cannot commit, once per outage", async () => {
@@ -157,8 +200,9 @@ describe("self-monitoring", () => {
 
 describe("selfCheck", () => {
   const modem = (fields: Record<string, unknown>) => ({channel: "voice_call" as const, available: true, reason: null, details: {port_open: true, sim: "ready", registration: "home", signal: {dbm: -80}, ...fields}});
-  const problems = (input: Parameters<typeof selfCheck>[0]) => selfCheck(input, LIMITS).filter((condition) => condition.problem !== null);
   const now = Date.UTC(2026, 0, 1, 12);
+  const problems = (input: Partial<Parameters<typeof selfCheck>[0]>) =>
+    selfCheck({channels: [], outbox: {pending: 0, oldest: null}, undeliverable: [], nowMs: now, ...input}, LIMITS).filter((condition) => condition.problem !== null);
 
   it.each([
     [{sim: "not_inserted"}, "modem:sim", "the modem's SIM is not ready (not_inserted)"],
@@ -166,16 +210,34 @@ describe("selfCheck", () => {
     [{registration: "denied"}, "modem:registration", "the modem is not registered on the mobile network (denied)"],
     [{signal: {dbm: -111}}, "modem:signal", "the modem's signal is too weak (-111 dBm, below -105 dBm)"]
   ])("names modem trouble by its cause: %j", (fields, key, problem) => {
-    expect(problems({channels: [modem(fields)], outbox: {pending: 0, oldest: null}, nowMs: now})).toEqual([{key, problem}]);
+    expect(problems({channels: [modem(fields)]})).toEqual([{key, problem}]);
   });
 
   it("treats a modem not yet queried (unknown) and roaming as healthy", () => {
-    expect(problems({channels: [modem({sim: "unknown", registration: "roaming", signal: {dbm: null}})], outbox: {pending: 0, oldest: null}, nowMs: now})).toEqual([]);
+    expect(problems({channels: [modem({sim: "unknown", registration: "roaming", signal: {dbm: null}})]})).toEqual([]);
   });
 
   it("raises a webhook backlog only past its age limit", () => {
     const oldest = (minutes: number) => ({pending: 3, oldest: new Date(now - minutes * 60_000).toISOString()});
-    expect(problems({channels: [], outbox: oldest(60), nowMs: now})).toEqual([]);
-    expect(problems({channels: [], outbox: oldest(61), nowMs: now})).toEqual([{key: "outbox:backlog", problem: "3 webhook deliveries are waiting, the oldest for 61 minutes"}]);
+    expect(problems({outbox: oldest(60)})).toEqual([]);
+    expect(problems({outbox: oldest(61)})).toEqual([{key: "outbox:backlog", problem: "3 webhook deliveries are waiting, the oldest for 61 minutes"}]);
+  });
+
+  const smtp = {channel: "email" as const, reason: "SMTP is not configured (smtp.host and smtp.from)"};
+  const modemDown = {channel: "sms" as const, reason: "the modem is not registered on the mobile network (searching)"};
+
+  it("names each cause that leaves alerts undeliverable, with its own key", () => {
+    expect(problems({undeliverable: [{...smtp, notifications: 3}, {...modemDown, notifications: 1}]})).toEqual([
+      {key: undeliverableKey(smtp), problem: "3 alerts cannot reach anyone: SMTP is not configured (smtp.host and smtp.from)"},
+      {key: undeliverableKey(modemDown), problem: "1 alert cannot reach anyone: the modem is not registered on the mobile network (searching)"}
+    ]);
+    expect(undeliverableKey(smtp)).toMatch(/^undeliverable:email:[0-9a-f]{12}$/);
+    expect(undeliverableKey({...smtp, channel: "sms"})).not.toBe(undeliverableKey(smtp));
+  });
+
+  it("does not count the self-monitor's own pages waiting for the same cause", () => {
+    const reasons = [{...smtp, notifications: 2}, {...modemDown, notifications: 1}];
+    expect(othersWaiting(reasons, [[smtp, modemDown], []])).toEqual([{...smtp, notifications: 1}]);
+    expect(othersWaiting(reasons, [[smtp], [smtp]])).toEqual([{...modemDown, notifications: 1}]);
   });
 });
