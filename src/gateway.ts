@@ -121,7 +121,10 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     journal, notificationsRepository, escalationsRepository, attemptsRepository, events, recipientsRepository, groupsRepository, audit, idempotency, storms, clock
   );
   const runner = new EscalationRunner(
-    journal, notificationsRepository, escalationsRepository, attemptsRepository, events, audit, notifications, registry, channelStatus, contactFailures, storms, clock, logger,
+    {
+      journal, notificationRecords: notificationsRepository, escalations: escalationsRepository, attempts: attemptsRepository,
+      events, audit, notifications, registry, channelStatus, contactFailures, storms, clock, logger
+    },
     options.runner
   );
   const ackLinks = new AckLinksService(ackLinkSigner, notifications);

@@ -35,6 +35,19 @@ export interface DeliveryResult {
   detail: string | null;
   /** The person declined and asked for the next one in the chain (key 9): the next step fires now. */
   passedOn?: boolean;
+  /**
+   * A confirmation the channel gives later, after `sent` (an SMS delivery report, `+CDS`):
+   * resolves `delivered` when the network reports the message delivered, `failed` when it
+   * reports it undeliverable, or null when no report came within the driver's own limit or the
+   * driver stopped. Never rejects.
+   */
+  confirmation?: Promise<LateConfirmation | null>;
+}
+
+/** What a channel reported after the delivery ended. */
+export interface LateConfirmation {
+  outcome: "delivered" | "failed";
+  detail: string | null;
 }
 
 /**

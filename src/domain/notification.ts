@@ -39,9 +39,26 @@ export interface AttemptRecord {
   error: string | null;
 }
 
+/** A channel an open chain cannot use now, and why: what an undeliverable notification waits for. */
+export interface WaitReason {
+  channel: Channel;
+  reason: string;
+}
+
+/** Which steps of a chain were carried, and which skips were already recorded. */
+export interface EscalationProgress {
+  /** Steps carried so far (0-based, ascending): at least one attempt reached a driver. */
+  carried: number[];
+  /** The step carried most recently: the window a failure or a key 9 may cut short. */
+  current: number | null;
+  /** Per slot (`step/recipient/channel`), the skip or deferral last recorded, so a wait records it once. */
+  noted: Record<string, string>;
+}
+
 export interface EscalationRecord {
   id: string;
   notification_id: string;
+  /** Steps carried so far. */
   step: number;
   steps_total: number;
   next_step_at: string | null;
@@ -49,6 +66,14 @@ export interface EscalationRecord {
   state: "running" | "stopped" | "exhausted";
   /** The chain this one waits behind during an alert storm, or null. */
   grouped_with: string | null;
+  progress: EscalationProgress;
+  /** Set while the chain waits for a channel (the notification is undeliverable), else null. */
+  waiting_for: WaitReason[] | null;
+}
+
+/** The progress of a chain that has carried nothing yet. */
+export function freshProgress(): EscalationProgress {
+  return {carried: [], current: null, noted: {}};
 }
 
 export type TransitionResult =

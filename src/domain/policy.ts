@@ -1,8 +1,5 @@
-import {channelsForPriority, contactFor, type Group, type QuietHours, type Recipient} from "./recipient.js";
+import {channelsForPriority, contactFor, DEFAULT_ESCALATION, type Group, type QuietHours, type Recipient} from "./recipient.js";
 import type {Channel, GroupStrategy, Priority} from "./vocabulary.js";
-
-// The step count belongs with the planner that walks the steps; re-exported for existing callers.
-export {countSteps} from "./escalation/escalation-steps.js";
 
 /** One person's part of an escalation, frozen when the alert is accepted. */
 export interface MemberPolicy {
@@ -11,6 +8,8 @@ export interface MemberPolicy {
   channels: Channel[];
   contacts: Partial<Record<Channel, string>>;
   ack_timeout_seconds: number;
+  /** Absent in snapshots taken before the setting existed: DEFAULT_ESCALATION's applies. */
+  retry_after_failure_seconds?: number;
   repeat: number;
   quiet_hours: QuietHours | null;
 }
@@ -38,6 +37,7 @@ function memberPolicy(recipient: Recipient, priority: Priority): MemberPolicy {
     channels,
     contacts,
     ack_timeout_seconds: recipient.escalation.ack_timeout_seconds,
+    retry_after_failure_seconds: recipient.escalation.retry_after_failure_seconds ?? DEFAULT_ESCALATION.retry_after_failure_seconds,
     repeat: recipient.escalation.repeat,
     quiet_hours: recipient.quiet_hours
   };

@@ -3,6 +3,8 @@ import type {Channel, GroupStrategy, Priority} from "./vocabulary.js";
 export interface EscalationSettings {
   ack_timeout_seconds: number;
   repeat: number;
+  /** After a step whose every attempt failed (busy, no answer, rejected), the next one starts this much later. */
+  retry_after_failure_seconds: number;
 }
 
 export interface QuietHours {
@@ -42,7 +44,7 @@ export interface Group {
   updated_at: string;
 }
 
-export const DEFAULT_ESCALATION: EscalationSettings = {ack_timeout_seconds: 120, repeat: 1};
+export const DEFAULT_ESCALATION: EscalationSettings = {ack_timeout_seconds: 120, repeat: 1, retry_after_failure_seconds: 30};
 export const DEFAULT_CHANNEL_ORDER: Channel[] = ["telegram_voice", "voice_call", "email"];
 export const DEFAULT_QUIET_ALLOW: Priority[] = ["critical"];
 

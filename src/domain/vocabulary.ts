@@ -12,7 +12,7 @@ export const OPEN_STATUSES: readonly NotificationStatus[] = ["queued", "notifyin
 export const ACK_VIA = ["api", "dashboard", "voice_call", "telegram_voice", "email", "sms"] as const;
 export type AckVia = (typeof ACK_VIA)[number];
 
-export const ATTEMPT_OUTCOMES = ["pending", "sent", "delivered", "answered", "no_answer", "busy", "failed", "skipped"] as const;
+export const ATTEMPT_OUTCOMES = ["pending", "sent", "delivered", "answered", "no_answer", "busy", "failed", "skipped", "deferred"] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 export const SCOPES = ["notifications:send", "notifications:read", "notifications:ack", "recipients:read", "recipients:write", "admin"] as const;
@@ -26,6 +26,7 @@ export const EVENT_TYPES = [
   "notification.delivered",
   "notification.acknowledged",
   "notification.resolved",
+  "notification.priority_raised",
   "escalation.started",
   "escalation.step",
   "escalation.exhausted",

@@ -1,8 +1,6 @@
 import {advance, type EscalationEffect, type EscalationState} from "../domain/escalation/index.js";
-import {isOpen, type AttemptRecord, type EscalationRecord, type NotificationRecord} from "../domain/notification.js";
-import {maskContact} from "../domain/recipient.js";
+import {isOpen, type EscalationRecord, type NotificationRecord, type WaitReason} from "../domain/notification.js";
 import type {Channel} from "../domain/vocabulary.js";
-import {newId} from "../lib/ids.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
 import {WakeTimer} from "../lib/wake-timer.js";
@@ -11,23 +9,41 @@ import type {Journal} from "../store/journal/journal.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
 import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
 import type {AttemptsRepository} from "../store/journal/attempts.repository.js";
-import type {Actor} from "../store/journal/audit.repository.js";
 import type {ChannelRegistry} from "../channels/channel-registry.js";
 import type {ContactFailuresRepository} from "../store/journal/contact-failures.repository.js";
 import type {ChannelStatusService} from "./channel-status.service.js";
-import {ChannelQueue, type DeliveryOutcome, type QueuedAttempt} from "./channel-queue.js";
+import {ChannelQueue, type QueuedAttempt} from "./channel-queue.js";
 import type {EventPublisher} from "./event-publisher.js";
 import type {AuditService} from "./audit.service.js";
 import type {NotificationListener, NotificationsService} from "./notifications.service.js";
 import {StormGrouping} from "./storm-grouping.js";
-
-const SYSTEM: Actor = {type: "system", id: null};
+import {AttemptOutcomes} from "./attempt-outcomes.js";
+import {FireEffects, SYSTEM, type FireEffectsDeps} from "./fire-effects.js";
 
 export interface RunnerOptions {
   /** Escalations fired per journal transaction. */
   batch?: number;
   /** A delivery with no outcome after this long is cut off and recorded failed. */
   deliveryTimeoutMs?: number;
+  /** How often channel availability is compared, so chains waiting for a channel go the moment it is back. */
+  channelCheckMs?: number;
+}
+
+/** What the runner works with, by name. */
+export interface RunnerDeps {
+  journal: Journal;
+  notificationRecords: NotificationsRepository;
+  escalations: EscalationsRepository;
+  attempts: AttemptsRepository;
+  events: EventPublisher;
+  audit: AuditService;
+  notifications: NotificationsService;
+  registry: ChannelRegistry;
+  channelStatus: ChannelStatusService;
+  contactFailures: ContactFailuresRepository;
+  storms: StormGrouping;
+  clock: Clock;
+  logger: Logger;
 }
 
 /**
@@ -35,7 +51,9 @@ export interface RunnerOptions {
  * due through the pure planner and commits the new state, the attempts and the events together,
  * then hands the attempts to their channel's queue outside the transaction. A timer aims at the
  * earliest stored wake-up (no fixed polling). Every wake-up carries the chain's generation, so a
- * stale one (the alert was acknowledged meanwhile) does nothing.
+ * stale one (the alert was acknowledged meanwhile) does nothing. A chain that cannot carry any
+ * step because its channels cannot be used waits (undeliverable, said loudly) and goes as soon
+ * as a channel it needs becomes usable.
  */
 export class EscalationRunner implements NotificationListener {
   private readonly queues = new Map<Channel, ChannelQueue>();
@@ -50,42 +68,43 @@ export class EscalationRunner implements NotificationListener {
   );
   private started = false;
   private readonly batch: number;
-  private readonly deliveryTimeoutMs: number;
-  /** Deliveries handed to drivers and not yet recorded: `idle()` waits for them. */
-  private inFlight = new Set<Promise<void>>();
+  private readonly channelCheckMs: number;
+  private channelWatch: NodeJS.Timeout | null = null;
+  private usableChannels = new Set<Channel>();
+  private readonly outcomes: AttemptOutcomes;
+  private readonly effectsDeps: FireEffectsDeps;
+  private readonly journal: Journal;
+  private readonly notificationRecords: NotificationsRepository;
+  private readonly escalations: EscalationsRepository;
+  private readonly attempts: AttemptsRepository;
+  private readonly channelStatus: ChannelStatusService;
+  private readonly contactFailures: ContactFailuresRepository;
+  private readonly storms: StormGrouping;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
 
-  constructor(
-    private readonly journal: Journal,
-    private readonly notificationRecords: NotificationsRepository,
-    private readonly escalations: EscalationsRepository,
-    private readonly attempts: AttemptsRepository,
-    private readonly events: EventPublisher,
-    private readonly audit: AuditService,
-    private readonly notifications: NotificationsService,
-    private readonly registry: ChannelRegistry,
-    private readonly channelStatus: ChannelStatusService,
-    private readonly contactFailures: ContactFailuresRepository,
-    private readonly storms: StormGrouping,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    options: RunnerOptions = {}
-  ) {
-    this.wakeTimer = new WakeTimer(clock, () => void this.tick());
+  constructor(deps: RunnerDeps, options: RunnerOptions = {}) {
+    ({journal: this.journal, notificationRecords: this.notificationRecords, escalations: this.escalations, attempts: this.attempts} = deps);
+    ({channelStatus: this.channelStatus, contactFailures: this.contactFailures, storms: this.storms, clock: this.clock, logger: this.logger} = deps);
+    this.effectsDeps = deps;
+    this.outcomes = new AttemptOutcomes({...deps, hurried: (dueNow) => this.hurried(dueNow)});
+    this.wakeTimer = new WakeTimer(deps.clock, () => void this.tick());
     this.batch = options.batch ?? 200;
-    this.deliveryTimeoutMs = options.deliveryTimeoutMs ?? 10 * 60_000;
-    for (const driver of registry.all()) {
+    this.channelCheckMs = options.channelCheckMs ?? 1000;
+    const deliveryTimeoutMs = options.deliveryTimeoutMs ?? 10 * 60_000;
+    for (const driver of deps.registry.all()) {
       this.queues.set(driver.channel, new ChannelQueue(driver, {
         stillOpen: (attempt) => this.stillOpen(attempt),
-        dropped: (attempts) => this.record(attempts.map((attempt) => ({attempt, outcome: "skipped", error: "closed before the attempt started"}))),
-        finished: (outcome) => this.finish(outcome),
+        dropped: (attempts) => this.outcomes.record(attempts.map((attempt) => ({attempt, outcome: "skipped", error: "closed before the attempt started"}))),
+        finished: (outcome) => this.outcomes.finished(outcome),
         acknowledged: (attempts, by) =>
-          this.notifications.acknowledgeMany(attempts.map((attempt) => attempt.alert.notification_id), by, driver.channel, SYSTEM)
-      }, this.deliveryTimeoutMs));
+          deps.notifications.acknowledgeMany(attempts.map((attempt) => attempt.alert.notification_id), by, driver.channel, SYSTEM)
+      }, deliveryTimeoutMs));
     }
-    notifications.listen(this);
+    deps.notifications.listen(this);
   }
 
-  /** Recovers attempts a dead process left in flight, then arms the timer. */
+  /** Recovers attempts a dead process left in flight, wakes chains that wait for a channel, then arms the timer. */
   async start(): Promise<void> {
     const interrupted = this.journal.read(() => this.attempts.unfinished());
     if (interrupted.length) {
@@ -96,13 +115,21 @@ export class EscalationRunner implements NotificationListener {
       });
       this.logger.warn("recorded attempts interrupted by a restart", {count: interrupted.length});
     }
+    // The channels may have been configured or repaired while the gateway was down.
+    const waiting = await this.journal.write(() => this.escalations.wakeWaiting(isoTimestamp(this.clock.now())));
+    if (waiting > 0) this.logger.warn("alerts are waiting for a channel", {count: waiting});
+    this.usableChannels = this.currentlyUsable();
     this.started = true;
+    this.channelWatch = setInterval(() => void this.checkChannels(), this.channelCheckMs);
+    this.channelWatch.unref();
     this.arm();
   }
 
   /** Stops firing, cuts off deliveries in progress and records their outcomes while the journal is open. */
   async stop(): Promise<void> {
     this.started = false;
+    if (this.channelWatch) clearInterval(this.channelWatch);
+    this.channelWatch = null;
     this.wakeTimer.cancel();
     await this.passes.running;
     for (const queue of this.queues.values()) queue.close("the gateway is stopping");
@@ -111,12 +138,36 @@ export class EscalationRunner implements NotificationListener {
 
   /** Resolves when no tick runs, no delivery is under way and every outcome has been recorded. */
   async idle(): Promise<void> {
-    const busy = () => this.passes.running !== null || this.inFlight.size > 0 || [...this.queues.values()].some((queue) => !queue.isDrained);
+    const busy = () => this.passes.running !== null || this.outcomes.busy || [...this.queues.values()].some((queue) => !queue.isDrained);
     while (busy()) {
       await this.passes.running;
       await Promise.all([...this.queues.values()].map((queue) => queue.drained()));
-      await Promise.all([...this.inFlight]);
+      await this.outcomes.idle();
     }
+  }
+
+  /**
+   * Compares which channels can be used with the last look: when one has become usable, every
+   * chain waiting for a channel is due now (each then carries what it can). Cheap: the drivers
+   * keep their state in memory.
+   */
+  async checkChannels(): Promise<void> {
+    const usable = this.currentlyUsable();
+    const gained = [...usable].some((channel) => !this.usableChannels.has(channel));
+    this.usableChannels = usable;
+    if (!gained || !this.started) return;
+    const woken = await this.journal.write(() => this.escalations.wakeWaiting(isoTimestamp(this.clock.now())));
+    if (woken > 0) await this.tick();
+  }
+
+  private hurried(dueNow: boolean): void {
+    if (!this.started) return;
+    if (dueNow) void this.tick();
+    else this.arm();
+  }
+
+  private currentlyUsable(): Set<Channel> {
+    return new Set(this.channelStatus.all().filter((state) => state.available).map((state) => state.channel));
   }
 
   queueDepth(channel: Channel): number {
@@ -149,9 +200,13 @@ export class EscalationRunner implements NotificationListener {
       const nowMs = this.clock.now();
       const due = this.journal.read(() => this.escalations.due(isoTimestamp(nowMs), this.batch));
       if (due.length === 0) break;
-      dispatch.push(
-        ...(await this.journal.write(() => due.flatMap((id) => this.fire(id, nowMs))))
-      );
+      // Log lines wait for the commit: a write function may run twice, a log line must not.
+      const fired = await this.journal.write(() => {
+        const notices: Array<() => void> = [];
+        return {dispatch: due.flatMap((id) => this.fire(id, nowMs, notices)), notices};
+      });
+      dispatch.push(...fired.dispatch);
+      for (const notice of fired.notices) notice();
     }
     this.firedThisPass.clear();
     for (const [channel, queue] of this.queues) queue.enqueue(...dispatch.filter((attempt) => attempt.channel === channel).map((attempt) => attempt.queued));
@@ -174,13 +229,13 @@ export class EscalationRunner implements NotificationListener {
     const anchor = this.storms.pagingChain(record.target_uuid, nowMs);
     // Chains fired in this same pass leave together anyway, in one delivery.
     if (!anchor || anchor.row.notification_id === record.id || this.firedThisPass.has(anchor.row.notification_id)) return false;
-    if (!StormGrouping.canJoin(anchor, row, record.priority)) return false;
+    if (!StormGrouping.canJoin(anchor, record.priority)) return false;
     this.escalations.group(record.id, anchor.row);
     return true;
   }
 
   /** Inside the transaction: runs the planner for one notification and applies its effects. */
-  private fire(notificationId: string, nowMs: number): Array<{channel: Channel; queued: QueuedAttempt}> {
+  private fire(notificationId: string, nowMs: number, notices: Array<() => void>): Array<{channel: Channel; queued: QueuedAttempt}> {
     const record = this.notificationRecords.get(notificationId);
     const row = this.escalations.forNotification(notificationId);
     if (!record || !row) return [];
@@ -189,75 +244,44 @@ export class EscalationRunner implements NotificationListener {
     if (!policy) return [];
     this.firedThisPass.add(notificationId);
     const state: EscalationState = {
-      step: row.step,
       steps_total: row.steps_total,
       generation: row.generation,
       next_step_at: row.next_step_at === null ? null : Date.parse(row.next_step_at),
-      status: row.state
+      status: row.state,
+      progress: row.progress,
+      waiting_for: row.waiting_for
     };
     const contactOf = (channel: Channel, recipientUuid: string) => policy.members.find((member) => member.recipient_uuid === recipientUuid)?.contacts[channel] ?? null;
+    // A contact marked unusable is tried again for a critical alert: the mark may be stale, and a critical page must not depend on it.
+    const contactUnusable = (channel: Channel, recipientUuid: string) =>
+      record.priority === "critical" ? null : this.contactFailures.reasonFor(recipientUuid, channel, contactOf(channel, recipientUuid));
     const {state: next, effects} = advance(state, {type: "wake", generation: row.generation}, nowMs, {
       policy,
-      channelUnavailable: (channel, recipientUuid) =>
-        this.channelStatus.gatewayChannel(channel).reason ?? this.contactFailures.reasonFor(recipientUuid, channel, contactOf(channel, recipientUuid))
+      channelUnavailable: (channel, recipientUuid) => this.channelStatus.gatewayChannel(channel).reason ?? contactUnusable(channel, recipientUuid)
     });
-    this.escalations.save({notification_id: notificationId, step: next.step, generation: next.generation, state: next.status, next_step_at: next.next_step_at === null ? null : isoTimestamp(next.next_step_at)});
+    this.escalations.save({
+      notification_id: notificationId,
+      step: next.progress.carried.length,
+      generation: next.generation,
+      state: next.status,
+      next_step_at: next.next_step_at === null ? null : isoTimestamp(next.next_step_at),
+      progress: next.progress,
+      waiting_for: next.waiting_for
+    });
+    notices.push(() => this.reportWaiting(record, row.waiting_for, next.waiting_for, effects));
     // The first chain that pages a target is the one a storm's newcomers join, until it has no step left to share.
     if (effects.some((effect) => effect.type === "attempt") && !this.storms.pagingChain(record.target_uuid, nowMs)) this.storms.paged(record.target_uuid, notificationId);
-    const now = isoTimestamp(nowMs);
-    let current: NotificationRecord = record;
-    const touched = effects.some((effect) => effect.type === "attempt" || effect.type === "skip");
-    if (record.status === "queued" && touched) current = {...current, status: "notifying", updated_at: now};
-    if (next.status === "exhausted") current = {...current, status: "exhausted", updated_at: now};
-    if (current !== record) this.notificationRecords.saveState(current);
-    if (next.status === "exhausted") this.audit.append(SYSTEM, "notification.exhausted", {type: "notification", id: notificationId}, {steps: next.steps_total}, record.source);
-
-    const names = new Map(policy.members.map((member) => [member.recipient_uuid, member.name]));
-    const alert = {notification_id: notificationId, priority: current.priority, message: current.message, source: current.source, link: current.link};
-    const dispatch: Array<{channel: Channel; queued: QueuedAttempt}> = [];
-    const inserted: AttemptRecord[] = [];
-    for (const effect of effects) {
-      if (effect.type === "attempt" || effect.type === "skip") {
-        const attempt = this.attemptRow(notificationId, effect, now);
-        this.attempts.insert(attempt);
-        inserted.push(attempt);
-        const recipient = {uuid: effect.recipient_uuid, name: names.get(effect.recipient_uuid) ?? effect.recipient_uuid};
-        if (effect.type === "attempt") {
-          dispatch.push({channel: effect.channel, queued: {attemptId: attempt.id, recipient, contact: effect.contact, alert}});
-        } else {
-          // In this transaction, so what the driver keeps for later (a relay) commits with the skip.
-          this.registry.get(effect.channel)?.skipped?.({attemptId: attempt.id, recipient, contact: contactOf(effect.channel, effect.recipient_uuid), alert, reason: effect.reason});
-        }
-      }
-    }
-    // Every event of this fire shows the same state: the view (two reads) is built once, and only if needed.
-    let view: ReturnType<NotificationsService["view"]> | null = null;
-    const currentView = () => (view ??= this.notifications.view(current));
-    for (const effect of effects) {
-      if (effect.type !== "emit") continue;
-      this.events.emit(effect.event, currentView(), nowMs);
-    }
-    for (const attempt of inserted.filter((row) => row.outcome === "skipped")) {
-      const {notification_id: _id, ...shown} = attempt;
-      this.events.emit("contact.failed", currentView(), nowMs, shown);
-    }
-    return dispatch;
+    return new FireEffects(this.effectsDeps, record, policy, next.steps_total, nowMs).apply(effects);
   }
 
-  private attemptRow(notificationId: string, effect: Extract<EscalationEffect, {type: "attempt" | "skip"}>, now: string): AttemptRecord {
-    const skipped = effect.type === "skip";
-    return {
-      id: newId("att", Date.parse(now)),
-      notification_id: notificationId,
-      channel: effect.channel,
-      recipient_uuid: effect.recipient_uuid,
-      target: effect.contact ? maskContact(effect.contact) : "",
-      step: effect.step,
-      started_at: now,
-      finished_at: skipped ? now : null,
-      outcome: skipped ? "skipped" : "pending",
-      error: skipped ? effect.reason : null
-    };
+  /** Says loudly when a notification starts waiting for a channel, and when it is carried again. */
+  private reportWaiting(record: NotificationRecord, before: WaitReason[] | null, after: WaitReason[] | null, effects: EscalationEffect[]): void {
+    const fields = {notification: record.id, priority: record.priority, source: record.source};
+    if (after && !before) {
+      this.logger.warn("an alert cannot reach anyone: it waits for a channel", {...fields, waiting_for: after.map((wait) => `${wait.channel}: ${wait.reason}`).join("; ")});
+    } else if (before && !after && effects.some((effect) => effect.type === "attempt")) {
+      this.logger.info("an alert that waited for a channel is being delivered", fields);
+    }
   }
 
   // Read synchronously right before a driver starts: no commit can slip between this check and
@@ -265,42 +289,5 @@ export class EscalationRunner implements NotificationListener {
   private stillOpen(attempt: QueuedAttempt): boolean {
     const record = this.journal.read(() => this.notificationRecords.get(attempt.alert.notification_id));
     return record !== null && isOpen(record.status);
-  }
-
-  private finish(outcome: DeliveryOutcome): void {
-    const {result, error} = outcome;
-    const rows = outcome.attempts.map((attempt) => ({
-      attempt,
-      outcome: result ? result.outcome : ("failed" as const),
-      error: result ? result.detail : (error?.message ?? "failed")
-    }));
-    if (error?.permanent) this.logger.warn("permanent channel failure: the contact is marked unavailable", {attempts: outcome.attempts.map((attempt) => attempt.attemptId), error: error.message});
-    this.record(rows, {permanent: error?.permanent ?? false, passedOn: result?.passedOn ?? false});
-  }
-
-  private record(rows: Array<{attempt: QueuedAttempt; outcome: AttemptRecord["outcome"]; error: string | null}>, {permanent = false, passedOn = false} = {}): void {
-    const work = this.journal
-      .write(() => {
-        const nowMs = this.clock.now();
-        for (const {attempt, outcome, error} of rows) {
-          if (!this.attempts.finish(attempt.attemptId, outcome, error, isoTimestamp(nowMs))) continue;
-          const record = this.notificationRecords.get(attempt.alert.notification_id);
-          const stored = this.attempts.forNotification(attempt.alert.notification_id).find((row) => row.id === attempt.attemptId);
-          if (!record || !stored) continue;
-          // A page that did not reach the person is no page for a storm's newcomers to join.
-          if (outcome === "failed") this.storms.forget(record.id);
-          if (permanent) this.contactFailures.mark(attempt.recipient.uuid, stored.channel, attempt.contact, error ?? "failed", isoTimestamp(nowMs));
-          if (passedOn) this.escalations.hurry(stored.notification_id, stored.step, isoTimestamp(nowMs));
-          const {notification_id: _id, ...shown} = stored;
-          const type = ["sent", "delivered", "answered"].includes(outcome) ? "notification.sent" : outcome === "skipped" ? null : "contact.failed";
-          if (type) this.events.emit(type, this.notifications.view(record), nowMs, shown);
-        }
-      })
-      .then(() => {
-        if (passedOn && this.started) void this.tick();
-      })
-      .catch((failure) => this.logger.error("could not record an attempt's outcome", {error: failure as Error}));
-    this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work));
   }
 }

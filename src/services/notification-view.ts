@@ -1,4 +1,4 @@
-import type {AttemptRecord, EscalationRecord, NotificationRecord} from "../domain/notification.js";
+import type {AttemptRecord, EscalationRecord, NotificationRecord, WaitReason} from "../domain/notification.js";
 
 /** The long form of a notification (spec 2.2 plus CONTRACT section 2). */
 export interface NotificationView {
@@ -23,7 +23,7 @@ export interface NotificationView {
   acknowledged_via: NotificationRecord["acknowledged_via"];
   acknowledged_note: string | null;
   resolved_at: string | null;
-  escalation: {step: number; steps_total: number; next_step_at: string | null};
+  escalation: {step: number; steps_total: number; next_step_at: string | null; waiting_for: WaitReason[] | null};
   attempts: Array<Omit<AttemptRecord, "id" | "notification_id">>;
 }
 
@@ -63,7 +63,7 @@ export function longForm(record: NotificationRecord, escalation: EscalationRecor
     acknowledged_via: record.acknowledged_via,
     acknowledged_note: record.ack_note,
     resolved_at: record.resolved_at,
-    escalation: {step: escalation?.step ?? 0, steps_total: escalation?.steps_total ?? 0, next_step_at: escalation?.next_step_at ?? null},
+    escalation: {step: escalation?.step ?? 0, steps_total: escalation?.steps_total ?? 0, next_step_at: escalation?.next_step_at ?? null, waiting_for: escalation?.waiting_for ?? null},
     attempts: attempts.map(({id: _id, notification_id: _notification, ...attempt}) => attempt)
   };
 }

@@ -1,5 +1,6 @@
-import {acknowledge, resolve, type Acknowledgement, type EscalationRecord, type NotificationRecord, type TransitionResult} from "../domain/notification.js";
-import {countSteps, plannedChannels, snapshotPolicy, type Target} from "../domain/policy.js";
+import {acknowledge, freshProgress, resolve, type Acknowledgement, type EscalationRecord, type NotificationRecord, type TransitionResult} from "../domain/notification.js";
+import {plannedChannels, snapshotPolicy, type Target} from "../domain/policy.js";
+import {countSteps} from "../domain/escalation/index.js";
 import type {EventType, NotificationStatus, Priority} from "../domain/vocabulary.js";
 import {newId} from "../lib/ids.js";
 import type {AckVia} from "../domain/vocabulary.js";
@@ -139,7 +140,10 @@ export class NotificationsService {
         resolved_at: null,
         api_key_id: actor.type === "api_key" ? actor.id : null
       };
-      const fresh: EscalationRecord = {id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now, generation: 0, state: "running", grouped_with: null};
+      const fresh: EscalationRecord = {
+        id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now,
+        generation: 0, state: "running", grouped_with: null, progress: freshProgress(), waiting_for: null
+      };
       const escalation = this.storms.atAcceptance(fresh, record.target_uuid, record.priority, nowMs);
       this.notifications.insert(record);
       this.escalations.insert(escalation, policy);

@@ -38,6 +38,10 @@ function checkRecipient(input: RecipientInput): FieldError[] {
   if (!input.telegram_id && !input.phone && !input.email) errors.push({pointer: "", detail: "at least one of telegram_id, phone or email is required"});
   if (input.quiet_hours && !isValidTimeZone(input.quiet_hours.timezone)) errors.push({pointer: "/quiet_hours/timezone", detail: `"${input.quiet_hours.timezone}" is not an IANA time zone`});
   if (input.quiet_hours && input.quiet_hours.start === input.quiet_hours.end) errors.push({pointer: "/quiet_hours/end", detail: "quiet hours must not start and end at the same time"});
+  const escalation = {...DEFAULT_ESCALATION, ...input.escalation};
+  if (escalation.retry_after_failure_seconds > escalation.ack_timeout_seconds) {
+    errors.push({pointer: "/escalation/retry_after_failure_seconds", detail: `must not exceed ack_timeout_seconds (${escalation.ack_timeout_seconds})`});
+  }
   return errors;
 }
 

@@ -21,10 +21,12 @@ interface CachedRead {
 
 /**
  * Alert storms: a new chain whose target is already being paged by another open chain does not
- * page on its own; it joins that chain at its next step (same step, same channel, one delivery),
- * and from then on their steps stay aligned: one call per step for the whole storm, as an
- * incident groups its alerts. A chain more urgent than the one being paged never waits; if the
- * other chain closes first, the waiting one starts its own chain from the first step, at once
+ * page at once; it waits for that chain's next step and takes up its own plan at that step, in
+ * the same pass (one delivery when they share a channel and contact), and from then on their
+ * steps stay aligned: one call per step window for the whole storm, as an incident groups its
+ * alerts. Grouping never takes a page away: the newcomer runs the steps it skipped ahead of
+ * after the others, a grouped contact counting for every alert it names. A chain more urgent than the one being paged never
+ * waits; if the other chain closes first, the waiting one goes on at once
  * (`EscalationsRepository.stop`).
  *
  * A newcomer joins when it is accepted, in the send's own transaction, so a storm costs the
@@ -69,7 +71,9 @@ export class StormGrouping {
     if (cached && cached.notificationId === notificationId && cached.transaction === transaction && cached.updates === updates) return cached;
     const chain = this.escalations.anchorCandidate(notificationId);
     const read: CachedRead = {notificationId, transaction, updates, anchor: null, nextStepMs: Number.NEGATIVE_INFINITY};
-    if (chain !== null && chain.state === "running" && chain.grouped_with === null && chain.next_step_at !== null && chain.step < chain.steps_total) {
+    // A chain waiting for a channel pages nobody: a newcomer waiting behind it would wait for nothing.
+    const sharesAStep = chain !== null && chain.state === "running" && chain.waiting_for === null && chain.step < chain.steps_total;
+    if (chain !== null && sharesAStep && chain.grouped_with === null && chain.next_step_at !== null) {
       const {priority, ...row} = chain;
       read.anchor = {row: row as Anchor["row"], priority};
       read.nextStepMs = Date.parse(chain.next_step_at);
@@ -78,16 +82,16 @@ export class StormGrouping {
     return read;
   }
 
-  /** A chain may wait behind `anchor` unless it is more urgent or too short to take the anchor's next step. */
-  static canJoin(anchor: Anchor, chain: Pick<EscalationRecord, "steps_total">, priority: Priority): boolean {
-    return anchor.row.step < chain.steps_total && PRIORITIES.indexOf(priority) >= PRIORITIES.indexOf(anchor.priority);
+  /** A chain may wait behind `anchor` unless it is more urgent: an urgent alert never waits. */
+  static canJoin(anchor: Anchor, priority: Priority): boolean {
+    return PRIORITIES.indexOf(priority) >= PRIORITIES.indexOf(anchor.priority);
   }
 
   /** A new chain as it is stored at acceptance: waiting behind the chain paging its target, if it may join it. */
   atAcceptance(chain: EscalationRecord, targetUuid: string, priority: Priority, nowMs: number): EscalationRecord {
     const anchor = this.pagingChain(targetUuid, nowMs);
-    if (!anchor || !StormGrouping.canJoin(anchor, chain, priority)) return chain;
-    return {...chain, grouped_with: anchor.row.notification_id, step: anchor.row.step, next_step_at: anchor.row.next_step_at};
+    if (!anchor || !StormGrouping.canJoin(anchor, priority)) return chain;
+    return {...chain, grouped_with: anchor.row.notification_id, next_step_at: anchor.row.next_step_at, progress: {...chain.progress, current: anchor.row.progress.current}};
   }
 
   /** A chain of this target has paged and none is joinable: it becomes the one newcomers join. */

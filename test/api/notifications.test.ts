@@ -32,7 +32,7 @@ describe("POST /api/v1/notifications/send", () => {
     const n = answer.body;
     expect(n).toMatchObject({status: "queued", recipient_uuid: bob, message: "CPU hot", priority: "high", source: "plc-7", link: "https://grafana.lan/d/1", service: "press", environment: "hall-2", occurrences: 1, attempts: []});
     expect(n.links).toEqual({self: `/api/v1/notifications/${n.id}`, ack: `/api/v1/notifications/${n.id}/ack`});
-    expect(n.escalation).toEqual({step: 0, steps_total: 4, next_step_at: n.created_at});
+    expect(n.escalation).toEqual({step: 0, steps_total: 4, next_step_at: n.created_at, waiting_for: null});
     expect(new Date(n.created_at).toISOString()).toBe(n.created_at);
     expect(answer.headers.get("location")).toBe(n.links.self);
   });

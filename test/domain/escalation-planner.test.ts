@@ -26,18 +26,21 @@ function render(effect: EscalationEffect): string {
       return `attempt #${effect.step} ${effect.recipient_uuid} ${effect.channel}`;
     case "skip":
       return `skip #${effect.step} ${effect.recipient_uuid} ${effect.channel}: ${effect.reason}`;
-    case "hold":
-      return `hold #${effect.step} until ${iso(effect.until)}`;
+    case "defer":
+      return `defer #${effect.step} ${effect.recipient_uuid} ${effect.channel} until ${iso(effect.until)}`;
     case "wake_at":
       return `wake_at ${iso(effect.at)} gen ${effect.generation}`;
-    case "emit":
-      return effect.event === "escalation.step" ? `emit escalation.step #${effect.step}` : "emit escalation.exhausted";
+    case "step":
+      return `step #${effect.step}`;
+    case "exhausted":
+      return "exhausted";
   }
 }
 
 /**
  * Plays the runner: starts the chain at `start`, fires every stored wake-up exactly when due and
- * acknowledges at `ackAt`, until nothing is scheduled. One "<time> <effect>" line per effect.
+ * acknowledges at `ackAt`, until nothing is scheduled or the chain waits for a channel that, in
+ * these scripted outages, never comes back. One "<time> <effect>" line per effect.
  */
 function timeline(policy: PolicySnapshot, start: string, options: {ackAt?: string; outages?: Outages} = {}): string[] {
   const ctx = context(policy, options.outages);
@@ -49,6 +52,11 @@ function timeline(policy: PolicySnapshot, start: string, options: {ackAt?: strin
     const event: EscalationEvent = now === ackAt ? {type: "acknowledged"} : {type: "wake", generation: state.generation};
     const result = advance(state, event, now, ctx);
     if (event.type === "acknowledged") lines.push(`${iso(now)} acknowledged: ${result.state.status}, ${result.effects.length} effects`);
+    const lookedAgainOnly = state.waiting_for !== null && result.effects.every((effect) => effect.type === "wake_at");
+    if (lookedAgainOnly) {
+      lines.push(`${iso(now)} still waiting for ${result.state.waiting_for?.map((wait) => wait.channel).join(", ")}`);
+      break;
+    }
     lines.push(...result.effects.map((effect) => `${iso(now)} ${render(effect)}`));
     state = result.state;
   }
@@ -63,18 +71,18 @@ describe("escalation planner", () => {
         () => timeline(snapshot("sequential", [member("alice", ["telegram_voice", "voice_call"], {repeat: 1, ack_timeout_seconds: 120})]), "2026-01-15T10:00:00.000Z"),
         [
           "2026-01-15T10:00:00.000Z attempt #0 alice telegram_voice",
-          "2026-01-15T10:00:00.000Z emit escalation.step #0",
+          "2026-01-15T10:00:00.000Z step #0",
           "2026-01-15T10:00:00.000Z wake_at 2026-01-15T10:02:00.000Z gen 1",
           "2026-01-15T10:02:00.000Z attempt #1 alice voice_call",
-          "2026-01-15T10:02:00.000Z emit escalation.step #1",
+          "2026-01-15T10:02:00.000Z step #1",
           "2026-01-15T10:02:00.000Z wake_at 2026-01-15T10:04:00.000Z gen 2",
           "2026-01-15T10:04:00.000Z attempt #2 alice telegram_voice",
-          "2026-01-15T10:04:00.000Z emit escalation.step #2",
+          "2026-01-15T10:04:00.000Z step #2",
           "2026-01-15T10:04:00.000Z wake_at 2026-01-15T10:06:00.000Z gen 3",
           "2026-01-15T10:06:00.000Z attempt #3 alice voice_call",
-          "2026-01-15T10:06:00.000Z emit escalation.step #3",
+          "2026-01-15T10:06:00.000Z step #3",
           "2026-01-15T10:06:00.000Z wake_at 2026-01-15T10:08:00.000Z gen 4",
-          "2026-01-15T10:08:00.000Z emit escalation.exhausted"
+          "2026-01-15T10:08:00.000Z exhausted"
         ]
       ],
       [
@@ -86,15 +94,15 @@ describe("escalation planner", () => {
           ),
         [
           "2026-01-15T10:00:00.000Z attempt #0 alice voice_call",
-          "2026-01-15T10:00:00.000Z emit escalation.step #0",
+          "2026-01-15T10:00:00.000Z step #0",
           "2026-01-15T10:00:00.000Z wake_at 2026-01-15T10:01:00.000Z gen 1",
           "2026-01-15T10:01:00.000Z attempt #1 bob sms",
-          "2026-01-15T10:01:00.000Z emit escalation.step #1",
+          "2026-01-15T10:01:00.000Z step #1",
           "2026-01-15T10:01:00.000Z wake_at 2026-01-15T10:06:00.000Z gen 2",
           "2026-01-15T10:06:00.000Z attempt #2 bob email",
-          "2026-01-15T10:06:00.000Z emit escalation.step #2",
+          "2026-01-15T10:06:00.000Z step #2",
           "2026-01-15T10:06:00.000Z wake_at 2026-01-15T10:11:00.000Z gen 3",
-          "2026-01-15T10:11:00.000Z emit escalation.exhausted"
+          "2026-01-15T10:11:00.000Z exhausted"
         ]
       ],
       [
@@ -110,16 +118,16 @@ describe("escalation planner", () => {
         [
           "2026-01-15T10:00:00.000Z attempt #0 alice telegram_voice",
           "2026-01-15T10:00:00.000Z attempt #0 bob email",
-          "2026-01-15T10:00:00.000Z emit escalation.step #0",
+          "2026-01-15T10:00:00.000Z step #0",
           "2026-01-15T10:00:00.000Z wake_at 2026-01-15T10:03:00.000Z gen 1",
           "2026-01-15T10:03:00.000Z attempt #1 alice voice_call",
           "2026-01-15T10:03:00.000Z attempt #1 bob email",
-          "2026-01-15T10:03:00.000Z emit escalation.step #1",
+          "2026-01-15T10:03:00.000Z step #1",
           "2026-01-15T10:03:00.000Z wake_at 2026-01-15T10:06:00.000Z gen 2",
           "2026-01-15T10:06:00.000Z attempt #2 alice sms",
-          "2026-01-15T10:06:00.000Z emit escalation.step #2",
+          "2026-01-15T10:06:00.000Z step #2",
           "2026-01-15T10:06:00.000Z wake_at 2026-01-15T10:07:00.000Z gen 3",
-          "2026-01-15T10:07:00.000Z emit escalation.exhausted"
+          "2026-01-15T10:07:00.000Z exhausted"
         ]
       ],
       [
@@ -127,10 +135,10 @@ describe("escalation planner", () => {
         () => timeline(snapshot("sequential", [member("alice", ["telegram_voice", "voice_call"], {repeat: 1})]), "2026-01-15T10:00:00.000Z", {ackAt: "2026-01-15T10:03:10.000Z"}),
         [
           "2026-01-15T10:00:00.000Z attempt #0 alice telegram_voice",
-          "2026-01-15T10:00:00.000Z emit escalation.step #0",
+          "2026-01-15T10:00:00.000Z step #0",
           "2026-01-15T10:00:00.000Z wake_at 2026-01-15T10:02:00.000Z gen 1",
           "2026-01-15T10:02:00.000Z attempt #1 alice voice_call",
-          "2026-01-15T10:02:00.000Z emit escalation.step #1",
+          "2026-01-15T10:02:00.000Z step #1",
           "2026-01-15T10:02:00.000Z wake_at 2026-01-15T10:04:00.000Z gen 2",
           "2026-01-15T10:03:10.000Z acknowledged: stopped, 0 effects"
         ]
@@ -142,32 +150,31 @@ describe("escalation planner", () => {
   describe("skips unavailable channels", () => {
     const rows: [string, () => string[], string[]][] = [
       [
-        "records an unavailable channel as skipped and moves on at once",
+        "records an unavailable channel as skipped, moves on at once, and waits for it before the chain ends",
         () =>
           timeline(snapshot("sequential", [member("alice", ["telegram_voice", "voice_call"], {repeat: 0})]), "2026-01-15T10:00:00.000Z", {
             outages: {"alice/telegram_voice": "Telegram relay offline"}
           }),
         [
           "2026-01-15T10:00:00.000Z skip #0 alice telegram_voice: Telegram relay offline",
-          "2026-01-15T10:00:00.000Z emit escalation.step #0",
           "2026-01-15T10:00:00.000Z attempt #1 alice voice_call",
-          "2026-01-15T10:00:00.000Z emit escalation.step #1",
+          "2026-01-15T10:00:00.000Z step #1",
           "2026-01-15T10:00:00.000Z wake_at 2026-01-15T10:02:00.000Z gen 1",
-          "2026-01-15T10:02:00.000Z emit escalation.exhausted"
+          "2026-01-15T10:02:00.000Z wake_at 2026-01-15T10:03:00.000Z gen 2",
+          "2026-01-15T10:03:00.000Z still waiting for telegram_voice"
         ]
       ],
       [
-        "exhausts at once when no channel is available",
+        "waits, naming the channels, when no channel can be used, and looks again every minute",
         () =>
           timeline(snapshot("sequential", [member("alice", ["voice_call", "sms"], {repeat: 0})]), "2026-01-15T10:00:00.000Z", {
             outages: {"alice/voice_call": "modem not registered", "alice/sms": "modem not registered"}
           }),
         [
           "2026-01-15T10:00:00.000Z skip #0 alice voice_call: modem not registered",
-          "2026-01-15T10:00:00.000Z emit escalation.step #0",
           "2026-01-15T10:00:00.000Z skip #1 alice sms: modem not registered",
-          "2026-01-15T10:00:00.000Z emit escalation.step #1",
-          "2026-01-15T10:00:00.000Z emit escalation.exhausted"
+          "2026-01-15T10:00:00.000Z wake_at 2026-01-15T10:01:00.000Z gen 1",
+          "2026-01-15T10:01:00.000Z still waiting for voice_call, sms"
         ]
       ],
       [
@@ -181,13 +188,13 @@ describe("escalation planner", () => {
         [
           "2026-01-15T10:00:00.000Z skip #0 alice voice_call: modem not registered",
           "2026-01-15T10:00:00.000Z attempt #0 bob email",
-          "2026-01-15T10:00:00.000Z emit escalation.step #0",
+          "2026-01-15T10:00:00.000Z step #0",
           "2026-01-15T10:00:00.000Z wake_at 2026-01-15T10:01:00.000Z gen 1",
-          "2026-01-15T10:01:00.000Z emit escalation.exhausted"
+          "2026-01-15T10:01:00.000Z exhausted"
         ]
       ],
       [
-        "skips an unavailable channel at once even during quiet hours",
+        "records an unavailable channel at once even during quiet hours, and defers the next step to their end",
         () =>
           timeline(
             snapshot("sequential", [member("alice", ["voice_call", "email"], {repeat: 0, quiet_hours: quiet("22:00", "07:00", "Europe/Berlin")})]),
@@ -196,19 +203,15 @@ describe("escalation planner", () => {
           ),
         [
           "2026-01-15T23:00:00.000Z skip #0 alice voice_call: modem not registered",
-          "2026-01-15T23:00:00.000Z emit escalation.step #0",
-          "2026-01-15T23:00:00.000Z hold #1 until 2026-01-16T06:00:00.000Z",
-          "2026-01-15T23:00:00.000Z wake_at 2026-01-16T06:00:00.000Z gen 1",
-          "2026-01-16T06:00:00.000Z attempt #1 alice email",
-          "2026-01-16T06:00:00.000Z emit escalation.step #1",
-          "2026-01-16T06:00:00.000Z wake_at 2026-01-16T06:02:00.000Z gen 2",
-          "2026-01-16T06:02:00.000Z emit escalation.exhausted"
+          "2026-01-15T23:00:00.000Z defer #1 alice email until 2026-01-16T06:00:00.000Z",
+          "2026-01-15T23:00:00.000Z wake_at 2026-01-15T23:01:00.000Z gen 1",
+          "2026-01-15T23:01:00.000Z still waiting for voice_call"
         ]
       ],
       [
         "exhausts at once when the snapshot has no steps",
         () => timeline(snapshot("sequential", [member("alice", [])]), "2026-01-15T10:00:00.000Z"),
-        ["2026-01-15T10:00:00.000Z emit escalation.exhausted"]
+        ["2026-01-15T10:00:00.000Z exhausted"]
       ]
     ];
     it.each(rows)("%s", (_name, run, expected) => expect(run()).toEqual(expected));
@@ -222,12 +225,12 @@ describe("escalation planner", () => {
         "holds a high-priority alert during quiet hours",
         () => timeline(snapshot("sequential", [alice()], "high"), "2026-01-15T23:00:00.000Z"),
         [
-          "2026-01-15T23:00:00.000Z hold #0 until 2026-01-16T06:00:00.000Z",
+          "2026-01-15T23:00:00.000Z defer #0 alice voice_call until 2026-01-16T06:00:00.000Z",
           "2026-01-15T23:00:00.000Z wake_at 2026-01-16T06:00:00.000Z gen 1",
           "2026-01-16T06:00:00.000Z attempt #0 alice voice_call",
-          "2026-01-16T06:00:00.000Z emit escalation.step #0",
+          "2026-01-16T06:00:00.000Z step #0",
           "2026-01-16T06:00:00.000Z wake_at 2026-01-16T06:02:00.000Z gen 2",
-          "2026-01-16T06:02:00.000Z emit escalation.exhausted"
+          "2026-01-16T06:02:00.000Z exhausted"
         ]
       ],
       [
@@ -235,9 +238,9 @@ describe("escalation planner", () => {
         () => timeline(snapshot("sequential", [alice()], "critical"), "2026-01-15T23:00:00.000Z"),
         [
           "2026-01-15T23:00:00.000Z attempt #0 alice voice_call",
-          "2026-01-15T23:00:00.000Z emit escalation.step #0",
+          "2026-01-15T23:00:00.000Z step #0",
           "2026-01-15T23:00:00.000Z wake_at 2026-01-15T23:02:00.000Z gen 1",
-          "2026-01-15T23:02:00.000Z emit escalation.exhausted"
+          "2026-01-15T23:02:00.000Z exhausted"
         ]
       ],
       [
@@ -245,25 +248,25 @@ describe("escalation planner", () => {
         () => timeline(snapshot("sequential", [member("alice", ["telegram_voice", "voice_call"], {repeat: 0, quiet_hours: berlinNights})]), "2026-01-15T20:59:00.000Z"),
         [
           "2026-01-15T20:59:00.000Z attempt #0 alice telegram_voice",
-          "2026-01-15T20:59:00.000Z emit escalation.step #0",
+          "2026-01-15T20:59:00.000Z step #0",
           "2026-01-15T20:59:00.000Z wake_at 2026-01-15T21:01:00.000Z gen 1",
-          "2026-01-15T21:01:00.000Z hold #1 until 2026-01-16T06:00:00.000Z",
+          "2026-01-15T21:01:00.000Z defer #1 alice voice_call until 2026-01-16T06:00:00.000Z",
           "2026-01-15T21:01:00.000Z wake_at 2026-01-16T06:00:00.000Z gen 2",
           "2026-01-16T06:00:00.000Z attempt #1 alice voice_call",
-          "2026-01-16T06:00:00.000Z emit escalation.step #1",
+          "2026-01-16T06:00:00.000Z step #1",
           "2026-01-16T06:00:00.000Z wake_at 2026-01-16T06:02:00.000Z gen 3",
-          "2026-01-16T06:02:00.000Z emit escalation.exhausted"
+          "2026-01-16T06:02:00.000Z exhausted"
         ]
       ],
       [
-        "pages the awake members of a parallel step and records the sleeping ones as skipped",
+        "pages the awake members of a parallel step and records the sleeping ones as deferred",
         () => timeline(snapshot("parallel", [alice({ack_timeout_seconds: 900}), member("bob", ["sms"], {repeat: 0, ack_timeout_seconds: 60})]), "2026-01-15T23:00:00.000Z"),
         [
-          "2026-01-15T23:00:00.000Z skip #0 alice voice_call: quiet hours until 2026-01-16T06:00:00.000Z",
+          "2026-01-15T23:00:00.000Z defer #0 alice voice_call until 2026-01-16T06:00:00.000Z",
           "2026-01-15T23:00:00.000Z attempt #0 bob sms",
-          "2026-01-15T23:00:00.000Z emit escalation.step #0",
+          "2026-01-15T23:00:00.000Z step #0",
           "2026-01-15T23:00:00.000Z wake_at 2026-01-15T23:01:00.000Z gen 1",
-          "2026-01-15T23:01:00.000Z emit escalation.exhausted"
+          "2026-01-15T23:01:00.000Z exhausted"
         ]
       ],
       [
@@ -274,13 +277,13 @@ describe("escalation planner", () => {
             "2026-01-15T23:00:00.000Z"
           ),
         [
-          "2026-01-15T23:00:00.000Z hold #0 until 2026-01-16T06:00:00.000Z",
+          "2026-01-15T23:00:00.000Z defer #0 alice voice_call until 2026-01-16T06:00:00.000Z",
+          "2026-01-15T23:00:00.000Z defer #0 bob sms until 2026-01-16T06:30:00.000Z",
           "2026-01-15T23:00:00.000Z wake_at 2026-01-16T06:00:00.000Z gen 1",
           "2026-01-16T06:00:00.000Z attempt #0 alice voice_call",
-          "2026-01-16T06:00:00.000Z skip #0 bob sms: quiet hours until 2026-01-16T06:30:00.000Z",
-          "2026-01-16T06:00:00.000Z emit escalation.step #0",
+          "2026-01-16T06:00:00.000Z step #0",
           "2026-01-16T06:00:00.000Z wake_at 2026-01-16T06:02:00.000Z gen 2",
-          "2026-01-16T06:02:00.000Z emit escalation.exhausted"
+          "2026-01-16T06:02:00.000Z exhausted"
         ]
       ]
     ];
@@ -293,12 +296,12 @@ describe("escalation planner", () => {
         "holds until 07:00 CEST on the night Berlin springs forward",
         () => timeline(snapshot("sequential", [member("alice", ["voice_call"], {repeat: 0, quiet_hours: quiet("22:00", "07:00", "Europe/Berlin")})]), "2026-03-28T23:30:00.000Z"),
         [
-          "2026-03-28T23:30:00.000Z hold #0 until 2026-03-29T05:00:00.000Z",
+          "2026-03-28T23:30:00.000Z defer #0 alice voice_call until 2026-03-29T05:00:00.000Z",
           "2026-03-28T23:30:00.000Z wake_at 2026-03-29T05:00:00.000Z gen 1",
           "2026-03-29T05:00:00.000Z attempt #0 alice voice_call",
-          "2026-03-29T05:00:00.000Z emit escalation.step #0",
+          "2026-03-29T05:00:00.000Z step #0",
           "2026-03-29T05:00:00.000Z wake_at 2026-03-29T05:02:00.000Z gen 2",
-          "2026-03-29T05:02:00.000Z emit escalation.exhausted"
+          "2026-03-29T05:02:00.000Z exhausted"
         ]
       ],
       [
@@ -309,39 +312,40 @@ describe("escalation planner", () => {
             "2026-10-25T00:15:00.000Z"
           ),
         [
-          "2026-10-25T00:15:00.000Z hold #0 until 2026-10-25T00:30:00.000Z",
+          "2026-10-25T00:15:00.000Z defer #0 alice voice_call until 2026-10-25T00:30:00.000Z",
+          "2026-10-25T00:15:00.000Z defer #1 alice sms until 2026-10-25T00:30:00.000Z",
           "2026-10-25T00:15:00.000Z wake_at 2026-10-25T00:30:00.000Z gen 1",
           "2026-10-25T00:30:00.000Z attempt #0 alice voice_call",
-          "2026-10-25T00:30:00.000Z emit escalation.step #0",
+          "2026-10-25T00:30:00.000Z step #0",
           "2026-10-25T00:30:00.000Z wake_at 2026-10-25T01:15:00.000Z gen 2",
           "2026-10-25T01:15:00.000Z attempt #1 alice sms",
-          "2026-10-25T01:15:00.000Z emit escalation.step #1",
+          "2026-10-25T01:15:00.000Z step #1",
           "2026-10-25T01:15:00.000Z wake_at 2026-10-25T02:00:00.000Z gen 3",
-          "2026-10-25T02:00:00.000Z emit escalation.exhausted"
+          "2026-10-25T02:00:00.000Z exhausted"
         ]
       ],
       [
         "holds until 03:00 EDT when New York's quiet hours end in the skipped hour",
         () => timeline(snapshot("sequential", [member("alice", ["voice_call"], {repeat: 0, quiet_hours: quiet("23:00", "02:30", "America/New_York")})]), "2026-03-08T06:30:00.000Z"),
         [
-          "2026-03-08T06:30:00.000Z hold #0 until 2026-03-08T07:00:00.000Z",
+          "2026-03-08T06:30:00.000Z defer #0 alice voice_call until 2026-03-08T07:00:00.000Z",
           "2026-03-08T06:30:00.000Z wake_at 2026-03-08T07:00:00.000Z gen 1",
           "2026-03-08T07:00:00.000Z attempt #0 alice voice_call",
-          "2026-03-08T07:00:00.000Z emit escalation.step #0",
+          "2026-03-08T07:00:00.000Z step #0",
           "2026-03-08T07:00:00.000Z wake_at 2026-03-08T07:02:00.000Z gen 2",
-          "2026-03-08T07:02:00.000Z emit escalation.exhausted"
+          "2026-03-08T07:02:00.000Z exhausted"
         ]
       ],
       [
         "holds until 07:00 EST on the night New York falls back",
         () => timeline(snapshot("sequential", [member("alice", ["voice_call"], {repeat: 0, quiet_hours: quiet("22:00", "07:00", "America/New_York")})]), "2026-11-01T04:30:00.000Z"),
         [
-          "2026-11-01T04:30:00.000Z hold #0 until 2026-11-01T12:00:00.000Z",
+          "2026-11-01T04:30:00.000Z defer #0 alice voice_call until 2026-11-01T12:00:00.000Z",
           "2026-11-01T04:30:00.000Z wake_at 2026-11-01T12:00:00.000Z gen 1",
           "2026-11-01T12:00:00.000Z attempt #0 alice voice_call",
-          "2026-11-01T12:00:00.000Z emit escalation.step #0",
+          "2026-11-01T12:00:00.000Z step #0",
           "2026-11-01T12:00:00.000Z wake_at 2026-11-01T12:02:00.000Z gen 2",
-          "2026-11-01T12:02:00.000Z emit escalation.exhausted"
+          "2026-11-01T12:02:00.000Z exhausted"
         ]
       ]
     ];
@@ -355,13 +359,15 @@ describe("escalation planner", () => {
     const afterFirstStep = advance(startEscalation(policy, t0), {type: "wake", generation: 0}, t0, ctx).state;
 
     it("starts with step 0 due at once under generation 0", () => {
-      expect(startEscalation(policy, t0)).toEqual({step: 0, steps_total: 2, generation: 0, next_step_at: t0, status: "running"});
+      expect(startEscalation(policy, t0)).toEqual({steps_total: 2, generation: 0, next_step_at: t0, status: "running", progress: {carried: [], current: null, noted: {}}, waiting_for: null});
     });
 
     it("records the attempt with the contact from the snapshot and moves to the next step", () => {
       const result = advance(startEscalation(policy, t0), {type: "wake", generation: 0}, t0, ctx);
       expect(result.effects[0]).toEqual({type: "attempt", step: 0, recipient_uuid: "alice", channel: "voice_call", contact: "+49-alice"});
-      expect(result.state).toEqual({step: 1, steps_total: 2, generation: 1, next_step_at: at("2026-01-15T10:02:00.000Z"), status: "running"});
+      expect(result.state).toEqual({
+        steps_total: 2, generation: 1, next_step_at: at("2026-01-15T10:02:00.000Z"), status: "running", progress: {carried: [0], current: 0, noted: {}}, waiting_for: null
+      });
     });
 
     it("does nothing for a wake-up with a stale generation", () => {
@@ -376,7 +382,7 @@ describe("escalation planner", () => {
 
     it("runs a late wake-up and times the next step from when it ran", () => {
       const result = advance(afterFirstStep, {type: "wake", generation: 1}, at("2026-01-15T10:30:00.000Z"), ctx);
-      expect(result.effects.map(render)).toEqual(["attempt #1 alice sms", "emit escalation.step #1", "wake_at 2026-01-15T10:32:00.000Z gen 2"]);
+      expect(result.effects.map(render)).toEqual(["attempt #1 alice sms", "step #1", "wake_at 2026-01-15T10:32:00.000Z gen 2"]);
     });
 
     const stops: [string, EscalationEvent][] = [
@@ -385,21 +391,21 @@ describe("escalation planner", () => {
     ];
     it.each(stops)("stops with no effects when %s, and later wake-ups do nothing", (_name, event) => {
       const stopped = advance(afterFirstStep, event, at("2026-01-15T10:01:00.000Z"), ctx);
-      expect(stopped).toEqual({state: {step: 1, steps_total: 2, generation: 2, next_step_at: null, status: "stopped"}, effects: []});
+      expect(stopped).toEqual({state: {...afterFirstStep, generation: 2, next_step_at: null, status: "stopped"}, effects: []});
       for (const generation of [1, 2]) {
         expect(advance(stopped.state, {type: "wake", generation}, at("2026-01-15T10:02:00.000Z"), ctx)).toEqual({state: stopped.state, effects: []});
       }
     });
 
     it("keeps an exhausted chain exhausted when it is acknowledged afterwards", () => {
-      const exhausted: EscalationState = {step: 2, steps_total: 2, generation: 3, next_step_at: null, status: "exhausted"};
+      const exhausted: EscalationState = {steps_total: 2, generation: 3, next_step_at: null, status: "exhausted", progress: {carried: [0, 1], current: 1, noted: {}}, waiting_for: null};
       expect(advance(exhausted, {type: "acknowledged"}, at("2026-01-15T11:00:00.000Z"), ctx)).toEqual({state: exhausted, effects: []});
     });
 
     it("exhausts when the last step's ack timeout passes", () => {
       const lastStepRun = advance(afterFirstStep, {type: "wake", generation: 1}, at("2026-01-15T10:02:00.000Z"), ctx).state;
       const result = advance(lastStepRun, {type: "wake", generation: 2}, at("2026-01-15T10:04:00.000Z"), ctx);
-      expect(result).toEqual({state: {step: 2, steps_total: 2, generation: 3, next_step_at: null, status: "exhausted"}, effects: [{type: "emit", event: "escalation.exhausted"}]});
+      expect(result).toEqual({state: {...lastStepRun, generation: 3, next_step_at: null, status: "exhausted"}, effects: [{type: "exhausted"}]});
     });
   });
 });

@@ -1,6 +1,5 @@
 import {describe, expect, it} from "vitest";
 import {countSteps, planStep} from "../../src/domain/escalation/escalation-steps.js";
-import {countSteps as countStepsFromPolicy} from "../../src/domain/policy.js";
 import type {PolicySnapshot} from "../../src/domain/policy.js";
 import {member, snapshot} from "../support/escalation-fixtures.js";
 
@@ -41,9 +40,5 @@ describe("planStep", () => {
 
   it("plans nothing before the first step", () => {
     expect(planStep(snapshot("sequential", [member("alice", ["sms"])]), -1)).toEqual([]);
-  });
-
-  it("is counted by the same countSteps that policy.ts still exports", () => {
-    expect(countStepsFromPolicy).toBe(countSteps);
   });
 });

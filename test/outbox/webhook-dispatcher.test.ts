@@ -46,7 +46,7 @@ async function setup(requestTimeoutMs = 300) {
       const now = isoTimestamp(clock.now());
       const id = newId("evt", clock.now());
       const body = JSON.stringify({id, type, created_at: now, data: {notification: {id: "notif_01TEST", status: "queued", message: "Boiler 2 pressure high"}}});
-      events.append({id, type, notification_id: "notif_01TEST", created_at: now, body}, subscriptions.subscribersOf(type));
+      events.append({id, type, notification_id: "notif_01TEST", created_at: now, body, sequence: null}, subscriptions.subscribersOf(type));
       return id;
     });
   const subscribe = async (to: WebhookReceiver = receiver, eventTypes = ["*"]) => (await webhooks.service.create({url: to.url, events: eventTypes}, admin));

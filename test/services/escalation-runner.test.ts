@@ -1,30 +1,9 @@
 import {afterEach, describe, expect, it} from "vitest";
-import {ALL_CHANNELS_CONFIGURED, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
-import {RecordingDriver} from "../support/recording-driver.js";
-import {ManualClock} from "../../src/lib/clock.js";
-import type {EscalationRunner} from "../../src/services/escalation-runner.service.js";
+import type {TestGateway} from "../support/gateway.js";
+import {makeRig, stopRig, T0, type Rig} from "../support/runner-rig.js";
+
+afterEach(stopRig);
 import type {NotificationView} from "../../src/services/notification-view.js";
-
-const T0 = Date.UTC(2026, 10, 23, 9, 0, 0);
-
-interface Rig {
-  gw: TestGateway;
-  clock: ManualClock;
-  voice: RecordingDriver;
-  email: RecordingDriver;
-  runner(): EscalationRunner;
-  send(recipient: string, message?: string, priority?: string): Promise<string>;
-  notification(id: string): Promise<any>;
-  recipient(fields: Record<string, unknown>): Promise<string>;
-  /** One runner pass at the clock's time, then every delivery it started has been recorded. */
-  tick(): Promise<void>;
-}
-
-let rig: Rig | null = null;
-afterEach(async () => {
-  await rig?.gw.stop();
-  rig = null;
-});
 
 /** Maria, with a phone and an email, called at T0 for a first alert: a storm's newcomers join that chain. */
 async function mariaBeingPaged(): Promise<{r: Rig; maria: string; first: string}> {
@@ -33,39 +12,6 @@ async function mariaBeingPaged(): Promise<{r: Rig; maria: string; first: string}
   const first = await r.send(maria, "press 7 oil temperature high");
   await r.tick();
   return {r, maria, first};
-}
-
-async function makeRig(runner = {}): Promise<Rig> {
-  const clock = new ManualClock(T0);
-  const voice = new RecordingDriver("voice_call", 1);
-  const email = new RecordingDriver("email", 4);
-  const gw = await startTestGateway(ALL_CHANNELS_CONFIGURED, {clock, dataDir: tempDir(), drivers: () => [voice, email], runner});
-  const current = () => gw.gateway.services.runner;
-  // The tests drive the runner's passes themselves, at exact times.
-  await current().stop();
-  rig = {
-    gw, clock, voice, email,
-    runner: current,
-    async send(recipient, message = "Press 7 oil temperature high", priority = "high") {
-      const answer = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message, priority}});
-      expect(answer.status).toBe(202);
-      return answer.body.notification_uuid;
-    },
-    async notification(id) {
-      await current().idle();
-      return (await gw.call("GET", `/api/v1/notifications/${id}`)).body;
-    },
-    async recipient(fields) {
-      const answer = await gw.call("POST", "/api/v1/recipients", {body: {escalation: {ack_timeout_seconds: 60, repeat: 0}, channel_order: ["voice_call", "email"], ...fields}});
-      expect(answer.status).toBe(201);
-      return answer.body.uuid;
-    },
-    async tick() {
-      await current().tick();
-      await current().idle();
-    }
-  };
-  return rig;
 }
 
 const eventTypes = (gw: TestGateway, id: string) =>
@@ -80,7 +26,7 @@ describe("escalation runner", () => {
     expect(r.voice.deliveries.map((d) => [d.contact, d.alerts.map((a) => a.notification_id)])).toEqual([["+4915112345678", [id]]]);
     let n = await r.notification(id);
     expect(n.status).toBe("notifying");
-    expect(n.escalation).toEqual({step: 1, steps_total: 2, next_step_at: new Date(T0 + 60_000).toISOString()});
+    expect(n.escalation).toEqual({step: 1, steps_total: 2, next_step_at: new Date(T0 + 60_000).toISOString(), waiting_for: null});
 
     r.clock.set(T0 + 59_999);
     await r.tick();
@@ -271,11 +217,12 @@ describe("escalation runner", () => {
       headers: {Prefer: "return=representation"}
     });
     expect(answer.status).toBe(200);
-    // The first chain called at T0 and emails at T0 + 60 s (step 1): the newcomer takes that step.
-    const joined = {step: 1, steps_total: 2, next_step_at: new Date(T0 + 60_000).toISOString()};
+    // The first chain called at T0 and emails at T0 + 60 s (step 1): the newcomer waits for that
+    // moment, takes up its own plan at that step, and calls later for the step it skipped ahead of.
+    const joined = {step: 0, steps_total: 2, next_step_at: new Date(T0 + 60_000).toISOString(), waiting_for: null};
     expect(answer.body.escalation).toEqual(joined);
-    const chain = r.gw.gateway.journal.db.prepare("SELECT grouped_with, step, next_step_at FROM escalations WHERE notification_id = ?").get(answer.body.id);
-    expect(chain).toEqual({grouped_with: first, step: 1, next_step_at: joined.next_step_at});
+    const chain = r.gw.gateway.journal.db.prepare("SELECT grouped_with, step, next_step_at, json_extract(progress, '$.current') AS current FROM escalations WHERE notification_id = ?").get(answer.body.id);
+    expect(chain).toEqual({grouped_with: first, step: 0, next_step_at: joined.next_step_at, current: 0});
     const started = r.gw.gateway.journal.db.prepare("SELECT body FROM events WHERE notification_id = ? AND type = 'escalation.started'").pluck().get(answer.body.id) as string;
     expect(JSON.parse(started).data.notification.escalation).toEqual(joined);
     // A more urgent alert never waits: it starts its own chain at once.
@@ -283,7 +230,7 @@ describe("escalation runner", () => {
       body: {recipient_uuid: maria, message: "press 7 fire alarm", priority: "critical"},
       headers: {Prefer: "return=representation"}
     });
-    expect(urgent.body.escalation).toEqual({step: 0, steps_total: 2, next_step_at: new Date(T0 + 10_000).toISOString()});
+    expect(urgent.body.escalation).toEqual({step: 0, steps_total: 2, next_step_at: new Date(T0 + 10_000).toISOString(), waiting_for: null});
   });
 
   it("never lets a newcomer join a chain acknowledged earlier in the same transaction", async () => {
@@ -304,7 +251,7 @@ describe("escalation runner", () => {
       send("press 7 guard door open")
     ]);
     expect(r.gw.gateway.journal.stats.commits).toBe(commits + 1);
-    expect(before.escalation.step).toBe(1);
+    expect(before.escalation.next_step_at).toBe(new Date(T0 + 60_000).toISOString());
     const now = {grouped_with: null, step: 0, next_step_at: new Date(T0 + 5_000).toISOString()};
     // The acknowledgement released the one that had joined, and the later one never joined.
     expect(chainOf(before.id)).toEqual(now);

@@ -42,10 +42,18 @@ export class NotificationLinksModel {
   @Required() ack: string;
 }
 
+export class WaitReasonModel {
+  @Required() @Enum(...CHANNELS) channel: string;
+  @Required() @Description("Why the channel cannot be used now, e.g. \"SMTP is not configured (smtp.host and smtp.from)\"") reason: string;
+}
+
 export class EscalationStateModel {
-  @Required() @Integer() step: number;
+  @Required() @Integer() @Description("Steps carried so far: at least one of their contacts reached a channel") step: number;
   @Required() @Integer() steps_total: number;
-  @Required() @Nullable(String) @Format("date-time") next_step_at: string | null;
+  @Required() @Nullable(String) @Format("date-time") @Description("When the chain next looks at its steps") next_step_at: string | null;
+  @Required() @Nullable(Array) @CollectionOf(WaitReasonModel)
+  @Description("Set while the alert is undeliverable: no remaining step can be carried because these channels cannot be used now; it goes as soon as one can")
+  waiting_for: WaitReasonModel[] | null;
 }
 
 export class AttemptModel {

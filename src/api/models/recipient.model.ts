@@ -9,6 +9,9 @@ const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 export class EscalationSettingsModel {
   @Integer() @Min(15) @Max(3600) @Default(120) @Description("Seconds to wait for an acknowledgement before the next step") ack_timeout_seconds?: number;
   @Integer() @Min(0) @Max(10) @Default(1) @Description("How many more times the whole chain runs after the first pass") repeat?: number;
+  @Integer() @Min(0) @Max(3600) @Default(30)
+  @Description("Seconds before the next step when every attempt of a step failed (busy, no answer, rejected); at most ack_timeout_seconds")
+  retry_after_failure_seconds?: number;
 }
 
 @AdditionalProperties(false)

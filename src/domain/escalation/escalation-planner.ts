@@ -1,36 +1,48 @@
+import type {EscalationProgress, WaitReason} from "../notification.js";
 import type {PolicySnapshot} from "../policy.js";
 import type {Channel} from "../vocabulary.js";
 import {countSteps, stepSlots, type StepSlot} from "./escalation-steps.js";
 import {quietHoursEnd} from "./quiet-hours.js";
 
+/** A chain waiting for a channel looks again at least this often, whatever it is told. */
+export const WAIT_RETRY_MS = 60_000;
+
 /** Where a notification's escalation stands: the journal's escalations row, times in ms. */
 export interface EscalationState {
-  /** Steps begun so far, which is also the 0-based index of the next step to run. */
-  step: number;
   steps_total: number;
   /** Bumped whenever the schedule changes, so a wake-up carrying an older one is stale. */
   generation: number;
   /** When the stored wake-up is due (ms since the epoch); null once nothing is scheduled. */
   next_step_at: number | null;
   status: "running" | "stopped" | "exhausted";
+  progress: EscalationProgress;
+  /** Set while no remaining step can be carried because its channels cannot be used now. */
+  waiting_for: WaitReason[] | null;
 }
 
 /** What happened to an escalation: a stored wake-up fired, or the notification was closed. */
 export type EscalationEvent = {type: "wake"; generation: number} | {type: "acknowledged"} | {type: "resolved"};
 
+interface Contact {
+  step: number;
+  recipient_uuid: string;
+  channel: Channel;
+}
+
 /**
- * What the runner must do, as data, in order. `attempt` starts a contact; `skip` records a
- * contact not made (outcome `skipped`, with the reason, and the contact it would have used when
- * the policy has one); `hold` says a step waits for quiet
- * hours to end; `wake_at` stores the next wake-up; `emit` publishes an event.
+ * What the runner must do, as data, in causal order. `attempt` hands a contact to its channel;
+ * `skip` records a contact the channel could not make now (outcome `skipped`, with the reason
+ * and the address it would have used); `defer` records a contact held for quiet hours (outcome
+ * `deferred`, tried at `until` if still due); `step` announces a carried step (0-based here) and
+ * `exhausted` the end of a chain whose every step was carried; `wake_at` stores the next wake-up.
  */
 export type EscalationEffect =
-  | {type: "attempt"; step: number; recipient_uuid: string; channel: Channel; contact: string}
-  | {type: "skip"; step: number; recipient_uuid: string; channel: Channel; reason: string; contact: string | null}
-  | {type: "hold"; step: number; until: number}
-  | {type: "wake_at"; at: number; generation: number}
-  | {type: "emit"; event: "escalation.step"; step: number}
-  | {type: "emit"; event: "escalation.exhausted"};
+  | (Contact & {type: "attempt"; contact: string})
+  | (Contact & {type: "skip"; reason: string; contact: string | null})
+  | (Contact & {type: "defer"; until: number; contact: string | null})
+  | {type: "step"; step: number}
+  | {type: "exhausted"}
+  | {type: "wake_at"; at: number; generation: number};
 
 /** What the planner needs besides the state: the frozen policy and which channels work now. */
 export interface EscalationContext {
@@ -45,81 +57,113 @@ export interface EscalationTransition {
   effects: EscalationEffect[];
 }
 
-/** The state stored at accept time: step 0 is due at once, under generation 0. */
+/** The state stored at accept time: the first step is due at once, under generation 0. */
 export function startEscalation(policy: PolicySnapshot, now: number): EscalationState {
-  return {step: 0, steps_total: countSteps(policy), generation: 0, next_step_at: now, status: "running"};
+  return {steps_total: countSteps(policy), generation: 0, next_step_at: now, status: "running", progress: {carried: [], current: null, noted: {}}, waiting_for: null};
 }
 
 /**
- * Applies one event at `now`. A wake-up runs the due step: its contacts are attempted, skipped
- * (channel unavailable: the chain then moves on at once, within this same call) or held for quiet
- * hours; after a step with attempts the next wake-up is now + the ack timeout. A wake-up once
- * every step has run exhausts the chain. Acknowledge and resolve stop it with no effects.
- * Stale (older generation), early (before next_step_at) or late (chain no longer running)
- * events change nothing, which makes duplicate deliveries harmless.
+ * Applies one event at `now`. A wake-up carries the next step not yet carried that can be
+ * carried now (one of its contacts reaches a driver; see `stepsInTurn` for the order), then
+ * waits the ack timeout.
+ * Steps passed over stay due: a step whose channels cannot be used is tried again when it can
+ * be (the chain waits, `waiting_for` naming why, and looks again at least every minute), and a
+ * step held for quiet hours is tried when they end. Only once every step was carried does the
+ * next wake-up exhaust the chain. Acknowledge and resolve stop it with no effects. Stale (older
+ * generation), early (before next_step_at) or late (chain no longer running) events change
+ * nothing, which makes duplicate deliveries harmless.
  */
 export function advance(state: EscalationState, event: EscalationEvent, now: number, ctx: EscalationContext): EscalationTransition {
   const unchanged = {state, effects: []};
   if (state.status !== "running") return unchanged;
   if (event.type !== "wake") {
-    return {state: {...state, status: "stopped", next_step_at: null, generation: state.generation + 1}, effects: []};
+    return {state: {...state, status: "stopped", next_step_at: null, waiting_for: null, generation: state.generation + 1}, effects: []};
   }
   if (event.generation !== state.generation) return unchanged;
   if (state.next_step_at !== null && now < state.next_step_at) return unchanged;
-  return runDueSteps(state, now, ctx);
+  return wake(state, now, ctx);
 }
-
-function runDueSteps(state: EscalationState, now: number, ctx: EscalationContext): EscalationTransition {
-  const generation = state.generation + 1;
-  const effects: EscalationEffect[] = [];
-  for (let step = state.step; step < state.steps_total; step++) {
-    const outcome = runStep(step, now, ctx);
-    if (outcome.kind === "held") {
-      effects.push({type: "hold", step, until: outcome.until}, {type: "wake_at", at: outcome.until, generation});
-      return {state: {...state, step, generation, next_step_at: outcome.until}, effects};
-    }
-    effects.push(...outcome.effects, {type: "emit", event: "escalation.step", step});
-    if (outcome.ackTimeoutSeconds !== null) {
-      const at = now + outcome.ackTimeoutSeconds * 1000;
-      effects.push({type: "wake_at", at, generation});
-      return {state: {...state, step: step + 1, generation, next_step_at: at}, effects};
-    }
-  }
-  effects.push({type: "emit", event: "escalation.exhausted"});
-  return {state: {...state, step: state.steps_total, generation, next_step_at: null, status: "exhausted"}, effects};
-}
-
-type StepOutcome = {kind: "ran"; effects: EscalationEffect[]; ackTimeoutSeconds: number | null} | {kind: "held"; until: number};
 
 type Decision =
   | {kind: "attempt"; slot: StepSlot; contact: string}
   | {kind: "skip"; slot: StepSlot; reason: string}
-  | {kind: "quiet"; slot: StepSlot; until: number};
+  | {kind: "defer"; slot: StepSlot; until: number};
 
-/**
- * Runs one step. A contact in quiet hours holds the step only when nobody else in it can be
- * paged now: in a parallel step the awake members are paged and the sleeping ones recorded as
- * skipped, because waiting for one member's night to end would leave the whole group unpaged.
- */
-function runStep(step: number, now: number, ctx: EscalationContext): StepOutcome {
-  const decisions = stepSlots(ctx.policy, step).map((slot) => decide(slot, now, ctx));
-  const attempted = decisions.filter((decision) => decision.kind === "attempt");
-  const quiet = decisions.flatMap((decision) => (decision.kind === "quiet" ? [decision.until] : []));
-  if (attempted.length === 0 && quiet.length > 0) return {kind: "held", until: Math.min(...quiet)};
-  const effects = decisions.map((decision): EscalationEffect => {
-    const who = {step, recipient_uuid: decision.slot.member.recipient_uuid, channel: decision.slot.channel};
-    if (decision.kind === "attempt") return {type: "attempt", ...who, contact: decision.contact};
-    const contact = decision.slot.member.contacts[decision.slot.channel] ?? null;
-    if (decision.kind === "skip") return {type: "skip", ...who, reason: decision.reason, contact};
-    return {type: "skip", ...who, reason: `quiet hours until ${new Date(decision.until).toISOString()}`, contact};
-  });
-  // For a parallel step the longest timeout wins, so every member paged gets their full time to answer.
-  const ackTimeoutSeconds = attempted.length > 0 ? Math.max(...attempted.map((decision) => decision.slot.member.ack_timeout_seconds)) : null;
-  return {kind: "ran", effects, ackTimeoutSeconds};
+function wake(state: EscalationState, now: number, ctx: EscalationContext): EscalationTransition {
+  const generation = state.generation + 1;
+  const notes = new NoteBook(state.progress.noted);
+  const effects: EscalationEffect[] = [];
+  const blocked = new Map<string, WaitReason>();
+  const quietEnds: number[] = [];
+  const remaining = stepsInTurn(state);
+  for (const step of remaining) {
+    const decisions = stepSlots(ctx.policy, step).map((slot) => decide(slot, now, ctx));
+    const attempted = decisions.filter((decision) => decision.kind === "attempt");
+    for (const decision of decisions) {
+      if (decision.kind === "attempt") continue;
+      effects.push(...notes.record(step, decision));
+      if (decision.kind === "skip") blocked.set(`${decision.slot.channel}\u0000${decision.reason}`, {channel: decision.slot.channel, reason: decision.reason});
+      else quietEnds.push(decision.until);
+    }
+    if (attempted.length === 0) continue;
+    for (const decision of attempted) effects.push({type: "attempt", step, recipient_uuid: decision.slot.member.recipient_uuid, channel: decision.slot.channel, contact: decision.contact});
+    // For a parallel step the longest timeout wins, so every member paged gets their full time to answer.
+    const at = now + Math.max(...attempted.map((decision) => decision.slot.member.ack_timeout_seconds)) * 1000;
+    effects.push({type: "step", step}, {type: "wake_at", at, generation});
+    const progress = {carried: [...state.progress.carried, step].sort((a, b) => a - b), current: step, noted: notes.noted};
+    return {state: {...state, generation, next_step_at: at, progress, waiting_for: null}, effects};
+  }
+  const progress = {...state.progress, noted: notes.noted};
+  if (remaining.length === 0) {
+    effects.push({type: "exhausted"});
+    return {state: {...state, generation, next_step_at: null, status: "exhausted", progress, waiting_for: null}, effects};
+  }
+  const at = Math.min(...quietEnds, blocked.size > 0 ? now + WAIT_RETRY_MS : Number.POSITIVE_INFINITY);
+  effects.push({type: "wake_at", at, generation});
+  return {state: {...state, generation, next_step_at: at, progress, waiting_for: blocked.size > 0 ? [...blocked.values()] : null}, effects};
 }
 
-// Availability is checked before quiet hours: a channel that cannot be used is skipped now
-// rather than after a night of waiting, and the chain moves on to one that can.
+/**
+ * The steps not yet carried, in the order they are tried: those after the current step first,
+ * then, wrapping around, those passed over earlier. A chain that joined a storm at another
+ * chain's step thus stays aligned with it, and runs the steps before that step afterwards.
+ */
+function stepsInTurn(state: EscalationState): number[] {
+  const carried = new Set(state.progress.carried);
+  const current = state.progress.current ?? -1;
+  const open = Array.from({length: state.steps_total}, (_, step) => step).filter((step) => !carried.has(step));
+  return [...open.filter((step) => step > current), ...open.filter((step) => step <= current)];
+}
+
+/**
+ * The skips and deferrals already recorded, per slot: a chain that waits records why once, not
+ * at every look, and one reason shared by several steps of a wake-up (a member's whole chain in
+ * quiet hours) is recorded once for that member and channel.
+ */
+class NoteBook {
+  readonly noted: Record<string, string>;
+  private readonly thisWake = new Set<string>();
+
+  constructor(noted: Record<string, string>) {
+    this.noted = {...noted};
+  }
+
+  record(step: number, decision: Exclude<Decision, {kind: "attempt"}>): EscalationEffect[] {
+    const {member, channel} = decision.slot;
+    const reason = decision.kind === "skip" ? decision.reason : `deferred until ${new Date(decision.until).toISOString()}`;
+    const slotKey = `${step}/${member.recipient_uuid}/${channel}`;
+    if (this.noted[slotKey] === reason) return [];
+    this.noted[slotKey] = reason;
+    const wakeKey = `${member.recipient_uuid}/${channel}/${reason}`;
+    if (this.thisWake.has(wakeKey)) return [];
+    this.thisWake.add(wakeKey);
+    const who = {step, recipient_uuid: member.recipient_uuid, channel, contact: member.contacts[channel] ?? null};
+    return decision.kind === "skip" ? [{type: "skip", ...who, reason: decision.reason}] : [{type: "defer", ...who, until: decision.until}];
+  }
+}
+
+// Availability is checked before quiet hours: a channel that cannot be used is reported now
+// rather than after a night of waiting.
 function decide(slot: StepSlot, now: number, ctx: EscalationContext): Decision {
   const {member, channel} = slot;
   const unavailable = ctx.channelUnavailable(channel, member.recipient_uuid);
@@ -129,7 +173,7 @@ function decide(slot: StepSlot, now: number, ctx: EscalationContext): Decision {
   const quiet = member.quiet_hours;
   if (quiet && !quiet.allow_priorities.includes(ctx.policy.priority)) {
     const until = quietHoursEnd(quiet, now);
-    if (until !== null) return {kind: "quiet", slot, until};
+    if (until !== null) return {kind: "defer", slot, until};
   }
   return {kind: "attempt", slot, contact};
 }

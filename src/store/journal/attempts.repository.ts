@@ -7,7 +7,9 @@ const SQL = {
   insert: `INSERT INTO attempts (id, notification_id, channel, recipient_uuid, target, step, started_at, finished_at, outcome, error)
     VALUES (@id, @notification_id, @channel, @recipient_uuid, @target, @step, @started_at, @finished_at, @outcome, @error)`,
   finish: `UPDATE attempts SET outcome = @outcome, error = @error, finished_at = @finished_at WHERE id = @id AND outcome = 'pending'`,
-  unfinished: `SELECT * FROM attempts WHERE outcome = 'pending' ORDER BY started_at, id`
+  unfinished: `SELECT * FROM attempts WHERE outcome = 'pending' ORDER BY started_at, id`,
+  confirm: `UPDATE attempts SET outcome = @outcome, error = @error WHERE id = @id AND outcome = 'sent'`,
+  ofStep: `SELECT outcome FROM attempts WHERE notification_id = ? AND step = ?`
 };
 
 /** Delivery attempts, one row per channel contact. A row with outcome `pending` is in flight. */
@@ -29,6 +31,16 @@ export class AttemptsRepository {
   /** Records how a pending attempt ended; an attempt already finished is left as it is. */
   finish(id: string, outcome: AttemptRecord["outcome"], error: string | null, finishedAtIso: string): boolean {
     return this.statements.finish.run({id, outcome, error, finished_at: finishedAtIso}).changes === 1;
+  }
+
+  /** A channel's later word on a sent attempt (an SMS delivery report); any other outcome stays. */
+  confirm(id: string, outcome: "delivered" | "failed", error: string | null): boolean {
+    return this.statements.confirm.run({id, outcome, error}).changes === 1;
+  }
+
+  /** The outcomes of one step's attempts (skips and deferrals included). */
+  outcomesOfStep(notificationId: string, step: number): AttemptRecord["outcome"][] {
+    return (this.statements.ofStep.all(notificationId, step) as Array<{outcome: AttemptRecord["outcome"]}>).map((row) => row.outcome);
   }
 
   /** Attempts still marked in flight: after a crash, the ones the dead process never finished. */

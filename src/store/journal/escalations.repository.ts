@@ -1,25 +1,60 @@
 import type {Statement} from "better-sqlite3";
 import {prepareAll, type Journal} from "./journal.js";
-import type {EscalationRecord} from "../../domain/notification.js";
+import type {EscalationProgress, EscalationRecord, WaitReason} from "../../domain/notification.js";
 import type {PolicySnapshot} from "../../domain/policy.js";
-import type {Priority} from "../../domain/vocabulary.js";
+import type {Channel, Priority} from "../../domain/vocabulary.js";
+
+const COLUMNS = `id, notification_id, step, steps_total, next_step_at, generation, state, grouped_with, progress, waiting_for`;
 
 const SQL = {
-  insert: `INSERT INTO escalations (id, notification_id, policy, step, steps_total, next_step_at, generation, state, grouped_with)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  byNotification: `SELECT id, notification_id, step, steps_total, next_step_at, generation, state, grouped_with FROM escalations WHERE notification_id = ?`,
-  group: `UPDATE escalations SET grouped_with = @anchor, next_step_at = @at, step = @step WHERE notification_id = @notification_id`,
+  insert: `INSERT INTO escalations (id, notification_id, policy, step, steps_total, next_step_at, generation, state, grouped_with, progress, waiting_for)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  byNotification: `SELECT ${COLUMNS} FROM escalations WHERE notification_id = ?`,
+  group: `UPDATE escalations SET grouped_with = @anchor, next_step_at = @at, progress = json_set(progress, '$.current', @current)
+    WHERE notification_id = @notification_id`,
   ungroup: `UPDATE escalations SET grouped_with = NULL WHERE notification_id = ?`,
-  release: `UPDATE escalations SET grouped_with = NULL, next_step_at = @now, step = 0 WHERE grouped_with = @anchor AND state = 'running'`,
+  // A follower has carried nothing yet (it is ungrouped when it fires): released, it starts its own plan from the first step.
+  release: `UPDATE escalations SET grouped_with = NULL, next_step_at = @now, progress = json_set(progress, '$.current', NULL)
+    WHERE grouped_with = @anchor AND state = 'running'`,
   policy: `SELECT policy FROM escalations WHERE notification_id = ?`,
-  anchorCandidate: `SELECT e.id, e.notification_id, e.step, e.steps_total, e.next_step_at, e.generation, e.state, e.grouped_with, n.priority
+  anchorCandidate: `SELECT e.id, e.notification_id, e.step, e.steps_total, e.next_step_at, e.generation, e.state, e.grouped_with, e.progress, e.waiting_for, n.priority
     FROM escalations e JOIN notifications n ON n.id = e.notification_id WHERE e.notification_id = ?`,
-  stop: `UPDATE escalations SET state = 'stopped', next_step_at = NULL, generation = generation + 1 WHERE notification_id = ? AND state = 'running'`,
+  stop: `UPDATE escalations SET state = 'stopped', next_step_at = NULL, waiting_for = NULL, generation = generation + 1 WHERE notification_id = ? AND state = 'running'`,
   due: `SELECT notification_id FROM escalations WHERE state = 'running' AND next_step_at <= ? ORDER BY next_step_at LIMIT ?`,
   earliest: `SELECT MIN(next_step_at) AS at FROM escalations WHERE state = 'running'`,
-  hurry: `UPDATE escalations SET next_step_at = @now WHERE notification_id = @notification_id AND state = 'running' AND step = @step + 1 AND next_step_at > @now`,
-  save: `UPDATE escalations SET step = @step, next_step_at = @next_step_at, generation = @generation, state = @state WHERE notification_id = @notification_id`
+  hurry: `UPDATE escalations SET next_step_at = @at WHERE notification_id = @notification_id AND state = 'running'
+    AND json_extract(progress, '$.current') = @step AND next_step_at > @at`,
+  hurryFollowers: `UPDATE escalations SET next_step_at = @at WHERE grouped_with = @notification_id AND state = 'running' AND next_step_at > @at`,
+  save: `UPDATE escalations SET step = @step, next_step_at = @next_step_at, generation = @generation, state = @state, progress = @progress, waiting_for = @waiting_for
+    WHERE notification_id = @notification_id`,
+  replan: `UPDATE escalations SET policy = @policy, steps_total = @steps_total, step = 0, progress = @progress, waiting_for = NULL, grouped_with = NULL,
+    next_step_at = @now, generation = generation + 1 WHERE notification_id = @notification_id AND state = 'running'`,
+  waiting: `SELECT waiting_for FROM escalations WHERE state = 'running' AND waiting_for IS NOT NULL`,
+  wakeWaiting: `UPDATE escalations SET next_step_at = @now WHERE state = 'running' AND waiting_for IS NOT NULL AND next_step_at > @now`
 };
+
+interface EscalationRow extends Omit<EscalationRecord, "progress" | "waiting_for"> {
+  progress: string;
+  waiting_for: string | null;
+}
+
+/** What the open chains waiting for a channel add up to: the undeliverable notifications. */
+export interface Undeliverable {
+  count: number;
+  /** Per channel and reason, how many notifications wait for it. */
+  reasons: Array<{channel: Channel; reason: string; notifications: number}>;
+}
+
+/** Stored before progress was kept, a chain had carried every step before its `step`. */
+function parseProgress(row: EscalationRow): EscalationProgress {
+  const stored = JSON.parse(row.progress) as Partial<EscalationProgress>;
+  const carried = stored.carried ?? Array.from({length: row.step}, (_, index) => index);
+  return {carried, current: stored.current ?? (carried.length ? carried[carried.length - 1] : null), noted: stored.noted ?? {}};
+}
+
+function fromRow(row: EscalationRow): EscalationRecord {
+  return {...row, progress: parseProgress(row), waiting_for: row.waiting_for === null ? null : (JSON.parse(row.waiting_for) as WaitReason[])};
+}
 
 /** Escalation chains: the policy snapshot and the stored next wake-up of each running chain. */
 export class EscalationsRepository {
@@ -32,17 +67,19 @@ export class EscalationsRepository {
   }
 
   insert(record: EscalationRecord, policy: PolicySnapshot): void {
-    const {id, notification_id, step, steps_total, next_step_at, generation, state, grouped_with} = record;
-    this.statements.insert.run(id, notification_id, JSON.stringify(policy), step, steps_total, next_step_at, generation, state, grouped_with);
+    const {id, notification_id, step, steps_total, next_step_at, generation, state, grouped_with, progress, waiting_for} = record;
+    this.statements.insert.run(id, notification_id, JSON.stringify(policy), step, steps_total, next_step_at, generation, state, grouped_with, JSON.stringify(progress), waiting_for && JSON.stringify(waiting_for));
   }
 
   forNotification(notificationId: string): EscalationRecord | null {
-    return (this.statements.byNotification.get(notificationId) as EscalationRecord | undefined) ?? null;
+    const row = this.statements.byNotification.get(notificationId) as EscalationRow | undefined;
+    return row ? fromRow(row) : null;
   }
 
   /** A chain with its alert's priority, in one read: what a storm's newcomer is checked against. */
   anchorCandidate(notificationId: string): (EscalationRecord & {priority: Priority}) | null {
-    return (this.statements.anchorCandidate.get(notificationId) as (EscalationRecord & {priority: Priority}) | undefined) ?? null;
+    const row = this.statements.anchorCandidate.get(notificationId) as (EscalationRow & {priority: Priority}) | undefined;
+    return row ? {...fromRow(row), priority: row.priority} : null;
   }
 
   policyOf(notificationId: string): PolicySnapshot | null {
@@ -64,21 +101,27 @@ export class EscalationsRepository {
     return this.chainUpdates;
   }
 
-  save(record: Pick<EscalationRecord, "notification_id" | "step" | "next_step_at" | "generation" | "state">): void {
+  save(record: Pick<EscalationRecord, "notification_id" | "step" | "next_step_at" | "generation" | "state" | "progress" | "waiting_for">): void {
     this.chainUpdates++;
-    this.statements.save.run(record);
+    const {notification_id, step, next_step_at, generation, state, progress, waiting_for} = record;
+    this.statements.save.run({notification_id, step, next_step_at, generation, state, progress: JSON.stringify(progress), waiting_for: waiting_for && JSON.stringify(waiting_for)});
   }
 
-  /** Brings the step after `step` forward to now, if the chain still waits for it (a stale request does nothing). */
-  hurry(notificationId: string, step: number, nowIso: string): boolean {
+  /**
+   * Brings the next step forward to `atIso` when `step` is still the chain's current step and
+   * the next one is due later (a stale request does nothing); chains waiting behind it in a
+   * storm move with it, so they still page in the same delivery.
+   */
+  hurry(notificationId: string, step: number, atIso: string): boolean {
     this.chainUpdates++;
-    return this.statements.hurry.run({notification_id: notificationId, step, now: nowIso}).changes > 0;
+    const moved = this.statements.hurry.run({notification_id: notificationId, step, at: atIso}).changes > 0;
+    if (moved) this.statements.hurryFollowers.run({notification_id: notificationId, at: atIso});
+    return moved;
   }
 
   /**
    * Stops a running chain; bumping the generation makes any wake-up already scheduled stale.
-   * Chains grouped behind it no longer have its next step to wait for: they start their own
-   * chain from its first step, now.
+   * Chains grouped behind it no longer have its next step to wait for: they go on at once.
    */
   stop(notificationId: string, nowIso: string): void {
     this.chainUpdates++;
@@ -87,16 +130,49 @@ export class EscalationsRepository {
   }
 
   /**
-   * Makes a chain wait behind `anchor` and join it at its next step: it takes that step's index,
-   * so both page on the same channel at the same moment, in one delivery. Not counted in
-   * `updates`: the grouped chain waits behind another, so no newcomer joins it.
+   * A new plan for a running chain (a merge raised its priority): progress starts again under
+   * the new policy, due now; a wake-up already scheduled becomes stale.
+   */
+  replan(notificationId: string, policy: PolicySnapshot, stepsTotal: number, progress: EscalationProgress, nowIso: string): boolean {
+    this.chainUpdates++;
+    const changes = this.statements.replan.run({notification_id: notificationId, policy: JSON.stringify(policy), steps_total: stepsTotal, progress: JSON.stringify(progress), now: nowIso}).changes;
+    if (changes > 0) this.statements.release.run({anchor: notificationId, now: nowIso});
+    return changes > 0;
+  }
+
+  /**
+   * Makes a chain wait behind `anchor` until that chain's next step and take up its steps from
+   * there (the ones before come after), so both page at the same moment on the same channel:
+   * one delivery. Not counted in `updates`: the grouped chain waits behind another, so no
+   * newcomer joins it.
    */
   group(notificationId: string, anchor: EscalationRecord & {next_step_at: string}): void {
-    this.statements.group.run({notification_id: notificationId, anchor: anchor.notification_id, at: anchor.next_step_at, step: anchor.step});
+    this.statements.group.run({notification_id: notificationId, anchor: anchor.notification_id, at: anchor.next_step_at, current: anchor.progress.current});
   }
 
   ungroup(notificationId: string): void {
     this.chainUpdates++;
     this.statements.ungroup.run(notificationId);
+  }
+
+  /** The open chains waiting for a channel, counted per channel and reason. */
+  undeliverable(): Undeliverable {
+    const rows = this.statements.waiting.all() as Array<{waiting_for: string}>;
+    const reasons = new Map<string, {channel: Channel; reason: string; notifications: number}>();
+    for (const row of rows) {
+      for (const wait of JSON.parse(row.waiting_for) as WaitReason[]) {
+        const key = `${wait.channel}\u0000${wait.reason}`;
+        const entry = reasons.get(key) ?? {channel: wait.channel, reason: wait.reason, notifications: 0};
+        entry.notifications++;
+        reasons.set(key, entry);
+      }
+    }
+    return {count: rows.length, reasons: [...reasons.values()]};
+  }
+
+  /** A channel may have become usable: every chain waiting for one is due now. */
+  wakeWaiting(nowIso: string): number {
+    this.chainUpdates++;
+    return this.statements.wakeWaiting.run({now: nowIso}).changes;
   }
 }

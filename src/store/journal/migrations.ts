@@ -212,6 +212,15 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX heartbeat_states_due ON heartbeat_states(alert_after) WHERE alert_after IS NOT NULL;
   CREATE INDEX notifications_dedup ON notifications(dedup_key, id) WHERE dedup_key IS NOT NULL;
+  `,
+  // The paging guarantee: which steps of a chain were carried (a blocked step is tried again
+  // later) and which skips were already recorded; why an open chain waits for a channel
+  // (undeliverable, shown loudly); a per-notification sequence on events for causal order.
+  `
+  ALTER TABLE escalations ADD COLUMN progress TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE escalations ADD COLUMN waiting_for TEXT;
+  CREATE INDEX escalations_waiting ON escalations(notification_id) WHERE waiting_for IS NOT NULL;
+  ALTER TABLE events ADD COLUMN sequence INTEGER;
   `
 ];
 

@@ -1,0 +1,153 @@
+import type {AttemptRecord} from "../domain/notification.js";
+import {DEFAULT_ESCALATION} from "../domain/recipient.js";
+import {isoTimestamp, type Clock} from "../lib/clock.js";
+import type {Logger} from "../lib/logger.js";
+import type {Journal} from "../store/journal/journal.js";
+import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
+import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
+import type {AttemptsRepository} from "../store/journal/attempts.repository.js";
+import type {ContactFailuresRepository} from "../store/journal/contact-failures.repository.js";
+import type {LateConfirmation} from "../channels/channel.js";
+import type {DeliveryOutcome, QueuedAttempt} from "./channel-queue.js";
+import type {EventPublisher} from "./event-publisher.js";
+import type {NotificationsService} from "./notifications.service.js";
+import type {StormGrouping} from "./storm-grouping.js";
+
+/** Outcomes that reached the person's device or the person: the step did its job. */
+const REACHED: ReadonlySet<AttemptRecord["outcome"]> = new Set(["sent", "delivered", "answered"]);
+/** Outcomes of a contact that was tried and did not get through. */
+const NOT_REACHED: ReadonlySet<AttemptRecord["outcome"]> = new Set(["no_answer", "busy", "failed"]);
+
+export interface OutcomeRow {
+  attempt: QueuedAttempt;
+  outcome: AttemptRecord["outcome"];
+  error: string | null;
+}
+
+export interface AttemptOutcomesDeps {
+  journal: Journal;
+  notificationRecords: NotificationsRepository;
+  escalations: EscalationsRepository;
+  attempts: AttemptsRepository;
+  contactFailures: ContactFailuresRepository;
+  events: EventPublisher;
+  notifications: NotificationsService;
+  storms: StormGrouping;
+  clock: Clock;
+  logger: Logger;
+  /** A chain's next step was brought forward (key 9, or a step whose every attempt failed). */
+  hurried(dueNow: boolean): void;
+}
+
+/**
+ * Records how attempts ended, after their delivery, each in a journal transaction of its own:
+ * the outcome, the contact marked unusable on a permanent failure, the event, and the chain's
+ * next step brought forward when the person passed the alert on (now) or when every attempt of
+ * the step failed (after the recipient's `retry_after_failure_seconds`, not the whole ack
+ * timeout: nobody can acknowledge a call that was never answered).
+ */
+export class AttemptOutcomes {
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly deps: AttemptOutcomesDeps) {}
+
+  /** Resolves once every outcome handed in so far has been recorded. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  get busy(): boolean {
+    return this.inFlight.size > 0;
+  }
+
+  finished(outcome: DeliveryOutcome): void {
+    const {result, error} = outcome;
+    const rows = outcome.attempts.map((attempt) => ({
+      attempt,
+      outcome: result ? result.outcome : ("failed" as const),
+      error: result ? result.detail : (error?.message ?? "failed")
+    }));
+    if (error?.permanent) this.deps.logger.warn("permanent channel failure: the contact is marked unavailable", {attempts: outcome.attempts.map((attempt) => attempt.attemptId), error: error.message});
+    this.record(rows, {permanent: error?.permanent ?? false, passedOn: result?.passedOn ?? false});
+    // A report may come hours later; it is recorded whenever it comes and is not waited for.
+    void result?.confirmation?.then((late) => late && this.confirmed(outcome.attempts, late));
+  }
+
+  record(rows: OutcomeRow[], {permanent = false, passedOn = false} = {}): void {
+    const {journal, clock} = this.deps;
+    let hurried = false;
+    const work = journal
+      .write(() => {
+        hurried = false;
+        const nowMs = clock.now();
+        for (const row of rows) hurried = this.recordOne(row, nowMs, permanent, passedOn) || hurried;
+      })
+      .then(() => {
+        if (hurried) this.deps.hurried(passedOn);
+      })
+      .catch((failure) => this.deps.logger.error("could not record an attempt's outcome", {error: failure as Error}));
+    this.track(work);
+  }
+
+  /** Inside the transaction; true when the chain's next step was brought forward. */
+  private recordOne({attempt, outcome, error}: OutcomeRow, nowMs: number, permanent: boolean, passedOn: boolean): boolean {
+    const {attempts, notificationRecords, escalations, contactFailures, events, notifications, storms} = this.deps;
+    const now = isoTimestamp(nowMs);
+    if (!attempts.finish(attempt.attemptId, outcome, error, now)) return false;
+    const record = notificationRecords.get(attempt.alert.notification_id);
+    const stored = attempts.forNotification(attempt.alert.notification_id).find((row) => row.id === attempt.attemptId);
+    if (!record || !stored) return false;
+    // A page that did not reach the person is no page for a storm's newcomers to join.
+    if (outcome === "failed") storms.forget(record.id);
+    if (permanent) contactFailures.mark(attempt.recipient.uuid, stored.channel, attempt.contact, error ?? "failed", now);
+    const {notification_id: _id, ...shown} = stored;
+    // `notification.sent` went out when the attempt was handed to its channel.
+    if (outcome === "delivered" || outcome === "answered") events.emit("notification.delivered", notifications.view(record), nowMs, {attempt: shown});
+    if (NOT_REACHED.has(outcome)) events.emit("contact.failed", notifications.view(record), nowMs, {attempt: shown});
+    if (passedOn) return escalations.hurry(record.id, stored.step, now);
+    if (NOT_REACHED.has(outcome) && this.stepFailed(record.id, stored.step)) {
+      return escalations.hurry(record.id, stored.step, isoTimestamp(nowMs + this.retryAfterFailureSeconds(record.id, stored.step) * 1000));
+    }
+    return false;
+  }
+
+  /** Every attempt of the step has ended and none reached anyone (skips and deferrals aside). */
+  private stepFailed(notificationId: string, step: number): boolean {
+    const tried = this.deps.attempts.outcomesOfStep(notificationId, step).filter((outcome) => outcome !== "skipped" && outcome !== "deferred");
+    return tried.length > 0 && tried.every((outcome) => NOT_REACHED.has(outcome)) && !tried.some((outcome) => REACHED.has(outcome));
+  }
+
+  /** The longest retry wait among the step's members, as the snapshot froze it. */
+  private retryAfterFailureSeconds(notificationId: string, step: number): number {
+    const policy = this.deps.escalations.policyOf(notificationId);
+    const tried = new Set(this.deps.attempts.forNotification(notificationId).filter((row) => row.step === step).map((row) => row.recipient_uuid));
+    const waits = (policy?.members ?? [])
+      .filter((member) => tried.has(member.recipient_uuid))
+      .map((member) => member.retry_after_failure_seconds ?? DEFAULT_ESCALATION.retry_after_failure_seconds);
+    return waits.length ? Math.max(...waits) : DEFAULT_ESCALATION.retry_after_failure_seconds;
+  }
+
+  /** A channel's later report on sent attempts: delivered, or failed after all. */
+  private confirmed(queued: QueuedAttempt[], late: LateConfirmation): void {
+    const {journal, clock, attempts, notificationRecords, events, notifications} = this.deps;
+    const work = journal
+      .write(() => {
+        const nowMs = clock.now();
+        for (const attempt of queued) {
+          if (!attempts.confirm(attempt.attemptId, late.outcome, late.detail)) continue;
+          const record = notificationRecords.get(attempt.alert.notification_id);
+          const stored = attempts.forNotification(attempt.alert.notification_id).find((row) => row.id === attempt.attemptId);
+          if (!record || !stored) continue;
+          const {notification_id: _id, ...shown} = stored;
+          events.emit(late.outcome === "delivered" ? "notification.delivered" : "contact.failed", notifications.view(record), nowMs, {attempt: shown});
+        }
+      })
+      .catch((failure) => this.deps.logger.error("could not record a delivery report", {error: failure as Error}));
+    this.track(work);
+  }
+
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+  }
+}
