@@ -155,7 +155,7 @@ export class EscalationRunner implements NotificationListener {
     const usable = this.currentlyUsable();
     const gained = [...usable].some((channel) => !this.usableChannels.has(channel));
     this.usableChannels = usable;
-    if (!gained || !this.started) return;
+    if (!gained) return;
     const woken = await this.journal.write(() => this.escalations.wakeWaiting(isoTimestamp(this.clock.now())));
     if (woken > 0) await this.tick();
   }
