@@ -8,6 +8,7 @@ import {webhooksPage} from "./pages/webhooks.js";
 import {integrationsPage} from "./pages/integrations.js";
 import {statusPage} from "./pages/status.js";
 import {auditPage} from "./pages/audit.js";
+import {watchUndeliverable} from "./lib/undeliverable.js";
 
 // Hash routes: the gateway serves one page, and a reload keeps the place (filters included).
 const ROUTES = {
@@ -23,8 +24,10 @@ const ROUTES = {
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
 const signOutButton = document.getElementById("sign-out");
+const banner = document.getElementById("undeliverable");
 let session = null;
 let leavePage = null;
+let stopBanner = null;
 let signInMessage = null;
 
 function currentRoute() {
@@ -32,9 +35,13 @@ function currentRoute() {
   return {name: ROUTES[path] ? path : "notifications", params: new URLSearchParams(query)};
 }
 
+// Restarted on every page change, so a new page shows the banner as it is now.
 function showChrome(signedIn) {
   nav.hidden = !signedIn;
   signOutButton.hidden = !signedIn;
+  stopBanner?.();
+  stopBanner = signedIn ? watchUndeliverable(banner) : null;
+  if (!signedIn) banner.hidden = true;
 }
 
 async function route() {

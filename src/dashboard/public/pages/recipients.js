@@ -1,7 +1,7 @@
 import {api} from "../lib/api.js";
 import {announce, badge, confirmAction, copyable, emptyState, fill, focusHeading, h, pageHeading} from "../lib/dom.js";
 import {checkboxes, checkedValues, field, numberOf, orderedChecklist, select, submitting, textOrNull} from "../lib/forms.js";
-import {CHANNEL_NAMES, CHANNELS, channelName, duration, PRIORITIES} from "../lib/format.js";
+import {CHANNEL_NAMES, CHANNELS, channelName, duration, PRIORITIES, when} from "../lib/format.js";
 import {loadTargets} from "../lib/targets.js";
 
 const CHANNEL_OPTIONS = CHANNELS.map((channel) => [channel, CHANNEL_NAMES[channel]]);
@@ -29,6 +29,9 @@ function summary(recipient) {
     h("dd", {}, `${duration(timeout)} per step; the chain runs ${repeat + 1} time${repeat ? "s" : ""}`),
     h("dt", {}, "Quiet hours"),
     h("dd", {}, quiet ? `${quiet.start}–${quiet.end} ${quiet.timezone}; still pages: ${quiet.allow_priorities.join(", ") || "nothing"}` : "none"),
+    recipient.contact_failures.length
+      ? [h("dt", {}, "Unusable contacts"), h("dd", {}, h("ul", {class: "nested"}, recipient.contact_failures.map((failure) => h("li", {class: "card-problem"}, `${channelName(failure.channel)} ${failure.contact}: ${failure.reason} (since ${when(failure.at)})`))))]
+      : null,
     recipient.routing_rules.length ? [h("dt", {}, "Routing rules"), h("dd", {}, h("ul", {}, recipient.routing_rules.map((rule) => h("li", {}, `${rule.priorities.join(", ")} → ${rule.channels.map(channelName).join(", ") || "no channel"}`))))] : null
   );
 }

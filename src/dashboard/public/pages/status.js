@@ -1,5 +1,7 @@
+import {listAll} from "../lib/api.js";
 import {badge, fill, h, pageHeading} from "../lib/dom.js";
 import {bytes, channelName, timeElement} from "../lib/format.js";
+import {readiness, undeliverableText} from "../lib/undeliverable.js";
 
 const REFRESH_MS = 10_000;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
@@ -47,15 +49,52 @@ function diskCard(disk) {
   );
 }
 
-/** Gateway status from /readyz: journal, each channel with its live details, outbox backlog, disk space. Refreshes itself. */
+function undeliverableCard(undeliverable) {
+  const stuck = undeliverable.count > 0;
+  return h(
+    "article",
+    {class: "card item"},
+    h("div", {class: "card-head"}, h("h3", {}, "Alerts reaching people"), stuck ? badge("unavailable", "undeliverable") : badge("ready", "ok")),
+    stuck
+      ? [
+          h("p", {class: "card-problem"}, undeliverableText(undeliverable)),
+          h("ul", {class: "nested"}, undeliverable.reasons.map((entry) => h("li", {}, `${channelName(entry.channel)}: ${entry.reason} (${entry.notifications} waiting)`)))
+        ]
+      : h("p", {}, "Every open alert can reach someone.")
+  );
+}
+
+/** Contacts a channel refused for good (SMTP 550, Telegram 403), from each recipient's view. */
+function contactFailuresSection(recipients) {
+  const failures = recipients.flatMap((recipient) => recipient.contact_failures.map((failure) => ({...failure, name: recipient.name})));
+  if (!failures.length) return null;
+  return [
+    h("h2", {}, "Unusable contacts"),
+    h("p", {class: "hint"}, "Skipped for all but critical alerts until the contact is corrected on the recipient."),
+    h(
+      "div",
+      {class: "grid"},
+      failures.map((failure) =>
+        h(
+          "article",
+          {class: "card item"},
+          h("div", {class: "card-head"}, h("h3", {}, failure.name), badge("unavailable", channelName(failure.channel))),
+          h("p", {}, h("code", {}, failure.contact)),
+          h("p", {class: "card-problem"}, failure.reason),
+          h("p", {class: "meta"}, "Since ", timeElement(h, failure.at))
+        )
+      )
+    )
+  ];
+}
+
+/** Gateway status from /readyz: journal, undeliverable alerts, each channel with its live details, outbox backlog, disk space; unusable contacts. Refreshes itself. */
 export async function statusPage(main) {
   const body = h("div");
   const refreshed = h("span", {class: "meta"});
 
   async function load() {
-    // /readyz answers 503 with the same body when the journal cannot commit.
-    const response = await fetch("/readyz", {headers: {Accept: "application/json"}});
-    const ready = await response.json();
+    const [ready, recipients] = await Promise.all([readiness(), listAll("/api/v1/recipients")]);
     fill(refreshed, "Updated ", timeElement(h, new Date().toISOString()));
     fill(
       body,
@@ -65,7 +104,7 @@ export async function statusPage(main) {
         h(
           "article",
           {class: "card item"},
-          h("div", {class: "card-head"}, h("h3", {}, "Journal"), ready.ready ? badge("ready") : badge("unready")),
+          h("div", {class: "card-head"}, h("h3", {}, "Journal"), ready.journal.can_commit ? badge("ready") : badge("unready")),
           h("p", {}, ready.journal.can_commit ? "Alerts are being stored." : `Cannot store alerts: ${ready.journal.error}`),
           h("p", {class: "meta"}, `Schema version ${ready.journal.schema_version}`)
         ),
@@ -76,8 +115,10 @@ export async function statusPage(main) {
           h("p", {}, `${ready.outbox.pending} webhook deliver${ready.outbox.pending === 1 ? "y" : "ies"} waiting`),
           ready.outbox.oldest ? h("p", {class: "meta"}, "Oldest since ", timeElement(h, ready.outbox.oldest)) : null
         ),
+        ready.undeliverable ? undeliverableCard(ready.undeliverable) : null,
         ready.disk ? diskCard(ready.disk) : null
       ),
+      contactFailuresSection(recipients),
       h("h2", {}, "Channels"),
       h("div", {class: "grid"}, ready.channels.map(channelCard))
     );
