@@ -46,6 +46,22 @@ describe("undeliverable notifications", () => {
     expect((await gw.call("GET", "/readyz", {key: null})).status).toBe(200);
   });
 
+  it("are real on a gateway with no channel configured: the alert waits and /readyz names each missing setting", async () => {
+    gw = await startTestGateway();
+    const recipient = await createRecipient(gw, {channel_order: ["voice_call", "email"]});
+    expect((await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message: "press 4 stopped", priority: "high"}})).status).toBe(202);
+    await gw.gateway.services.runner.idle();
+    const unready = await gw.call("GET", "/readyz", {key: null});
+    expect(unready.status).toBe(503);
+    expect(unready.body.undeliverable).toEqual({
+      count: 1,
+      reasons: [
+        {channel: "voice_call", reason: "no modem is configured (modem.port)", notifications: 1},
+        {channel: "email", reason: SMTP_NOT_CONFIGURED.reason, notifications: 1}
+      ]
+    });
+  });
+
   it("show on /metrics as a total and per channel", async () => {
     gw = await startTestGateway(ALL_CHANNELS_CONFIGURED);
     const recipient = await createRecipient(gw);
