@@ -26,7 +26,8 @@ const SOURCE = "klaxon";
 const OUT_OF_BAND_ORDER: Channel[] = ["sms", "voice_call", "email", "telegram_voice"];
 const OUT_OF_BAND_TIMEOUT_MS = 3 * 60_000;
 const DEDUP_PREFIX = "klaxon:";
-// Open self-monitoring alerts an earlier run left: more than this many would be a runaway loop.
+// How many of the admin's open and acknowledged alerts (newest first) are searched at start for
+// the earlier run's own: those are a handful, near the top.
 const ADOPT_LIMIT = 1000;
 
 export const dedupKeyOf = (condition: Pick<Condition, "key">) => `${DEDUP_PREFIX}${condition.key}`;
