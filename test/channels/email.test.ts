@@ -31,7 +31,7 @@ describe("email channel", () => {
     const n = await r.notification(id);
     expect(n.status).toBe("notifying");
     expect(n.attempts).toHaveLength(1);
-    expect(n.attempts[0]).toMatchObject({channel: "email", outcome: "sent", target: expect.stringContaining("*")});
+    expect(n.attempts[0]).toMatchObject({channel: "email", outcome: "delivered", target: expect.stringContaining("*")});
     expect(n.attempts[0].error).toMatch(/^accepted by the SMTP server: 250 .*\(message id <.+>\)$/);
     const email = await r.emailState();
     expect(email).toMatchObject({available: true, reason: null});
@@ -106,7 +106,7 @@ describe("email channel", () => {
     await eventually("email available again", () => r.emailState(), (state) => state.available);
     const third = await r.send(await r.recipient({name: "Ana", email: "ana@factory.lan"}), {message: "Press 7 running again"});
     expect((await r.peer.next()).subject).toBe("[CRITICAL] press-7: Press 7 running again");
-    expect(attemptsOf(await r.notification(third))[0]).toEqual(["email", "sent", expect.stringMatching(/^accepted/)]);
+    expect(attemptsOf(await r.notification(third))[0]).toEqual(["email", "delivered", expect.stringMatching(/^accepted/)]);
     expect(r.gw.logLines.some((line) => line.includes("SMTP server works again"))).toBe(true);
   });
 

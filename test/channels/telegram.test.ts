@@ -92,7 +92,7 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
 
     const n = await r.notification(id);
     expect(n.status).toBe("notifying");
-    expect(n.attempts).toEqual([expect.objectContaining({channel: "telegram_voice", outcome: "sent", error: "voice note and message with an Acknowledge button sent", target: expect.not.stringContaining(CHAT)})]);
+    expect(n.attempts).toEqual([expect.objectContaining({channel: "telegram_voice", outcome: "delivered", error: "voice note and message with an Acknowledge button sent", target: expect.not.stringContaining(CHAT)})]);
     const details = (await r.telegram()).details;
     expect(details.voice_notes).toEqual({available: true, reason: null});
     expect(details.updates.state).toBe("polling");
@@ -134,7 +134,7 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     const id = await r.send(await r.recipient());
     await r.alertMessage();
     expect(r.api.calls("sendVoice")).toHaveLength(2);
-    expect((await r.notification(id)).attempts).toEqual([expect.objectContaining({outcome: "sent"})]);
+    expect((await r.notification(id)).attempts).toEqual([expect.objectContaining({outcome: "delivered"})]);
     expect(r.gw.logLines.some((line) => line.includes("Telegram flood control") && line.includes('"retry_after_seconds":1'))).toBe(true);
   });
 

@@ -36,7 +36,7 @@ async function expectSkippedToEmail(r: FaultRig, reason: string): Promise<string
   expect(await r.channel("voice_call")).toMatchObject({available: false, reason});
   const id = await r.send(await r.recipient("Maria", ["voice_call", "email"]), "Oil temperature high");
   const n = await r.notification(id);
-  expect(outcomes(n)).toEqual([["voice_call", "skipped"], ["email", "sent"]]);
+  expect(outcomes(n)).toEqual([["voice_call", "skipped"], ["email", "delivered"]]);
   expect(n.attempts[0].error).toBe(reason);
   expect(n.attempts[1].started_at).toBe(n.attempts[0].started_at);
   expect(dialled(r)).toEqual([]);
@@ -57,11 +57,11 @@ describe("modem faults during a call", () => {
     expect(voice).toMatchObject({available: false, reason: expect.stringMatching(/^modem port \S+ is not open/), details: {port_open: false, last_call: {outcome: "answered"}}});
     // Answered is not acknowledged: the chain goes on when the ack timeout is up.
     n = await r.nextStep(first);
-    expect(outcomes(n)).toEqual([["voice_call", "answered"], ["email", "sent"]]);
+    expect(outcomes(n)).toEqual([["voice_call", "answered"], ["email", "delivered"]]);
 
     const second = await r.send(await r.recipient("Jonas", ["voice_call", "email"]), "Press 7 stopped");
     n = await r.notification(second);
-    expect(outcomes(n)).toEqual([["voice_call", "skipped"], ["email", "sent"]]);
+    expect(outcomes(n)).toEqual([["voice_call", "skipped"], ["email", "delivered"]]);
     expect(n.attempts[0].error).toMatch(/^modem port \S+ is not open/);
 
     await r.modem!.plug();
@@ -84,7 +84,7 @@ describe("modem faults during a call", () => {
     const voice = await r.channel("voice_call");
     expect(voice.details).toMatchObject({last_call: {outcome: "failed", detail: n.attempts[0].error}, last_error: expect.stringMatching(/ERROR/)});
     n = await r.nextStep(first);
-    expect(outcomes(n)).toEqual([["voice_call", "failed"], ["email", "sent"]]);
+    expect(outcomes(n)).toEqual([["voice_call", "failed"], ["email", "delivered"]]);
 
     r.modem!.script.failCommands = [];
     const second = await expectCallsWorkAgain(r, "Jonas");
@@ -103,7 +103,7 @@ describe("modem faults during a call", () => {
     expect(n.status).toBe("notifying");
     expect((await r.channel("voice_call")).details).toMatchObject({last_call: {outcome: "answered", detail: "answered, no key pressed after 2 times"}});
     n = await r.nextStep(id);
-    expect(outcomes(n)).toEqual([["voice_call", "answered"], ["email", "sent"]]);
+    expect(outcomes(n)).toEqual([["voice_call", "answered"], ["email", "delivered"]]);
     expect(dialled(r)).toHaveLength(1);
     expect(mailedAlerts(r)).toEqual([id]);
     await r.expectNothingLost([id]);

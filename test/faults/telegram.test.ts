@@ -52,7 +52,7 @@ describe.each(WAN_FAULTS)("Telegram unreachable ($mode)", ({mode, reason}) => {
     const id = await r.send(maria, "Oil temperature high");
     const n = await r.notification(id);
     // No waiting on a link known to be down: the email went out in the same pass, on the same clock reading.
-    expect(outcomes(n)).toEqual([["telegram_voice", "skipped"], ["email", "sent"]]);
+    expect(outcomes(n)).toEqual([["telegram_voice", "skipped"], ["email", "delivered"]]);
     expect(n.attempts[0].error).toMatch(/^the Telegram Bot API is unreachable/);
     expect(n.attempts[1].started_at).toBe(n.attempts[0].started_at);
     expect(mailedAlerts(r)).toEqual([id]);
@@ -84,7 +84,7 @@ describe.each(CUT_OFF_SENDS)("a Telegram send cut off by $name", ({reply, error}
     expect((await r.channel("telegram_voice")).details?.link.last_error).toBe(n.attempts[0].error.replace(/; kept to relay.*$/, ""));
 
     n = await r.nextStep(id);
-    expect(outcomes(n)).toEqual([["telegram_voice", "failed"], ["email", "sent"]]);
+    expect(outcomes(n)).toEqual([["telegram_voice", "failed"], ["email", "delivered"]]);
     expect(mailedAlerts(r)).toEqual([id]);
     await expectRelayedOnce(r, "Maria", "Oil temperature high");
     await r.expectNothingLost([id]);
@@ -105,7 +105,7 @@ describe("Telegram refusing a send", () => {
     expect(r.telegram!.calls("sendVoice")).toHaveLength(1);
 
     n = await r.nextStep(id);
-    expect(outcomes(n)).toEqual([["telegram_voice", "failed"], ["email", "sent"]]);
+    expect(outcomes(n)).toEqual([["telegram_voice", "failed"], ["email", "delivered"]]);
     // Flood control is Telegram answering: nothing is kept for a relay, so nothing arrives late.
     expect((await r.channel("telegram_voice")).details?.relay.pending).toBe(0);
     expect(textsTo(r, "Maria")).toEqual([]);
@@ -123,7 +123,7 @@ describe("Telegram refusing a send", () => {
     expect(outcomes(n)).toEqual([["telegram_voice", "failed"]]);
     expect(n.attempts[0].error).toBe("Telegram sendVoice: 403 Forbidden: bot was blocked by the user");
     n = await r.nextStep(first);
-    expect(outcomes(n)).toEqual([["telegram_voice", "failed"], ["email", "sent"]]);
+    expect(outcomes(n)).toEqual([["telegram_voice", "failed"], ["email", "delivered"]]);
 
     // The bot and the link are fine: /readyz keeps Telegram available; the contact is what is gone.
     expect(await r.channel("telegram_voice")).toMatchObject({available: true, reason: null, details: {link: {state: "online"}}});
@@ -134,7 +134,7 @@ describe("Telegram refusing a send", () => {
     expect((await r.gw.call("POST", `/api/v1/notifications/${first}/ack`, {body: {by: "Maria"}})).status).toBe(200);
     const second = await r.send(maria, "Press 7 stopped");
     n = await r.notification(second);
-    expect(outcomes(n)).toEqual([["telegram_voice", "skipped"], ["email", "sent"]]);
+    expect(outcomes(n)).toEqual([["telegram_voice", "skipped"], ["email", "delivered"]]);
     expect(n.attempts[0].error).toMatch(/^permanent failure since .*bot was blocked/);
     expect(mailedAlerts(r)).toEqual([first, second]);
     expect(r.telegram!.calls("sendVoice")).toHaveLength(1);

@@ -38,7 +38,7 @@ describe("webhook receiver down for 48 hours", () => {
 
     const first = await r.send(await r.recipient("Maria", ["email"]), "Oil temperature high");
     // Paging does not wait on webhooks: the email went out while the receiver was unreachable.
-    expect((await r.notification(first)).attempts).toMatchObject([{channel: "email", outcome: "sent", error: expect.stringMatching(/^accepted/)}]);
+    expect((await r.notification(first)).attempts).toMatchObject([{channel: "email", outcome: "delivered", error: expect.stringMatching(/^accepted/)}]);
     const head = await eventually("the first delivery attempt", () => open()[0], (row) => row.attempts === 1);
     const ready = (await r.gw.call("GET", "/readyz", {key: null})).body;
     expect(ready.outbox).toEqual({pending: open().length, oldest: new Date(t0).toISOString()});

@@ -42,8 +42,9 @@ function createPooledTransport(smtp: Settings["smtp"], concurrency: number) {
 
 /**
  * Email over SMTP: one message per delivery naming every alert in it, plain text and HTML, with
- * a signed acknowledge link. The outcome is `sent` once the server accepted the message (its
- * reply is the detail); whether it reached the inbox is beyond what SMTP can say.
+ * a signed acknowledge link. The outcome is `delivered` once the server accepted the message (its
+ * reply is the detail): that is the last confirmation SMTP gives, so nothing later will upgrade a
+ * `sent`; whether it reached the inbox is beyond what SMTP can say.
  */
 export class EmailDriver implements ChannelDriver {
   readonly channel = "email" as const;
@@ -109,7 +110,7 @@ export class EmailDriver implements ChannelDriver {
     try {
       const info = await untilAborted(sending, signal);
       this.monitor.succeeded();
-      return {outcome: "sent", detail: `accepted by the SMTP server: ${info.response.trim()} (message id ${info.messageId})`};
+      return {outcome: "delivered", detail: `accepted by the SMTP server: ${info.response.trim()} (message id ${info.messageId})`};
     } catch (error) {
       if (signal.aborted) {
         // The mail may still leave: SMTP cannot take a message back once DATA has begun.

@@ -28,10 +28,12 @@ const CALLBACK_RETENTION_MS = 30 * 24 * 3600_000;
 
 /**
  * The telegram_voice channel: a voice note spoken offline plus the written alert with an
- * Acknowledge button, to the recipient's chat id. The outcome is `sent`; the acknowledgement
- * comes later, through the updates poller. Bots cannot place calls, so this is a message, not a
- * ringing phone. While the Bot API is unreachable the channel reports itself unavailable (the
- * escalation moves on at once) and the messages it skips wait in the relay.
+ * Acknowledge button, to the recipient's chat id. The outcome is `delivered` once the Bot API
+ * accepted the message (Telegram then holds it for the chat; bots get no read receipt, so
+ * nothing later could confirm more); the acknowledgement comes through the updates poller. Bots
+ * cannot place calls, so this is a message, not a ringing phone. While the Bot API is unreachable
+ * the channel reports itself unavailable (the escalation moves on at once) and the messages it
+ * skips wait in the relay.
  */
 export class TelegramVoiceDriver implements ChannelDriver {
   readonly channel = "telegram_voice" as const;
@@ -52,7 +54,7 @@ export class TelegramVoiceDriver implements ChannelDriver {
     try {
       const detail = await this.parts.sender.send(delivery.contact, delivery.alerts, null, signal);
       this.parts.connectivity.observe({ok: true});
-      return {outcome: "sent", detail};
+      return {outcome: "delivered", detail};
     } catch (error) {
       if (signal.aborted) throw error;
       throw await this.failure(error, delivery);
