@@ -13,6 +13,7 @@ import {bestRegistration, parseCpin, parseCsq, parseOperator, parseRegistration,
 import {LineLock} from "./line-lock.js";
 import {profileByName, splitSpeech, type Capability, type ModemProfile, type ProfileName} from "./profiles.js";
 import {parseCmgl, parseCmgr, parseCmti, SINGLE_SMS_LIMIT, smsEncodingFor, smsLength, ucs2Hex, type StoredSms} from "./sms-codec.js";
+import {SmsStatusReports, type SmsDeliveryReport} from "./sms-status-reports.js";
 
 /** Everything the modem needs; durations in ms, defaults from PROTOCOLS 1.7 and section 2. */
 export interface ModemOptions {
@@ -41,6 +42,8 @@ export interface ModemOptions {
   speechTimeoutMs?: number;
   /** Second phase of AT+CMGS: the network round trip after the text and Ctrl-Z. */
   smsSendTimeoutMs?: number;
+  /** How long a sent SMS waits for its status report (+CDS) before the wait ends without one. */
+  smsReportTimeoutMs?: number;
   healthIntervalMs?: number;
   /** Consecutive command timeouts that trigger first a re-open, then `AT+CFUN=1,1`. */
   maxConsecutiveTimeouts?: number;
@@ -80,6 +83,8 @@ const DEFAULTS = {
   callEndGraceMs: 500,
   speechTimeoutMs: 60000,
   smsSendTimeoutMs: 60000,
+  // A phone that is off gets the message when it comes back; after an hour the page has moved on.
+  smsReportTimeoutMs: 3_600_000,
   healthIntervalMs: 10000,
   maxConsecutiveTimeouts: 3,
   reconnectDelaysMs: [500, 1000, 2000, 5000, 10000]
@@ -97,6 +102,7 @@ export class Modem extends EventEmitter<ModemEvents> {
   readonly profile: ModemProfile;
   private readonly settings: typeof DEFAULTS;
   private readonly healthTask: PeriodicTask;
+  private readonly statusReports: SmsStatusReports;
   private port: SerialPort | null = null;
   private deviceWatcher: FSWatcher | null = null;
   private session: AtSession | null = null;
@@ -131,6 +137,7 @@ export class Modem extends EventEmitter<ModemEvents> {
     this.profile = typeof options.profile === "string" ? profileByName(options.profile) : options.profile;
     this.settings = {...DEFAULTS, ...definedOnly(options)};
     this.healthTask = new PeriodicTask("modem-health", this.settings.healthIntervalMs, () => this.healthPass(), options.logger);
+    this.statusReports = new SmsStatusReports(this.settings.smsReportTimeoutMs);
   }
 
   get state(): ModemState {
@@ -155,6 +162,7 @@ export class Modem extends EventEmitter<ModemEvents> {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
     this.endCall("modem_stopped");
+    this.statusReports.stop();
     await this.closePort("modem stopped");
     this.setState("stopped");
   }
@@ -284,22 +292,26 @@ export class Modem extends EventEmitter<ModemEvents> {
 
   /**
    * Sends one text-mode SMS with the two-phase AT+CMGS, in GSM-7 (through the IRA charset) when
-   * the text allows, else UCS-2; resolves with the message reference. Waits for a call to end.
+   * the text allows, else UCS-2; resolves with the message reference and, when the modem takes
+   * status reports, the network's later report on it (null: none requested). Waits for a call to end.
    */
-  async sendSms(number: string, text: string, signal?: AbortSignal): Promise<{messageRef: number | null}> {
+  async sendSms(number: string, text: string, signal?: AbortSignal): Promise<{messageRef: number | null; report: Promise<SmsDeliveryReport | null> | null}> {
     if (!NUMBER.test(number)) throw new ModemError("invalid_number", "number must be digits with an optional leading +");
     // Ctrl-Z would send early and ESC would abort: neither may appear inside the text.
     const clean = text.replace(/[\x1a\x1b]/g, "");
     const encoding = smsEncodingFor(clean);
     if (smsLength(clean, encoding) > SINGLE_SMS_LIMIT[encoding]) throw new ModemError("sms_too_long", `${encoding} text longer than one SMS (${SINGLE_SMS_LIMIT[encoding]})`);
     return this.withSmsCharset(encoding === "gsm7" ? "IRA" : "UCS2", signal, async () => {
-      // first octet 17 (SMS-SUBMIT, relative validity), validity 167 (one day), pid 0, dcs 0 GSM-7 or 8 UCS-2
-      await this.run(`AT+CSMP=17,167,0,${encoding === "gsm7" ? 0 : 8}`);
+      // first octet 17 (SMS-SUBMIT, relative validity), plus 32 (TP-SRR) to ask for a status report
+      // where the modem passes them on; validity 167 (one day), pid 0, dcs 0 GSM-7 or 8 UCS-2
+      const reported = this.capabilities.has("sms_status_reports");
+      await this.run(`AT+CSMP=${reported ? 49 : 17},167,0,${encoding === "gsm7" ? 0 : 8}`);
       const address = encoding === "gsm7" ? number : ucs2Hex(number);
       const payload = encoding === "gsm7" ? clean : ucs2Hex(clean);
       const response = await this.run(`AT+CMGS="${address}"`, {prefixes: ["+CMGS:"], payload, payloadTimeoutMs: this.settings.smsSendTimeoutMs});
       const match = /^\+CMGS:\s*(\d+)/.exec(response.lines[0] ?? "");
-      return {messageRef: match ? Number(match[1]) : null};
+      const messageRef = match ? Number(match[1]) : null;
+      return {messageRef, report: reported && messageRef !== null ? this.statusReports.expect(messageRef) : null};
     });
   }
 
@@ -529,6 +541,7 @@ export class Modem extends EventEmitter<ModemEvents> {
 
   private onUrc(line: string): void {
     this.emit("urc", line);
+    if (this.statusReports.receive(line)) return;
     const smsIndex = parseCmti(line);
     if (smsIndex !== null) {
       this.emit("sms", smsIndex);

@@ -7,7 +7,7 @@ import {ucs2Hex} from "./sms-codec.js";
 export type ProfileName = "sim800" | "sim7600" | "quectel";
 
 /** Features an optional init command switches on; a modem answering ERROR leaves them off. */
-export type Capability = "tts" | "dtmf" | "call_urcs" | "sms_notifications";
+export type Capability = "tts" | "dtmf" | "call_urcs" | "sms_notifications" | "sms_status_reports";
 
 /** One command of the init sequence, re-applied after every (re)open and reset. */
 export interface InitStep {
@@ -52,13 +52,18 @@ export interface ModemProfile {
 
 // Every family: SMS arrival as +CMTI with the storage index, on the SIM (so a reply survives a
 // modem swap), and a plain charset between SMS operations. Optional: the defaults often match.
+// Status reports: CSMS service 0 lets the modem acknowledge +CDS to the network itself (service 1
+// would want an AT+CNMA for each, and stop reporting until it came); then CNMI again with <ds>=1,
+// which a modem without status reports refuses while keeping the <ds>=0 setting before it.
 const COMMON_INIT: InitStep[] = [
   {command: 'AT+CSCS="IRA"', optional: true},
   {command: 'AT+CPMS="SM","SM","SM"', optional: true},
-  {command: "AT+CNMI=2,1,0,0,0", optional: true, capability: "sms_notifications"}
+  {command: "AT+CNMI=2,1,0,0,0", optional: true, capability: "sms_notifications"},
+  {command: "AT+CSMS=0", optional: true},
+  {command: "AT+CNMI=2,1,0,1,0", optional: true, capability: "sms_status_reports"}
 ];
 
-const COMMON_URCS = ["RING", "+CRING:", "+CLIP:", "+CMTI:", "MISSED_CALL:", "Call Ready", "SMS Ready", "+CPIN:", "+CFUN:"];
+const COMMON_URCS = ["RING", "+CRING:", "+CLIP:", "+CMTI:", "+CDS:", "MISSED_CALL:", "Call Ready", "SMS Ready", "+CPIN:", "+CFUN:"];
 
 export const PROFILES: Record<ProfileName, ModemProfile> = {
   sim800: {

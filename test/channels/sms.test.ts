@@ -1,4 +1,5 @@
 import {afterEach, describe, expect, it} from "vitest";
+import {eventually} from "../support/eventually.js";
 import {startModemGateway, type ModemGatewayRig} from "../support/modem-simulator.js";
 
 const PHONE = "+4915112345678";
@@ -19,17 +20,25 @@ async function alertBySms(r: ModemGatewayRig, message = "Oil temperature high"):
   return {id, code};
 }
 
+/** The attempts once the first one has its delivery report recorded (delivered or failed). */
+async function confirmedAttempts(r: ModemGatewayRig, id: string): Promise<any[]> {
+  return eventually("the SMS attempt's delivery report", async () => (await r.notification(id)).attempts, (attempts: any[]) => ["delivered", "failed"].includes(attempts[0]?.outcome));
+}
+
 /** Resolves once the modem has been told to delete `count` messages in all. */
 async function deletions(r: ModemGatewayRig, count: number): Promise<void> {
   while (r.simulator.count("AT+CMGD=") < count) await new Promise((resolve) => r.simulator.once("command", resolve));
 }
 
 describe.each(["sim800", "sim7600", "quectel"] as const)("sms through a production gateway, %s dialect", (dialect) => {
-  it("sends the alert with a reply code, and ACK <code> from the recipient's number acknowledges it", async () => {
-    rig = await startModemGateway(dialect, {smsRef: 51});
+  it("sends the alert with a reply code, records the network's delivery report, and ACK <code> from the recipient's number acknowledges it", async () => {
+    rig = await startModemGateway(dialect, {smsRef: 51, statusReport: {outcome: "delivered", afterMs: 800, interleave: false}});
     const {id, code} = await alertBySms(rig);
     expect(rig.simulator.sent).toEqual([{number: PHONE, text: `Klaxon CRITICAL from press-7: Oil temperature high. Reply 1 ${code} or ACK ${code} to acknowledge.`, encoding: "gsm7"}]);
     expect((await rig.notification(id)).attempts).toMatchObject([{channel: "sms", outcome: "sent", error: `accepted by the modem (message reference 51); reply code ${code}`}]);
+    expect(await confirmedAttempts(rig, id)).toMatchObject([
+      {channel: "sms", outcome: "delivered", error: `the network reports the SMS received by the phone (TP-Status 0); message reference 51; reply code ${code}`}
+    ]);
     rig.simulator.receiveSms(PHONE, `ack ${code}`);
     await deletions(rig, 1);
     expect(await rig.notification(id)).toMatchObject({status: "acknowledged", acknowledged_via: "sms", acknowledged_by: PHONE});
@@ -80,7 +89,28 @@ describe("sms replies", () => {
     expect(parts[0]!.text).toMatch(/^\(1\/3\) Klaxon CRITICAL from press-7: Öltemperatur/);
     expect(parts[2]!.text).toMatch(/^\(3\/3\) .*Reply 1 \d{4} or ACK \d{4} to acknowledge\.$/);
     for (const part of parts) expect(part.text.length).toBeLessThanOrEqual(70);
-    expect(notification.attempts).toMatchObject([{outcome: "sent", error: expect.stringMatching(/^accepted by the modem \(message reference 37, 37, 37\)/)}]);
+    expect(notification.attempts).toMatchObject([{outcome: expect.stringMatching(/^(sent|delivered)$/)}]);
+    // One reference and one report per part; delivered once all three are.
+    expect((await confirmedAttempts(rig, id))[0]).toMatchObject({
+      outcome: "delivered",
+      error: expect.stringMatching(/^all 3 parts: the network reports the SMS received by the phone \(TP-Status 0\); message reference 37, 38, 39; reply code \d{4}$/)
+    });
+  });
+
+  it("turns the attempt failed when the network reports one part undeliverable", async () => {
+    rig = await startModemGateway("sim7600", {statusReport: {outcome: "failed", afterMs: 20, interleave: false}}, {sms_max_parts: 2});
+    const id = await rig.send(await rig.recipient(["sms"], {phone: PHONE}), "Oil temperature high on press 7, pump 2 switched off, cooling water flow below minimum, please check now");
+    expect((await confirmedAttempts(rig, id))[0]).toMatchObject({
+      outcome: "failed",
+      error: expect.stringMatching(/^part 1 of 2: the network gave up delivering the SMS: incompatible destination \(TP-Status 65\); message reference 37, 38;/)
+    });
+  });
+
+  it("sends without a report where the modem cannot pass them on, and the attempt stays sent", async () => {
+    rig = await startModemGateway("quectel", {failCommands: ["AT+CNMI=2,1,0,1"]});
+    const {id} = await alertBySms(rig);
+    expect(rig.simulator.count("AT+CSMP=17,")).toBe(1);
+    expect((await rig.notification(id)).attempts).toMatchObject([{outcome: "sent"}]);
   });
 
   it("is unavailable while the modem has no network, and the alert is skipped with that reason", async () => {

@@ -68,7 +68,7 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("Modem over a pty, %s d
   });
 
   it("tolerates ERROR to every optional init command and reports what is missing", async () => {
-    const common = ["AT+CSCS=\"IRA\"", "AT+CPMS", "AT+CNMI"];
+    const common = ["AT+CSCS=\"IRA\"", "AT+CPMS", "AT+CNMI", "AT+CSMS"];
     const optional = {sim800: ["AT+CLCC=1", "AT+DDET", "AT+CTTS=?", "AT+COLP"], sim7600: ["AT+CLCC=1", "AT+CDTAM", "AT+DDET", "AT+COLP"], quectel: ["AT+QWTTS=?", "AT+QTONEDET", "AT+COLP", "AT^DSCI", "AT+QINISTAT"]}[dialect];
     const {modem} = await setup(dialect, {failCommands: [...common, ...optional], call: {outcome: "answer", afterMs: 60, keys: []}});
     expect(modem.state).toBe("ready");
@@ -80,11 +80,14 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("Modem over a pty, %s d
     await modem.hangUp();
   });
 
-  it("sends an SMS with the two-phase CMGS, plain text as GSM-7", async () => {
+  it("sends an SMS with the two-phase CMGS, plain text as GSM-7, and hears the network report it delivered", async () => {
     const {simulator, modem} = await setup(dialect, {smsRef: 42});
-    expect(await modem.sendSms(NUMBER, "Disk full on db1\x1a")).toEqual({messageRef: 42});
-    expect(simulator.received.slice(-2)).toEqual([`AT+CMGS="${NUMBER}"`, "Disk full on db1"]);
+    const {messageRef, report} = await modem.sendSms(NUMBER, "Disk full on db1\x1a");
+    expect(messageRef).toBe(42);
+    // First octet 49: SMS-SUBMIT with TP-SRR, the status report requested.
+    expect(simulator.received.slice(-3)).toEqual(["AT+CSMP=49,167,0,0", `AT+CMGS="${NUMBER}"`, "Disk full on db1"]);
     expect(simulator.sent).toEqual([{number: NUMBER, text: "Disk full on db1", encoding: "gsm7"}]);
+    expect(await report).toEqual({outcome: "delivered", detail: "the network reports the SMS received by the phone (TP-Status 0)"});
   });
 
   it("sends text outside GSM-7 as UCS-2 hex, number included, and puts the charset back", async () => {
@@ -155,7 +158,68 @@ describe("Modem SMS storage and the shared line", () => {
     controller.abort(new Error("acknowledged elsewhere"));
     await expect(sms).rejects.toThrow("acknowledged elsewhere");
     await modem.hangUp();
-    expect(await modem.sendSms(NUMBER, "the line is free again")).toEqual({messageRef: 37});
+    expect((await modem.sendSms(NUMBER, "the line is free again")).messageRef).toBe(37);
+  });
+});
+
+const DELIVERED = {outcome: "delivered", detail: "the network reports the SMS received by the phone (TP-Status 0)"};
+
+describe("Modem SMS status reports", () => {
+  it("reports a permanent failure in words, and keeps waiting through a temporary error", async () => {
+    const {simulator, modem} = await setup("sim7600", {statusReport: {outcome: "failed", afterMs: 10, interleave: false}});
+    const failed = await modem.sendSms(NUMBER, "first");
+    expect(await failed.report).toEqual({outcome: "failed", detail: "the network gave up delivering the SMS: incompatible destination (TP-Status 65)"});
+    simulator.script.statusReport = {outcome: "temporary_then_delivered", afterMs: 40, interleave: false};
+    const temporary = new Promise<void>((resolve) => modem.on("urc", (line) => line.startsWith("+CDS:") && line.endsWith(",33") && resolve()));
+    const later = await modem.sendSms(NUMBER, "second");
+    let settled = false;
+    void later.report!.then(() => (settled = true));
+    await temporary;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    expect(await later.report).toEqual(DELIVERED);
+  });
+
+  it("ends the wait with null when no report comes within the limit", async () => {
+    const {modem} = await setup("sim800", {statusReport: {outcome: "never", afterMs: 0, interleave: false}}, {smsReportTimeoutMs: 80});
+    const started = Date.now();
+    expect(await (await modem.sendSms(NUMBER, "into the void")).report).toBeNull();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(70);
+  });
+
+  it("ignores a report for a reference it is not waiting for", async () => {
+    const {simulator, modem} = await setup("quectel", {smsRef: 12, statusReport: {outcome: "never", afterMs: 0, interleave: false}});
+    const {report} = await modem.sendSms(NUMBER, "waiting");
+    simulator.reportStatus(99, 0);
+    simulator.reportStatus(12, 0x46, {number: NUMBER});
+    expect(await report).toEqual({outcome: "failed", detail: "the network gave up delivering the SMS: validity period expired (TP-Status 70)"});
+  });
+
+  it("matches a report that comes inside the answer to the next command, which still succeeds", async () => {
+    const {modem} = await setup("sim7600", {statusReport: {outcome: "delivered", afterMs: 0, interleave: true}});
+    const {report} = await modem.sendSms(NUMBER, "interleaved");
+    // Held by the simulator until a command is answered: the health pass sends AT first.
+    await modem.tick();
+    expect(await report).toEqual(DELIVERED);
+    expect(modem.health()).toMatchObject({signal: {rssi: 20}, registration: "home", last_error: null, consecutive_timeouts: 0});
+  });
+
+  it("sends without a status report when the modem refuses CNMI <ds>=1, and still hears arriving SMS", async () => {
+    const {simulator, modem} = await setup("sim800", {failCommands: ["AT+CNMI=2,1,0,1"]});
+    expect(modem.health().capabilities).toContain("sms_notifications");
+    expect(modem.health().capabilities).not.toContain("sms_status_reports");
+    expect(await modem.sendSms(NUMBER, "no report")).toEqual({messageRef: 37, report: null});
+    expect(simulator.count("AT+CSMP=17,")).toBe(1);
+    const announced = new Promise<number>((resolve) => modem.once("sms", resolve));
+    const index = simulator.receiveSms(NUMBER, "hi");
+    expect(await announced).toBe(index);
+  });
+
+  it("ends every wait with null when it stops", async () => {
+    const {modem} = await setup("sim800", {statusReport: {outcome: "never", afterMs: 0, interleave: false}});
+    const {report} = await modem.sendSms(NUMBER, "pending at stop");
+    await modem.stop();
+    expect(await report).toBeNull();
   });
 });
 
@@ -223,7 +287,7 @@ describe("Modem SIM, network and health", () => {
       registration: "roaming",
       operator: "Klaxon Net",
       signal: {rssi: 20, dbm: -73},
-      capabilities: ["call_urcs", "sms_notifications", "tts"],
+      capabilities: ["call_urcs", "sms_notifications", "sms_status_reports", "tts"],
       consecutive_timeouts: 0,
       last_error: null,
       checked_at: "2026-11-22T12:00:00.000Z"

@@ -25,6 +25,19 @@ export interface SentSms {
   encoding: "gsm7" | "ucs2";
 }
 
+/** What the network later reports on an SMS sent with a status report requested. */
+export interface ScriptedStatusReport {
+  /** `temporary_then_delivered`: "phone busy, still trying" first, then delivered one delay later. */
+  outcome: "delivered" | "temporary_then_delivered" | "failed" | "never";
+  /** Time from the +CMGS answer to each report. */
+  afterMs: number;
+  /**
+   * Once due, the report waits for the next command and comes inside its answer, before the
+   * final OK, as real modems interleave URCs; it never comes on its own then.
+   */
+  interleave: boolean;
+}
+
 /** The simulator's behaviour; tests change fields on `script` at any time. */
 export interface SimulatorScript {
   /** Commands (by prefix) answered with ERROR, e.g. optional init commands old firmware lacks. */
@@ -38,7 +51,9 @@ export interface SimulatorScript {
   call: ScriptedCall;
   /** Records commands but never answers, like a wedged module. */
   silent: boolean;
+  /** The next message reference +CMGS answers with; each SMS takes one, after 255 comes 0. */
   smsRef: number;
+  statusReport: ScriptedStatusReport;
   /** Quectel AT+QINISTAT bitmap: 7 fully initialised, 1 SIM ready but SMS not yet. */
   simInitStatus: number;
   /** Under AT+CSCS="UCS2", string parameters (the CMGL status) must be UCS-2 hex too, as some firmware wants. */
@@ -66,6 +81,7 @@ const DEFAULT_SCRIPT: SimulatorScript = {
   call: {outcome: "answer", afterMs: 60, keys: ["1"]},
   silent: false,
   smsRef: 37,
+  statusReport: {outcome: "delivered", afterMs: 20, interleave: false},
   simInitStatus: 7,
   hexStringParameters: false
 };
@@ -77,6 +93,9 @@ const DIALECT_COMMANDS: Record<Dialect, string[]> = {
   quectel: ["AT+QTONEDET=", "AT+QWTTS=", "AT+CHUP", "ATH", "AT^DSCI=", "AT+QURCCFG=", "AT+QINISTAT"]
 };
 
+// TP-Status values (3GPP 23.040): received by the phone; phone busy, still trying; incompatible destination.
+const TP_STATUS = {delivered: 0, temporary: 0x21, failed: 0x41};
+
 // +CLCC <stat> to Quectel's ^DSCI numbering (see parseDsci).
 const DSCI_STAT: Record<number, number> = {0: 3, 1: 1, 2: 2, 3: 7, 6: 6};
 
@@ -84,7 +103,7 @@ const DSCI_STAT: Record<number, number> = {0: 3, 1: 1, 2: 2, 3: 7, 6: 6};
  * A GSM modem on the far end of a real pty, speaking the SIM800, SIM7600 or Quectel dialect
  * closely enough for the AT layer: echo until ATE0, call-state URCs or +CLCC polling, TTS with
  * its done URC, DTMF URCs in each family's shape (SIM7600's `\r\r\n` framing included), two-phase
- * CMGS, SIM PIN, registration, unplug and re-plug.
+ * CMGS with increasing references and +CDS status reports, SIM PIN, registration, unplug and re-plug.
  */
 export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   readonly received: string[] = [];
@@ -101,6 +120,10 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   private charset = "IRA";
   private dcs = 0;
   private smsUrcs = false;
+  private statusReportUrcs = false;
+  private reportRequested = false;
+  // Due reports held for the next command's answer (ScriptedStatusReport.interleave).
+  private readonly heldUrcs: string[] = [];
   private dsciUrcs = false;
   private speechCount = 0;
   private call: SimCall | null = null;
@@ -167,6 +190,18 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     return index;
   }
 
+  /**
+   * The network reports on message `ref` with TP-Status `status`: a `+CDS` URC, if the modem was
+   * told to pass reports on (CNMI <ds>=1). Without `number` the optional address fields are empty.
+   */
+  reportStatus(ref: number, status: number, {number = "", interleave = false} = {}): void {
+    if (!this.port || !this.statusReportUrcs) return;
+    const address = number ? `"${number}",${number.startsWith("+") ? 145 : 129}` : ",";
+    const line = `+CDS: 6,${ref},${address},"26/11/22,10:00:00+04","26/11/22,10:00:05+04",${status}`;
+    if (interleave) this.heldUrcs.push(line);
+    else this.urc(line);
+  }
+
   /** Pulls the USB cable: socat dies, both ends see the pty vanish, the device path disappears. */
   async unplug(): Promise<void> {
     const port = this.port;
@@ -203,6 +238,9 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     this.charset = "IRA";
     this.dcs = 0;
     this.smsUrcs = false;
+    this.statusReportUrcs = false;
+    this.reportRequested = false;
+    this.heldUrcs.length = 0;
     this.dsciUrcs = false;
   }
 
@@ -217,13 +255,19 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
         const number = this.smsPending;
         this.input = this.input.slice(end + 1);
         this.smsPending = null;
-        if (sent) {
-          const ucs2 = this.charset === "UCS2";
-          this.sent.push({number: ucs2 ? fromHex(number) : number, text: ucs2 ? fromHex(payload) : payload, encoding: this.dcs === 8 ? "ucs2" : "gsm7"});
+        if (!sent) {
+          this.record(payload);
+          this.reply("OK");
+          continue;
         }
+        const ucs2 = this.charset === "UCS2";
+        const to = ucs2 ? fromHex(number) : number;
+        this.sent.push({number: to, text: ucs2 ? fromHex(payload) : payload, encoding: this.dcs === 8 ? "ucs2" : "gsm7"});
         this.record(payload);
-        if (sent) this.reply(`+CMGS: ${this.script.smsRef}`, "OK");
-        else this.reply("OK");
+        const ref = this.script.smsRef;
+        this.script.smsRef = (ref + 1) % 256;
+        this.reply(`+CMGS: ${ref}`, "OK");
+        if (this.reportRequested) this.scheduleStatusReport(ref, to);
         continue;
       }
       const end = this.input.indexOf("\r");
@@ -267,13 +311,18 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
       return this.reply("OK");
     }
     if (upper.startsWith("AT+CSMP=")) {
-      this.dcs = Number(command.split(",")[3] ?? 0);
+      const [firstOctet, , , dcs] = command.slice(8).split(",");
+      // TP-SRR, bit 5 of the first octet: the sender asks for a status report.
+      this.reportRequested = (Number(firstOctet) & 0x20) !== 0;
+      this.dcs = Number(dcs ?? 0);
       return this.reply("OK");
     }
     if (upper.startsWith("AT+CNMI=")) {
       this.smsUrcs = upper.startsWith("AT+CNMI=2,1");
+      this.statusReportUrcs = upper.slice(8).split(",")[3] === "1";
       return this.reply("OK");
     }
+    if (upper === "AT+CSMS=0") return this.reply("+CSMS: 1,1,1", "OK");
     if (upper.startsWith("AT+CPMS=")) return this.reply(`+CPMS: ${this.storage.size},30,${this.storage.size},30,${this.storage.size},30`, "OK");
     if (upper.startsWith("AT+CMGL=")) return this.listSms(command);
     if (upper.startsWith("AT+CMGR=")) return this.readSms(Number(command.slice(8)));
@@ -417,14 +466,28 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     return `+CLCC: 1,0,${call.stat},0,0,"${call.number}",${call.number.startsWith("+") ? 145 : 129}`;
   }
 
-  // SIM7600 frames its URCs with two CRs (PROTOCOLS 1.0); the others use the plain framing.
-  private urc(line: string): void {
-    if (this.dialect === "sim7600") this.write(`\r\r\n${line}\r\r\n`);
-    else this.reply(line);
+  // The network's reports as the script says, one delay apart.
+  private scheduleStatusReport(ref: number, number: string): void {
+    const {outcome, afterMs, interleave} = this.script.statusReport;
+    if (outcome === "never") return;
+    const statuses = {delivered: [TP_STATUS.delivered], temporary_then_delivered: [TP_STATUS.temporary, TP_STATUS.delivered], failed: [TP_STATUS.failed]}[outcome];
+    statuses.forEach((status, index) => setTimeout(() => this.reportStatus(ref, status, {number, interleave}), afterMs * (index + 1)));
   }
 
+  private urc(line: string): void {
+    this.write(this.framedUrc(line));
+  }
+
+  // SIM7600 frames its URCs with two CRs (PROTOCOLS 1.0); the others use the plain framing.
+  private framedUrc(line: string): string {
+    return this.dialect === "sim7600" ? `\r\r\n${line}\r\r\n` : `\r\n${line}\r\n`;
+  }
+
+  // Held URCs go out inside the next answer, between its lines and its final OK.
   private reply(...lines: string[]): void {
-    this.write(lines.map((line) => `\r\n${line}\r\n`).join(""));
+    const framed = lines.map((line) => `\r\n${line}\r\n`);
+    if (this.heldUrcs.length && lines.at(-1) === "OK") framed.splice(-1, 0, ...this.heldUrcs.splice(0).map((line) => this.framedUrc(line)));
+    this.write(framed.join(""));
   }
 
   private write(text: string): void {

@@ -7,9 +7,11 @@ import type {ModemState} from "../../modem/health.js";
 import {ModemError, type Modem} from "../../modem/modem.js";
 import type {SharedModem} from "../../modem/shared-modem.js";
 import type {StoredSms} from "../../modem/sms-codec.js";
+import type {SmsDeliveryReport} from "../../modem/sms-status-reports.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {SmsReplyCodesRepository} from "../../store/journal/sms-reply-codes.repository.js";
-import {ChannelError, type AcknowledgementPort, type ChannelDriver, type Delivery, type DeliveryResult} from "../channel.js";
+import {ChannelError, type AcknowledgementPort, type ChannelDriver, type Delivery, type DeliveryResult, type LateConfirmation} from "../channel.js";
+import {confirmParts} from "./sms-confirmation.js";
 import {composeSms, planSms, replyCode, sameNumber} from "./sms-text.js";
 
 export interface SmsOptions {
@@ -33,7 +35,9 @@ interface LastSms {
  * messages (+CMTI, and whatever is stored on the SIM when the modem becomes ready) are read,
  * acted on and deleted one at a time; "1 <code>" or "ACK <code>" from the number the code was
  * sent to acknowledges its alerts. A message is deleted only once handled, so an
- * acknowledgement that could not be committed is tried again at the next drain.
+ * acknowledgement that could not be committed is tried again at the next drain. Each part asks
+ * for a status report where the modem passes them on; the outcome is then `sent` with a
+ * confirmation that turns `delivered` or `failed` when the network reports back.
  */
 export class SmsDriver implements ChannelDriver {
   readonly channel = "sms" as const;
@@ -41,6 +45,8 @@ export class SmsDriver implements ChannelDriver {
   private inbound: Promise<void> = Promise.resolve();
   private lastSent: LastSms | null = null;
   private lastReply: LastSms | null = null;
+  // Ends the confirmations still waiting when the driver stops; a new one for every start.
+  private running = new AbortController();
   private readonly onSms = (index: number) => this.handleInbound(() => this.readAndHandle(index));
   private readonly onState = (state: ModemState) => {
     if (state === "ready") this.handleInbound(() => this.drain());
@@ -61,6 +67,7 @@ export class SmsDriver implements ChannelDriver {
   }
 
   async start(): Promise<void> {
+    this.running = new AbortController();
     this.modem.on("sms", this.onSms);
     this.modem.on("state", this.onState);
     await this.shared.open();
@@ -69,6 +76,7 @@ export class SmsDriver implements ChannelDriver {
   }
 
   async stop(): Promise<void> {
+    this.running.abort();
     this.modem.off("sms", this.onSms);
     this.modem.off("state", this.onState);
     await this.inbound;
@@ -92,10 +100,13 @@ export class SmsDriver implements ChannelDriver {
     const code = await this.journal.write(() => this.codes.issue(delivery.contact, ids, isoTimestamp(nowMs), isoTimestamp(nowMs + this.options.replyCodeTtlMs), candidateCode));
     const parts = planSms(composeSms(delivery.alerts, code), this.options.maxParts);
     const references: string[] = [];
+    // Null once a part goes without a report: the message as a whole can then not be confirmed.
+    let reports: Promise<SmsDeliveryReport | null>[] | null = [];
     try {
       for (const part of parts) {
-        const {messageRef} = await this.modem.sendSms(delivery.contact, part, signal);
+        const {messageRef, report} = await this.modem.sendSms(delivery.contact, part, signal);
         references.push(messageRef === null ? "?" : String(messageRef));
+        reports = report && reports ? [...reports, report] : null;
       }
     } catch (error) {
       const sent = references.length ? ` after ${references.length} of ${parts.length} parts` : "";
@@ -106,8 +117,24 @@ export class SmsDriver implements ChannelDriver {
       throw failure;
     }
     const detail = `accepted by the modem (message reference ${references.join(", ")}); reply code ${code}`;
-    this.lastSent = this.record(delivery.contact, detail);
-    return {outcome: "sent", detail};
+    const sent = this.record(delivery.contact, detail);
+    this.lastSent = sent;
+    if (!reports) return {outcome: "sent", detail};
+    return {outcome: "sent", detail, confirmation: confirmParts(reports, this.running.signal).then((late) => this.confirmed(delivery.contact, sent, late, `message reference ${references.join(", ")}; reply code ${code}`))};
+  }
+
+  // The report's words replace the attempt's detail, so they keep what identifies the message.
+  private confirmed(contact: string, sent: LastSms, late: LateConfirmation | null, identity: string): LateConfirmation | null {
+    const to = maskContact(contact);
+    if (!late) {
+      this.logger.info("sms: no status report within the limit, or the channel stopped; the SMS stays sent", {to});
+      return null;
+    }
+    const confirmation = {outcome: late.outcome, detail: `${late.detail}; ${identity}`};
+    this.logger.info(`sms: ${late.outcome}`, {to, detail: confirmation.detail});
+    // /readyz shows the network's later word, unless another SMS has gone out since.
+    if (this.lastSent === sent) this.lastSent = this.record(contact, confirmation.detail);
+    return confirmation;
   }
 
   private handleInbound(work: () => Promise<void>): void {
