@@ -202,14 +202,14 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
   logger.info("gateway serving", {url, data_dir: dataDir});
-  servingUrl = url;
-  // Only now: a heartbeat's fresh grace after a restart counts from the moment the gateway serves.
-  await heartbeatMonitor.start();
   if (CHANNELS.every((channel) => channelStatus.missingSetting(channel) !== null)) {
     logger.warn("no channel is configured: alerts are accepted but cannot reach anyone until smtp, modem or telegram is set up", {
       missing: [...new Set(CHANNELS.map((channel) => channelStatus.missingSetting(channel)))]
     });
   }
+  servingUrl = url;
+  // Only now: a heartbeat's fresh grace after a restart counts from the moment the gateway serves.
+  await heartbeatMonitor.start();
 
   let stopping: Promise<void> | null = null;
   const stop = () => {

@@ -47,9 +47,6 @@ export class ChannelAvailabilityModel {
   @Required() @Nullable(String) reason: string | null;
 }
 
-export class RecipientModel {
-  @Required() @Format("uuid") uuid: string;
-  @Required() name: string;
 export class ContactFailureModel {
   @Required() @Enum(...CHANNELS) channel: string;
   @Required() @Description("The contact that failed, masked") contact: string;
@@ -57,6 +54,9 @@ export class ContactFailureModel {
   @Required() @Format("date-time") at: string;
 }
 
+export class RecipientModel {
+  @Required() @Format("uuid") uuid: string;
+  @Required() name: string;
   @Required() @Nullable(String) telegram_id: string | null;
   @Required() @Nullable(String) phone: string | null;
   @Required() @Nullable(String) email: string | null;
@@ -65,12 +65,12 @@ export class ContactFailureModel {
   @Required() @Nullable(QuietHoursModel) quiet_hours: QuietHoursModel | null;
   @Required() @CollectionOf(RoutingRuleModel) routing_rules: RoutingRuleModel[];
   @Required() @CollectionOf(ChannelAvailabilityModel) channels: ChannelAvailabilityModel[];
-  @Required() @Format("date-time") created_at: string;
-  @Required() @Format("date-time") updated_at: string;
-}
   @Required() @CollectionOf(ContactFailureModel)
   @Description("Contacts a channel reported permanently unreachable; skipped until corrected, except for critical alerts")
   contact_failures: ContactFailureModel[];
+  @Required() @Format("date-time") created_at: string;
+  @Required() @Format("date-time") updated_at: string;
+}
 
 export class RecipientPageModel {
   @Required() @CollectionOf(RecipientModel) items: RecipientModel[];
