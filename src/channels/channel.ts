@@ -51,19 +51,6 @@ export interface LateConfirmation {
 }
 
 /**
- * A contact a step did not make on this channel (the channel unavailable, quiet hours), as the
- * runner records it: outcome `skipped` with `reason`.
- */
-export interface SkippedContact {
-  attemptId: string;
-  recipient: {uuid: string; name: string};
-  /** The address the step would have used, from the policy snapshot; null when there is none. */
-  contact: string | null;
-  alert: AlertSummary;
-  reason: string;
-}
-
-/**
  * A failure a driver reports by throwing. `permanent` means retrying this contact is pointless
  * (bot blocked, address rejected): the contact is then shown unavailable with the reason.
  */
@@ -92,12 +79,6 @@ export interface ChannelDriver {
   stop?(): Promise<void>;
   /** Live details for /readyz and the dashboard (modem signal, WAN state); never a secret. */
   details?(): Record<string, unknown>;
-  /**
-   * Called inside the journal transaction that records a skipped attempt on this channel, so what
-   * the driver keeps (a message to relay once the link is back) commits or rolls back with it.
-   * Synchronous; writes only through the journal's repositories; must not throw.
-   */
-  skipped?(skip: SkippedContact): void;
 }
 
 /**

@@ -1,4 +1,4 @@
-import {channelsForPriority, contactFor, DEFAULT_ESCALATION, type Group, type QuietHours, type Recipient} from "./recipient.js";
+import {channelsForPriority, contactFor, retryAfterFailureSeconds, type Group, type QuietHours, type Recipient} from "./recipient.js";
 import type {Channel, GroupStrategy, Priority} from "./vocabulary.js";
 
 /** One person's part of an escalation, frozen when the alert is accepted. */
@@ -8,7 +8,7 @@ export interface MemberPolicy {
   channels: Channel[];
   contacts: Partial<Record<Channel, string>>;
   ack_timeout_seconds: number;
-  /** Absent in snapshots taken before the setting existed: DEFAULT_ESCALATION's applies. */
+  /** Absent in snapshots taken before the setting existed: `retryAfterFailureSeconds` applies. */
   retry_after_failure_seconds?: number;
   repeat: number;
   quiet_hours: QuietHours | null;
@@ -37,7 +37,7 @@ function memberPolicy(recipient: Recipient, priority: Priority): MemberPolicy {
     channels,
     contacts,
     ack_timeout_seconds: recipient.escalation.ack_timeout_seconds,
-    retry_after_failure_seconds: recipient.escalation.retry_after_failure_seconds ?? DEFAULT_ESCALATION.retry_after_failure_seconds,
+    retry_after_failure_seconds: retryAfterFailureSeconds(recipient.escalation),
     repeat: recipient.escalation.repeat,
     quiet_hours: recipient.quiet_hours
   };

@@ -3,8 +3,11 @@ import type {Channel, GroupStrategy, Priority} from "./vocabulary.js";
 export interface EscalationSettings {
   ack_timeout_seconds: number;
   repeat: number;
-  /** After a step whose every attempt failed (busy, no answer, rejected), the next one starts this much later. */
-  retry_after_failure_seconds: number;
+  /**
+   * After a step whose every attempt failed (busy, no answer, rejected), the next one starts
+   * this much later; absent, `retryAfterFailureSeconds` gives the default.
+   */
+  retry_after_failure_seconds?: number;
 }
 
 export interface QuietHours {
@@ -44,7 +47,13 @@ export interface Group {
   updated_at: string;
 }
 
-export const DEFAULT_ESCALATION: EscalationSettings = {ack_timeout_seconds: 120, repeat: 1, retry_after_failure_seconds: 30};
+export const DEFAULT_ESCALATION: EscalationSettings = {ack_timeout_seconds: 120, repeat: 1};
+const DEFAULT_RETRY_AFTER_FAILURE_SECONDS = 30;
+
+/** The retry wait after a failed step: as set, else 30 s, never longer than the ack timeout. */
+export function retryAfterFailureSeconds(escalation: {ack_timeout_seconds: number; retry_after_failure_seconds?: number}): number {
+  return escalation.retry_after_failure_seconds ?? Math.min(DEFAULT_RETRY_AFTER_FAILURE_SECONDS, escalation.ack_timeout_seconds);
+}
 export const DEFAULT_CHANNEL_ORDER: Channel[] = ["telegram_voice", "voice_call", "email"];
 export const DEFAULT_QUIET_ALLOW: Priority[] = ["critical"];
 

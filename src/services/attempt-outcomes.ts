@@ -1,5 +1,5 @@
 import type {AttemptRecord} from "../domain/notification.js";
-import {DEFAULT_ESCALATION} from "../domain/recipient.js";
+import {retryAfterFailureSeconds} from "../domain/recipient.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
 import type {Journal} from "../store/journal/journal.js";
@@ -100,6 +100,9 @@ export class AttemptOutcomes {
     // A page that did not reach the person is no page for a storm's newcomers to join.
     if (outcome === "failed") storms.forget(record.id);
     if (permanent) contactFailures.mark(attempt.recipient.uuid, stored.channel, attempt.contact, error ?? "failed", now);
+    if (REACHED.has(outcome) && contactFailures.clear(attempt.recipient.uuid, stored.channel, attempt.contact)) {
+      this.deps.logger.info("a contact marked unusable reached someone again: it is usable again", {recipient_uuid: attempt.recipient.uuid, channel: stored.channel});
+    }
     const {notification_id: _id, ...shown} = stored;
     // `notification.sent` went out when the attempt was handed to its channel.
     if (outcome === "delivered" || outcome === "answered") events.emit("notification.delivered", notifications.view(record), nowMs, {attempt: shown});
@@ -123,8 +126,8 @@ export class AttemptOutcomes {
     const tried = new Set(this.deps.attempts.forNotification(notificationId).filter((row) => row.step === step).map((row) => row.recipient_uuid));
     const waits = (policy?.members ?? [])
       .filter((member) => tried.has(member.recipient_uuid))
-      .map((member) => member.retry_after_failure_seconds ?? DEFAULT_ESCALATION.retry_after_failure_seconds);
-    return waits.length ? Math.max(...waits) : DEFAULT_ESCALATION.retry_after_failure_seconds;
+      .map((member) => retryAfterFailureSeconds(member));
+    return waits.length ? Math.max(...waits) : 0;
   }
 
   /** A channel's later report on sent attempts: delivered, or failed after all. */

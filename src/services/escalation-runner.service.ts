@@ -1,5 +1,6 @@
 import {advance, type EscalationEffect, type EscalationState} from "../domain/escalation/index.js";
 import {isOpen, type EscalationRecord, type NotificationRecord, type WaitReason} from "../domain/notification.js";
+import type {PolicySnapshot} from "../domain/policy.js";
 import type {Channel} from "../domain/vocabulary.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
@@ -10,7 +11,7 @@ import type {NotificationsRepository} from "../store/journal/notifications.repos
 import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
 import type {AttemptsRepository} from "../store/journal/attempts.repository.js";
 import type {ChannelRegistry} from "../channels/channel-registry.js";
-import type {ContactFailuresRepository} from "../store/journal/contact-failures.repository.js";
+import {CONTACT_UNUSABLE, type ContactFailuresRepository} from "../store/journal/contact-failures.repository.js";
 import type {ChannelStatusService} from "./channel-status.service.js";
 import {ChannelQueue, type QueuedAttempt} from "./channel-queue.js";
 import type {EventPublisher} from "./event-publisher.js";
@@ -70,7 +71,6 @@ export class EscalationRunner implements NotificationListener {
   private readonly batch: number;
   private readonly channelCheckMs: number;
   private channelWatch: NodeJS.Timeout | null = null;
-  private usableChannels = new Set<Channel>();
   private readonly outcomes: AttemptOutcomes;
   private readonly effectsDeps: FireEffectsDeps;
   private readonly journal: Journal;
@@ -118,7 +118,6 @@ export class EscalationRunner implements NotificationListener {
     // The channels may have been configured or repaired while the gateway was down.
     const waiting = await this.journal.write(() => this.escalations.wakeWaiting(isoTimestamp(this.clock.now())));
     if (waiting > 0) this.logger.warn("alerts are waiting for a channel", {count: waiting});
-    this.usableChannels = this.currentlyUsable();
     this.started = true;
     this.channelWatch = setInterval(() => void this.checkChannels(), this.channelCheckMs);
     this.channelWatch.unref();
@@ -147,15 +146,14 @@ export class EscalationRunner implements NotificationListener {
   }
 
   /**
-   * Compares which channels can be used with the last look: when one has become usable, every
-   * chain waiting for a channel is due now (each then carries what it can). Cheap: the drivers
-   * keep their state in memory.
+   * When a channel some chain waits for can be used now, every waiting chain is due at once (each
+   * then carries what it can). Compared with what the chains wait for, not with the last look, so
+   * an outage shorter than a look is not missed. Cheap: one read of an index, and the drivers keep
+   * their state in memory. A contact marked unusable is no channel to watch: it waits for a fix.
    */
   async checkChannels(): Promise<void> {
-    const usable = this.currentlyUsable();
-    const gained = [...usable].some((channel) => !this.usableChannels.has(channel));
-    this.usableChannels = usable;
-    if (!gained) return;
+    const waitedFor = this.journal.read(() => this.escalations.undeliverable()).reasons.filter((wait) => wait.reason !== CONTACT_UNUSABLE);
+    if (!waitedFor.some((wait) => this.channelStatus.gatewayChannel(wait.channel).available)) return;
     const woken = await this.journal.write(() => this.escalations.wakeWaiting(isoTimestamp(this.clock.now())));
     if (woken > 0) await this.tick();
   }
@@ -164,10 +162,6 @@ export class EscalationRunner implements NotificationListener {
     if (!this.started) return;
     if (dueNow) void this.tick();
     else this.arm();
-  }
-
-  private currentlyUsable(): Set<Channel> {
-    return new Set(this.channelStatus.all().filter((state) => state.available).map((state) => state.channel));
   }
 
   queueDepth(channel: Channel): number {
@@ -220,17 +214,17 @@ export class EscalationRunner implements NotificationListener {
   }
 
   /** Alert storms (`StormGrouping`): a chain due while another pages its target waits for that chain's next step. */
-  private waitsBehindAnotherChain(record: NotificationRecord, row: EscalationRecord, nowMs: number): boolean {
+  private waitsBehindAnotherChain(record: NotificationRecord, row: EscalationRecord, policy: PolicySnapshot, nowMs: number): boolean {
     if (row.grouped_with !== null) {
       this.escalations.ungroup(record.id);
       return false;
     }
     if (row.step !== 0) return false;
-    const anchor = this.storms.pagingChain(record.target_uuid, nowMs);
+    const anchor = this.storms.anchorFor(policy, nowMs);
     // Chains fired in this same pass leave together anyway, in one delivery.
     if (!anchor || anchor.row.notification_id === record.id || this.firedThisPass.has(anchor.row.notification_id)) return false;
     if (!StormGrouping.canJoin(anchor, record.priority)) return false;
-    this.escalations.group(record.id, anchor.row);
+    this.escalations.group(record.id, anchor.row, StormGrouping.alignedStep(anchor, record.target_uuid));
     return true;
   }
 
@@ -238,10 +232,9 @@ export class EscalationRunner implements NotificationListener {
   private fire(notificationId: string, nowMs: number, notices: Array<() => void>): Array<{channel: Channel; queued: QueuedAttempt}> {
     const record = this.notificationRecords.get(notificationId);
     const row = this.escalations.forNotification(notificationId);
-    if (!record || !row) return [];
-    if (this.waitsBehindAnotherChain(record, row, nowMs)) return [];
     const policy = this.escalations.policyOf(notificationId);
-    if (!policy) return [];
+    if (!record || !row || !policy) return [];
+    if (this.waitsBehindAnotherChain(record, row, policy, nowMs)) return [];
     this.firedThisPass.add(notificationId);
     const state: EscalationState = {
       steps_total: row.steps_total,
@@ -269,8 +262,9 @@ export class EscalationRunner implements NotificationListener {
       waiting_for: next.waiting_for
     });
     notices.push(() => this.reportWaiting(record, row.waiting_for, next.waiting_for, effects));
-    // The first chain that pages a target is the one a storm's newcomers join, until it has no step left to share.
-    if (effects.some((effect) => effect.type === "attempt") && !this.storms.pagingChain(record.target_uuid, nowMs)) this.storms.paged(record.target_uuid, notificationId);
+    // The first chain that pages a target or person is the one a storm's newcomers join, until it closes or its page fails.
+    const paged = effects.flatMap((effect) => (effect.type === "attempt" ? [effect.recipient_uuid] : []));
+    if (paged.length) this.storms.paged([record.target_uuid, ...paged], notificationId, nowMs);
     return new FireEffects(this.effectsDeps, record, policy, next.steps_total, nowMs).apply(effects);
   }
 

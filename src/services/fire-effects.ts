@@ -5,7 +5,6 @@ import {maskContact} from "../domain/recipient.js";
 import type {Channel} from "../domain/vocabulary.js";
 import {isoTimestamp} from "../lib/clock.js";
 import {newId} from "../lib/ids.js";
-import type {ChannelRegistry} from "../channels/channel-registry.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
 import type {AttemptsRepository} from "../store/journal/attempts.repository.js";
 import type {Actor} from "../store/journal/audit.repository.js";
@@ -22,7 +21,6 @@ export interface FireEffectsDeps {
   events: EventPublisher;
   audit: AuditService;
   notifications: NotificationsService;
-  registry: ChannelRegistry;
 }
 
 type ContactEffect = Extract<EscalationEffect, {type: "attempt" | "skip" | "defer"}>;
@@ -74,11 +72,7 @@ export class FireEffects {
       this.handedOver.push(attempt);
       return;
     }
-    if (effect.type === "skip") {
-      // In this transaction, so what the driver keeps for later (a relay) commits with the skip.
-      this.deps.registry.get(effect.channel)?.skipped?.({attemptId: attempt.id, recipient, contact: effect.contact, alert, reason: effect.reason});
-      this.emit("contact.failed", attempt);
-    }
+    if (effect.type === "skip") this.emit("contact.failed", attempt);
   }
 
   private stepCarried(step: number): void {

@@ -144,7 +144,7 @@ export class NotificationsService {
         id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now,
         generation: 0, state: "running", grouped_with: null, progress: freshProgress(), waiting_for: null
       };
-      const escalation = this.storms.atAcceptance(fresh, record.target_uuid, record.priority, nowMs);
+      const escalation = this.storms.atAcceptance(fresh, policy, record.priority, nowMs);
       this.notifications.insert(record);
       this.escalations.insert(escalation, policy);
       this.audit.append(actor, "notification.accepted", {type: "notification", id: record.id}, {target: record.target_uuid, priority: record.priority, dedup_key: record.dedup_key}, record.source);

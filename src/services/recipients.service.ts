@@ -38,11 +38,15 @@ function checkRecipient(input: RecipientInput): FieldError[] {
   if (!input.telegram_id && !input.phone && !input.email) errors.push({pointer: "", detail: "at least one of telegram_id, phone or email is required"});
   if (input.quiet_hours && !isValidTimeZone(input.quiet_hours.timezone)) errors.push({pointer: "/quiet_hours/timezone", detail: `"${input.quiet_hours.timezone}" is not an IANA time zone`});
   if (input.quiet_hours && input.quiet_hours.start === input.quiet_hours.end) errors.push({pointer: "/quiet_hours/end", detail: "quiet hours must not start and end at the same time"});
-  const escalation = {...DEFAULT_ESCALATION, ...input.escalation};
-  if (escalation.retry_after_failure_seconds > escalation.ack_timeout_seconds) {
+  const escalation = escalationOf(input);
+  if ((escalation.retry_after_failure_seconds ?? 0) > escalation.ack_timeout_seconds) {
     errors.push({pointer: "/escalation/retry_after_failure_seconds", detail: `must not exceed ack_timeout_seconds (${escalation.ack_timeout_seconds})`});
   }
   return errors;
+}
+
+function escalationOf(input: RecipientInput): Recipient["escalation"] {
+  return {...DEFAULT_ESCALATION, ...input.escalation};
 }
 
 function writableView(recipient: Recipient): RecipientInput {
@@ -69,7 +73,7 @@ export class RecipientsService {
       const reason =
         contactMissing ??
         (recipient.channel_order.includes(channel) ? gateway.reason : "not in channel_order") ??
-        this.contactFailures.reasonFor(recipient.uuid, channel, contactFor(recipient, channel));
+        this.contactFailures.detailFor(recipient.uuid, channel, contactFor(recipient, channel));
       return {channel, available: reason === null, reason};
     });
     // A failure recorded for an earlier address or number no longer applies: correcting the contact clears it.
@@ -100,7 +104,7 @@ export class RecipientsService {
       phone: input.phone ?? null,
       email: input.email ?? null,
       channel_order: input.channel_order ?? DEFAULT_CHANNEL_ORDER.filter((channel) => !missingContactReason(input as Recipient, channel)),
-      escalation: {...DEFAULT_ESCALATION, ...input.escalation},
+      escalation: escalationOf(input),
       quiet_hours: input.quiet_hours ? {...input.quiet_hours, allow_priorities: input.quiet_hours.allow_priorities ?? DEFAULT_QUIET_ALLOW} : null,
       routing_rules: input.routing_rules ?? [],
       created_at: createdAt,

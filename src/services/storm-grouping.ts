@@ -1,5 +1,7 @@
 import {PRIORITIES, type Priority} from "../domain/vocabulary.js";
 import type {EscalationRecord} from "../domain/notification.js";
+import type {PolicySnapshot} from "../domain/policy.js";
+import {stepSlots} from "../domain/escalation/index.js";
 import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
 import type {Journal} from "../store/journal/journal.js";
 
@@ -7,6 +9,8 @@ import type {Journal} from "../store/journal/journal.js";
 export interface Anchor {
   row: EscalationRecord & {next_step_at: string};
   priority: Priority;
+  /** The recipient or group the anchor's alert was sent to. */
+  target_uuid: string;
 }
 
 /** A paging chain as read in one transaction, with what says whether the read is still current. */
@@ -14,7 +18,7 @@ interface CachedRead {
   notificationId: string;
   transaction: number;
   updates: number;
-  /** The chain as an anchor, if it has a step left to share; joinable until that step is due. */
+  /** The chain as an anchor, if newcomers may wait behind it; joinable until its next wake-up. */
   anchor: Anchor | null;
   nextStepMs: number;
 }
@@ -48,8 +52,9 @@ export class StormGrouping {
   ) {}
 
   /**
-   * The chain currently paging this target, if a newcomer can still join it: running, its next
-   * step ahead and still to come (a chain only waiting to run out has no step left to share).
+   * The chain currently paging this target or person, if a newcomer can still join it: running,
+   * not waiting for a channel, its next wake-up still to come (the end of its current step's
+   * window, even when that is only its end).
    * Reads the journal: call inside a journal transaction.
    */
   pagingChain(targetUuid: string, nowMs: number): Anchor | null {
@@ -71,15 +76,29 @@ export class StormGrouping {
     if (cached && cached.notificationId === notificationId && cached.transaction === transaction && cached.updates === updates) return cached;
     const chain = this.escalations.anchorCandidate(notificationId);
     const read: CachedRead = {notificationId, transaction, updates, anchor: null, nextStepMs: Number.NEGATIVE_INFINITY};
-    // A chain waiting for a channel pages nobody: a newcomer waiting behind it would wait for nothing.
-    const sharesAStep = chain !== null && chain.state === "running" && chain.waiting_for === null && chain.step < chain.steps_total;
-    if (chain !== null && sharesAStep && chain.grouped_with === null && chain.next_step_at !== null) {
-      const {priority, ...row} = chain;
-      read.anchor = {row: row as Anchor["row"], priority};
+    // A chain waiting for a channel pages nobody: a newcomer waiting behind it would wait for
+    // nothing. One only waiting out its last step's window still holds the person's attention.
+    if (chain !== null && chain.state === "running" && chain.waiting_for === null && chain.grouped_with === null && chain.next_step_at !== null) {
+      const {priority, target_uuid, ...row} = chain;
+      read.anchor = {row: row as Anchor["row"], priority, target_uuid};
       read.nextStepMs = Date.parse(chain.next_step_at);
     }
     this.reads.set(targetUuid, read);
     return read;
+  }
+
+  /**
+   * The chain a new chain with this policy would wait behind: the one paging its target, else
+   * one paging a person its first step would contact (a group's member paged directly, or the
+   * other way round). Reads the journal: call inside a journal transaction.
+   */
+  anchorFor(policy: PolicySnapshot, nowMs: number): Anchor | null {
+    const firstContacted = stepSlots(policy, 0).map((slot) => slot.member.recipient_uuid);
+    for (const key of [policy.target.uuid, ...firstContacted]) {
+      const anchor = this.pagingChain(key, nowMs);
+      if (anchor) return anchor;
+    }
+    return null;
   }
 
   /** A chain may wait behind `anchor` unless it is more urgent: an urgent alert never waits. */
@@ -88,15 +107,30 @@ export class StormGrouping {
   }
 
   /** A new chain as it is stored at acceptance: waiting behind the chain paging its target, if it may join it. */
-  atAcceptance(chain: EscalationRecord, targetUuid: string, priority: Priority, nowMs: number): EscalationRecord {
-    const anchor = this.pagingChain(targetUuid, nowMs);
+  atAcceptance(chain: EscalationRecord, policy: PolicySnapshot, priority: Priority, nowMs: number): EscalationRecord {
+    const targetUuid = policy.target.uuid;
+    const anchor = this.anchorFor(policy, nowMs);
     if (!anchor || !StormGrouping.canJoin(anchor, priority)) return chain;
-    return {...chain, grouped_with: anchor.row.notification_id, next_step_at: anchor.row.next_step_at, progress: {...chain.progress, current: anchor.row.progress.current}};
+    return {...chain, grouped_with: anchor.row.notification_id, next_step_at: anchor.row.next_step_at, progress: {...chain.progress, current: StormGrouping.alignedStep(anchor, targetUuid)}};
   }
 
-  /** A chain of this target has paged and none is joinable: it becomes the one newcomers join. */
-  paged(targetUuid: string, notificationId: string): void {
-    this.pagingChains.set(targetUuid, notificationId);
+  /**
+   * Where a newcomer takes up its own plan: after the anchor's current step when both were sent
+   * to the same target (the same plan, so the same channel at the same moment); from its first
+   * step otherwise (a person paged through a group, an alert sent to them directly).
+   */
+  static alignedStep(anchor: Anchor, targetUuid: string): number | null {
+    return anchor.target_uuid === targetUuid ? anchor.row.progress.current : null;
+  }
+
+  /**
+   * A chain has paged: for its target and for each person it contacted that has no joinable
+   * chain yet, it becomes the one newcomers join. Keyed by person too, so an alert sent to
+   * someone directly waits for the call they are getting through a group: one call per person
+   * per step window. Reads the journal: call inside a journal transaction.
+   */
+  paged(keys: string[], notificationId: string, nowMs: number): void {
+    for (const key of keys) if (!this.pagingChain(key, nowMs)) this.pagingChains.set(key, notificationId);
   }
 
   /** The chain closed, or its page did not reach the person: it is no page to join. */

@@ -154,8 +154,11 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     });
     // Closed first, so the next alert is paged on its own instead of waiting behind this chain (storm grouping).
     expect((await r.gw.call("POST", `/api/v1/notifications/${first}/resolve`)).status).toBe(200);
-    const second = await r.send(maria, "Boiler 2 pressure high");
-    expect((await r.notification(second)).attempts).toEqual([expect.objectContaining({channel: "telegram_voice", outcome: "skipped", error: expect.stringMatching(/bot was blocked/)})]);
+    // A high alert skips the unusable contact and waits, saying why; a critical one would try it again.
+    const answer = await r.gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: maria, message: "Boiler 2 pressure high", priority: "high"}});
+    const second = await r.notification(answer.body.notification_uuid);
+    expect(second.attempts).toEqual([expect.objectContaining({channel: "telegram_voice", outcome: "skipped", error: "contact marked unusable after a permanent failure (see the recipient)"})]);
+    expect(second.status).toBe("notifying");
   });
 
   it("keeps the update offset across a restart: no press is replayed and none is lost", async () => {
@@ -185,7 +188,7 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     expect((await r.notification(first)).acknowledged_by).toBe("Maria Keller (@maria_k)");
   });
 
-  it("WAN cut: the Telegram step is skipped at once, /readyz says offline, and the message is relayed once if still open", async () => {
+  it("WAN cut: the Telegram step is skipped at once, the alert waits for the link loudly, and goes out once when it is back", async () => {
     const r = await makeRig();
     const maria = await r.recipient({phone: "+4915112345678", channel_order: ["telegram_voice", "voice_call"]});
     await online(r);
@@ -196,37 +199,36 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     const ackedMeanwhile = await r.send(maria, "Boiler 2 pressure high");
     for (const id of [stillOpen, ackedMeanwhile]) {
       const n = await r.notification(id);
-      // Nothing waited for Telegram: both steps ran in the same pass and the chain ran out.
+      // Neither channel can be used (no modem is configured): nothing was carried, so the alert waits.
       expect(n.attempts.map((attempt: any) => [attempt.channel, attempt.outcome])).toEqual([["telegram_voice", "skipped"], ["voice_call", "skipped"]]);
       expect(n.attempts[0].error).toMatch(/^the Telegram Bot API is unreachable since \S+ \(Telegram \w+: .+\)$/);
-      expect(n.status).toBe("exhausted");
+      expect(n.status).toBe("notifying");
+      expect(n.escalation.waiting_for.map((wait: {channel: string}) => wait.channel)).toEqual(["telegram_voice", "voice_call"]);
     }
+    const ready = await r.gw.call("GET", "/readyz", {key: null});
+    expect(ready.status).toBe(503);
+    expect(ready.body.undeliverable.count).toBe(2);
     const channel = await r.telegram();
-    expect(channel).toMatchObject({available: false, reason: expect.stringMatching(/unreachable/), details: {link: {state: "offline"}, relay: {pending: 2}}});
+    expect(channel).toMatchObject({available: false, reason: expect.stringMatching(/unreachable/), details: {link: {state: "offline"}, relay: {pending: 0}}});
     expect(JSON.stringify(channel)).not.toContain(TOKEN);
     expect((await r.gw.call("POST", `/api/v1/notifications/${ackedMeanwhile}/ack`, {body: {by: "Jonas"}})).status).toBe(200);
     expect(r.api.calls("sendMessage")).toEqual([]);
 
+    // The runner sees the link back and carries the waiting Telegram step of the alert still open.
     await r.api.restoreWan();
-    const relayed = await r.alertMessage();
-    expect(relayed.chat_id).toBe(CHAT);
-    expect(relayed.text).toMatch(/^⏳ Held while Telegram was unreachable \(since \S+\)\n\n🚨 CRITICAL · plc-7\nPress 7 hydraulic oil over 80 °C$/);
+    const sent = await r.alertMessage();
+    expect(sent.chat_id).toBe(CHAT);
+    expect(sent.text).toMatch(/^🚨 CRITICAL · plc-7\nPress 7 hydraulic oil over 80 °C$/);
     expect(isOggOpus(r.api.messages.find((message) => message.kind === "voice")!.voice!)).toBe(true);
-    await eventually("the relay to finish", () => r.telegram(), (telegram) => telegram.available && telegram.details.relay.pending === 0);
 
     // Several probes later it has still gone out once.
     const probes = r.api.calls("getMe").length;
     await eventually("two more probes", () => r.api.calls("getMe").length, (count) => count >= probes + 2);
     expect(r.api.calls("sendMessage")).toHaveLength(1);
-    const rows = r.gw.gateway.journal.db.prepare("SELECT notification_id, status, error FROM telegram_relay ORDER BY seq").all();
-    expect(rows).toEqual([
-      {notification_id: stillOpen, status: "relayed", error: null},
-      {notification_id: ackedMeanwhile, status: "dropped", error: "acknowledged before Telegram was reachable again"}
-    ]);
 
-    // The relayed button acknowledges the still-open alert.
-    r.api.press({message: relayed, data: buttonData(relayed)});
-    const n = await eventually("the acknowledgement of the relayed alert", () => r.notification(stillOpen), (view) => view.status === "acknowledged");
+    // Its button acknowledges the alert.
+    r.api.press({message: sent, data: buttonData(sent)});
+    const n = await eventually("the acknowledgement", () => r.notification(stillOpen), (view) => view.status === "acknowledged");
     expect(n.acknowledged_via).toBe("telegram_voice");
   });
 

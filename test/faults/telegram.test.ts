@@ -40,7 +40,7 @@ const WAN_FAULTS: Array<{mode: WanFault; reason: RegExp}> = [
 ];
 
 describe.each(WAN_FAULTS)("Telegram unreachable ($mode)", ({mode, reason}) => {
-  it("skips Telegram at once for email, shows the link offline on /readyz, and relays the kept message once when it is back", async () => {
+  it("skips Telegram at once for email, shows the link offline on /readyz, and carries the Telegram step once when it is back", async () => {
     const r = await onlineRig();
     const maria = await r.recipient("Maria", ["telegram_voice", "email"]);
     await r.telegram!.cutWan(mode);
@@ -50,16 +50,23 @@ describe.each(WAN_FAULTS)("Telegram unreachable ($mode)", ({mode, reason}) => {
     expect(telegram.reason).toMatch(/^the Telegram Bot API is unreachable since \S+ \(Telegram \w+: .+\)$/);
 
     const id = await r.send(maria, "Oil temperature high");
-    const n = await r.notification(id);
+    let n = await r.notification(id);
     // No waiting on a link known to be down: the email went out in the same pass, on the same clock reading.
     expect(outcomes(n)).toEqual([["telegram_voice", "skipped"], ["email", "delivered"]]);
     expect(n.attempts[0].error).toMatch(/^the Telegram Bot API is unreachable/);
     expect(n.attempts[1].started_at).toBe(n.attempts[0].started_at);
     expect(mailedAlerts(r)).toEqual([id]);
-    expect((await r.channel("telegram_voice")).details?.relay.pending).toBe(1);
+    // Nothing is kept for a relay: the skipped Telegram step stays due.
+    expect((await r.channel("telegram_voice")).details?.relay.pending).toBe(0);
 
     await r.telegram!.restoreWan();
-    await expectRelayedOnce(r, "Maria", "Oil temperature high");
+    await eventually("the link back", () => r.channel("telegram_voice"), (state) => state.available);
+    // Unacknowledged when the email's window ends, the alert is carried on Telegram: once, as a plain alert.
+    n = await r.nextStep(id);
+    expect(outcomes(n)).toEqual([["telegram_voice", "skipped"], ["email", "delivered"], ["telegram_voice", "delivered"]]);
+    const texts = textsTo(r, "Maria");
+    expect(texts).toHaveLength(1);
+    expect(texts[0].text).toMatch(/^🚨 CRITICAL · press-7\nOil temperature high$/);
     await r.expectNothingLost([id]);
     await r.expectEveryEventDeliveredOnce();
   });
@@ -113,7 +120,7 @@ describe("Telegram refusing a send", () => {
     await r.expectEveryEventDeliveredOnce();
   });
 
-  it("403 (bot blocked): marks the contact unavailable, reaches email by the ack timeout, and the next alert skips Telegram at once", async () => {
+  it("403 (bot blocked): marks the contact unavailable, reaches email by the ack timeout, and the next high alert skips Telegram at once", async () => {
     const r = await onlineRig();
     const maria = await r.recipient("Maria", ["telegram_voice", "email"]);
     r.telegram!.block(r.contacts("Maria").telegram_id);
@@ -132,10 +139,12 @@ describe("Telegram refusing a send", () => {
 
     // Closed first, so the next alert is paged on its own rather than joining this chain.
     expect((await r.gw.call("POST", `/api/v1/notifications/${first}/ack`, {body: {by: "Maria"}})).status).toBe(200);
-    const second = await r.send(maria, "Press 7 stopped");
+    // A high alert skips the unusable contact at once (a critical one would try it again).
+    const answer = await r.gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: maria, message: "Press 7 stopped", priority: "high", source: "press-7"}});
+    const second = answer.body.notification_uuid;
     n = await r.notification(second);
     expect(outcomes(n)).toEqual([["telegram_voice", "skipped"], ["email", "delivered"]]);
-    expect(n.attempts[0].error).toMatch(/^permanent failure since .*bot was blocked/);
+    expect(n.attempts[0].error).toBe("contact marked unusable after a permanent failure (see the recipient)");
     expect(mailedAlerts(r)).toEqual([first, second]);
     expect(r.telegram!.calls("sendVoice")).toHaveLength(1);
     await r.expectNothingLost([first, second]);

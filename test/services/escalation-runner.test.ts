@@ -161,11 +161,10 @@ describe("escalation runner", () => {
     r.voice.script({kind: "result", result: {outcome: "answered", detail: "key 9: passed on", passedOn: true}});
     const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan", channel_order: ["voice_call", "email"]});
     const id = await r.send(maria);
-    await r.tick();
-    expect(r.email.deliveries).toHaveLength(0);
     // No clock advance: the email step is due because the call passed the alert on, not because a timeout expired.
     await r.tick();
     expect(r.email.deliveries).toHaveLength(1);
+    expect(r.clock.now()).toBe(T0);
     expect((await r.notification(id)).attempts.map((a: {channel: string; outcome: string}) => [a.channel, a.outcome])).toEqual([["voice_call", "answered"], ["email", "sent"]]);
   });
 
@@ -260,23 +259,29 @@ describe("escalation runner", () => {
     expect(r.voice.deliveries.map((d) => d.alerts.map((a) => a.notification_id).sort())).toEqual([[first], [before.id, after.id].sort()]);
   });
 
-  it("never lets a newcomer join a chain that has no step left: it pages on its own and others join it", async () => {
+  it("lets a newcomer wait behind a chain in its last step's window, then page on its own plan when that chain runs out", async () => {
     const r = await makeRig();
     const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
-    await r.send(maria, "first");
+    const first = await r.send(maria, "first");
     await r.tick();
     r.clock.set(T0 + 60_000);
     await r.tick();
-    // The first chain has run its last step (email) and only waits to run out.
+    // The first chain has run its last step (email) and waits out its window until T0 + 120 s.
     r.clock.set(T0 + 70_000);
     const second = await r.send(maria, "second");
     await r.tick();
+    expect((await r.notification(second)).attempts).toEqual([]);
+    expect(r.voice.deliveries).toHaveLength(1);
+    r.clock.set(T0 + 120_000);
+    await r.tick();
+    expect((await r.notification(first)).status).toBe("exhausted");
     expect((await r.notification(second)).attempts.map((a: {channel: string; step: number}) => [a.channel, a.step])).toEqual([["voice_call", 0]]);
-    r.clock.set(T0 + 80_000);
+    // Now the second chain pages Maria: a third alert waits for its next step and shares it.
+    r.clock.set(T0 + 130_000);
     const third = await r.send(maria, "third");
     await r.tick();
     expect((await r.notification(third)).attempts).toEqual([]);
-    r.clock.set(T0 + 130_000);
+    r.clock.set(T0 + 180_000);
     await r.tick();
     expect(r.email.deliveries.at(-1)!.alerts.map((a) => a.notification_id).sort()).toEqual([second, third].sort());
   });
@@ -356,7 +361,8 @@ describe("permanent channel failures", () => {
     const second = await r.send(maria);
     await r.tick();
     expect(r.email.deliveries).toHaveLength(1);
-    expect((await r.notification(second)).attempts[0]).toMatchObject({outcome: "skipped", error: email.reason});
+    // The alert itself names no address (its reasons are public on /readyz); the recipient has the details.
+    expect((await r.notification(second)).attempts[0]).toMatchObject({outcome: "skipped", error: "contact marked unusable after a permanent failure (see the recipient)"});
 
     await r.gw.call("PATCH", `/api/v1/recipients/${maria}`, {body: {email: "maria.k@factory.lan"}});
     const fixed = (await r.gw.call("GET", `/api/v1/recipients/${maria}`)).body.channels.find((channel: {channel: string}) => channel.channel === "email");

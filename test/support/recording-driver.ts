@@ -34,6 +34,12 @@ export class RecordingDriver implements ChannelDriver {
     this.scripts.push(...scripts);
   }
 
+  /** The channel works again and answers with the fallback from now on. */
+  repair(): void {
+    this.scripts.length = 0;
+    this.unavailable = null;
+  }
+
   unavailableReason(): string | null {
     return this.unavailable;
   }

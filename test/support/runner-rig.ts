@@ -21,8 +21,13 @@ export interface Rig {
   send(recipient: string, message?: string, priority?: string, extra?: Record<string, unknown>): Promise<string>;
   notification(id: string): Promise<any>;
   recipient(fields: Record<string, unknown>): Promise<string>;
-  /** One runner pass at the clock's time, then every delivery it started has been recorded. */
+  /**
+   * Runner passes at the clock's time, each followed by recording every delivery it started,
+   * until nothing is due (what the runner's own timer does when an outcome brings a step forward).
+   */
   tick(): Promise<void>;
+  /** Stops the gateway and starts it again on the same data, the runner again driven by the test. */
+  restart(): Promise<void>;
 }
 
 let current: Rig | null = null;
@@ -61,8 +66,16 @@ export async function makeRig(runner: RunnerOptions = {}, settings: SettingsOver
       return answer.body.uuid;
     },
     async tick() {
-      await runnerOf().tick();
-      await runnerOf().idle();
+      const due = gw.gateway.journal.db.prepare("SELECT COUNT(*) FROM escalations WHERE state = 'running' AND next_step_at <= ?").pluck();
+      for (let pass = 0; pass < 20; pass++) {
+        await runnerOf().tick();
+        await runnerOf().idle();
+        if (due.get(new Date(clock.now()).toISOString()) === 0) return;
+      }
+    },
+    async restart() {
+      await gw.restart();
+      await runnerOf().stop();
     }
   };
   return current;

@@ -3,7 +3,7 @@ import type {Logger} from "../../lib/logger.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {PendingRelay, TelegramRelayRepository} from "../../store/journal/telegram-relay.repository.js";
 import type {NotificationStatus} from "../../domain/vocabulary.js";
-import type {AlertSummary, Delivery, SkippedContact} from "../channel.js";
+import type {AlertSummary, Delivery} from "../channel.js";
 import type {ConnectivityProbe} from "../connectivity.js";
 import type {TelegramAlertSender} from "./alert-sender.js";
 import {BotApiError} from "./bot-api-client.js";
@@ -24,9 +24,10 @@ const CLOSED: ReadonlySet<NotificationStatus> = new Set(["acknowledged", "resolv
 const summary = (row: PendingRelay): AlertSummary => ({notification_id: row.notification_id, priority: row.priority, message: row.message, source: row.source, link: row.link});
 
 /**
- * Telegram messages kept while Telegram was unreachable, relayed once when it is back. A row is
- * written in the transaction that records the skipped attempt (or, when the link dropped in the
- * middle of a delivery, right after it failed). Each pass relays chat by chat, oldest kept
+ * Telegram messages whose delivery failed because the link dropped while it was under way (the
+ * attempt is recorded failed and the chain moves on), relayed once when Telegram is back. A step
+ * skipped because Telegram was already unreachable needs no relay: it stays due and is carried
+ * when the channel is usable again. Each pass relays chat by chat, oldest kept
  * message first: one message per chat naming its still-open alerts in order, rows of closed alerts
  * dropped. A crash between sending and recording repeats that one message (at least once).
  */
@@ -38,12 +39,6 @@ export class TelegramRelay {
 
   pendingCount(): number {
     return this.parts.journal.read(() => this.parts.relays.pendingCount());
-  }
-
-  /** Inside the runner's transaction: keeps the message a skipped step would have sent. */
-  keep(skip: SkippedContact): void {
-    if (!skip.contact) return;
-    this.parts.relays.insert({notification_id: skip.alert.notification_id, attempt_id: skip.attemptId, recipient_uuid: skip.recipient.uuid, chat_id: skip.contact, created_at: isoTimestamp(this.parts.clock.now())});
   }
 
   /** Keeps a delivery that failed because the link dropped while it was under way. */

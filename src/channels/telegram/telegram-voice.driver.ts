@@ -2,7 +2,7 @@ import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import type {Logger} from "../../lib/logger.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {TelegramCallbacksRepository} from "../../store/journal/telegram-callbacks.repository.js";
-import {ChannelError, type ChannelDriver, type Delivery, type DeliveryResult, type SkippedContact} from "../channel.js";
+import {ChannelError, type ChannelDriver, type Delivery, type DeliveryResult} from "../channel.js";
 import type {ConnectivityProbe} from "../connectivity.js";
 import type {SpeechSynthesizer} from "../speech/speech-synthesizer.js";
 import type {TelegramAlertSender} from "./alert-sender.js";
@@ -32,8 +32,8 @@ const CALLBACK_RETENTION_MS = 30 * 24 * 3600_000;
  * accepted the message (Telegram then holds it for the chat; bots get no read receipt, so
  * nothing later could confirm more); the acknowledgement comes through the updates poller. Bots
  * cannot place calls, so this is a message, not a ringing phone. While the Bot API is unreachable
- * the channel reports itself unavailable (the escalation moves on at once) and the messages it
- * skips wait in the relay.
+ * the channel reports itself unavailable: the escalation moves on at once and carries the
+ * Telegram step when the link is back; a delivery cut off by the link dropping is relayed then.
  */
 export class TelegramVoiceDriver implements ChannelDriver {
   readonly channel = "telegram_voice" as const;
@@ -59,11 +59,6 @@ export class TelegramVoiceDriver implements ChannelDriver {
       if (signal.aborted) throw error;
       throw await this.failure(error, delivery);
     }
-  }
-
-  /** Keeps the message of a step skipped because Telegram is unreachable (inside the runner's transaction). */
-  skipped(skip: SkippedContact): void {
-    if (this.parts.connectivity.isOffline) this.parts.relay.keep(skip);
   }
 
   async start(): Promise<void> {

@@ -17,7 +17,7 @@ const SQL = {
   release: `UPDATE escalations SET grouped_with = NULL, next_step_at = @now, progress = json_set(progress, '$.current', NULL)
     WHERE grouped_with = @anchor AND state = 'running'`,
   policy: `SELECT policy FROM escalations WHERE notification_id = ?`,
-  anchorCandidate: `SELECT e.id, e.notification_id, e.step, e.steps_total, e.next_step_at, e.generation, e.state, e.grouped_with, e.progress, e.waiting_for, n.priority
+  anchorCandidate: `SELECT e.id, e.notification_id, e.step, e.steps_total, e.next_step_at, e.generation, e.state, e.grouped_with, e.progress, e.waiting_for, n.priority, n.target_uuid
     FROM escalations e JOIN notifications n ON n.id = e.notification_id WHERE e.notification_id = ?`,
   stop: `UPDATE escalations SET state = 'stopped', next_step_at = NULL, waiting_for = NULL, generation = generation + 1 WHERE notification_id = ? AND state = 'running'`,
   due: `SELECT notification_id FROM escalations WHERE state = 'running' AND next_step_at <= ? ORDER BY next_step_at LIMIT ?`,
@@ -76,10 +76,10 @@ export class EscalationsRepository {
     return row ? fromRow(row) : null;
   }
 
-  /** A chain with its alert's priority, in one read: what a storm's newcomer is checked against. */
-  anchorCandidate(notificationId: string): (EscalationRecord & {priority: Priority}) | null {
-    const row = this.statements.anchorCandidate.get(notificationId) as (EscalationRow & {priority: Priority}) | undefined;
-    return row ? {...fromRow(row), priority: row.priority} : null;
+  /** A chain with its alert's priority and target, in one read: what a storm's newcomer is checked against. */
+  anchorCandidate(notificationId: string): (EscalationRecord & {priority: Priority; target_uuid: string}) | null {
+    const row = this.statements.anchorCandidate.get(notificationId) as (EscalationRow & {priority: Priority; target_uuid: string}) | undefined;
+    return row ? {...fromRow(row), priority: row.priority, target_uuid: row.target_uuid} : null;
   }
 
   policyOf(notificationId: string): PolicySnapshot | null {
@@ -141,13 +141,13 @@ export class EscalationsRepository {
   }
 
   /**
-   * Makes a chain wait behind `anchor` until that chain's next step and take up its steps from
-   * there (the ones before come after), so both page at the same moment on the same channel:
-   * one delivery. Not counted in `updates`: the grouped chain waits behind another, so no
+   * Makes a chain wait behind `anchor` until that chain's next step, and take up its own plan
+   * after step `current` (the steps before come after), so both page at the same moment, on the
+   * same channel when their plans match: one delivery. Not counted in `updates`: the grouped chain waits behind another, so no
    * newcomer joins it.
    */
-  group(notificationId: string, anchor: EscalationRecord & {next_step_at: string}): void {
-    this.statements.group.run({notification_id: notificationId, anchor: anchor.notification_id, at: anchor.next_step_at, current: anchor.progress.current});
+  group(notificationId: string, anchor: EscalationRecord & {next_step_at: string}, current: number | null): void {
+    this.statements.group.run({notification_id: notificationId, anchor: anchor.notification_id, at: anchor.next_step_at, current});
   }
 
   ungroup(notificationId: string): void {

@@ -1,0 +1,143 @@
+import {expect} from "vitest";
+import {quietHoursEnd} from "../../src/domain/escalation/index.js";
+import type {PolicySnapshot} from "../../src/domain/policy.js";
+import {PRIORITIES, type Priority} from "../../src/domain/vocabulary.js";
+import {CONTACT_UNUSABLE} from "../../src/store/journal/contact-failures.repository.js";
+import type {RecordingDriver} from "./recording-driver.js";
+import type {Rig} from "./runner-rig.js";
+
+/** What the test saw from outside: each voice call (when, to whom, for which alerts) and each restart. */
+export interface Observed {
+  voiceCalls: Array<{at: number; contact: string; alerts: string[]; priorities: Priority[]}>;
+  restarts: number[];
+}
+
+interface ChainRow {
+  id: string;
+  status: string;
+  priority: Priority;
+  state: string;
+  next_step_at: string | null;
+  waiting_for: string | null;
+  steps_total: number;
+  progress: string;
+  policy: string;
+}
+
+interface AttemptRow {
+  id: string;
+  recipient_uuid: string;
+  channel: string;
+  step: number;
+  outcome: string;
+  started_at: string;
+}
+
+const NOT_CARRIED = new Set(["skipped", "deferred"]);
+const REACHED = new Set(["sent", "delivered", "answered", "pending"]);
+const rank = (priority: Priority) => PRIORITIES.indexOf(priority);
+
+/**
+ * The invariants of the paging guarantee (issue 16), checked against the journal after each
+ * command. `settled`: every channel has worked long enough for every chain to run out.
+ */
+export function checkInvariants(r: Rig, observed: Observed, {settled}: {settled: boolean}): void {
+  const db = r.gw.gateway.journal.db;
+  const now = r.clock.now();
+  const chains = db.prepare(`SELECT n.id, n.status, n.priority, e.state, e.next_step_at, e.waiting_for, e.steps_total, e.progress, e.policy
+    FROM notifications n JOIN escalations e ON e.notification_id = n.id`).all() as ChainRow[];
+  const attemptsOf = db.prepare("SELECT id, recipient_uuid, channel, step, outcome, started_at FROM attempts WHERE notification_id = ?");
+  const eventsOf = db.prepare("SELECT type, sequence, body FROM events WHERE notification_id = ? ORDER BY rowid");
+  for (const chain of chains) {
+    const attempts = attemptsOf.all(chain.id) as AttemptRow[];
+    const open = chain.status === "queued" || chain.status === "notifying";
+    // I1: an open notification always has a wake-up ahead (nothing due is left unfired) or a recorded wait.
+    if (open) {
+      expect(chain.state, `${chain.id} is open`).toBe("running");
+      expect(chain.next_step_at !== null && Date.parse(chain.next_step_at) > now, `${chain.id} has a wake-up ahead`).toBe(true);
+      // Once every channel works again, only a contact marked unusable may still hold an alert
+      // back, and it says so: the guarantee is a person reached, or somebody told it cannot be.
+      if (settled) {
+        const waits = JSON.parse(chain.waiting_for ?? "[]") as Array<{reason: string}>;
+        expect(waits.length > 0 && waits.every((wait) => wait.reason === CONTACT_UNUSABLE), `${chain.id} still open once everything settled`).toBe(true);
+      }
+    }
+    // I2 and I4: exhausted only after every step was carried, each by a contact that reached a channel.
+    if (chain.status === "exhausted") {
+      const carried = (JSON.parse(chain.progress) as {carried: number[]}).carried;
+      expect(carried, `${chain.id} carried every step`).toEqual(Array.from({length: chain.steps_total}, (_, step) => step));
+      for (let step = 0; step < chain.steps_total; step++) {
+        expect(attempts.some((a) => a.step === step && !NOT_CARRIED.has(a.outcome)), `${chain.id} step ${step} has a carried contact`).toBe(true);
+      }
+    }
+    // I5: quiet hours are respected, except for the priorities they let through.
+    const policy = JSON.parse(chain.policy) as PolicySnapshot;
+    for (const attempt of attempts.filter((a) => !NOT_CARRIED.has(a.outcome))) {
+      const quiet = policy.members.find((member) => member.recipient_uuid === attempt.recipient_uuid)?.quiet_hours;
+      if (!quiet || quiet.allow_priorities.includes(chain.priority)) continue;
+      expect(quietHoursEnd(quiet, Date.parse(attempt.started_at)), `${chain.id} paged ${attempt.recipient_uuid} in quiet hours`).toBeNull();
+    }
+    checkEvents(chain.id, eventsOf.all(chain.id) as Array<{type: string; sequence: number; body: string}>);
+  }
+  checkOneCallPerInstant(r, observed);
+}
+
+/** I6: each notification's events are numbered 1, 2, 3... in the order they happened, and that order is causal. */
+function checkEvents(id: string, events: Array<{type: string; sequence: number; body: string}>): void {
+  expect(events.map((event) => event.sequence), `${id} event sequence`).toEqual(events.map((_, index) => index + 1));
+  expect(events[0]?.type, `${id} starts with escalation.started`).toBe("escalation.started");
+  const steps = new Set<number>();
+  const sent = new Set<string>();
+  let exhausted = false;
+  for (const event of events) {
+    const data = JSON.parse(event.body).data;
+    if (exhausted) expect(["notification.acknowledged", "notification.resolved", "notification.delivered", "contact.failed"], `${id}: ${event.type} after exhausted`).toContain(event.type);
+    if (event.type === "escalation.step") steps.add(data.step.number);
+    if (event.type === "notification.sent") {
+      expect(steps.has(data.attempt.step + 1), `${id}: sent before its step was announced`).toBe(true);
+      sent.add(data.attempt.id);
+    }
+    if (event.type === "notification.delivered") expect(sent.has(data.attempt.id), `${id}: delivered before sent`).toBe(true);
+    if (event.type === "escalation.exhausted") exhausted = true;
+  }
+}
+
+/**
+ * I3, at the grain the scripted clock allows: two voice calls to one person at the same instant
+ * only when the later one carries an alert more urgent than all of the earlier call's, the
+ * earlier call did not reach the person (a storm then has no page to join), or its alerts were
+ * all closed by then (a new alert after an acknowledgement is a new incident).
+ */
+function checkOneCallPerInstant(r: Rig, observed: Observed): void {
+  const db = r.gw.gateway.journal.db;
+  const outcome = db.prepare("SELECT outcome FROM attempts WHERE notification_id = ? AND channel = 'voice_call' AND started_at = ?").pluck();
+  const closedAt = db.prepare("SELECT COALESCE(acknowledged_at, resolved_at) FROM notifications WHERE id = ?").pluck();
+  const closedBy = (alert: string, at: number) => {
+    const when = closedAt.get(alert) as string | null;
+    return when !== null && Date.parse(when) <= at;
+  };
+  const calls = observed.voiceCalls;
+  for (let i = 1; i < calls.length; i++) {
+    for (let j = 0; j < i; j++) {
+      const [earlier, later] = [calls[j], calls[i]];
+      if (earlier.contact !== later.contact || earlier.at !== later.at) continue;
+      const reached = earlier.alerts.some((alert) => REACHED.has(String(outcome.get(alert, new Date(earlier.at).toISOString()))));
+      const moreUrgent = Math.min(...later.priorities.map(rank)) < Math.min(...earlier.priorities.map(rank));
+      const closed = earlier.alerts.every((alert) => closedBy(alert, later.at));
+      expect(!reached || moreUrgent || closed, `two calls to ${later.contact} at ${new Date(later.at).toISOString()}`).toBe(true);
+    }
+  }
+}
+
+/** Repairs every channel and runs every chain's wake-ups until nothing is scheduled (at most a week on). */
+export async function settleEverything(r: Rig, drivers: Record<string, RecordingDriver>, tick: () => Promise<void>): Promise<void> {
+  for (const driver of Object.values(drivers)) driver.repair();
+  await r.runner().checkChannels();
+  await tick();
+  const next = r.gw.gateway.journal.db.prepare("SELECT MIN(next_step_at) FROM escalations WHERE state = 'running'").pluck();
+  const deadline = r.clock.now() + 7 * 86_400_000;
+  for (let at = next.get() as string | null; at !== null && r.clock.now() < deadline; at = next.get() as string | null) {
+    r.clock.set(Math.max(r.clock.now(), Date.parse(at)));
+    await tick();
+  }
+}
