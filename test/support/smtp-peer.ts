@@ -41,6 +41,8 @@ export interface SmtpPeer {
   /** The next message to arrive (or one that arrived and was not yet awaited). */
   next(): Promise<ReceivedMail>;
   rejectRecipient(address: string): void;
+  /** The mailbox exists again (it was fixed on the server): the address is accepted once more. */
+  acceptRecipient(address: string): void;
   /** The mailbox password changes on the server: the login the gateway has stops working. */
   changePassword(password: string): void;
   down(): Promise<void>;
@@ -197,6 +199,9 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     },
     rejectRecipient(address) {
       rejected.add(address.toLowerCase());
+    },
+    acceptRecipient(address) {
+      rejected.delete(address.toLowerCase());
     },
     changePassword(password) {
       if (!authRequired) throw new Error("this peer takes mail without a login");
