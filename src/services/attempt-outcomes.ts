@@ -12,6 +12,7 @@ import type {DeliveryOutcome, QueuedAttempt} from "./channel-queue.js";
 import type {EventPublisher} from "./event-publisher.js";
 import type {NotificationsService} from "./notifications.service.js";
 import type {StormGrouping} from "./storm-grouping.js";
+import type {ChannelStatusService} from "./channel-status.service.js";
 
 /** Outcomes that reached the person's device or the person: the step did its job. */
 const REACHED: ReadonlySet<AttemptRecord["outcome"]> = new Set(["sent", "delivered", "answered"]);
@@ -33,6 +34,7 @@ export interface AttemptOutcomesDeps {
   events: EventPublisher;
   notifications: NotificationsService;
   storms: StormGrouping;
+  channelStatus: ChannelStatusService;
   clock: Clock;
   logger: Logger;
   /** A chain's next step was brought forward (key 9, or a step whose every attempt failed). */
@@ -109,6 +111,10 @@ export class AttemptOutcomes {
     if (NOT_REACHED.has(outcome)) events.emit("contact.failed", notifications.view(record), nowMs, {attempt: shown});
     if (passedOn) return escalations.hurry(record.id, stored.step, now);
     if (NOT_REACHED.has(outcome) && this.stepFailed(record.id, stored.step)) {
+      // The channel failed under the step (a server that went away unnoticed): the step did not
+      // really go out, so it is tried again once the channel works, and the alert waits loudly
+      // rather than running out with nobody reached.
+      if (outcome === "failed" && !this.deps.channelStatus.gatewayChannel(stored.channel).available) escalations.uncarry(record.id, stored.step);
       return escalations.hurry(record.id, stored.step, isoTimestamp(nowMs + this.retryAfterFailureSeconds(record.id, stored.step) * 1000));
     }
     return false;

@@ -19,7 +19,8 @@ import type {AuditService} from "./audit.service.js";
 import type {NotificationListener, NotificationsService} from "./notifications.service.js";
 import {StormGrouping} from "./storm-grouping.js";
 import {AttemptOutcomes} from "./attempt-outcomes.js";
-import {FireEffects, SYSTEM, type FireEffectsDeps} from "./fire-effects.js";
+import {FireEffects, type FireEffectsDeps} from "./fire-effects.js";
+import {SYSTEM_ACTOR} from "../domain/actor.js";
 
 export interface RunnerOptions {
   /** Escalations fired per journal transaction. */
@@ -98,7 +99,7 @@ export class EscalationRunner implements NotificationListener {
         dropped: (attempts) => this.outcomes.record(attempts.map((attempt) => ({attempt, outcome: "skipped", error: "closed before the attempt started"}))),
         finished: (outcome) => this.outcomes.finished(outcome),
         acknowledged: (attempts, by) =>
-          deps.notifications.acknowledgeMany(attempts.map((attempt) => attempt.alert.notification_id), by, driver.channel, SYSTEM)
+          deps.notifications.acknowledgeMany(attempts.map((attempt) => attempt.alert.notification_id), by, driver.channel, SYSTEM_ACTOR)
       }, deliveryTimeoutMs));
     }
     deps.notifications.listen(this);

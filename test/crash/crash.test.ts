@@ -41,8 +41,8 @@ async function call(url: string, key: string, method: string, path: string, body
 /**
  * The people the load pages: email (a step that really connects to the SMTP peer, then waits
  * 15 s for an acknowledgement, twice), voice + email + SMS (the modem is not configured, so its
- * steps are skipped at once around the email step), phone only (every step skipped, the chain
- * runs out at once), and a parallel and a sequential group of them. Plus the webhook
+ * steps are skipped around the email steps and the chain then waits for the modem), phone only
+ * (every step skipped: the alert waits, undeliverable), and a parallel and a sequential group of them. Plus the webhook
  * subscription that gives events their outbox rows.
  */
 async function createTargets(url: string, key: string, receiverUrl: string): Promise<LoadTargets> {

@@ -105,9 +105,15 @@ function answeredCloses(db: Database.Database, ledger: Ledger): string[] {
   return problems;
 }
 
-/** A step runs once: never two attempts for the same notification, step, recipient and channel. */
+/**
+ * A step runs once: never two attempts for the same notification, step, recipient and channel.
+ * Not counted: a skip or deferral (the step is carried later) and a failure other than an
+ * interruption (a step whose channel failed under it is tried again once the channel works).
+ */
 export function stepsRunTwice(db: Database.Database): string[] {
-  const twice = db.prepare("SELECT notification_id, step, recipient_uuid, channel, COUNT(*) AS n FROM attempts GROUP BY notification_id, step, recipient_uuid, channel HAVING n > 1 LIMIT 5").all();
+  const twice = db.prepare(`SELECT notification_id, step, recipient_uuid, channel, COUNT(*) AS n FROM attempts
+    WHERE outcome NOT IN ('skipped', 'deferred') AND NOT (outcome = 'failed' AND error NOT LIKE 'interrupted%')
+    GROUP BY notification_id, step, recipient_uuid, channel HAVING n > 1 LIMIT 5`).all();
   return twice.length ? [`steps that ran twice (same notification, step, recipient, channel): ${JSON.stringify(twice)}`] : [];
 }
 

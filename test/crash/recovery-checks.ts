@@ -34,14 +34,15 @@ export async function checkRecovery(url: string, adminKey: string, dataDir: stri
     } catch (error) {
       problems.push((error as Error).message);
     }
-    // A chain due at the kill resumed: it paged again since, ran out, or joined a storm's chain.
+    // A chain due at the kill resumed: it paged again since (any step: a chain that joined a storm
+    // runs the steps it skipped ahead of last), ran out, joined a storm's chain, or waits for a channel, saying so.
     const resumed = db.prepare(
-      `SELECT e.state = 'exhausted' OR e.grouped_with IS NOT NULL
-         OR EXISTS (SELECT 1 FROM attempts a WHERE a.notification_id = e.notification_id AND a.step >= ? AND a.started_at >= ?)
+      `SELECT e.state = 'exhausted' OR e.grouped_with IS NOT NULL OR e.waiting_for IS NOT NULL
+         OR EXISTS (SELECT 1 FROM attempts a WHERE a.notification_id = e.notification_id AND a.started_at >= ?)
        FROM escalations e WHERE e.notification_id = ?`
     ).pluck();
     for (const chain of killed.dueChains) {
-      if (!resumed.get(chain.step, killed.killedAtIso, chain.notification_id)) problems.push(`chain ${chain.notification_id}, due at step ${chain.step} at the kill, did not get its step after the restart`);
+      if (!resumed.get(killed.killedAtIso, chain.notification_id)) problems.push(`chain ${chain.notification_id}, due at step ${chain.step} at the kill, did not get its step after the restart`);
     }
     problems.push(...stepsRunTwice(db));
   } finally {

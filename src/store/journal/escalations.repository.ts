@@ -29,6 +29,8 @@ const SQL = {
     WHERE notification_id = @notification_id`,
   replan: `UPDATE escalations SET policy = @policy, steps_total = @steps_total, step = 0, progress = @progress, waiting_for = NULL, grouped_with = NULL,
     next_step_at = @now, generation = generation + 1 WHERE notification_id = @notification_id AND state = 'running'`,
+  uncarry: `UPDATE escalations SET progress = json_set(progress, '$.carried', json((SELECT json_group_array(value) FROM json_each(progress, '$.carried') WHERE value != @step))),
+    step = step - 1 WHERE notification_id = @notification_id AND state = 'running' AND EXISTS (SELECT 1 FROM json_each(progress, '$.carried') WHERE value = @step)`,
   waiting: `SELECT waiting_for FROM escalations WHERE state = 'running' AND waiting_for IS NOT NULL`,
   wakeWaiting: `UPDATE escalations SET next_step_at = @now WHERE state = 'running' AND waiting_for IS NOT NULL AND next_step_at > @now`
 };
@@ -153,6 +155,12 @@ export class EscalationsRepository {
   ungroup(notificationId: string): void {
     this.chainUpdates++;
     this.statements.ungroup.run(notificationId);
+  }
+
+  /** The step did not really go out after all (its channel failed under it): it is due again. */
+  uncarry(notificationId: string, step: number): boolean {
+    this.chainUpdates++;
+    return this.statements.uncarry.run({notification_id: notificationId, step}).changes > 0;
   }
 
   /** The open chains waiting for a channel, counted per channel and reason. */

@@ -47,7 +47,7 @@ export const STATUSES = ["queued", "notifying", "acknowledged", "resolved", "exh
 export const SCOPES = ["notifications:send", "notifications:read", "notifications:ack", "recipients:read", "recipients:write", "admin"];
 export const EVENT_TYPES = [
   "notification.sent", "notification.delivered", "notification.acknowledged", "notification.resolved",
-  "escalation.started", "escalation.step", "escalation.exhausted", "contact.failed"
+  "notification.priority_raised", "escalation.started", "escalation.step", "escalation.exhausted", "contact.failed"
 ];
 
 export function channelName(channel) {
