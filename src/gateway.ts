@@ -34,8 +34,9 @@ import {EscalationRunner, type RunnerOptions} from "./services/escalation-runner
 import {ChannelRegistry} from "./channels/channel-registry.js";
 import type {ChannelDriver} from "./channels/channel.js";
 import {createChannelDrivers} from "./channels/index.js";
-import {AckLinkSigner} from "./channels/email/ack-link.js";
-import {AckLinksService, loadAckLinkKey} from "./services/ack-links.service.js";
+import {AckLinkSigner} from "./lib/ack-link.js";
+import {AckLinksService} from "./services/ack-links.service.js";
+import {loadAckLinkKey} from "./store/ack-link-key.js";
 import {createWebhooks, type Webhooks} from "./outbox/index.js";
 import {WebhooksService} from "./services/webhooks.service.js";
 import {HeartbeatsRepository, IntegrationsRepository} from "./store/config/repositories.js";
@@ -44,15 +45,17 @@ import {IntegrationAlertsRepository} from "./store/journal/integration-alerts.re
 import {HeartbeatsService} from "./services/heartbeats.service.js";
 import {HeartbeatMonitor} from "./services/heartbeat-monitor.service.js";
 import {IntegrationsService} from "./services/integrations.service.js";
-import {RateLimiter} from "./api/auth/rate-limiter.js";
+import {RateLimiter} from "./lib/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
 import {jsonBody, requestLog, requestRecorder, requireJsonBody} from "./api/http/pipeline.js";
-import {DirectSendRoute, sendBodyValidator, serveSendDirectly} from "./api/http/direct-send.js";
+import {DirectSendRoute, sendBodyValidator, serveSendDirectly} from "./api/fast-lane/direct-send.js";
 import {ApiAccess} from "./api/auth/api-access.js";
 import {DashboardAuthService} from "./dashboard/dashboard-auth.service.js";
 import {createDashboard} from "./dashboard/index.js";
 import {createOperations, type Operations} from "./ops/index.js";
+import {OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
 import {CHANNELS} from "./domain/vocabulary.js";
+import {SYSTEM_ACTOR} from "./domain/actor.js";
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -86,7 +89,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   mkdirSync(dataDir, {recursive: true, mode: 0o700});
 
   // Before the stores open: a damaged key file stops the start with nothing left open.
-  const ackLinkSigner = new AckLinkSigner(loadAckLinkKey(dataDir), clock, {publicUrl: settings.public_url, lifetimeDays: settings.smtp.ack_link_days});
+  const ackLinkSigner = new AckLinkSigner(loadAckLinkKey(join(dataDir, OPTIONAL_BACKUP_FILES.ackLinkKey)), clock, {publicUrl: settings.public_url, lifetimeDays: settings.smtp.ack_link_days});
   const config = await ConfigStore.open(join(dataDir, "config.json"));
   const journal = new Journal({path: join(dataDir, "journal.sqlite"), logger, checkpointIntervalMs: settings.journal.checkpoint_interval_ms, maxBatch: settings.journal.max_batch});
 
@@ -103,7 +106,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       createChannelDrivers({
         settings, dataDir, logger, clock, journal, ackLinks: ackLinkSigner,
         // Called only once serving, when `notifications` below exists.
-        acknowledgements: {acknowledge: (ids, by, via) => notifications.acknowledgeMany(ids, by, via, {type: "system", id: null})}
+        acknowledgements: {acknowledge: (ids, by, via) => notifications.acknowledgeMany(ids, by, via, SYSTEM_ACTOR)}
       })
   );
   const channelStatus = new ChannelStatusService(settings, registry);

@@ -1,7 +1,7 @@
 import type {Settings} from "../settings/defaults.js";
 import type {Logger} from "../lib/logger.js";
 import type {Clock} from "../lib/clock.js";
-import type {RateDecision, RateLimiter} from "./auth/rate-limiter.js";
+import type {RateDecision, RateLimiter} from "../lib/rate-limiter.js";
 import {AppError} from "../services/errors.js";
 
 /** Where a refusal's headers go: the raw response, set before the problem is written. */

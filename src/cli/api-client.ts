@@ -1,4 +1,4 @@
-import {retryAfterMs} from "../outbox/retry-policy.js";
+import {retryAfterMs} from "../lib/retry-policy.js";
 import {apiFailure, CliError, EXIT, type Problem} from "./failures.js";
 
 /**

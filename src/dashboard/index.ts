@@ -6,7 +6,7 @@ import type {ApiKeysService} from "../services/api-keys.service.js";
 import type {AuditService} from "../services/audit.service.js";
 import type {Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
-import {RateLimiter} from "../api/auth/rate-limiter.js";
+import {RateLimiter} from "../lib/rate-limiter.js";
 import {AdminCredentialRepository} from "./admin-credential.repository.js";
 import {DashboardAuthService} from "./dashboard-auth.service.js";
 import {EventFeedRepository} from "./event-feed.repository.js";

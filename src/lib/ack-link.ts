@@ -1,5 +1,5 @@
 import {createHmac, timingSafeEqual} from "node:crypto";
-import type {Clock} from "../../lib/clock.js";
+import type {Clock} from "./clock.js";
 
 /** What an acknowledge link grants: acknowledging these alerts as this person, until it expires. */
 export interface AckLinkClaims {

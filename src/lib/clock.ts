@@ -36,3 +36,8 @@ export function isoTimestamp(ms: number): string {
   }
   return lastIso;
 }
+
+/** A time as people read it in emails and on pages: to the minute, in UTC. */
+export function formatTime(date: Date | null): string {
+  return date ? `${date.toISOString().slice(0, 16).replace("T", " ")} UTC` : "unknown";
+}

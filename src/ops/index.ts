@@ -15,7 +15,6 @@ import type {EscalationRunner} from "../services/escalation-runner.service.js";
 import type {NotificationsService} from "../services/notifications.service.js";
 import {RetentionService} from "../services/retention.service.js";
 import {SelfMonitorService} from "../services/self-monitor.service.js";
-import type {RequestObserver} from "../api/http/pipeline.js";
 import {BackupService} from "./backups.js";
 import {BackupSchedule} from "./backup-schedule.js";
 import {DataDirLock} from "./data-dir-lock.js";
@@ -64,7 +63,8 @@ export function createOperations(context: OperationsContext) {
     new PeriodicTask("self-monitoring", settings.self_monitoring.interval_seconds * 1000, () => selfMonitor.tick(), logger)
   ];
   let lock: DataDirLock | null = null;
-  const observeRequest: RequestObserver = (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds);
+  // Shaped as the API pipeline's RequestObserver, which ops/ does not import: the edge sits above it.
+  const observeRequest = (method: string, route: string, status: number, seconds: number): void => metrics.observeRequest(method, route, status, seconds);
 
   return {
     backups,

@@ -1,12 +1,13 @@
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
+import {SYSTEM_ACTOR} from "../domain/actor.js";
 import type {Journal} from "../store/journal/journal.js";
 import type {ClaimedDelivery, OutboxRepository} from "../store/journal/outbox.repository.js";
 import type {WebhookDeliveriesRepository} from "../store/journal/webhook-deliveries.repository.js";
 import type {WebhooksRepository} from "../store/config/repositories.js";
 import type {AuditService} from "../services/audit.service.js";
-import {signDelivery} from "./webhook-signing.js";
-import {nextAttemptAt, retryAfterMs} from "./retry-policy.js";
+import {signDelivery} from "../lib/webhook-signing.js";
+import {nextAttemptAt, retryAfterMs} from "../lib/retry-policy.js";
 import {WakeTimer} from "../lib/wake-timer.js";
 
 /** What the dispatcher needs; `random` and `requestTimeoutMs` exist so tests are exact and quick. */
@@ -204,7 +205,7 @@ export class WebhookDispatcher {
     const reason = "subscription disabled: the receiver answered 410 Gone";
     await journal.write(() => {
       const failed = outbox.failOpen(subscriptionId, reason);
-      audit.append({type: "system", id: null}, "webhook.disabled", {type: "webhook", id: subscriptionId}, {reason: "410 Gone", failed_deliveries: failed});
+      audit.append(SYSTEM_ACTOR, "webhook.disabled", {type: "webhook", id: subscriptionId}, {reason: "410 Gone", failed_deliveries: failed});
     });
     logger.warn("webhook subscription disabled after 410 Gone", {subscription_id: subscriptionId});
   }

@@ -1,35 +1,9 @@
-import {randomBytes} from "node:crypto";
-import {readFileSync, writeFileSync} from "node:fs";
-import {join} from "node:path";
-import type {AckLinkClaims, AckLinkSigner} from "../channels/email/ack-link.js";
-import type {Actor} from "../store/journal/audit.repository.js";
+import type {AckLinkClaims, AckLinkSigner} from "../lib/ack-link.js";
+import {SYSTEM_ACTOR} from "../domain/actor.js";
 import type {NotificationsService} from "./notifications.service.js";
 import type {NotificationView} from "./notification-view.js";
 import {AppError} from "./errors.js";
-import {OPTIONAL_BACKUP_FILES} from "../ops/backup-layout.js";
 import {isoTimestamp} from "../lib/clock.js";
-
-const KEY_FILE = OPTIONAL_BACKUP_FILES.ackLinkKey;
-const KEY_BYTES = 32;
-const LINK: Actor = {type: "system", id: null};
-
-/**
- * The key that signs acknowledge links: 32 random bytes made on first start, kept as hex in
- * `<data dir>/ack-link.key` (mode 0600) beside the journal, so backups keep links working and
- * deleting the file revokes every link ever sent. Made with an exclusive create, so two
- * processes starting at once cannot end up with different keys.
- */
-export function loadAckLinkKey(dataDir: string): Buffer {
-  const path = join(dataDir, KEY_FILE);
-  try {
-    writeFileSync(path, randomBytes(KEY_BYTES).toString("hex") + "\n", {mode: 0o600, flag: "wx"});
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-  const hex = readFileSync(path, "utf8").trim();
-  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`${path} does not hold a 64-hex-digit key; delete it to make a new one (links already sent stop working)`);
-  return Buffer.from(hex, "hex");
-}
 
 /** One alert as the confirmation page shows it. */
 export interface LinkedAlert {
@@ -85,7 +59,7 @@ export class AckLinksService {
     const claims = this.claims(token);
     const before = this.alertsOf(claims);
     const by = acknowledgerOf(claims.recipient);
-    await this.notifications.acknowledgeMany(before.filter(acknowledgeable).map((alert) => alert.id), by, "email", LINK);
+    await this.notifications.acknowledgeMany(before.filter(acknowledgeable).map((alert) => alert.id), by, "email", SYSTEM_ACTOR);
     const after = this.alertsOf(claims);
     const acknowledgedNow = after
       .filter((alert) => before.some((earlier) => earlier.id === alert.id && acknowledgeable(earlier)) && alert.acknowledged_via === "email" && alert.acknowledged_by === by)

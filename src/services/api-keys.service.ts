@@ -4,7 +4,7 @@ import {join} from "node:path";
 import type {ApiKeyRecord} from "../store/config/config-store.js";
 import type {ApiKeysRepository} from "../store/config/repositories.js";
 import type {AuditService} from "./audit.service.js";
-import type {Actor} from "../store/journal/audit.repository.js";
+import {SYSTEM_ACTOR, type Actor} from "../domain/actor.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import {secretToken} from "../lib/tokens.js";
 import {notFound} from "./errors.js";
@@ -70,7 +70,7 @@ export class ApiKeysService {
       last_used_at: null
     };
     await this.keys.insert(record);
-    await this.audit.record(actor ?? {type: "system", id: null}, "api_key.created", {type: "api_key", id}, {name, scopes: record.scopes});
+    await this.audit.record(actor ?? SYSTEM_ACTOR, "api_key.created", {type: "api_key", id}, {name, scopes: record.scopes});
     return {record, key: `klx_${id}_${secret}`};
   }
 

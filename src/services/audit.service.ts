@@ -1,5 +1,6 @@
 import type {Journal} from "../store/journal/journal.js";
-import type {Actor, AuditEntry, AuditFilter, AuditRepository} from "../store/journal/audit.repository.js";
+import type {Actor} from "../domain/actor.js";
+import type {AuditEntry, AuditFilter, AuditRepository} from "../store/journal/audit.repository.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 
 /** The audit log: one shape for every kind of source and change. */

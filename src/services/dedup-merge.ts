@@ -5,7 +5,7 @@ import {PRIORITIES, type Priority} from "../domain/vocabulary.js";
 import {isoTimestamp} from "../lib/clock.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
 import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
-import type {Actor} from "../store/journal/audit.repository.js";
+import type {Actor} from "../domain/actor.js";
 import type {AuditService} from "./audit.service.js";
 import type {EventPublisher} from "./event-publisher.js";
 import type {NotificationView} from "./notification-view.js";

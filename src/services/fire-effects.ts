@@ -7,13 +7,12 @@ import {isoTimestamp} from "../lib/clock.js";
 import {newId} from "../lib/ids.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
 import type {AttemptsRepository} from "../store/journal/attempts.repository.js";
-import type {Actor} from "../store/journal/audit.repository.js";
+import {SYSTEM_ACTOR} from "../domain/actor.js";
 import type {AuditService} from "./audit.service.js";
 import type {QueuedAttempt} from "./channel-queue.js";
 import type {EventPublisher} from "./event-publisher.js";
 import type {NotificationsService} from "./notifications.service.js";
 
-export const SYSTEM: Actor = {type: "system", id: null};
 
 export interface FireEffectsDeps {
   notificationRecords: NotificationsRepository;
@@ -83,7 +82,7 @@ export class FireEffects {
 
   private exhausted(): void {
     this.setStatus("exhausted");
-    this.deps.audit.append(SYSTEM, "notification.exhausted", {type: "notification", id: this.record.id}, {steps: this.stepsTotal}, this.record.source);
+    this.deps.audit.append(SYSTEM_ACTOR, "notification.exhausted", {type: "notification", id: this.record.id}, {steps: this.stepsTotal}, this.record.source);
     this.deps.events.emit("escalation.exhausted", this.view(), this.nowMs);
   }
 

@@ -3,7 +3,7 @@ import type {Group} from "../domain/recipient.js";
 import {applyMergePatch} from "../domain/merge-patch.js";
 import type {GroupsRepository, RecipientsRepository} from "../store/config/repositories.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
-import type {Actor} from "../store/journal/audit.repository.js";
+import type {Actor} from "../domain/actor.js";
 import type {AuditService} from "./audit.service.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import {AppError, notFound, pageOrInvalidCursor, refuseReadOnlyFields} from "./errors.js";

@@ -11,11 +11,12 @@ import type {Logger} from "../lib/logger.js";
 import type {GroupsRepository, HeartbeatsRepository, RecipientsRepository} from "../store/config/repositories.js";
 import type {Journal} from "../store/journal/journal.js";
 import type {HeartbeatStatesRepository, StoredHeartbeatState} from "../store/journal/heartbeat-states.repository.js";
-import type {Actor} from "../store/journal/audit.repository.js";
+import {SYSTEM_ACTOR, type Actor} from "../domain/actor.js";
 import type {AuditService} from "./audit.service.js";
 import type {NotificationsService} from "./notifications.service.js";
 import {sendAlert} from "./integration-alerts.js";
-import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, unknownReference, type FieldError} from "./errors.js";
+import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "./errors.js";
+import {resolveTarget} from "./paging-target.js";
 
 /** The fields a client may write (name only at creation). */
 export interface HeartbeatInput {
@@ -59,7 +60,6 @@ export interface PingAnswer {
 
 const WRITABLE: (keyof HeartbeatInput)[] = ["period_seconds", "schedule", "timezone", "grace_seconds", "target", "priority"];
 export const DEFAULT_GRACE_SECONDS = 60;
-const SYSTEM: Actor = {type: "system", id: null};
 const iso = (ms: number | null) => (ms === null ? null : isoTimestamp(ms));
 
 /** The dedup key of a heartbeat's down page: a second page for the same outage merges into the first. */
@@ -135,7 +135,7 @@ export class HeartbeatsService {
   private validate(input: HeartbeatInput): void {
     const errors = this.check(input);
     if (errors.length) throw invalid(errors);
-    if (!this.recipients.get(input.target) && !this.groups.get(input.target)) throw unknownReference("/target", `no recipient or group has the uuid ${input.target}`);
+    resolveTarget(input.target, {recipients: this.recipients, groups: this.groups}, "/target");
   }
 
   private definitionFrom(name: string, input: HeartbeatInput, base: Pick<HeartbeatDefinition, "ping_token" | "created_by_integration" | "created_at">, nowIso: string): HeartbeatDefinition {
@@ -231,7 +231,7 @@ export class HeartbeatsService {
   async pingByToken(token: string, kind: PingKind): Promise<PingAnswer | null> {
     const definition = this.definitions.all().find((candidate) => tokensEqual(token, candidate.ping_token));
     if (!definition) return null;
-    return this.ping(definition.name, kind, SYSTEM);
+    return this.ping(definition.name, kind, SYSTEM_ACTOR);
   }
 
   /**
@@ -295,7 +295,7 @@ export class HeartbeatsService {
           await this.journal.write(() => this.states.remove(name));
           continue;
         }
-        await this.apply(name, {type: "due"}, SYSTEM);
+        await this.apply(name, {type: "due"}, SYSTEM_ACTOR);
       }
     }
   }
@@ -349,7 +349,7 @@ export class HeartbeatsService {
       const outcome = await sendAlert(
         this.notifications,
         {recipient_uuid: definition.target, message, priority: definition.priority, source: heartbeatDedupKey(definition.name), dedup_key: heartbeatDedupKey(definition.name)},
-        SYSTEM
+        SYSTEM_ACTOR
       );
       return outcome.view.id;
     } catch (error) {
@@ -361,7 +361,7 @@ export class HeartbeatsService {
 
   private async resolvePage(name: string, notificationId: string): Promise<void> {
     try {
-      await this.notifications.resolve(notificationId, SYSTEM);
+      await this.notifications.resolve(notificationId, SYSTEM_ACTOR);
     } catch (error) {
       // The page may have been removed by retention; there is nothing left to resolve.
       if (!(error instanceof AppError && error.code === "not_found")) throw error;

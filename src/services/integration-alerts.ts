@@ -1,4 +1,4 @@
-import type {Actor} from "../store/journal/audit.repository.js";
+import type {Actor} from "../domain/actor.js";
 import type {NotificationsService, SendInput, SendOutcome} from "./notifications.service.js";
 
 /**

@@ -4,20 +4,21 @@ import type {Priority} from "../domain/vocabulary.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import {newId} from "../lib/ids.js";
 import {secretToken, tokensEqual} from "../lib/tokens.js";
-import {newWebhookSecret, signatureOf} from "../outbox/webhook-signing.js";
+import {newWebhookSecret, signatureOf} from "../lib/webhook-signing.js";
 import type {IntegrationRecord} from "../store/config/config-store.js";
 import type {GroupsRepository, IntegrationsRepository, RecipientsRepository} from "../store/config/repositories.js";
 import type {Journal} from "../store/journal/journal.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
 import type {IntegrationAlertsRepository} from "../store/journal/integration-alerts.repository.js";
-import type {Actor} from "../store/journal/audit.repository.js";
+import type {Actor} from "../domain/actor.js";
 import type {AuditService} from "./audit.service.js";
 import type {IdempotencyService, IdempotentRequest} from "./idempotency.service.js";
 import type {NotificationsService} from "./notifications.service.js";
 import type {HeartbeatsService} from "./heartbeats.service.js";
 import type {InboundAction} from "./integration-payloads.js";
 import {sendAlert} from "./integration-alerts.js";
-import {AppError, notFound, pageOrInvalidCursor, refuseReadOnlyFields, unknownReference} from "./errors.js";
+import {AppError, notFound, pageOrInvalidCursor, refuseReadOnlyFields} from "./errors.js";
+import {resolveTarget} from "./paging-target.js";
 
 export type IntegrationKind = IntegrationRecord["kind"];
 export const INTEGRATION_KINDS: readonly IntegrationKind[] = ["generic", "alertmanager"];
@@ -106,7 +107,7 @@ export class IntegrationsService {
   }
 
   private checkTarget(target: string): void {
-    if (!this.recipients.get(target) && !this.groups.get(target)) throw unknownReference("/target", `no recipient or group has the uuid ${target}`);
+    resolveTarget(target, {recipients: this.recipients, groups: this.groups}, "/target");
   }
 
   /** Creates an integration; its secret is returned here and never again. */

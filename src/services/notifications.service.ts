@@ -9,14 +9,15 @@ import type {Journal} from "../store/journal/journal.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
 import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
 import type {AttemptsRepository} from "../store/journal/attempts.repository.js";
-import type {Actor} from "../store/journal/audit.repository.js";
+import type {Actor} from "../domain/actor.js";
 import type {GroupsRepository, RecipientsRepository} from "../store/config/repositories.js";
 import type {EventPublisher} from "./event-publisher.js";
 import type {AuditService} from "./audit.service.js";
 import type {IdempotencyService, IdempotentRequest, StoredAnswer} from "./idempotency.service.js";
 import {longForm, type NotificationView} from "./notification-view.js";
 import type {StormGrouping} from "./storm-grouping.js";
-import {AppError, invalid, notFound, unknownReference} from "./errors.js";
+import {AppError, invalid, notFound} from "./errors.js";
+import {resolveTarget} from "./paging-target.js";
 import {DedupMerge} from "./dedup-merge.js";
 
 /** A validated send request (spec 2.1 plus CONTRACT section 1's optional fields). */
@@ -68,7 +69,7 @@ export class NotificationsService {
     private readonly storms: StormGrouping,
     private readonly clock: Clock
   ) {
-    this.merges = new DedupMerge({notifications, escalations, audit, events, target: (uuid) => this.resolveTarget(uuid), view: (record) => this.view(record)});
+    this.merges = new DedupMerge({notifications, escalations, audit, events, target: (uuid) => this.targetOf(uuid), view: (record) => this.view(record)});
   }
 
   /** Every dedup merge goes through this, inside the caller's journal transaction. */
@@ -80,13 +81,8 @@ export class NotificationsService {
     this.listeners.push(listener);
   }
 
-  private resolveTarget(uuid: string): Target {
-    const recipient = this.recipients.get(uuid);
-    if (recipient) return {kind: "recipient", recipient};
-    const group = this.groups.get(uuid);
-    if (!group) throw unknownReference("/recipient_uuid", `no recipient or group has the uuid ${uuid}`);
-    const members = group.members.map((member) => this.recipients.get(member)).filter((member) => member !== null);
-    return {kind: "group", group, members};
+  private targetOf(uuid: string): Target {
+    return resolveTarget(uuid, {recipients: this.recipients, groups: this.groups}, "/recipient_uuid");
   }
 
   /** The long form as the journal has it now; call inside a journal transaction or read. */
@@ -104,7 +100,7 @@ export class NotificationsService {
     let accepted: EscalationRecord | null = null;
     const result = await this.idempotency.run(request, () => {
       accepted = null;
-      const target = this.resolveTarget(input.recipient_uuid);
+      const target = this.targetOf(input.recipient_uuid);
       const nowMs = this.clock.now();
       const now = isoTimestamp(nowMs);
       if (input.dedup_key) {

@@ -14,7 +14,7 @@ import {CHANNELS, type Channel} from "../domain/vocabulary.js";
 import type {GroupsRepository, RecipientsRepository} from "../store/config/repositories.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
 import type {ContactFailuresRepository} from "../store/journal/contact-failures.repository.js";
-import type {Actor} from "../store/journal/audit.repository.js";
+import type {Actor} from "../domain/actor.js";
 import type {AuditService} from "./audit.service.js";
 import type {ChannelStatusService} from "./channel-status.service.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";

@@ -7,7 +7,7 @@ import {StorageUnavailableError, type Journal} from "../store/journal/journal.js
 import type {EventsRepository} from "../store/journal/events.repository.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
 import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
-import type {Actor} from "../store/journal/audit.repository.js";
+import {SYSTEM_ACTOR} from "../domain/actor.js";
 import type {GroupsRepository, RecipientsRepository} from "../store/config/repositories.js";
 import type {ChannelStatusService} from "./channel-status.service.js";
 import type {NotificationsService} from "./notifications.service.js";
@@ -19,7 +19,6 @@ export interface SelfMonitorSettings extends SelfMonitorLimits {
   priority: Priority;
 }
 
-const SYSTEM: Actor = {type: "system", id: null};
 const SOURCE = "klaxon";
 // With no journal nothing can be accepted, so the out-of-band page goes straight to a driver,
 // cheapest and least dependent first: SMS needs neither the disk nor the internet.
@@ -128,7 +127,7 @@ export class SelfMonitorService {
     const problem = condition.problem;
     const {body} = await this.notifications.send(
       {recipient_uuid: this.settings.recipient, message: `Klaxon gateway: ${problem}`, priority: this.settings.priority, source: SOURCE, dedup_key: dedupKeyOf(condition)},
-      SYSTEM,
+      SYSTEM_ACTOR,
       null,
       (outcome) => ({status: 202, body: {id: outcome.view.id}})
     );
@@ -139,7 +138,7 @@ export class SelfMonitorService {
 
   private async clear(key: string): Promise<void> {
     const id = this.raised.get(key) as string;
-    await this.notifications.resolve(id, SYSTEM);
+    await this.notifications.resolve(id, SYSTEM_ACTOR);
     this.raised.delete(key);
     this.logger.info("self-monitoring resolved an alert", {condition: key, notification_id: id});
   }

@@ -1,13 +1,13 @@
 import {applyMergePatch} from "../domain/merge-patch.js";
 import {newId} from "../lib/ids.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
-import {newWebhookSecret, type SigningSecrets} from "../outbox/webhook-signing.js";
+import {newWebhookSecret, type SigningSecrets} from "../lib/webhook-signing.js";
 import type {WebhookRecord} from "../store/config/config-store.js";
 import type {WebhooksRepository} from "../store/config/repositories.js";
 import type {Journal} from "../store/journal/journal.js";
 import type {OutboxRepository} from "../store/journal/outbox.repository.js";
 import type {WebhookDeliveriesRepository, WebhookDelivery} from "../store/journal/webhook-deliveries.repository.js";
-import type {Actor} from "../store/journal/audit.repository.js";
+import type {Actor} from "../domain/actor.js";
 import type {AuditService} from "./audit.service.js";
 import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "./errors.js";
 

@@ -1,6 +1,6 @@
 import http, {type IncomingHttpHeaders, type IncomingMessage} from "node:http";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {DirectSendRoute, SEND_PATH} from "../../src/api/http/direct-send.js";
+import {DirectSendRoute, SEND_PATH} from "../../src/api/fast-lane/direct-send.js";
 import {createRecipient, journalCounts, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {eventually} from "../support/eventually.js";
 

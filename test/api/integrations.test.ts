@@ -3,7 +3,7 @@ import {join} from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {Webhook} from "standardwebhooks";
 import {ManualClock} from "../../src/lib/clock.js";
-import {signDelivery} from "../../src/outbox/webhook-signing.js";
+import {signDelivery} from "../../src/lib/webhook-signing.js";
 import {ALL_CHANNELS_CONFIGURED, createRecipient, journalCounts, startTestGateway, type TestGateway} from "../support/gateway.js";
 
 const clock = new ManualClock(Date.parse("2026-03-02T09:00:00.000Z"));

@@ -2,7 +2,7 @@ import {randomBytes} from "node:crypto";
 import {statSync} from "node:fs";
 import {describe, expect, it} from "vitest";
 import {emailRig, PUBLIC_URL, stopEmailRigs, type EmailRig} from "./email-rig.js";
-import {AckLinkSigner} from "../../src/channels/email/ack-link.js";
+import {AckLinkSigner} from "../../src/lib/ack-link.js";
 import {ManualClock} from "../../src/lib/clock.js";
 import {launchChromium, openContext, PHONE} from "../dashboard/support/browser.js";
 

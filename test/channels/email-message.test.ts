@@ -1,7 +1,7 @@
 import {describe, expect, it} from "vitest";
 import {randomBytes} from "node:crypto";
 import {composeEmail, createdAtOf, subjectOf} from "../../src/channels/email/email-message.js";
-import {AckLinkSigner} from "../../src/channels/email/ack-link.js";
+import {AckLinkSigner} from "../../src/lib/ack-link.js";
 import {classifySmtpFailure} from "../../src/channels/email/smtp-failure.js";
 import {ManualClock} from "../../src/lib/clock.js";
 import {newId} from "../../src/lib/ids.js";

@@ -1,7 +1,7 @@
 import {afterEach, describe, expect, it, vi} from "vitest";
 import {Webhook} from "standardwebhooks";
-import {activeSecrets, newWebhookSecret, signatureOf, signDelivery} from "../../src/outbox/webhook-signing.js";
-import {backoffMs, nextAttemptAt, retryAfterMs, GIVE_UP_AFTER_MS} from "../../src/outbox/retry-policy.js";
+import {activeSecrets, newWebhookSecret, signatureOf, signDelivery} from "../../src/lib/webhook-signing.js";
+import {backoffMs, nextAttemptAt, retryAfterMs, GIVE_UP_AFTER_MS} from "../../src/lib/retry-policy.js";
 
 // PROTOCOLS.md section 6, checked there against standardwebhooks 1.1.1 and openssl.
 const VECTOR = {

@@ -3,7 +3,7 @@ import {injector} from "@tsed/di";
 import {Platform} from "@tsed/platform-http";
 import {createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {SCOPES, type Scope} from "../../src/domain/vocabulary.js";
-import {signDelivery} from "../../src/outbox/webhook-signing.js";
+import {signDelivery} from "../../src/lib/webhook-signing.js";
 
 /**
  * Every route that takes an API key, with the scope it needs. The first test compares this table

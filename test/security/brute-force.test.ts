@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from "vitest";
 import {createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {ManualClock} from "../../src/lib/clock.js";
-import {signDelivery} from "../../src/outbox/webhook-signing.js";
+import {signDelivery} from "../../src/lib/webhook-signing.js";
 
 const FAILURES_PER_MINUTE = 9;
 const SIGN_INS_PER_MINUTE = 3;

@@ -6,7 +6,7 @@ import {tempDir} from "../support/gateway.js";
 import {startSmtpPeer, type SmtpPeer} from "../support/smtp-peer.js";
 import {startFakeBotApi, type FakeBotApi} from "../support/telegram-bot-api.js";
 import {ModemSimulator} from "../support/modem-simulator.js";
-import {signDelivery} from "../../src/outbox/webhook-signing.js";
+import {signDelivery} from "../../src/lib/webhook-signing.js";
 
 // Every secret the gateway holds, each refused by its peer so the error paths run too.
 const SMTP_USER = "klaxon@factory.lan";

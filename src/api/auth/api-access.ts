@@ -2,7 +2,7 @@ import type {IncomingMessage, ServerResponse} from "node:http";
 import {hasScope, type ApiKeysService} from "../../services/api-keys.service.js";
 import {AppError} from "../../services/errors.js";
 import type {Scope} from "../../domain/vocabulary.js";
-import type {Actor} from "../../store/journal/audit.repository.js";
+import type {Actor} from "../../domain/actor.js";
 import type {ApiKeyRecord} from "../../store/config/config-store.js";
 import type {Runtime} from "../runtime.js";
 import {DASHBOARD_ACTOR, type DashboardAuthService} from "../../dashboard/dashboard-auth.service.js";

@@ -6,7 +6,7 @@ import {inject} from "@tsed/di";
 import {Returns, Security} from "@tsed/schema";
 import {ApiKeysService} from "../../services/api-keys.service.js";
 import type {Scope} from "../../domain/vocabulary.js";
-import type {Actor} from "../../store/journal/audit.repository.js";
+import type {Actor} from "../../domain/actor.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {Runtime} from "../runtime.js";
 import {DashboardAuthService} from "../../dashboard/dashboard-auth.service.js";

@@ -1,5 +1,5 @@
-import {html, SafeHtml} from "../../channels/email/html.js";
-import {formatTime} from "../../channels/email/email-message.js";
+import {html, SafeHtml} from "../../lib/html.js";
+import {formatTime} from "../../lib/clock.js";
 import {acknowledgeable, type LinkConfirmation, type LinkedAlert, type LinkedAlerts} from "../../services/ack-links.service.js";
 
 // Our own constant, inserted as is: entities are not decoded inside <style>.

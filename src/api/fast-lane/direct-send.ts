@@ -8,9 +8,9 @@ import type {NotificationsService, SendInput} from "../../services/notifications
 import type {ApiAccess} from "../auth/api-access.js";
 import {answerWithProblem, refusedBody} from "../errors/problem.js";
 import {NotificationsController} from "../controllers/notifications.controller.js";
-import {BODY_LIMIT_BYTES, msSince, type RequestRecorder} from "./pipeline.js";
-import {acceptAlert} from "./send-alert.js";
-import {writeJson} from "./write-json.js";
+import {BODY_LIMIT_BYTES, msSince, type RequestRecorder} from "../http/pipeline.js";
+import {acceptAlert} from "../http/send-alert.js";
+import {writeJson} from "../http/write-json.js";
 
 export const SEND_PATH = "/api/v1/notifications/send";
 const PLAIN_JSON = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;

@@ -1,5 +1,6 @@
 import {AdditionalProperties, CollectionOf, Description, Enum, MaxLength, MinItems, MinLength, Nullable, Required, UniqueItems} from "@tsed/schema";
 import {SCOPES} from "../../domain/vocabulary.js";
+import {ACTOR_TYPES} from "../../domain/actor.js";
 
 @AdditionalProperties(false)
 export class CreateKeyModel {
@@ -26,7 +27,7 @@ export class KeyListModel {
 }
 
 export class AuditActorModel {
-  @Required() @Enum("api_key", "dashboard", "system", "integration") type: string;
+  @Required() @Enum(...ACTOR_TYPES) type: string;
   @Required() @Nullable(String) id: string | null;
 }
 

@@ -1,6 +1,7 @@
 import {PRIORITIES} from "../../domain/vocabulary.js";
 import type {AlertSummary} from "../channel.js";
-import {html, type SafeHtml} from "./html.js";
+import {html, type SafeHtml} from "../../lib/html.js";
+import {formatTime} from "../../lib/clock.js";
 
 /** The parts of one alert email, ready for the transport. */
 export interface EmailMessage {
@@ -31,10 +32,6 @@ export function createdAtOf(notificationId: string): Date | null {
     ms = ms * 32 + digit;
   }
   return token.length === 10 ? new Date(ms) : null;
-}
-
-export function formatTime(date: Date | null): string {
-  return date ? `${date.toISOString().slice(0, 16).replace("T", " ")} UTC` : "unknown";
 }
 
 // A subject is one line; message text may hold anything.

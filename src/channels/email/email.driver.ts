@@ -3,7 +3,7 @@ import type {Clock} from "../../lib/clock.js";
 import type {Logger} from "../../lib/logger.js";
 import type {Settings} from "../../settings/defaults.js";
 import {ChannelError, type ChannelDriver, type Delivery, type DeliveryResult} from "../channel.js";
-import type {AckLinkSigner} from "./ack-link.js";
+import type {AckLinkSigner} from "../../lib/ack-link.js";
 import {composeEmail, type EmailContent} from "./email-message.js";
 import {classifySmtpFailure} from "./smtp-failure.js";
 import {SmtpServerMonitor} from "./smtp-server-monitor.js";

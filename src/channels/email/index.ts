@@ -1,4 +1,4 @@
-import type {ChannelContext} from "../index.js";
+import type {ChannelContext} from "../channel-context.js";
 import type {ChannelDriver} from "../channel.js";
 import {EmailDriver} from "./email.driver.js";
 

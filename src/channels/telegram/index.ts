@@ -1,7 +1,7 @@
 import {TelegramCallbacksRepository} from "../../store/journal/telegram-callbacks.repository.js";
 import {TelegramOffsetsRepository} from "../../store/journal/telegram-offsets.repository.js";
 import {TelegramRelayRepository} from "../../store/journal/telegram-relay.repository.js";
-import type {ChannelContext} from "../index.js";
+import type {ChannelContext} from "../channel-context.js";
 import {SettingsError} from "../../settings/load-settings.js";
 import type {Settings} from "../../settings/defaults.js";
 import {ConnectivityProbe} from "../connectivity.js";

@@ -2,7 +2,7 @@ import {Modem} from "../../modem/modem.js";
 import {SharedModem} from "../../modem/shared-modem.js";
 import {SmsReplyCodesRepository} from "../../store/journal/sms-reply-codes.repository.js";
 import type {ChannelDriver} from "../channel.js";
-import type {ChannelContext} from "../index.js";
+import type {ChannelContext} from "../channel-context.js";
 import {SmsDriver} from "../sms/sms.driver.js";
 import type {CallKeys} from "./speech.js";
 import {VoiceCallDriver} from "./voice-call.driver.js";

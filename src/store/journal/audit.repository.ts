@@ -1,11 +1,6 @@
 import type {Statement} from "better-sqlite3";
 import type {Journal} from "./journal.js";
-
-/** Who caused a change: an API key, the dashboard, or the gateway itself. */
-export interface Actor {
-  type: "api_key" | "dashboard" | "system" | "integration";
-  id: string | null;
-}
+import type {Actor} from "../../domain/actor.js";
 
 export interface AuditEntry {
   seq: number;
