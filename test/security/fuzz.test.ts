@@ -1,10 +1,13 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {spawn} from "node:child_process";
-import {readFileSync, rmSync, writeFileSync} from "node:fs";
+import {existsSync, readFileSync, rmSync, writeFileSync} from "node:fs";
 import {dirname, join} from "node:path";
 import {createRecipient, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
 
-// Pinned in .ci/run; bounded so the whole run takes well under two minutes on two cores.
+// Schemathesis is pinned in test/run-all.sh (npm test), which installs it into the project's .venv
+// and names that interpreter in KLAXON_PYTHON; a plain `vitest run` uses .venv too once it exists.
+const PYTHON = process.env.KLAXON_PYTHON ?? [join(import.meta.dirname, "../../.venv/bin/python")].find((venv) => existsSync(venv)) ?? "python3";
+// Bounded so the whole run takes well under two minutes on two cores.
 const EXAMPLES_PER_OPERATION = "25";
 const SEED = "20261122";
 const RUN_LIMIT_MS = 240_000;
@@ -38,13 +41,13 @@ const CLI_ENTRY = "import sys; from schemathesis.cli import schemathesis; sys.ar
 function runSchemathesis(args: string[]): Promise<{code: number | null; output: string}> {
   return new Promise((resolve, reject) => {
     // In the temp dir: schemathesis keeps a .schemathesis/ cache wherever it runs.
-    // Through python3, not the `schemathesis` script: a fresh pyenv has no shim for it until a rehash.
-    const child = spawn("python3", ["-c", CLI_ENTRY, ...args], {cwd: dirname(configFile), env: {...process.env, NO_COLOR: "1", SCHEMATHESIS_TELEMETRY: "false"}});
+    // Through the interpreter, not the `schemathesis` script: a fresh pyenv has no shim for it until a rehash.
+    const child = spawn(PYTHON, ["-c", CLI_ENTRY, ...args], {cwd: dirname(configFile), env: {...process.env, NO_COLOR: "1", SCHEMATHESIS_TELEMETRY: "false"}});
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
     const timer = setTimeout(() => child.kill("SIGKILL"), RUN_LIMIT_MS);
-    child.on("error", (error) => reject(new Error(`schemathesis could not run (pip install schemathesis==4.32.5, as .ci/run does): ${error.message}`)));
+    child.on("error", (error) => reject(new Error(`schemathesis could not run (npm test installs schemathesis==4.32.5 into .venv): ${error.message}`)));
     child.on("close", (code) => {
       clearTimeout(timer);
       resolve({code, output});
