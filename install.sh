@@ -20,7 +20,7 @@ UNIT_FILE=/etc/systemd/system/klaxon.service
 UDEV_RULE=/etc/udev/rules.d/77-klaxon-modem.rules
 SERVICE_USER=klaxon
 PACKAGES=(espeak-ng opus-tools)
-NODE_MAJOR_MIN=20
+NODE_MAJOR_MIN=22
 
 ROOT=""
 OFFLINE=""
@@ -79,7 +79,9 @@ check_os() {
 NODE_BIN=""
 check_node() {
   NODE_BIN=${KLAXON_NODE:-$(command -v node || true)}
-  local fix="install Node.js $NODE_MAJOR_MIN or newer: 'apt-get install nodejs' on Debian 13, or NodeSource elsewhere (Ubuntu 24.04's own package is Node 18): curl -fsSL https://deb.nodesource.com/setup_20.x | bash - && apt-get install -y nodejs"
+  # Node 22 and 24 are supported; the distributions' own nodejs packages are older (Debian 13: 20,
+  # Ubuntu 24.04: 18), so the fix is NodeSource's Node 24.
+  local fix="install Node.js 24 (or 22) from NodeSource: curl -fsSL https://deb.nodesource.com/setup_24.x | bash - && apt-get install -y nodejs"
   [ -n "$NODE_BIN" ] && [ -x "$NODE_BIN" ] || die "Node.js is not installed. Fix: $fix"
   local version major
   version=$("$NODE_BIN" --version 2>/dev/null || true)

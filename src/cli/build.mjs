@@ -13,7 +13,7 @@ const bundle = join(outDir, "klaxon.cjs");
 const blob = join(outDir, "klaxon.blob");
 const seaConfig = join(outDir, "sea-config.json");
 const binary = join(root, "dist", "klaxon");
-// The fuse every Node 20 binary carries; postject flips it so node runs the injected blob.
+// The fuse every Node binary with single executable support carries (the same in 22 and 24); postject flips it so node runs the injected blob.
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
 const {version} = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -24,7 +24,7 @@ const result = await build({
   outfile: bundle,
   bundle: true,
   platform: "node",
-  target: "node20",
+  target: "node22",
   format: "cjs",
   metafile: true,
   legalComments: "none",

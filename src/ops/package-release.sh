@@ -5,7 +5,7 @@
 # (better-sqlite3 is native), the sample config, the systemd unit and install.sh.
 #
 # For a Raspberry Pi (arm64) build on an arm64 machine with the same Node major as the box:
-# the Pi itself, or `docker run --rm --platform linux/arm64 -v "$PWD":/src -w /src node:20-bookworm
+# the Pi itself, or `docker run --rm --platform linux/arm64 -v "$PWD":/src -w /src node:24-bookworm
 # sh -c 'npm install && npm run package'` on an amd64 host with qemu-user-static.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
