@@ -2,7 +2,7 @@ import {afterAll, beforeAll, expect, it} from "vitest";
 import type {Browser} from "playwright-core";
 import {ALL_CHANNELS_CONFIGURED, createRecipient, logDrivers, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {RecordingDriver} from "../support/recording-driver.js";
-import {sendUndeliverable, setWaiting, SMTP_NOT_CONFIGURED} from "../support/undeliverable.js";
+import {NO_CHANNEL_WATCH, sendUndeliverable, setWaiting, SMTP_NOT_CONFIGURED} from "../support/undeliverable.js";
 import {DESKTOP, launchChromium, openContext, PHONE, shoot, signInThroughPage} from "./support/browser.js";
 import {setAdminPassword} from "./support/dashboard-client.js";
 
@@ -14,7 +14,7 @@ let waiting: string;
 beforeAll(async () => {
   // Maria's mailbox refuses for good (SMTP 550): her address is marked unusable.
   const email = new RecordingDriver("email", 1, {kind: "fail", message: "550 5.1.1 mailbox unavailable", permanent: true});
-  gw = await startTestGateway(ALL_CHANNELS_CONFIGURED, {drivers: (logger) => [...logDrivers(logger).filter((driver) => driver.channel !== "email"), email]});
+  gw = await startTestGateway(ALL_CHANNELS_CONFIGURED, {drivers: (logger) => [...logDrivers(logger).filter((driver) => driver.channel !== "email"), email], ...NO_CHANNEL_WATCH});
   const maria = await createRecipient(gw, {name: "Maria Schmidt", phone: null, email: "maria@factory.lan", channel_order: ["email"]});
   const refused = (await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: maria, message: "press 2 stopped", priority: "high"}})).body.notification_uuid;
   await gw.gateway.services.runner.idle();

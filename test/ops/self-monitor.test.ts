@@ -3,7 +3,7 @@ import {ALL_CHANNELS_CONFIGURED, startTestGateway, tempDir, type TestGateway} fr
 import {RecordingDriver} from "../support/recording-driver.js";
 import {ManualClock} from "../../src/lib/clock.js";
 import {othersWaiting, selfCheck, undeliverableKey} from "../../src/services/self-monitor-conditions.js";
-import {setWaiting} from "../support/undeliverable.js";
+import {NO_CHANNEL_WATCH, setWaiting} from "../support/undeliverable.js";
 
 /** Two channels served by one modem, whose health the test sets. */
 class ModemChannel extends RecordingDriver {
@@ -42,7 +42,7 @@ interface Rig {
 async function makeRig(adminChannels = ["voice_call", "sms", "email"]): Promise<Rig> {
   const clock = new ManualClock(Date.UTC(2026, 10, 23, 9, 0, 0));
   const dataDir = tempDir();
-  const setup = await startTestGateway({}, {dataDir, clock});
+  const setup = await startTestGateway({}, {dataDir, clock, ...NO_CHANNEL_WATCH});
   const admin = (await setup.call("POST", "/api/v1/recipients", {body: {name: "Gateway admin", phone: "+4915112345678", email: "admin@factory.lan", channel_order: adminChannels}})).body.uuid;
   await setup.gateway.stop();
 

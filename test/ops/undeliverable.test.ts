@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it} from "vitest";
 import {ALL_CHANNELS_CONFIGURED, createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
-import {sendUndeliverable, setWaiting, SMTP_NOT_CONFIGURED} from "../support/undeliverable.js";
+import {NO_CHANNEL_WATCH, sendUndeliverable, setWaiting, SMTP_NOT_CONFIGURED} from "../support/undeliverable.js";
 import {parseExposition} from "./exposition-parser.js";
 
 // Undeliverable is loud: what a monitor reads (/readyz's status code, /metrics) and what the log says at start.
@@ -19,7 +19,7 @@ async function metrics(current: TestGateway) {
 
 describe("undeliverable notifications", () => {
   it("turn /readyz 503 naming the count and the fix, and back to 200 once carried", async () => {
-    gw = await startTestGateway(ALL_CHANNELS_CONFIGURED);
+    gw = await startTestGateway(ALL_CHANNELS_CONFIGURED, NO_CHANNEL_WATCH);
     const recipient = await createRecipient(gw);
     const ready = await gw.call("GET", "/readyz", {key: null});
     expect(ready.status).toBe(200);
@@ -63,7 +63,7 @@ describe("undeliverable notifications", () => {
   });
 
   it("show on /metrics as a total and per channel", async () => {
-    gw = await startTestGateway(ALL_CHANNELS_CONFIGURED);
+    gw = await startTestGateway(ALL_CHANNELS_CONFIGURED, NO_CHANNEL_WATCH);
     const recipient = await createRecipient(gw);
     let parsed = await metrics(gw);
     expect(parsed.types.get("klaxon_notifications_undeliverable")).toBe("gauge");

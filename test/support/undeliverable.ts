@@ -4,8 +4,15 @@ import type {WaitReason} from "../../src/domain/notification.js";
 export const SMTP_NOT_CONFIGURED: WaitReason = {channel: "email", reason: "SMTP is not configured (smtp.host and smtp.from)"};
 
 /**
+ * The runner wakes a chain the moment a channel it waits for works: a gateway whose waits are
+ * set by hand (on channels that do work) must not look, or it ends them at once.
+ */
+export const NO_CHANNEL_WATCH = {runner: {channelCheckMs: 24 * 3600_000}};
+
+/**
  * Makes an open notification wait for channels, as the escalation runner records a chain it
- * cannot carry now, without depending on which channels the test gateway has. `null` ends the wait.
+ * cannot carry now, without depending on which channels the test gateway has. `null` ends the
+ * wait. Start the gateway with NO_CHANNEL_WATCH.
  */
 export async function setWaiting(gw: TestGateway, notificationId: string, reasons: WaitReason[] | null): Promise<void> {
   await gw.gateway.services.runner.idle();

@@ -22,11 +22,14 @@ function timeline(notification) {
   if (notification.resolved_at) entries.push({at: notification.resolved_at, text: "Resolved", kind: "resolved"});
   entries.sort((a, b) => a.at.localeCompare(b.at));
   const next = notification.escalation?.next_step_at;
+  // An alert that cannot reach anyone says what it waits for, in the words of the fix.
+  const waiting = (notification.escalation?.waiting_for ?? []).map((wait) => `${channelName(wait.channel)}: ${wait.reason}`).join("; ");
   return h(
     "ol",
     {class: "timeline"},
     entries.map((entry) => h("li", {class: `timeline-${entry.kind ?? "attempt"}`}, timeElement(h, entry.at), " ", entry.outcome ? badge(entry.outcome) : null, " ", entry.text)),
-    next ? h("li", {class: "timeline-next"}, "Next step ", timeElement(h, next)) : null
+    waiting ? h("li", {class: "timeline-waiting"}, badge("unavailable", "waiting"), ` Cannot reach anyone yet: ${waiting}. Tried again as soon as a channel works.`) : null,
+    next ? h("li", {class: "timeline-next"}, waiting ? "Next look " : "Next step ", timeElement(h, next)) : null
   );
 }
 
