@@ -191,8 +191,10 @@ export class EscalationRunner implements NotificationListener {
   private async fireDue(): Promise<void> {
     const dispatch: Array<{channel: Channel; queued: QueuedAttempt}> = [];
     this.firedThisPass.clear();
+    // One reading of the clock per pass: chains fired together get the same next wake-up and so
+    // fire together again (a storm's steps stay one delivery), however long the pass takes.
+    const nowMs = this.clock.now();
     for (;;) {
-      const nowMs = this.clock.now();
       const due = this.journal.read(() => this.escalations.due(isoTimestamp(nowMs), this.batch));
       if (due.length === 0) break;
       // Log lines wait for the commit: a write function may run twice, a log line must not.

@@ -129,12 +129,16 @@ function checkOneCallPerInstant(r: Rig, observed: Observed): void {
   }
 }
 
-/** Repairs every channel and runs every chain's wake-ups until nothing is scheduled (at most a week on). */
+/**
+ * Repairs every channel and runs every chain's wake-ups until nothing is scheduled (at most a
+ * week on), but for chains waiting on an unusable contact: nothing but a person fixes those.
+ */
 export async function settleEverything(r: Rig, drivers: Record<string, RecordingDriver>, tick: () => Promise<void>): Promise<void> {
   for (const driver of Object.values(drivers)) driver.repair();
   await r.runner().checkChannels();
   await tick();
-  const next = r.gw.gateway.journal.db.prepare("SELECT MIN(next_step_at) FROM escalations WHERE state = 'running'").pluck();
+  const next = r.gw.gateway.journal.db.prepare(`SELECT MIN(next_step_at) FROM escalations WHERE state = 'running'
+    AND (waiting_for IS NULL OR EXISTS (SELECT 1 FROM json_each(waiting_for) WHERE json_extract(value, '$.reason') != ?))`).bind(CONTACT_UNUSABLE).pluck();
   const deadline = r.clock.now() + 7 * 86_400_000;
   for (let at = next.get() as string | null; at !== null && r.clock.now() < deadline; at = next.get() as string | null) {
     r.clock.set(Math.max(r.clock.now(), Date.parse(at)));
