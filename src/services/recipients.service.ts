@@ -18,6 +18,7 @@ import type {Actor} from "../domain/actor.js";
 import type {AuditService} from "./audit.service.js";
 import type {ChannelStatusService} from "./channel-status.service.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
+import {checkPhoneNumber} from "../lib/phone-number.js";
 import type {PagingReferences} from "./paging-references.js";
 import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "./errors.js";
 
@@ -36,6 +37,10 @@ export interface RecipientView extends Recipient {
 function checkRecipient(input: RecipientInput): FieldError[] {
   const errors: FieldError[] = [];
   if (!input.telegram_id && !input.phone && !input.email) errors.push({pointer: "", detail: "at least one of telegram_id, phone or email is required"});
+  if (input.phone !== undefined && input.phone !== null) {
+    const phone = checkPhoneNumber(input.phone);
+    if (!phone.ok) errors.push({pointer: "/phone", detail: phone.detail});
+  }
   if (input.quiet_hours && !isValidTimeZone(input.quiet_hours.timezone)) errors.push({pointer: "/quiet_hours/timezone", detail: `"${input.quiet_hours.timezone}" is not an IANA time zone`});
   if (input.quiet_hours && input.quiet_hours.start === input.quiet_hours.end) errors.push({pointer: "/quiet_hours/end", detail: "quiet hours must not start and end at the same time"});
   const escalation = escalationOf(input);
@@ -43,6 +48,13 @@ function checkRecipient(input: RecipientInput): FieldError[] {
     errors.push({pointer: "/escalation/retry_after_failure_seconds", detail: `must not exceed ack_timeout_seconds (${escalation.ack_timeout_seconds})`});
   }
   return errors;
+}
+
+/** The stored form of a phone number checkRecipient accepted: E.164, so "+49 151 1234 5678" and "+4915112345678" are one number. */
+function e164(phone: string | null | undefined): string | null {
+  if (phone === undefined || phone === null) return null;
+  const checked = checkPhoneNumber(phone);
+  return checked.ok ? checked.e164 : null;
 }
 
 function escalationOf(input: RecipientInput): Recipient["escalation"] {
@@ -97,11 +109,12 @@ export class RecipientsService {
   private normalise(input: RecipientInput, uuid: string, createdAt: string, nowIso: string): Recipient {
     const errors = checkRecipient(input);
     if (errors.length) throw invalid(errors);
+    const phone = e164(input.phone);
     const recipient: Recipient = {
       uuid,
-      name: input.name ?? input.email ?? input.phone ?? `telegram ${input.telegram_id}`,
+      name: input.name ?? input.email ?? phone ?? `telegram ${input.telegram_id}`,
       telegram_id: input.telegram_id ?? null,
-      phone: input.phone ?? null,
+      phone,
       email: input.email ?? null,
       channel_order: input.channel_order ?? DEFAULT_CHANNEL_ORDER.filter((channel) => !missingContactReason(input as Recipient, channel)),
       escalation: escalationOf(input),

@@ -53,6 +53,30 @@ describe("recipients", () => {
     expect((await gw.call("GET", "/api/v1/recipients?limit=200")).body.items.length).toBe(before);
   });
 
+  it.each([
+    ["+999123456789", "does not start with a country calling code (no country uses +999…)"],
+    ["+15550000000", "not a valid phone number for any country with calling code +1"],
+    ["+491511234567", "not a valid phone number for any country with calling code +49"],
+    ["015112345678", "must be international: a + and the country calling code (e.g. +49 151 12345678); 00 and national numbers are not accepted"],
+    ["+49", "is too short to be a phone number"]
+  ])("refuses the phone number %s in words", async (phone, detail) => {
+    const answer = await gw.call("POST", "/api/v1/recipients", {body: {name: "Typo", phone}});
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(answer.body.errors).toEqual([{pointer: "/phone", detail}]);
+  });
+
+  it("stores a phone number written with spaces, dashes or brackets in E.164", async () => {
+    const created = await gw.call("POST", "/api/v1/recipients", {body: {phone: "+49 (151) 1234-5678"}});
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({name: "+4915112345678", phone: "+4915112345678"});
+    const patched = await gw.call("PATCH", `/api/v1/recipients/${created.body.uuid}`, {body: {phone: "+1 201-555-0123"}});
+    expect(patched.body.phone).toBe("+12015550123");
+    const refused = await gw.call("PATCH", `/api/v1/recipients/${created.body.uuid}`, {body: {phone: "+15550000000"}});
+    expect(refused.body.errors).toEqual([{pointer: "/phone", detail: "not a valid phone number for any country with calling code +1"}]);
+    expect((await gw.call("GET", `/api/v1/recipients/${created.body.uuid}`)).body.phone).toBe("+12015550123");
+  });
+
   it("updates with JSON Merge Patch: merges objects, null removes, other fields stay", async () => {
     const uuid = await createRecipient(gw, {name: "Pat"});
     const patch = await gw.call("PATCH", `/api/v1/recipients/${uuid}`, {

@@ -33,7 +33,9 @@ export class RoutingRuleModel {
 export class RecipientInputModel {
   @MinLength(1) @MaxLength(128) name?: string;
   @Nullable(String) @Pattern(/^-?\d{1,20}$/) @Description("Telegram chat id: digits, optionally with a leading -") telegram_id?: string | null;
-  @Nullable(String) @Pattern(/^\+[1-9]\d{6,14}$/) @Description("E.164, e.g. +4915112345678") phone?: string | null;
+  @Nullable(String) @MaxLength(32)
+  @Description("International phone number: + and the country calling code, e.g. +49 151 12345678; spaces, dashes and brackets are allowed. Checked against libphonenumber's metadata and stored in E.164 (+4915112345678)")
+  phone?: string | null;
   @Nullable(String) @Format("email") @MaxLength(254) email?: string | null;
   @CollectionOf(String) @Enum(...CHANNELS) @UniqueItems() @MaxItems(4) @Description("Channels in the order they are tried") channel_order?: string[];
   @Property(EscalationSettingsModel) escalation?: EscalationSettingsModel;

@@ -1,0 +1,66 @@
+import {parsePhoneNumberWithError, ParseError, validatePhoneNumberLength} from "libphonenumber-js/max";
+
+/**
+ * A phone number as a person typed it, checked against libphonenumber's metadata: either its
+ * E.164 form (what the modem dials and what is stored) or why it is refused, in words.
+ */
+export type PhoneNumberCheck = {ok: true; e164: string} | {ok: false; detail: string};
+
+const EXAMPLE = "e.g. +49 151 12345678";
+
+const LENGTH_WORDS: Record<string, string> = {
+  TOO_SHORT: "is too short",
+  TOO_LONG: "is too long",
+  INVALID_LENGTH: "has a length no number"
+};
+
+/**
+ * Checks an international phone number (a leading + and the country calling code; spaces, dashes,
+ * dots and brackets are allowed) and returns its E.164 form.
+ *
+ * The gateway has no default region: a box in a factory has no reliable idea of "here", and a
+ * national number guessed into the wrong country would page a stranger. So the + is required.
+ * The "max" metadata is used: about 0.4 MB more heap than "min", and in exchange the number is
+ * checked against each number type's own pattern (a German mobile number one digit short passes
+ * "min", not "max").
+ */
+export function checkPhoneNumber(text: string): PhoneNumberCheck {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("+")) {
+    return {ok: false, detail: `must be international: a + and the country calling code (${EXAMPLE}); 00 and national numbers are not accepted`};
+  }
+  let parsed;
+  try {
+    parsed = parsePhoneNumberWithError(trimmed);
+  } catch (error) {
+    if (!(error instanceof ParseError)) throw error;
+    return {ok: false, detail: parseErrorWords(error.message, trimmed)};
+  }
+  if (parsed.isValid()) return {ok: true, e164: parsed.number};
+  const lengthProblem = validatePhoneNumberLength(trimmed);
+  const code = `+${parsed.countryCallingCode}`;
+  if (lengthProblem && LENGTH_WORDS[lengthProblem]) {
+    const words = LENGTH_WORDS[lengthProblem];
+    return {ok: false, detail: lengthProblem === "INVALID_LENGTH" ? `${words} of country calling code ${code} has` : `${words} for country calling code ${code}`};
+  }
+  return {ok: false, detail: `not a valid phone number for any country with calling code ${code}`};
+}
+
+function parseErrorWords(code: string, text: string): string {
+  switch (code) {
+    case "INVALID_COUNTRY":
+      return `does not start with a country calling code (no country uses ${callingCodePrefix(text)}…)`;
+    case "TOO_SHORT":
+      return "is too short to be a phone number";
+    case "TOO_LONG":
+      return "is too long to be a phone number";
+    default:
+      return `is not a phone number (${EXAMPLE})`;
+  }
+}
+
+/** The first digits after the +, as far as a calling code can reach (1 to 3 digits). */
+function callingCodePrefix(text: string): string {
+  const digits = text.replace(/\D/g, "");
+  return `+${digits.slice(0, 3) || "?"}`;
+}
