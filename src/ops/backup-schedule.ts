@@ -1,46 +1,72 @@
-import cron, {type ScheduledTask} from "node-cron";
+import {cronProblem, nextCronTime, parseCron, type CronExpression} from "../domain/cron.js";
+import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
+import {WakeTimer} from "../lib/wake-timer.js";
 import type {BackupService} from "./backups.js";
 
-/** Runs the nightly backup on the `backup.schedule` cron expression; an empty one turns it off. */
+/**
+ * Runs the nightly backup on the `backup.schedule` cron expression, read in the box's time zone;
+ * an empty one turns it off. The expression is read by domain/cron.ts, the parser heartbeat
+ * schedules use, so both accept the same expressions and refuse the rest with the same words.
+ * A backup still running when the next slot comes makes that slot pass; a slot missed while the
+ * gateway was down is not made up at start.
+ */
 export class BackupSchedule {
-  private task: ScheduledTask | null = null;
+  private readonly cron: CronExpression | null;
+  private readonly timer: WakeTimer;
+  private nextAtMs: number | null = null;
+  private running = false;
 
   constructor(
     private readonly expression: string,
+    private readonly zone: string,
     private readonly backups: BackupService,
+    private readonly clock: Clock,
     private readonly logger: Logger
   ) {
-    if (expression && !cron.validate(expression)) throw new Error(`backup.schedule: "${expression}" is not a cron expression (minute hour day month weekday)`);
+    const problem = expression ? cronProblem(expression, zone, clock.now()) : null;
+    if (problem) throw new Error(`backup.schedule: "${expression}": ${problem}`);
+    this.cron = expression ? parseCron(expression) : null;
+    this.timer = new WakeTimer(clock, () => void this.tick());
+  }
+
+  /** When the next backup is due (ms since the epoch), or null when the schedule is off or stopped. */
+  get nextAt(): number | null {
+    return this.nextAtMs;
   }
 
   start(): void {
-    if (!this.expression || this.task) return;
-    // unref: a pending backup must not keep a stopping process alive.
-    this.task = cron.schedule(this.expression, () => this.run(), {name: "klaxon-backup", noOverlap: true, unref: true, suppressMissedWarning: true, logger: cronLogger(this.logger)});
-    this.logger.info("backups scheduled", {schedule: this.expression, next: this.task.getNextRun()?.toISOString() ?? null});
+    if (!this.cron || this.nextAtMs !== null) return;
+    this.nextAtMs = nextCronTime(this.cron, this.zone, this.clock.now());
+    this.timer.aim(this.nextAtMs);
+    this.logger.info("backups scheduled", {schedule: this.expression, timezone: this.zone, next: this.nextAtMs === null ? null : isoTimestamp(this.nextAtMs)});
   }
 
-  async stop(): Promise<void> {
-    await this.task?.destroy();
-    this.task = null;
-  }
-
-  private async run(): Promise<void> {
+  /** One pass: when the due time has come, aims at the following one and runs the backup. */
+  async tick(): Promise<void> {
+    if (!this.cron || this.nextAtMs === null) return;
+    const now = this.clock.now();
+    const due = now >= this.nextAtMs;
+    if (due) this.nextAtMs = nextCronTime(this.cron, this.zone, now);
+    // The wake timer sleeps at most a few minutes, so most passes only aim again.
+    this.timer.aim(this.nextAtMs);
+    if (!due) return;
+    if (this.running) {
+      this.logger.warn("scheduled backup skipped: the previous one is still running", {schedule: this.expression});
+      return;
+    }
+    this.running = true;
     try {
       await this.backups.create();
     } catch {
-      // BackupService logged why; the next night tries again, and /metrics shows the last success.
+      // BackupService logged why; the next slot tries again, and /metrics shows the last success.
+    } finally {
+      this.running = false;
     }
   }
-}
 
-// node-cron's own logger writes free text to the console; ours writes JSON lines.
-function cronLogger(logger: Logger) {
-  return {
-    info: (message: string) => logger.debug("cron", {message}),
-    warn: (message: string) => logger.warn("cron", {message}),
-    error: (message: string | Error) => logger.error("cron", {error: String(message)}),
-    debug: (message: string | Error) => logger.debug("cron", {message: String(message)})
-  };
+  async stop(): Promise<void> {
+    this.timer.cancel();
+    this.nextAtMs = null;
+  }
 }

@@ -50,7 +50,9 @@ const RETENTION_INTERVAL_MS = 3600_000;
 export function createOperations(context: OperationsContext) {
   const {settings, dataDir, journal, clock, logger, repositories} = context;
   const backups = new BackupService(dataDir, journal, clock, logger, settings.backup.keep);
-  const schedule = new BackupSchedule(settings.backup.schedule, backups, logger);
+  // The box's own zone (TZ, else /etc/localtime), as the system cron would read the expression.
+  const boxZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  const schedule = new BackupSchedule(settings.backup.schedule, boxZone, backups, clock, logger);
   const metrics = new GatewayMetrics(journal, new MetricsRepository(journal), repositories.escalations, repositories.events, context.channelStatus, context.runner, backups, clock);
   const retention = new RetentionService(journal, new RetentionRepository(journal), settings.retention, clock, logger);
   const selfMonitor = new SelfMonitorService(

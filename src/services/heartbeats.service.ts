@@ -1,7 +1,7 @@
 import {
   timingOf, transition, type HeartbeatDefinition, type HeartbeatEffect, type HeartbeatEvent, type HeartbeatStatus
 } from "../domain/heartbeat.js";
-import {cronProblem} from "../domain/heartbeat-schedule.js";
+import {cronProblem} from "../domain/cron.js";
 import {applyMergePatch} from "../domain/merge-patch.js";
 import {isValidTimeZone} from "../domain/recipient.js";
 import type {Priority} from "../domain/vocabulary.js";
