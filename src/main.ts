@@ -1,14 +1,15 @@
-import {loadSettings} from "./settings/load-settings.js";
-import {createLogger} from "./lib/logger.js";
+import {journalStream, loadSettings} from "./settings/load-settings.js";
+import {createLogger, logFormatFor} from "./lib/logger.js";
 import {startGateway} from "./gateway.js";
 import {SystemdNotifier} from "./ops/systemd-notify.js";
 import {Watchdog} from "./ops/watchdog.js";
 
-const bootLogger = createLogger("info");
+// Before the settings are read (they may be what fails), the prefix follows stdout alone.
+const bootLogger = createLogger("info", undefined, {}, logFormatFor("auto", journalStream()));
 
 async function main(): Promise<void> {
   const {settings, configFile} = loadSettings();
-  const logger = createLogger(settings.log.level);
+  const logger = createLogger(settings.log.level, undefined, {}, logFormatFor(settings.log.syslog_prefix, journalStream()));
   logger.info("starting klaxon", {config_file: configFile ?? "(none: embedded defaults and environment)", host: settings.host, port: settings.port});
   const gateway = await startGateway(settings, {logger});
   // Under systemd (Type=notify): ready once serving, then watchdog pings while the liveness probe passes.

@@ -10,7 +10,8 @@ export const DEFAULT_SETTINGS = {
   data_dir: "./data",
   public_url: "",
   log: {
-    level: "info" as "debug" | "info" | "warn" | "error"
+    level: "info" as "debug" | "info" | "warn" | "error",
+    syslog_prefix: "auto" as "auto" | "on" | "off"
   },
   rate_limit: {
     per_second: 50,
@@ -87,6 +88,7 @@ export const SECRET_SETTINGS = ["smtp.password", "telegram.bot_token", "modem.pi
 /** Allowed values for settings that are enumerations. */
 export const SETTING_CHOICES: Record<string, readonly string[]> = {
   "log.level": ["debug", "info", "warn", "error"],
+  "log.syslog_prefix": ["auto", "on", "off"],
   "modem.profile": ["sim800", "sim7600", "quectel"],
   "modem.quectel_urc_port": ["", "usbat", "usbmodem", "uart1"],
   "self_monitoring.priority": ["critical", "high", "medium", "low", "info"]

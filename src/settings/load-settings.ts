@@ -91,6 +91,11 @@ function validate(settings: Settings): void {
   if (!settings.data_dir) throw new SettingsError("data_dir: must not be empty");
 }
 
+/** The `device:inode` of the journal stream systemd connected stdout/stderr to (JOURNAL_STREAM), or null outside systemd. */
+export function journalStream(env: NodeJS.ProcessEnv = process.env): string | null {
+  return env.JOURNAL_STREAM || null;
+}
+
 /** Defaults, then the config file (KLAXON_CONFIG), then the environment, which wins. The only reader of process.env. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): LoadedSettings {
   const configFile = env.KLAXON_CONFIG || null;

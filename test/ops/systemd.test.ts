@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it} from "vitest";
 import {spawn, spawnSync} from "node:child_process";
-import {readFileSync, writeFileSync} from "node:fs";
+import {closeSync, fstatSync, openSync, readFileSync, writeFileSync} from "node:fs";
 import {join} from "node:path";
 import {ALL_CHANNELS_CONFIGURED, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
 import {ManualClock} from "../../src/lib/clock.js";
@@ -44,7 +44,8 @@ describe("systemd/klaxon.service", () => {
       "Type=notify", "NotifyAccess=all", "WatchdogSec=30", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes",
       "ReadWritePaths=/var/lib/klaxon", "DevicePolicy=closed", "DeviceAllow=char-ttyUSB rw", "DeviceAllow=char-ttyACM rw", "SupplementaryGroups=dialout",
       "CapabilityBoundingSet=", "SystemCallFilter=@system-service", "Environment=KLAXON_CONFIG=/etc/klaxon/klaxon.yaml", "Environment=KLAXON_DATA_DIR=/var/lib/klaxon",
-      "ExecStart=/usr/bin/node --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 /opt/klaxon/dist/main.js", "User=klaxon"
+      "ExecStart=/usr/bin/node --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 /opt/klaxon/dist/main.js", "User=klaxon",
+      "SyslogIdentifier=klaxon", "SyslogLevelPrefix=true"
     ]) {
       expect(unit.split("\n")).toContain(line);
     }
@@ -140,4 +141,36 @@ describe("the gateway process under a notify socket", () => {
     await socket.waitFor((message) => message.startsWith("STOPPING=1"));
     expect(socket.messages[0]).toMatch(/^READY=1/);
   });
+});
+
+describe("the gateway's log lines under journald", () => {
+  it("start with their syslog priority when stdout is the stream JOURNAL_STREAM names, and stay plain JSON otherwise", async () => {
+    const run = async (journal: "same" | "other") => {
+      const dataDir = tempDir();
+      const logPath = join(dataDir, "stdout.log");
+      const fd = openSync(logPath, "w");
+      const stat = fstatSync(fd, {bigint: true});
+      // A stream other than stdout: the variable inherited by a process whose output went elsewhere.
+      const stream = journal === "same" ? `${stat.dev}:${stat.ino}` : `${stat.dev}:${stat.ino + 1n}`;
+      const child = spawn(process.execPath, ["--import", "@swc-node/register/esm-register", "src/main.ts"], {
+        cwd: ROOT,
+        env: {...process.env, KLAXON_HOST: "127.0.0.1", KLAXON_PORT: "0", KLAXON_DATA_DIR: dataDir, JOURNAL_STREAM: stream, NOTIFY_SOCKET: ""},
+        stdio: ["ignore", fd, "inherit"]
+      });
+      closeSync(fd);
+      const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+      const lines = () => readFileSync(logPath, "utf8").split("\n").filter(Boolean);
+      const deadline = Date.now() + 60_000;
+      while (!lines().some((line) => line.includes('"gateway serving"')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      return lines();
+    };
+    const journald = await run("same");
+    expect(journald.length).toBeGreaterThan(2);
+    for (const line of journald) expect(line).toMatch(/^<[3467]>\{"time":/);
+    expect(journald.find((line) => line.includes('"gateway serving"'))).toMatch(/^<6>/);
+    const elsewhere = await run("other");
+    for (const line of elsewhere) expect(() => JSON.parse(line), line).not.toThrow();
+  }, 150_000);
 });
