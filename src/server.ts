@@ -35,7 +35,14 @@ export const API_CONTROLLERS = [NotificationsController, RecipientsController, G
       specVersion: "3.0.3",
       fileName: "openapi.json",
       spec: {
-        info: {title: "Klaxon API", version: "1.0.0", description: "Alert escalation gateway: send alerts, track and acknowledge them. Errors are RFC 9457 problem+json."},
+        info: {
+          title: "Klaxon API",
+          version: "1.0.0",
+          description: "Alert escalation gateway: send alerts, track and acknowledge them. Errors are RFC 9457 problem+json.",
+          license: {name: "MIT", url: "https://opensource.org/license/mit"}
+        },
+        // The gateway that serves this document: clients resolve "/" against the address they read it from.
+        servers: [{url: "/", description: "This gateway"}],
         components: {securitySchemes: {api_key: {type: "apiKey", in: "header", name: "X-API-Key"}}}
       } as never
     }

@@ -1,7 +1,7 @@
 import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
-import {Delete, Description, Get, Post, Required, Returns, Summary} from "@tsed/schema";
+import {Delete, Description, Get, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {ApiKeysService, describeKey} from "../../services/api-keys.service.js";
 import {AuditService} from "../../services/audit.service.js";
 import {invalid} from "../../services/errors.js";
@@ -11,8 +11,10 @@ import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit} from "../http/query.js";
 import {created, JsonBody, noContent} from "../http/respond.js";
 import type {Scope} from "../../domain/vocabulary.js";
+import {API_TAGS} from "../http/openapi-tags.js";
 
 @Controller("/api/v1/keys")
+@Tags(API_TAGS.keys)
 export class KeysController {
   private readonly keys = inject(ApiKeysService);
 
@@ -47,6 +49,7 @@ export class KeysController {
 }
 
 @Controller("/api/v1/audit")
+@Tags(API_TAGS.audit)
 export class AuditController {
   private readonly audit = inject(AuditService);
 

@@ -1,15 +1,17 @@
 import {Controller, inject} from "@tsed/di";
 import {Context, PathParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
-import {Description, Get, Post, Returns, Summary} from "@tsed/schema";
+import {Description, Get, Post, Returns, Summary, Tags} from "@tsed/schema";
 import {BackupService} from "../../ops/backups.js";
 import {notFound} from "../../services/errors.js";
 import {Authorize} from "../auth/authorize.js";
 import {BackupListModel, BackupModel} from "../models/backup.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {created} from "../http/respond.js";
+import {API_TAGS} from "../http/openapi-tags.js";
 
 @Controller("/api/v1/backups")
+@Tags(API_TAGS.backups)
 export class BackupsController {
   private readonly backups = inject(BackupService);
 

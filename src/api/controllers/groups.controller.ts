@@ -2,15 +2,17 @@ import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
-import {Delete, Get, Patch, Post, Required, Returns, Summary} from "@tsed/schema";
+import {Delete, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {GroupsService, type GroupInput} from "../../services/groups.service.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {GroupInputModel, GroupModel, GroupPageModel} from "../models/recipient.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
 import {created, JsonBody, noContent} from "../http/respond.js";
+import {API_TAGS} from "../http/openapi-tags.js";
 
 @Controller("/api/v1/groups")
+@Tags(API_TAGS.groups)
 export class GroupsController {
   private readonly groups = inject(GroupsService);
   private readonly ajv = inject(AjvService);
@@ -38,6 +40,7 @@ export class GroupsController {
 
   @Get("/:uuid")
   @Authorize("recipients:read")
+  @Summary("Read a group")
   @(Returns(200, GroupModel))
   @(Returns(404, ProblemModel))
   get(@PathParams("uuid") uuid: string) {
@@ -59,6 +62,7 @@ export class GroupsController {
 
   @Delete("/:uuid")
   @Authorize("recipients:write")
+  @Summary("Delete a group that no open alert targets")
   @(Returns(204))
   @(Returns(404, ProblemModel))
   @(Returns(409, ProblemModel).Description("The target of an open notification"))

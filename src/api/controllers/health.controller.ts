@@ -1,7 +1,7 @@
 import {Controller, inject} from "@tsed/di";
 import {Context, PathParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
-import {Get, Hidden, Returns, Summary} from "@tsed/schema";
+import {Get, Hidden, Returns, Summary, Tags} from "@tsed/schema";
 import {ReadinessService} from "../../services/readiness.service.js";
 import {AppError, type ErrorCode} from "../../services/errors.js";
 import {ERROR_CATALOGUE, problemType} from "../errors/catalogue.js";
@@ -9,12 +9,16 @@ import {sendJson} from "../http/respond.js";
 import {openApiDocument} from "../http/openapi-document.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {ReadinessModel} from "../models/health.model.js";
+import {API_TAGS} from "../http/openapi-tags.js";
+import {Public} from "../auth/public.js";
 
 @Controller("/")
+@Public()
 export class HealthController {
   private readonly readiness = inject(ReadinessService);
 
   @Get("/healthz")
+  @Tags(API_TAGS.health)
   @Summary("Liveness: 200 while the process serves")
   @(Returns(200))
   healthz() {
@@ -22,6 +26,7 @@ export class HealthController {
   }
 
   @Get("/readyz")
+  @Tags(API_TAGS.health)
   @Summary("Readiness: 200 when the journal can commit and every open alert can reach someone, else 503; shows each channel's state")
   @(Returns(200, ReadinessModel))
   @(Returns(503, ReadinessModel).Description("The journal cannot commit, or open alerts are undeliverable (see undeliverable.reasons)"))
@@ -31,6 +36,7 @@ export class HealthController {
   }
 
   @Get("/problems/:code")
+  @Tags(API_TAGS.problems)
   @Summary("What an error code means and what to do about it (the `type` of every problem)")
   @(Returns(200))
   @(Returns(404, ProblemModel).Description("No error has this code"))

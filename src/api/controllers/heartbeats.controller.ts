@@ -2,15 +2,17 @@ import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
-import {Delete, Description, Get, Patch, Post, Required, Returns, Summary} from "@tsed/schema";
+import {Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {HeartbeatsService, type HeartbeatInput} from "../../services/heartbeats.service.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {HeartbeatCreateModel, HeartbeatInputModel, HeartbeatModel, HeartbeatPageModel, PingAnswerModel} from "../models/heartbeat.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
 import {created, JsonBody, noContent} from "../http/respond.js";
+import {API_TAGS} from "../http/openapi-tags.js";
 
 @Controller("/api/v1/heartbeats")
+@Tags(API_TAGS.heartbeats)
 export class HeartbeatsController {
   private readonly heartbeats = inject(HeartbeatsService);
   private readonly ajv = inject(AjvService);
@@ -41,6 +43,7 @@ export class HeartbeatsController {
 
   @Get("/:name")
   @Authorize("admin")
+  @Summary("Read a heartbeat with its status and ping URL")
   @(Returns(200, HeartbeatModel))
   @(Returns(404, ProblemModel))
   get(@PathParams("name") name: string) {

@@ -2,7 +2,7 @@ import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
-import {AnyOf, Delete, Description, Get, Patch, Post, Required, Returns, Summary} from "@tsed/schema";
+import {AnyOf, Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {IntegrationsService, type IntegrationInput} from "../../services/integrations.service.js";
 import {bodyFingerprint} from "../../services/idempotency.service.js";
 import {actionFromGenericEvent, actionsFromAlertmanager, type AlertmanagerPayload, type GenericEvent} from "../../services/integration-payloads.js";
@@ -14,8 +14,10 @@ import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
 import {created, JsonBody, noContent} from "../http/respond.js";
 import {AuthorizeIntegrationEvent, integrationOf, signedEventId} from "./integration-auth.middleware.js";
+import {API_TAGS} from "../http/openapi-tags.js";
 
 @Controller("/api/v1/integrations")
+@Tags(API_TAGS.integrations)
 export class IntegrationsController {
   private readonly integrations = inject(IntegrationsService);
   private readonly ajv = inject(AjvService);
@@ -44,6 +46,7 @@ export class IntegrationsController {
 
   @Get("/:id")
   @Authorize("admin")
+  @Summary("Read an integration (never its secret)")
   @(Returns(200, IntegrationModel))
   @(Returns(404, ProblemModel))
   get(@PathParams("id") id: string) {

@@ -1,11 +1,15 @@
 import {Controller, inject} from "@tsed/di";
 import {Context} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
-import {Description, Get, Returns, Summary} from "@tsed/schema";
+import {Description, Get, Returns, Summary, Tags} from "@tsed/schema";
 import {GatewayMetrics} from "../../ops/metrics/gateway-metrics.js";
 import {EXPOSITION_CONTENT_TYPE} from "../../ops/metrics/exposition.js";
+import {API_TAGS} from "../http/openapi-tags.js";
+import {Public} from "../auth/public.js";
 
 @Controller("/")
+@Tags(API_TAGS.metrics)
+@Public()
 export class MetricsController {
   private readonly metrics = inject(GatewayMetrics);
 

@@ -1,7 +1,7 @@
 import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, HeaderParams, PathParams, QueryParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
-import {Description, Get, Pattern, Post, Required, Returns, Summary} from "@tsed/schema";
+import {Description, Get, Pattern, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {NotificationsService, type SendInput} from "../../services/notifications.service.js";
 import {acceptAlert, IDEMPOTENCY_KEY} from "../http/send-alert.js";
 import {actorOf, apiKeyOf, Authorize} from "../auth/authorize.js";
@@ -10,8 +10,10 @@ import {ProblemModel} from "../models/problem.model.js";
 import {parseChoice, parseLimit} from "../http/query.js";
 import {JsonBody, sendJson} from "../http/respond.js";
 import {NOTIFICATION_STATUSES, PRIORITIES} from "../../domain/vocabulary.js";
+import {API_TAGS} from "../http/openapi-tags.js";
 
 @Controller("/api/v1/notifications")
+@Tags(API_TAGS.notifications)
 export class NotificationsController {
   private readonly notifications = inject(NotificationsService);
 

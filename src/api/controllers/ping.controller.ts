@@ -1,13 +1,15 @@
 import {Controller, inject} from "@tsed/di";
 import {Context, PathParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
-import {Description, Get, Head, Post, Returns, Summary} from "@tsed/schema";
+import {Description, Get, Head, Post, Returns, Summary, Tags} from "@tsed/schema";
 import {useDecorators} from "@tsed/core";
 import {HeartbeatsService, type PingKind} from "../../services/heartbeats.service.js";
 import {AppError} from "../../services/errors.js";
 import {PingAnswerModel} from "../models/heartbeat.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {Runtime} from "../runtime.js";
+import {API_TAGS} from "../http/openapi-tags.js";
+import {Public} from "../auth/public.js";
 
 /** GET, HEAD and POST on one path: devices use whichever their HTTP client makes easiest. */
 function PingRoute(path: string, summary: string) {
@@ -25,6 +27,8 @@ function PingRoute(path: string, summary: string) {
 
 /** The keyless ping URLs of heartbeats (`ping_url`), for devices that cannot set headers. */
 @Controller("/ping")
+@Tags(API_TAGS.pings)
+@Public()
 export class PingController {
   private readonly heartbeats = inject(HeartbeatsService);
   private readonly runtime = inject(Runtime);

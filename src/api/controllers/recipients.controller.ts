@@ -2,15 +2,17 @@ import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
-import {Delete, Description, Get, Patch, Post, Required, Returns, Summary} from "@tsed/schema";
+import {Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {RecipientsService, type RecipientInput} from "../../services/recipients.service.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {RecipientInputModel, RecipientModel, RecipientPageModel} from "../models/recipient.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
 import {created, JsonBody, noContent} from "../http/respond.js";
+import {API_TAGS} from "../http/openapi-tags.js";
 
 @Controller("/api/v1/recipients")
+@Tags(API_TAGS.recipients)
 export class RecipientsController {
   private readonly recipients = inject(RecipientsService);
   private readonly ajv = inject(AjvService);
@@ -38,6 +40,7 @@ export class RecipientsController {
 
   @Get("/:uuid")
   @Authorize("recipients:read")
+  @Summary("Read a recipient")
   @(Returns(200, RecipientModel))
   @(Returns(404, ProblemModel))
   get(@PathParams("uuid") uuid: string) {
@@ -59,6 +62,7 @@ export class RecipientsController {
 
   @Delete("/:uuid")
   @Authorize("recipients:write")
+  @Summary("Delete a recipient that is in no group and no open alert")
   @(Returns(204))
   @(Returns(404, ProblemModel))
   @(Returns(409, ProblemModel).Description("Still a group member or the target of an open notification"))

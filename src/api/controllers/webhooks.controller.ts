@@ -2,7 +2,7 @@ import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
-import {Delete, Description, Get, Patch, Pattern, Post, Required, Returns, Summary} from "@tsed/schema";
+import {Delete, Description, Get, Patch, Pattern, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {WebhooksService, type WebhookInput} from "../../services/webhooks.service.js";
 import {invalid} from "../../services/errors.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
@@ -12,6 +12,7 @@ import {
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
 import {created, JsonBody, noContent} from "../http/respond.js";
+import {API_TAGS} from "../http/openapi-tags.js";
 
 const DELIVERY_ID = /^\d{1,15}$/;
 
@@ -22,6 +23,7 @@ function deliveryId(raw: string | undefined, pointer: string): number | null {
 }
 
 @Controller("/api/v1/webhooks")
+@Tags(API_TAGS.webhooks)
 export class WebhooksController {
   private readonly webhooks = inject(WebhooksService);
   private readonly ajv = inject(AjvService);
@@ -49,6 +51,7 @@ export class WebhooksController {
 
   @Get("/:id")
   @Authorize("admin")
+  @Summary("Read a webhook subscription (never its secret)")
   @(Returns(200, WebhookModel))
   @(Returns(404, ProblemModel))
   get(@PathParams("id") id: string) {

@@ -29,12 +29,47 @@ export function documentProblemMediaType<T extends object>(document: T): T {
   return document;
 }
 
+type SchemaNode = Record<string, unknown>;
+
+function isNode(value: unknown): value is SchemaNode {
+  return typeof value === "object" && value !== null;
+}
+
 /**
- * The gateway's OpenAPI document, errors documented as problem+json. Ts.ED's service caches the
+ * Ts.ED writes a nullable reference (`@Nullable(QuietHoursModel)`) for OpenAPI 3.0 as
+ * `oneOf: [{$ref}, {nullable: true}]`: the second branch has no type, so it matches every value
+ * (an object then matches both branches, which oneOf forbids) and linters reject it. OpenAPI 3.0
+ * says it as `{type, nullable: true, allOf: [{$ref}]}`, the type taken from the referenced schema.
+ * Rewrites every such schema in place; running it twice changes nothing. Validation is untouched:
+ * Ajv reads the models' JSON Schema, not this document.
+ */
+export function documentNullableReferences<T extends object>(document: T): T {
+  const schemas = ((document as {components?: {schemas?: Record<string, SchemaNode>}}).components?.schemas ?? {});
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!isNode(node)) return;
+    const oneOf = node.oneOf;
+    if (Array.isArray(oneOf) && oneOf.length === 2) {
+      const reference = oneOf.find((branch): branch is {$ref: string} => isNode(branch) && typeof branch.$ref === "string");
+      const nullBranch = oneOf.find((branch) => isNode(branch) && branch.nullable === true && Object.keys(branch).length === 1);
+      if (reference && nullBranch) {
+        const target = schemas[reference.$ref.replace("#/components/schemas/", "")];
+        delete node.oneOf;
+        Object.assign(node, {type: typeof target?.type === "string" ? target.type : "object", nullable: true, allOf: [reference]});
+      }
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(document);
+  return document;
+}
+
+/**
+ * The gateway's OpenAPI document, errors documented as problem+json, nullable references valid. Ts.ED's service caches the
  * document it generates and Swagger UI (/docs) reads that same object, so once this ran both
  * addresses serve the rewritten document.
  */
 export async function openApiDocument(): Promise<object> {
   const [documentation] = constant<object[]>("swagger", []);
-  return documentProblemMediaType(await inject(OpenAPIService).getOpenAPISpec(documentation as never));
+  return documentNullableReferences(documentProblemMediaType(await inject(OpenAPIService).getOpenAPISpec(documentation as never)));
 }

@@ -1,4 +1,4 @@
-import {AdditionalProperties, Allow, CollectionOf, Description, Enum, Example, Format, Integer, MaxLength, MinLength, Nullable, Pattern, Required} from "@tsed/schema";
+import {AdditionalProperties, Allow, array, CollectionOf, Description, Enum, Example, Format, from, Integer, MaxLength, MinLength, Nullable, Pattern, Required, Schema} from "@tsed/schema";
 import {ATTEMPT_OUTCOMES, CHANNELS, NOTIFICATION_STATUSES, PRIORITIES} from "../../domain/vocabulary.js";
 
 const NOT_BLANK = /\S/;
@@ -51,7 +51,8 @@ export class EscalationStateModel {
   @Required() @Integer() @Description("Steps carried so far: at least one of their contacts reached a channel") step: number;
   @Required() @Integer() steps_total: number;
   @Required() @Nullable(String) @Format("date-time") @Description("When the chain next looks at its steps") next_step_at: string | null;
-  @Required() @Nullable(Array) @CollectionOf(WaitReasonModel)
+  // Not @Nullable(Array) @CollectionOf(...): Ts.ED then documents an array of anything, with a $comment OpenAPI 3.0 does not allow.
+  @Required() @Schema(array().items(from(WaitReasonModel)).nullable())
   @Description("Set while the alert is undeliverable: no remaining step can be carried because these channels cannot be used now; it goes as soon as one can")
   waiting_for: WaitReasonModel[] | null;
 }
