@@ -1,5 +1,7 @@
 import {describe, expect, it} from "vitest";
+import {spawn} from "node:child_process";
 import {existsSync, readFileSync, statSync} from "node:fs";
+import {createServer} from "node:net";
 import {join} from "node:path";
 import Database from "better-sqlite3";
 import {tempDir} from "../support/gateway.js";
@@ -45,6 +47,47 @@ describe("the gateway process", () => {
     expect(log).not.toContain("AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQr");
     expect(first.lines.every((line) => JSON.parse(line).level)).toBe(true);
   });
+
+  it("runs under `npm start`, says it is compiling before the silent first seconds, and stops with npm on SIGTERM", async () => {
+    const dataDir = tempDir();
+    const npm = spawn("npm", ["start"], {
+      cwd: join(import.meta.dirname, "../.."),
+      env: {...process.env, KLAXON_HOST: "127.0.0.1", KLAXON_PORT: "0", KLAXON_DATA_DIR: dataDir},
+      stdio: ["ignore", "pipe", "pipe"]
+    });
+    const output: Array<{stream: "stdout" | "stderr"; line: string}> = [];
+    for (const stream of ["stdout", "stderr"] as const) npm[stream]!.on("data", (chunk: Buffer) => output.push(...chunk.toString().split("\n").filter(Boolean).map((line) => ({stream, line}))));
+    const npmExited = new Promise<number | null>((resolve) => npm.on("close", (code) => resolve(code)));
+    const serving = () => output.find(({line}) => line.includes('"gateway serving"'));
+    const deadline = Date.now() + 90_000;
+    while (!serving() && npm.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const url = new URL(JSON.parse(serving()!.line).url);
+    // The notice comes first, on stderr: stdout stays JSON lines only.
+    expect(output.find(({line}) => line.startsWith("klaxon: compiling TypeScript"))?.stream).toBe("stderr");
+    expect(output.findIndex(({line}) => line.startsWith("klaxon: compiling TypeScript"))).toBeLessThan(output.findIndex(({line}) => line.startsWith("{")));
+    const gatewayPid = Number(readFileSync(join(dataDir, "klaxon.pid"), "utf8"));
+    expect(gatewayPid).not.toBe(npm.pid);
+
+    // As `kill -TERM <pid of npm>` from a shell or a process manager does: the gateway alone gets no signal.
+    npm.kill("SIGTERM");
+    await npmExited;
+    const alive = () => {
+      try {
+        process.kill(gatewayPid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const stopBy = Date.now() + 10_000;
+    while (alive() && Date.now() < stopBy) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(alive()).toBe(false);
+    expect(output.some(({line}) => line.includes('"gateway stopped"'))).toBe(true);
+    // The port is free again: something else can listen on it.
+    const probe = createServer();
+    await new Promise<void>((resolve, reject) => probe.once("error", reject).listen(Number(url.port), "127.0.0.1", resolve));
+    await new Promise((resolve) => probe.close(resolve));
+  }, 120_000);
 
   it("refuses to start on a corrupt config store and names the file", async () => {
     const dataDir = tempDir();
