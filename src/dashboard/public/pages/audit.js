@@ -6,15 +6,40 @@ import {timeElement} from "../lib/format.js";
 const PAGE_SIZE = 50;
 const FILTERS = ["action", "subject_id", "actor_id"];
 
-function actorText(actor) {
-  return actor.id ? `${actor.type.replace("_", " ")} ${actor.id}` : actor.type;
+// A detail longer than this is shown on one line, cut, with a disclosure holding all of it.
+const SHORT_DETAIL = 40;
+
+/**
+ * Ids, sources and details can be long (an integration's id, a Kubernetes alert id, a Grafana
+ * link): one line cut with an ellipsis, so a row keeps its height; the whole text stays in the
+ * tooltip, in the copied text and for screen readers.
+ */
+function clipped(text, tag = "span") {
+  return h(tag, {class: "clip", title: text}, text);
+}
+
+/** "api key g9mo2gva", "integration int_01…": the kind on one line, the id (clipped) under it. */
+function labelledId(kind, id) {
+  return h("span", {class: "labelled-id"}, kind, id ? [" ", clipped(id, "code")] : null);
+}
+
+function detailCell(detail) {
+  if (!Object.keys(detail).length) return "—";
+  const compact = JSON.stringify(detail);
+  if (compact.length <= SHORT_DETAIL) return h("code", {class: "detail"}, compact);
+  return h(
+    "details",
+    {class: "audit-detail"},
+    h("summary", {}, h("code", {class: "detail"}, compact)),
+    h("pre", {class: "detail"}, JSON.stringify(detail, null, 2))
+  );
 }
 
 /** The audit log, newest first, filtered by action, subject or actor. */
 export async function auditPage(main, {params}) {
   let items = [];
   let nextCursor = null;
-  const table = h("div");
+  const table = h("div", {class: "audit-log"});
   const more = h("button", {type: "button", class: "button", hidden: true}, "Show older");
   const form = h(
     "form",
@@ -44,11 +69,12 @@ export async function auditPage(main, {params}) {
   function render() {
     const rows = items.map((entry) => [
       timeElement(h, entry.at),
-      actorText(entry.actor),
-      entry.action,
-      [entry.subject.type, " ", h("code", {}, entry.subject.id)],
-      entry.source ?? "—",
-      Object.keys(entry.detail).length ? h("code", {class: "detail"}, JSON.stringify(entry.detail)) : "—"
+      labelledId(entry.actor.type.replace("_", " "), entry.actor.id),
+      // notification.<wbr>deduplicated: a narrow column breaks after the dot, not inside a word.
+      h("span", {class: "audit-action"}, entry.action.split(".").map((part, index, parts) => (index < parts.length - 1 ? [`${part}.`, h("wbr", {})] : part))),
+      labelledId(entry.subject.type, entry.subject.id),
+      entry.source ? clipped(entry.source) : "—",
+      detailCell(entry.detail)
     ]);
     fill(table, items.length ? dataTable({caption: "Audit log entries", columns: ["When", "Who", "Action", "Subject", "Source", "Detail"], rows}) : emptyState("No entries match these filters."));
     more.hidden = !nextCursor;
