@@ -20,6 +20,7 @@ import {BackupSchedule} from "./backup-schedule.js";
 import {DataDirLock} from "./data-dir-lock.js";
 import {LivenessProbe} from "./liveness.js";
 import {GatewayMetrics} from "./metrics/gateway-metrics.js";
+import {ProcessMetrics, readBuildInfo} from "./metrics/process-metrics.js";
 
 /** What the operations pieces are built from: the gateway's own stores and services. */
 export interface OperationsContext {
@@ -53,7 +54,8 @@ export function createOperations(context: OperationsContext) {
   // The box's own zone (TZ, else /etc/localtime), as the system cron would read the expression.
   const boxZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
   const schedule = new BackupSchedule(settings.backup.schedule, boxZone, backups, clock, logger);
-  const metrics = new GatewayMetrics(journal, new MetricsRepository(journal), repositories.escalations, repositories.events, context.channelStatus, context.runner, backups, clock);
+  const processMetrics = new ProcessMetrics(readBuildInfo());
+  const metrics = new GatewayMetrics(journal, new MetricsRepository(journal), repositories.escalations, repositories.events, context.channelStatus, context.runner, backups, clock, processMetrics);
   const retention = new RetentionService(journal, new RetentionRepository(journal), settings.retention, clock, logger);
   const selfMonitor = new SelfMonitorService(
     settings.self_monitoring, journal, context.notifications, repositories.notifications, repositories.escalations, repositories.events,
@@ -86,9 +88,11 @@ export function createOperations(context: OperationsContext) {
       if (!selfMonitor.enabled) logger.info("self-monitoring is off (self_monitoring.recipient is empty)");
       for (const task of tasks) task.start();
       schedule.start();
+      processMetrics.start();
     },
     /** Before the journal closes. */
     async stop(): Promise<void> {
+      processMetrics.stop();
       await schedule.stop();
       await Promise.all(tasks.map((task) => task.stop()));
     },

@@ -58,6 +58,9 @@ arch=$arch
 node_abi=$(node -p 'process.versions.modules')
 node_version=$(node --version)
 EOF
+# The commit becomes klaxon_build_info's commit label; a tree that is not a git checkout has none.
+commit=$(git rev-parse HEAD 2>/dev/null || true)
+[ -z "$commit" ] || echo "commit=$commit" >>"$stage/RELEASE"
 
 mkdir -p "$out"
 tarball="$out/$name-linux-$arch.tar.gz"

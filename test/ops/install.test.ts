@@ -92,6 +92,8 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     for (const devOnly of ["vitest", "@swc", "typescript", "esbuild", "src"]) expect(existsSync(join(app, "node_modules", devOnly)), devOnly).toBe(false);
     expect(existsSync(join(app, "src"))).toBe(false);
     expect(readFileSync(join(app, "RELEASE"), "utf8")).toContain(`arch=${process.arch}`);
+    // klaxon_build_info's commit label comes from here (the release is packaged from this checkout).
+    expect(readFileSync(join(app, "RELEASE"), "utf8")).toMatch(/^commit=[0-9a-f]{40}$/m);
 
     expect(readFileSync(join(root, "etc/klaxon/klaxon.yaml"), "utf8")).toBe(SAMPLE);
     expect(mode(join(root, "etc/klaxon"))).toBe("750");

@@ -9,6 +9,7 @@ import type {EscalationRunner} from "../../services/escalation-runner.service.js
 import type {BackupService} from "../backups.js";
 import {escalationLagMs} from "../liveness.js";
 import {Histogram, renderExposition, type Labels, type MetricFamily, type Sample} from "./exposition.js";
+import type {ProcessMetrics} from "./process-metrics.js";
 
 /** Every combination of two label vocabularies, with the journal's count or 0, so series never vanish. */
 function grid<A extends string, B extends string>(names: [string, string], first: readonly A[], second: readonly B[], counts: Array<Record<string, string | number>>): Sample[] {
@@ -44,7 +45,8 @@ export class GatewayMetrics {
     private readonly channels: ChannelStatusService,
     private readonly runner: EscalationRunner,
     private readonly backups: BackupService,
-    private readonly clock: Clock
+    private readonly clock: Clock,
+    private readonly process: ProcessMetrics
   ) {}
 
   /** Records one answered HTTP request; `route` is the endpoint's template, never a raw path. */
@@ -99,7 +101,8 @@ export class GatewayMetrics {
         name: "klaxon_backup_last_success_timestamp_seconds", type: "gauge", help: "When the newest backup was made (Unix seconds; 0 when there is none).",
         samples: [{value: backups.length ? Date.parse(backups[0].created_at) / 1000 : 0}]
       },
-      {name: "klaxon_http_request_duration_seconds", type: "histogram", help: "HTTP answers by method, endpoint template and status.", samples: this.http.samples()}
+      {name: "klaxon_http_request_duration_seconds", type: "histogram", help: "HTTP answers by method, endpoint template and status.", samples: this.http.samples()},
+      ...this.process.families()
     ];
     return renderExposition(families);
   }
