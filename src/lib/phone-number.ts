@@ -8,10 +8,10 @@ export type PhoneNumberCheck = {ok: true; e164: string} | {ok: false; detail: st
 
 const EXAMPLE = "e.g. +49 151 12345678";
 
-const LENGTH_WORDS: Record<string, string> = {
-  TOO_SHORT: "is too short",
-  TOO_LONG: "is too long",
-  INVALID_LENGTH: "has a length no number"
+const LENGTH_WORDS: Record<string, (code: string) => string> = {
+  TOO_SHORT: (code) => `is too short for country calling code ${code}`,
+  TOO_LONG: (code) => `is too long for country calling code ${code}`,
+  INVALID_LENGTH: (code) => `has a length that no number with country calling code ${code} has`
 };
 
 /**
@@ -36,13 +36,12 @@ export function checkPhoneNumber(text: string): PhoneNumberCheck {
     if (!(error instanceof ParseError)) throw error;
     return {ok: false, detail: parseErrorWords(error.message, trimmed)};
   }
+  if (parsed.ext) return {ok: false, detail: `has an extension (${parsed.ext}), which a call or an SMS cannot reach; give the direct number`};
   if (parsed.isValid()) return {ok: true, e164: parsed.number};
   const lengthProblem = validatePhoneNumberLength(trimmed);
   const code = `+${parsed.countryCallingCode}`;
-  if (lengthProblem && LENGTH_WORDS[lengthProblem]) {
-    const words = LENGTH_WORDS[lengthProblem];
-    return {ok: false, detail: lengthProblem === "INVALID_LENGTH" ? `${words} of country calling code ${code} has` : `${words} for country calling code ${code}`};
-  }
+  const lengthWords = lengthProblem ? LENGTH_WORDS[lengthProblem] : undefined;
+  if (lengthWords) return {ok: false, detail: lengthWords(code)};
   return {ok: false, detail: `not a valid phone number for any country with calling code ${code}`};
 }
 
