@@ -217,7 +217,8 @@ node24_pass() {
     *) read -r -a suites <<<"$KLAXON_NODE24" ;;
   esac
   # Everything the tests spawn (node, npm, the gateway, the packaged release) finds Node 24 first.
-  (export PATH="$dir/bin:$PATH" npm_config_nodedir="$dir" && run_vitest node24 "$NODE24" "$tree" "${suites[@]}")
+  # Its failures are counted from its report; a non-zero return here means the set-up failed.
+  (export PATH="$dir/bin:$PATH" npm_config_nodedir="$dir" && run_vitest node24 "$NODE24" "$tree" "${suites[@]}") || true
 }
 
 if [ "$MACHINE_MAJOR" = 24 ]; then
