@@ -2,7 +2,7 @@ import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {spawn} from "node:child_process";
 import {existsSync, readFileSync, rmSync, writeFileSync} from "node:fs";
 import {dirname, join} from "node:path";
-import {createRecipient, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
+import {ALL_CHANNELS_CONFIGURED, createRecipient, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
 
 // Schemathesis is pinned in test/run-all.sh (npm test), which installs it into the project's .venv
 // and names that interpreter in KLAXON_PYTHON; a plain `vitest run` uses .venv too once it exists.
@@ -18,7 +18,10 @@ let configFile: string;
 beforeAll(async () => {
   // The fuzzer hammers every endpoint and sends keyless requests on purpose (the ignored_auth
   // check): the limiters are tested in brute-force.test.ts, here they would only answer 429.
-  gw = await startTestGateway({rate_limit: {per_second: 1_000_000, burst: 1_000_000, auth_failures_per_minute: 1_000_000}});
+  // Every channel configured (on development drivers): with none, each alert the fuzzer sends
+  // would wait for a channel and /readyz would rightly answer 503, which the fuzzer counts as a
+  // server error; that answer is tested in test/ops/undeliverable.test.ts.
+  gw = await startTestGateway({...ALL_CHANNELS_CONFIGURED, rate_limit: {per_second: 1_000_000, burst: 1_000_000, auth_failures_per_minute: 1_000_000}});
   const recipient = await createRecipient(gw);
   const group = (await gw.call("POST", "/api/v1/groups", {body: {name: "Line 7", members: [recipient], strategy: "sequential"}})).body.uuid as string;
   // Ids that exist, so most generated sends, groups, heartbeats and integrations are accepted and
