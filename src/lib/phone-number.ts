@@ -8,6 +8,15 @@ export type PhoneNumberCheck = {ok: true; e164: string} | {ok: false; detail: st
 
 const EXAMPLE = "e.g. +49 151 12345678";
 
+/**
+ * The one rule a request schema checks itself (so it is reported together with the body's other
+ * errors): an international number starts with +. Everything finer is `checkPhoneNumber`'s.
+ */
+export const INTERNATIONAL_PREFIX = /^\s*\+/;
+
+/** Why a number without the + is refused, in the schema's error and in `checkPhoneNumber`'s alike. */
+export const NOT_INTERNATIONAL = `must be international: a + and the country calling code (${EXAMPLE}); 00 and national numbers are not accepted`;
+
 const LENGTH_WORDS: Record<string, (code: string) => string> = {
   TOO_SHORT: (code) => `is too short for country calling code ${code}`,
   TOO_LONG: (code) => `is too long for country calling code ${code}`,
@@ -26,9 +35,7 @@ const LENGTH_WORDS: Record<string, (code: string) => string> = {
  */
 export function checkPhoneNumber(text: string): PhoneNumberCheck {
   const trimmed = text.trim();
-  if (!trimmed.startsWith("+")) {
-    return {ok: false, detail: `must be international: a + and the country calling code (${EXAMPLE}); 00 and national numbers are not accepted`};
-  }
+  if (!INTERNATIONAL_PREFIX.test(trimmed)) return {ok: false, detail: NOT_INTERNATIONAL};
   let parsed;
   try {
     parsed = parsePhoneNumberWithError(trimmed);

@@ -66,6 +66,15 @@ describe("recipients", () => {
     expect(answer.body.errors).toEqual([{pointer: "/phone", detail}]);
   });
 
+  it("reports a phone number without + together with the body's other errors", async () => {
+    const answer = await gw.call("POST", "/api/v1/recipients", {body: {phone: "0151 2345", escalation: {ack_timeout_seconds: 5}}});
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors).toEqual(expect.arrayContaining([
+      {pointer: "/phone", detail: "must be international: a + and the country calling code (e.g. +49 151 12345678); 00 and national numbers are not accepted"},
+      expect.objectContaining({pointer: "/escalation/ack_timeout_seconds"})
+    ]));
+  });
+
   it("stores a phone number written with spaces, dashes or brackets in E.164", async () => {
     const created = await gw.call("POST", "/api/v1/recipients", {body: {phone: "+49 (151) 1234-5678"}});
     expect(created.status).toBe(201);

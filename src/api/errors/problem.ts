@@ -3,6 +3,7 @@ import {StorageUnavailableError} from "../../store/journal/journal.js";
 import {ERROR_CATALOGUE, problemType} from "./catalogue.js";
 import type {IncomingMessage, ServerResponse} from "node:http";
 import type {Logger} from "../../lib/logger.js";
+import {INTERNATIONAL_PREFIX, NOT_INTERNATIONAL} from "../../lib/phone-number.js";
 import {writeJson} from "../http/write-json.js";
 
 export interface Problem {
@@ -44,7 +45,10 @@ function ajvDetail(error: AjvError): string {
     case "type":
       return `must be ${params.type === "integer" ? "an integer" : `of type ${params.type}`}`;
     case "pattern":
-      return params.pattern === "\\S" ? "must not be blank" : `does not have the expected form (${params.pattern})`;
+      if (params.pattern === "\\S") return "must not be blank";
+      // A phone number's shape is checked in the schema so it is reported with the other fields; its words are the phone check's.
+      if (params.pattern === INTERNATIONAL_PREFIX.source) return NOT_INTERNATIONAL;
+      return `does not have the expected form (${params.pattern})`;
     case "format":
       return `must be a valid ${params.format}`;
     default:

@@ -2,6 +2,7 @@ import {
   AdditionalProperties, CollectionOf, Default, Property, Description, Enum, Format, Integer, Max, MaxItems, MaxLength, Min, MinItems, MinLength, Nullable, Pattern, Required, UniqueItems
 } from "@tsed/schema";
 import {CHANNELS, GROUP_STRATEGIES, PRIORITIES} from "../../domain/vocabulary.js";
+import {INTERNATIONAL_PREFIX} from "../../lib/phone-number.js";
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
@@ -33,7 +34,7 @@ export class RoutingRuleModel {
 export class RecipientInputModel {
   @MinLength(1) @MaxLength(128) name?: string;
   @Nullable(String) @Pattern(/^-?\d{1,20}$/) @Description("Telegram chat id: digits, optionally with a leading -") telegram_id?: string | null;
-  @Nullable(String) @MaxLength(32)
+  @Nullable(String) @MaxLength(32) @Pattern(INTERNATIONAL_PREFIX)
   @Description("International phone number: + and the country calling code, e.g. +49 151 12345678; spaces, dashes and brackets are allowed. Checked against libphonenumber's metadata and stored in E.164 (+4915112345678)")
   phone?: string | null;
   @Nullable(String) @Format("email") @MaxLength(254) email?: string | null;
