@@ -162,8 +162,8 @@ say "vitest on the machine's Node took $((SECONDS - vitest_started)) s"
 # Node 24 pass runs in a mirror of this checkout, .node24/tree-<pid>: a copy of the sources (a few
 # MB), node_modules hard-linked file by file (no copying) except better-sqlite3, which comes from a
 # build for Node 24 cached in .node24/ and made once (about 80 s on two cores).
-# KLAXON_NODE24: "all" (default) runs every vitest suite; "off" skips the pass; anything else is
-# a space-separated list of test paths to run on Node 24 only.
+# KLAXON_NODE24: "all" runs every vitest suite; "off" skips the pass; anything else (the default,
+# see NODE24_SUITES below) is a space-separated list of test paths to run on Node 24 only.
 node24_pass() {
   local arch pkg dir tree bsql cache
   arch=$(node -p process.arch)
@@ -212,18 +212,23 @@ node24_pass() {
   flock -u 9
 
   local suites=()
-  case "${KLAXON_NODE24:-all}" in
+  case "$NODE24_SUITES" in
     all) ;;
-    *) read -r -a suites <<<"$KLAXON_NODE24" ;;
+    *) read -r -a suites <<<"$NODE24_SUITES" ;;
   esac
   # Everything the tests spawn (node, npm, the gateway, the packaged release) finds Node 24 first.
   # Its failures are counted from its report; a non-zero return here means the set-up failed.
   (export PATH="$dir/bin:$PATH" npm_config_nodedir="$dir" && run_vitest node24 "$NODE24" "$tree" "${suites[@]}") || true
 }
 
+# better-sqlite3 12 aborts on Node 24.19+ when a statement is garbage-collected (fixed in 13, which
+# crashes on the Node 20 the CI machines still run): until the journal moves to 13, the Node 24
+# pass runs by default the suites that never open the journal. KLAXON_NODE24=all runs everything.
+NODE24_SUITES=${KLAXON_NODE24:-test/domain test/settings test/modem test/channels/sms-text.test.ts test/channels/telegram-message.test.ts test/channels/email-message.test.ts}
+
 if [ "$MACHINE_MAJOR" = 24 ]; then
   say "the machine's Node is 24: one vitest pass covers it"
-elif [ "${KLAXON_NODE24:-all}" = off ]; then
+elif [ "$NODE24_SUITES" = off ]; then
   say "KLAXON_NODE24=off: vitest did not run on Node 24"
 else
   node24_started=$SECONDS
