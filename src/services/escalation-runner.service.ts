@@ -1,6 +1,5 @@
 import {advance, type EscalationEffect, type EscalationState} from "../domain/escalation/index.js";
 import {isOpen, type EscalationRecord, type NotificationRecord, type WaitReason} from "../domain/notification.js";
-import type {PolicySnapshot} from "../domain/policy.js";
 import type {Channel} from "../domain/vocabulary.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
@@ -217,13 +216,12 @@ export class EscalationRunner implements NotificationListener {
   }
 
   /** Alert storms (`StormGrouping`): a chain due while another pages its target waits for that chain's next step. */
-  private waitsBehindAnotherChain(record: NotificationRecord, row: EscalationRecord, policy: PolicySnapshot, nowMs: number): boolean {
-    if (row.grouped_with !== null) {
-      this.escalations.ungroup(record.id);
-      return false;
-    }
+  private waitsBehindAnotherChain(record: NotificationRecord, row: EscalationRecord, effects: EscalationEffect[], nowMs: number): boolean {
     if (row.step !== 0) return false;
-    const anchor = this.storms.anchorFor(policy, nowMs);
+    // Whom this wake-up would really contact (a quiet or blocked first step passes to later ones).
+    const contacted = effects.flatMap((effect) => (effect.type === "attempt" ? [effect.recipient_uuid] : []));
+    if (contacted.length === 0) return false;
+    const anchor = this.storms.anchorAmong([record.target_uuid, ...contacted], nowMs);
     // Chains fired in this same pass leave together anyway, in one delivery.
     if (!anchor || anchor.row.notification_id === record.id || this.firedThisPass.has(anchor.row.notification_id)) return false;
     if (!StormGrouping.canJoin(anchor, record.priority)) return false;
@@ -237,8 +235,7 @@ export class EscalationRunner implements NotificationListener {
     const row = this.escalations.forNotification(notificationId);
     const policy = this.escalations.policyOf(notificationId);
     if (!record || !row || !policy) return [];
-    if (this.waitsBehindAnotherChain(record, row, policy, nowMs)) return [];
-    this.firedThisPass.add(notificationId);
+    if (row.grouped_with !== null) this.escalations.ungroup(record.id);
     const state: EscalationState = {
       steps_total: row.steps_total,
       generation: row.generation,
@@ -255,6 +252,9 @@ export class EscalationRunner implements NotificationListener {
       policy,
       channelUnavailable: (channel, recipientUuid) => this.channelStatus.gatewayChannel(channel).reason ?? contactUnusable(channel, recipientUuid)
     });
+    // Planned but not applied: a chain that would page someone another chain is paging waits for it instead.
+    if (row.grouped_with === null && this.waitsBehindAnotherChain(record, row, effects, nowMs)) return [];
+    this.firedThisPass.add(notificationId);
     this.escalations.save({
       notification_id: notificationId,
       step: next.progress.carried.length,
@@ -267,7 +267,7 @@ export class EscalationRunner implements NotificationListener {
     notices.push(() => this.reportWaiting(record, row.waiting_for, next.waiting_for, effects));
     // The first chain that pages a target or person is the one a storm's newcomers join, until it closes or its page fails.
     const paged = effects.flatMap((effect) => (effect.type === "attempt" ? [effect.recipient_uuid] : []));
-    if (paged.length) this.storms.paged([record.target_uuid, ...paged], notificationId, nowMs);
+    if (paged.length) this.storms.paged([record.target_uuid, ...paged], notificationId, record.priority, nowMs);
     return new FireEffects(this.effectsDeps, record, policy, next.steps_total, nowMs).apply(effects);
   }
 

@@ -93,8 +93,12 @@ export class StormGrouping {
    * other way round). Reads the journal: call inside a journal transaction.
    */
   anchorFor(policy: PolicySnapshot, nowMs: number): Anchor | null {
-    const firstContacted = stepSlots(policy, 0).map((slot) => slot.member.recipient_uuid);
-    for (const key of [policy.target.uuid, ...firstContacted]) {
+    return this.anchorAmong([policy.target.uuid, ...stepSlots(policy, 0).map((slot) => slot.member.recipient_uuid)], nowMs);
+  }
+
+  /** The first joinable chain paging any of these targets or people. Call inside a journal transaction. */
+  anchorAmong(keys: string[], nowMs: number): Anchor | null {
+    for (const key of keys) {
       const anchor = this.pagingChain(key, nowMs);
       if (anchor) return anchor;
     }
@@ -125,12 +129,17 @@ export class StormGrouping {
 
   /**
    * A chain has paged: for its target and for each person it contacted that has no joinable
-   * chain yet, it becomes the one newcomers join. Keyed by person too, so an alert sent to
+   * chain yet, or only a less urgent one, it becomes the one newcomers join. Keyed by person too, so an alert sent to
    * someone directly waits for the call they are getting through a group: one call per person
    * per step window. Reads the journal: call inside a journal transaction.
    */
-  paged(keys: string[], notificationId: string, nowMs: number): void {
-    for (const key of keys) if (!this.pagingChain(key, nowMs)) this.pagingChains.set(key, notificationId);
+  paged(keys: string[], notificationId: string, priority: Priority, nowMs: number): void {
+    for (const key of keys) {
+      const current = this.pagingChain(key, nowMs);
+      // A more urgent chain that did not wait becomes the one to join: alerts as urgent as it
+      // would otherwise each page on their own, since none may wait behind the less urgent one.
+      if (!current || PRIORITIES.indexOf(priority) < PRIORITIES.indexOf(current.priority)) this.pagingChains.set(key, notificationId);
+    }
   }
 
   /** The chain closed, or its page did not reach the person: it is no page to join. */

@@ -109,7 +109,7 @@ async function run(s: Scenario): Promise<void> {
     const before = r.voice.deliveries.length;
     await r.tick();
     for (const delivery of r.voice.deliveries.slice(before)) {
-      observed.voiceCalls.push({at: r.clock.now(), contact: delivery.contact, alerts: delivery.alerts.map((a) => a.notification_id), priorities: delivery.alerts.map((a) => a.priority)});
+      observed.voiceCalls.push({at: r.clock.now(), epoch: observed.restarts.length, contact: delivery.contact, alerts: delivery.alerts.map((a) => a.notification_id), priorities: delivery.alerts.map((a) => a.priority)});
     }
   };
   const open = (pick: number) => {
@@ -176,6 +176,30 @@ const SHRUNK: Array<[string, Scenario]> = [
     }
   ],
   [
+    "alerts as urgent as one that did not wait join it rather than each calling",
+    {
+      people: [{channels: ["voice_call", "telegram_voice"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false}],
+      groups: [],
+      commands: [
+        {kind: "send", target: 0, priority: "medium", dedup: null},
+        {kind: "send", target: 0, priority: "critical", dedup: null},
+        {kind: "send", target: 0, priority: "critical", dedup: null},
+        {kind: "wait", seconds: 90}
+      ]
+    }
+  ],
+  [
+    "a group whose quiet first member passes to someone already being called waits for that call",
+    {
+      people: [
+        {channels: ["voice_call", "telegram_voice"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false},
+        {channels: ["telegram_voice"], repeat: 0, ack: 30, retry: 0, quiet: {start: 0, end: 5, zone: "America/New_York"}, routed: false}
+      ],
+      groups: [{strategy: "sequential", members: [0]}, {strategy: "sequential", members: [1, 0]}],
+      commands: [{kind: "send", target: 0, priority: "critical", dedup: null}, {kind: "send", target: 3, priority: "low", dedup: null}, {kind: "resolve", pick: 0}]
+    }
+  ],
+  [
     "a new alert after an acknowledgement calls again at once",
     {
       people: [{channels: ["voice_call", "telegram_voice"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false}],
@@ -184,6 +208,15 @@ const SHRUNK: Array<[string, Scenario]> = [
     }
   ]
 ];
+
+/**
+ * The test command runs a fixed seed, so a red run is the code's doing and repeats; explore with
+ * KLAXON_MODEL_SEED=random (and KLAXON_MODEL_RUNS=500), and keep what it finds in SHRUNK.
+ */
+function modelSeed(): number | undefined {
+  const given = process.env.KLAXON_MODEL_SEED ?? "20261125";
+  return given === "random" ? undefined : Number(given);
+}
 
 describe("escalation runner, model-based", () => {
   it.each(SHRUNK)("%s", async (_name, s) => {
@@ -199,7 +232,7 @@ describe("escalation runner, model-based", () => {
           await stopRig();
         }
       }),
-      {numRuns: Number(process.env.KLAXON_MODEL_RUNS ?? 40), seed: process.env.KLAXON_MODEL_SEED ? Number(process.env.KLAXON_MODEL_SEED) : undefined}
+      {numRuns: Number(process.env.KLAXON_MODEL_RUNS ?? 40), seed: modelSeed()}
     );
   });
 });

@@ -8,7 +8,8 @@ import type {Rig} from "./runner-rig.js";
 
 /** What the test saw from outside: each voice call (when, to whom, for which alerts) and each restart. */
 export interface Observed {
-  voiceCalls: Array<{at: number; contact: string; alerts: string[]; priorities: Priority[]}>;
+  /** `epoch`: restarts before the call (the storm grouping is in memory: a restart may cost one extra call). */
+  voiceCalls: Array<{at: number; epoch: number; contact: string; alerts: string[]; priorities: Priority[]}>;
   restarts: number[];
 }
 
@@ -120,7 +121,7 @@ function checkOneCallPerInstant(r: Rig, observed: Observed): void {
   for (let i = 1; i < calls.length; i++) {
     for (let j = 0; j < i; j++) {
       const [earlier, later] = [calls[j], calls[i]];
-      if (earlier.contact !== later.contact || earlier.at !== later.at) continue;
+      if (earlier.contact !== later.contact || earlier.at !== later.at || earlier.epoch !== later.epoch) continue;
       const reached = earlier.alerts.some((alert) => REACHED.has(String(outcome.get(alert, new Date(earlier.at).toISOString()))));
       const moreUrgent = Math.min(...later.priorities.map(rank)) < Math.min(...earlier.priorities.map(rank));
       const closed = earlier.alerts.every((alert) => closedBy(alert, later.at));
