@@ -6,7 +6,7 @@ import {startSmtpPeer, type SmtpPeer} from "../support/smtp-peer.js";
 import {startFakeBotApi, type FakeBotApi} from "../support/telegram-bot-api.js";
 import {PtyPair} from "../support/pty-pair.js";
 import {ensureKlaxonBinary, runKlaxon} from "./support/klaxon-binary.js";
-import {sendUndeliverable, setWaiting, SMTP_NOT_CONFIGURED} from "../support/undeliverable.js";
+import {NO_CHANNEL_WATCH, sendUndeliverable, setWaiting, SMTP_NOT_CONFIGURED} from "../support/undeliverable.js";
 
 const SMTP_LOGIN = {user: "klaxon@factory.lan", password: "smtp-Secret-4711"};
 const BOT_TOKEN = "777000:AAH-doctor-test-token-0123456789abcdef";
@@ -29,7 +29,7 @@ beforeAll(async () => {
     smtp: {host: "127.0.0.1", port: smtp.port, user: SMTP_LOGIN.user, password: SMTP_LOGIN.password, from: "klaxon@factory.lan"},
     telegram: {bot_token: BOT_TOKEN, api_url: bot.url},
     modem: {port: pty.devicePath}
-  });
+  }, NO_CHANNEL_WATCH);
 }, 120_000);
 afterAll(async () => {
   await gw.stop();
