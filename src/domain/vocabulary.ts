@@ -2,6 +2,15 @@
 export const PRIORITIES = ["critical", "high", "medium", "low", "info"] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
+/** 0 for the most urgent priority, counting up: what queues and lists sort by. */
+export function urgencyRank(priority: Priority): number {
+  return PRIORITIES.indexOf(priority);
+}
+
+export function moreUrgent(priority: Priority, than: Priority): boolean {
+  return urgencyRank(priority) < urgencyRank(than);
+}
+
 export const CHANNELS = ["telegram_voice", "voice_call", "sms", "email"] as const;
 export type Channel = (typeof CHANNELS)[number];
 

@@ -14,7 +14,7 @@ import type {NotificationsService} from "./notifications.service.js";
 import type {StormGrouping} from "./storm-grouping.js";
 import type {ChannelStatusService} from "./channel-status.service.js";
 
-/** Outcomes that reached the person's device or the person: the step did its job. */
+/** Outcomes that reached the person's device or the person: the contact is usable after all. */
 const REACHED: ReadonlySet<AttemptRecord["outcome"]> = new Set(["sent", "delivered", "answered"]);
 /** Outcomes of a contact that was tried and did not get through. */
 const NOT_REACHED: ReadonlySet<AttemptRecord["outcome"]> = new Set(["no_answer", "busy", "failed"]);
@@ -97,7 +97,7 @@ export class AttemptOutcomes {
     const now = isoTimestamp(nowMs);
     if (!attempts.finish(attempt.attemptId, outcome, error, now)) return false;
     const record = notificationRecords.get(attempt.alert.notification_id);
-    const stored = attempts.forNotification(attempt.alert.notification_id).find((row) => row.id === attempt.attemptId);
+    const stored = attempts.get(attempt.attemptId);
     if (!record || !stored) return false;
     // A page that did not reach the person is no page for a storm's newcomers to join.
     if (outcome === "failed") storms.forget(record.id);
@@ -110,29 +110,22 @@ export class AttemptOutcomes {
     if (outcome === "delivered" || outcome === "answered") events.emit("notification.delivered", notifications.view(record), nowMs, {attempt: shown});
     if (NOT_REACHED.has(outcome)) events.emit("contact.failed", notifications.view(record), nowMs, {attempt: shown});
     if (passedOn) return escalations.hurry(record.id, stored.step, now);
-    if (NOT_REACHED.has(outcome) && this.stepFailed(record.id, stored.step)) {
-      // The channel failed under the step (a server that went away unnoticed): the step did not
-      // really go out, so it is tried again once the channel works, and the alert waits loudly
-      // rather than running out with nobody reached.
-      if (outcome === "failed" && !this.deps.channelStatus.gatewayChannel(stored.channel).available) escalations.uncarry(record.id, stored.step);
-      return escalations.hurry(record.id, stored.step, isoTimestamp(nowMs + this.retryAfterFailureSeconds(record.id, stored.step) * 1000));
-    }
-    return false;
+    if (!NOT_REACHED.has(outcome)) return false;
+    // The attempts of the step that went to a channel (skips and deferrals aside).
+    const tried = attempts.ofStep(record.id, stored.step).filter((row) => row.outcome !== "skipped" && row.outcome !== "deferred");
+    if (!tried.every((row) => NOT_REACHED.has(row.outcome))) return false;
+    // The channel failed under the step (a server that went away unnoticed): the step did not
+    // really go out, so it is tried again once the channel works, and the alert waits loudly
+    // rather than running out with nobody reached.
+    if (outcome === "failed" && !this.deps.channelStatus.gatewayChannel(stored.channel).available) escalations.uncarry(record.id, stored.step);
+    const waitSeconds = this.retryAfterFailureSeconds(record.id, new Set(tried.map((row) => row.recipient_uuid)));
+    return escalations.hurry(record.id, stored.step, isoTimestamp(nowMs + waitSeconds * 1000));
   }
 
-  /** Every attempt of the step has ended and none reached anyone (skips and deferrals aside). */
-  private stepFailed(notificationId: string, step: number): boolean {
-    const tried = this.deps.attempts.outcomesOfStep(notificationId, step).filter((outcome) => outcome !== "skipped" && outcome !== "deferred");
-    return tried.length > 0 && tried.every((outcome) => NOT_REACHED.has(outcome)) && !tried.some((outcome) => REACHED.has(outcome));
-  }
-
-  /** The longest retry wait among the step's members, as the snapshot froze it. */
-  private retryAfterFailureSeconds(notificationId: string, step: number): number {
+  /** The longest retry wait among the members tried, as the snapshot froze it. */
+  private retryAfterFailureSeconds(notificationId: string, tried: Set<string>): number {
     const policy = this.deps.escalations.policyOf(notificationId);
-    const tried = new Set(this.deps.attempts.forNotification(notificationId).filter((row) => row.step === step).map((row) => row.recipient_uuid));
-    const waits = (policy?.members ?? [])
-      .filter((member) => tried.has(member.recipient_uuid))
-      .map((member) => retryAfterFailureSeconds(member));
+    const waits = (policy?.members ?? []).filter((member) => tried.has(member.recipient_uuid)).map((member) => retryAfterFailureSeconds(member));
     return waits.length ? Math.max(...waits) : 0;
   }
 
@@ -145,7 +138,7 @@ export class AttemptOutcomes {
         for (const attempt of queued) {
           if (!attempts.confirm(attempt.attemptId, late.outcome, late.detail)) continue;
           const record = notificationRecords.get(attempt.alert.notification_id);
-          const stored = attempts.forNotification(attempt.alert.notification_id).find((row) => row.id === attempt.attemptId);
+          const stored = attempts.get(attempt.attemptId);
           if (!record || !stored) continue;
           const {notification_id: _id, ...shown} = stored;
           events.emit(late.outcome === "delivered" ? "notification.delivered" : "contact.failed", notifications.view(record), nowMs, {attempt: shown});

@@ -1,4 +1,4 @@
-import {PRIORITIES, type Priority} from "../domain/vocabulary.js";
+import {urgencyRank} from "../domain/vocabulary.js";
 import type {AlertSummary, ChannelDriver, Delivery, DeliveryResult} from "../channels/channel.js";
 import {ChannelError} from "../channels/channel.js";
 
@@ -33,7 +33,6 @@ interface Job {
   seq: number;
 }
 
-const rankOf = (priority: Priority) => PRIORITIES.indexOf(priority);
 
 /**
  * A channel's own queue: at most `driver.concurrency` deliveries at once (the modem has one
@@ -76,7 +75,7 @@ export class ChannelQueue {
   }
 
   private join(attempt: QueuedAttempt): void {
-    const rank = rankOf(attempt.alert.priority);
+    const rank = urgencyRank(attempt.alert.priority);
     const job = this.waiting.find((candidate) => candidate.contact === attempt.contact);
     if (job) {
       job.attempts.push(attempt);

@@ -1,7 +1,7 @@
 import {freshProgress, isOpen, type EscalationRecord, type NotificationRecord} from "../domain/notification.js";
 import {plannedChannels, snapshotPolicy, type Target} from "../domain/policy.js";
 import {countSteps} from "../domain/escalation/index.js";
-import {PRIORITIES, type Priority} from "../domain/vocabulary.js";
+import {moreUrgent, type Priority} from "../domain/vocabulary.js";
 import {isoTimestamp} from "../lib/clock.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
 import type {EscalationsRepository} from "../store/journal/escalations.repository.js";
@@ -53,7 +53,7 @@ export class DedupMerge {
     notifications.bumpOccurrences(into.id, now);
     audit.append(actor, "notification.deduplicated", {type: "notification", id: into.id}, {dedup_key: repeat.dedup_key, priority: repeat.priority, status: into.status}, repeat.source);
     // PRIORITIES runs from the most urgent down.
-    const raises = isOpen(into.status) && PRIORITIES.indexOf(repeat.priority) < PRIORITIES.indexOf(into.priority);
+    const raises = isOpen(into.status) && moreUrgent(repeat.priority, into.priority);
     const replanned = raises ? this.raise(into, repeat, actor, nowMs) : null;
     return {record: notifications.get(into.id) as NotificationRecord, replanned};
   }

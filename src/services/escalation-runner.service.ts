@@ -216,11 +216,8 @@ export class EscalationRunner implements NotificationListener {
   }
 
   /** Alert storms (`StormGrouping`): a chain due while another pages its target waits for that chain's next step. */
-  private waitsBehindAnotherChain(record: NotificationRecord, row: EscalationRecord, effects: EscalationEffect[], nowMs: number): boolean {
-    if (row.step !== 0) return false;
-    // Whom this wake-up would really contact (a quiet or blocked first step passes to later ones).
-    const contacted = effects.flatMap((effect) => (effect.type === "attempt" ? [effect.recipient_uuid] : []));
-    if (contacted.length === 0) return false;
+  private waitsBehindAnotherChain(record: NotificationRecord, row: EscalationRecord, contacted: string[], nowMs: number): boolean {
+    if (row.step !== 0 || contacted.length === 0) return false;
     const anchor = this.storms.anchorAmong([record.target_uuid, ...contacted], nowMs);
     // Chains fired in this same pass leave together anyway, in one delivery.
     if (!anchor || anchor.row.notification_id === record.id || this.firedThisPass.has(anchor.row.notification_id)) return false;
@@ -252,8 +249,10 @@ export class EscalationRunner implements NotificationListener {
       policy,
       channelUnavailable: (channel, recipientUuid) => this.channelStatus.gatewayChannel(channel).reason ?? contactUnusable(channel, recipientUuid)
     });
+    // Whom this wake-up would really contact (a quiet or blocked first step passes to later ones).
+    const contacted = effects.flatMap((effect) => (effect.type === "attempt" ? [effect.recipient_uuid] : []));
     // Planned but not applied: a chain that would page someone another chain is paging waits for it instead.
-    if (row.grouped_with === null && this.waitsBehindAnotherChain(record, row, effects, nowMs)) return [];
+    if (row.grouped_with === null && this.waitsBehindAnotherChain(record, row, contacted, nowMs)) return [];
     this.firedThisPass.add(notificationId);
     this.escalations.save({
       notification_id: notificationId,
@@ -266,8 +265,7 @@ export class EscalationRunner implements NotificationListener {
     });
     notices.push(() => this.reportWaiting(record, row.waiting_for, next.waiting_for, effects));
     // The first chain that pages a target or person is the one a storm's newcomers join, until it closes or its page fails.
-    const paged = effects.flatMap((effect) => (effect.type === "attempt" ? [effect.recipient_uuid] : []));
-    if (paged.length) this.storms.paged([record.target_uuid, ...paged], notificationId, record.priority, nowMs);
+    if (contacted.length) this.storms.paged([record.target_uuid, ...contacted], notificationId, record.priority, nowMs);
     return new FireEffects(this.effectsDeps, record, policy, next.steps_total, nowMs).apply(effects);
   }
 

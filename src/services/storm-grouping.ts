@@ -1,4 +1,4 @@
-import {PRIORITIES, type Priority} from "../domain/vocabulary.js";
+import {moreUrgent, type Priority} from "../domain/vocabulary.js";
 import type {EscalationRecord} from "../domain/notification.js";
 import type {PolicySnapshot} from "../domain/policy.js";
 import {stepSlots} from "../domain/escalation/index.js";
@@ -107,7 +107,7 @@ export class StormGrouping {
 
   /** A chain may wait behind `anchor` unless it is more urgent: an urgent alert never waits. */
   static canJoin(anchor: Anchor, priority: Priority): boolean {
-    return PRIORITIES.indexOf(priority) >= PRIORITIES.indexOf(anchor.priority);
+    return !moreUrgent(priority, anchor.priority);
   }
 
   /** A new chain as it is stored at acceptance: waiting behind the chain paging its target, if it may join it. */
@@ -138,7 +138,7 @@ export class StormGrouping {
       const current = this.pagingChain(key, nowMs);
       // A more urgent chain that did not wait becomes the one to join: alerts as urgent as it
       // would otherwise each page on their own, since none may wait behind the less urgent one.
-      if (!current || PRIORITIES.indexOf(priority) < PRIORITIES.indexOf(current.priority)) this.pagingChains.set(key, notificationId);
+      if (!current || moreUrgent(priority, current.priority)) this.pagingChains.set(key, notificationId);
     }
   }
 

@@ -1,7 +1,7 @@
 import {expect} from "vitest";
 import {quietHoursEnd} from "../../src/domain/escalation/index.js";
 import type {PolicySnapshot} from "../../src/domain/policy.js";
-import {PRIORITIES, type Priority} from "../../src/domain/vocabulary.js";
+import {urgencyRank, type Priority} from "../../src/domain/vocabulary.js";
 import {CONTACT_UNUSABLE} from "../../src/store/journal/contact-failures.repository.js";
 import type {RecordingDriver} from "./recording-driver.js";
 import type {Rig} from "./runner-rig.js";
@@ -36,7 +36,6 @@ interface AttemptRow {
 
 const NOT_CARRIED = new Set(["skipped", "deferred"]);
 const REACHED = new Set(["sent", "delivered", "answered", "pending"]);
-const rank = (priority: Priority) => PRIORITIES.indexOf(priority);
 
 /**
  * The invariants of the paging guarantee (issue 16), checked against the journal after each
@@ -123,9 +122,9 @@ function checkOneCallPerInstant(r: Rig, observed: Observed): void {
       const [earlier, later] = [calls[j], calls[i]];
       if (earlier.contact !== later.contact || earlier.at !== later.at || earlier.epoch !== later.epoch) continue;
       const reached = earlier.alerts.some((alert) => REACHED.has(String(outcome.get(alert, new Date(earlier.at).toISOString()))));
-      const moreUrgent = Math.min(...later.priorities.map(rank)) < Math.min(...earlier.priorities.map(rank));
+      const moreUrgentCall = Math.min(...later.priorities.map(urgencyRank)) < Math.min(...earlier.priorities.map(urgencyRank));
       const closed = earlier.alerts.every((alert) => closedBy(alert, later.at));
-      expect(!reached || moreUrgent || closed, `two calls to ${later.contact} at ${new Date(later.at).toISOString()}`).toBe(true);
+      expect(!reached || moreUrgentCall || closed, `two calls to ${later.contact} at ${new Date(later.at).toISOString()}`).toBe(true);
     }
   }
 }

@@ -1,4 +1,4 @@
-import {PRIORITIES} from "../../domain/vocabulary.js";
+import {urgencyRank} from "../../domain/vocabulary.js";
 import type {AlertSummary} from "../channel.js";
 import {html, type SafeHtml} from "../../lib/html.js";
 import {formatTime} from "../../lib/clock.js";
@@ -46,7 +46,7 @@ function headline(alert: AlertSummary): string {
 
 /** Most urgent first, then in the order they came. */
 function byUrgency(alerts: AlertSummary[]): AlertSummary[] {
-  return alerts.map((alert, index) => ({alert, index})).sort((a, b) => PRIORITIES.indexOf(a.alert.priority) - PRIORITIES.indexOf(b.alert.priority) || a.index - b.index).map(({alert}) => alert);
+  return alerts.map((alert, index) => ({alert, index})).sort((a, b) => urgencyRank(a.alert.priority) - urgencyRank(b.alert.priority) || a.index - b.index).map(({alert}) => alert);
 }
 
 export function subjectOf(recipientName: string, alerts: AlertSummary[]): string {

@@ -9,7 +9,8 @@ const SQL = {
   finish: `UPDATE attempts SET outcome = @outcome, error = @error, finished_at = @finished_at WHERE id = @id AND outcome = 'pending'`,
   unfinished: `SELECT * FROM attempts WHERE outcome = 'pending' ORDER BY started_at, id`,
   confirm: `UPDATE attempts SET outcome = @outcome, error = @error WHERE id = @id AND outcome = 'sent'`,
-  ofStep: `SELECT outcome FROM attempts WHERE notification_id = ? AND step = ?`
+  ofStep: `SELECT outcome, recipient_uuid FROM attempts WHERE notification_id = ? AND step = ?`,
+  byId: `SELECT * FROM attempts WHERE id = ?`
 };
 
 /** Delivery attempts, one row per channel contact. A row with outcome `pending` is in flight. */
@@ -38,9 +39,13 @@ export class AttemptsRepository {
     return this.statements.confirm.run({id, outcome, error}).changes === 1;
   }
 
-  /** The outcomes of one step's attempts (skips and deferrals included). */
-  outcomesOfStep(notificationId: string, step: number): AttemptRecord["outcome"][] {
-    return (this.statements.ofStep.all(notificationId, step) as Array<{outcome: AttemptRecord["outcome"]}>).map((row) => row.outcome);
+  /** One step's attempts, skips and deferrals included: how each ended, and whom it was for. */
+  ofStep(notificationId: string, step: number): Array<Pick<AttemptRecord, "outcome" | "recipient_uuid">> {
+    return this.statements.ofStep.all(notificationId, step) as Array<Pick<AttemptRecord, "outcome" | "recipient_uuid">>;
+  }
+
+  get(id: string): AttemptRecord | null {
+    return (this.statements.byId.get(id) as AttemptRecord | undefined) ?? null;
   }
 
   /** Attempts still marked in flight: after a crash, the ones the dead process never finished. */
