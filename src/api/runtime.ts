@@ -2,7 +2,7 @@ import type {Settings} from "../settings/defaults.js";
 import type {Logger} from "../lib/logger.js";
 import type {Clock} from "../lib/clock.js";
 import type {RateDecision, RateLimiter} from "../lib/rate-limiter.js";
-import {AppError} from "../services/errors.js";
+import {AppError} from "../services/shared/errors.js";
 
 /** Where a refusal's headers go: the raw response, set before the problem is written. */
 export type HeaderSink = {setHeader(name: string, value: string): unknown};

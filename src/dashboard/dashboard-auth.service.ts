@@ -1,7 +1,7 @@
 import type {Request} from "express";
-import {AppError} from "../services/errors.js";
-import {hasScope, type ApiKeysService} from "../services/api-keys.service.js";
-import type {AuditService} from "../services/audit.service.js";
+import {AppError} from "../services/shared/errors.js";
+import {hasScope, type ApiKeysService} from "../services/keys/api-keys.service.js";
+import type {AuditService} from "../services/shared/audit.service.js";
 import type {RateLimiter} from "../lib/rate-limiter.js";
 import type {Actor} from "../domain/actor.js";
 import {isoTimestamp, type Clock} from "../lib/clock.js";

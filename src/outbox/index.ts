@@ -5,8 +5,8 @@ import type {ConfigStore} from "../store/config/config-store.js";
 import {WebhooksRepository} from "../store/config/repositories.js";
 import {OutboxRepository} from "../store/journal/outbox.repository.js";
 import {WebhookDeliveriesRepository} from "../store/journal/webhook-deliveries.repository.js";
-import type {AuditService} from "../services/audit.service.js";
-import {WebhooksService} from "../services/webhooks.service.js";
+import type {AuditService} from "../services/shared/audit.service.js";
+import {WebhooksService} from "../services/webhooks/webhooks.service.js";
 import {WebhookDispatcher} from "./webhook-dispatcher.js";
 
 /** What the webhooks feature is built from; `random` and `requestTimeoutMs` are for tests. */

@@ -5,7 +5,7 @@ import type {Journal} from "../store/journal/journal.js";
 import type {ClaimedDelivery, OutboxRepository} from "../store/journal/outbox.repository.js";
 import type {WebhookDeliveriesRepository} from "../store/journal/webhook-deliveries.repository.js";
 import type {WebhooksRepository} from "../store/config/repositories.js";
-import type {AuditService} from "../services/audit.service.js";
+import type {AuditService} from "../services/shared/audit.service.js";
 import {signDelivery} from "../lib/webhook-signing.js";
 import {nextAttemptAt, retryAfterMs} from "../lib/retry-policy.js";
 import {WakeTimer} from "../lib/wake-timer.js";

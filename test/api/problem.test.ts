@@ -1,6 +1,6 @@
 import {describe, expect, it} from "vitest";
 import {toProblem} from "../../src/api/errors/problem.js";
-import {AppError} from "../../src/services/errors.js";
+import {AppError} from "../../src/services/shared/errors.js";
 import {StorageUnavailableError} from "../../src/store/journal/journal.js";
 
 // The HTTP suites cover every status a client can provoke; a bug cannot be provoked on demand,

@@ -2,7 +2,7 @@ import {afterEach, describe, expect, it} from "vitest";
 import {ALL_CHANNELS_CONFIGURED, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
 import {RecordingDriver} from "../support/recording-driver.js";
 import {ManualClock} from "../../src/lib/clock.js";
-import {othersWaiting, selfCheck, undeliverableKey} from "../../src/services/self-monitor-conditions.js";
+import {othersWaiting, selfCheck, undeliverableKey} from "../../src/services/operations/self-monitor-conditions.js";
 import {NO_CHANNEL_WATCH, setWaiting} from "../support/undeliverable.js";
 
 /** Two channels served by one modem, whose health the test sets. */

@@ -3,7 +3,7 @@ import type {TestGateway} from "../support/gateway.js";
 import {makeRig, stopRig, T0, type Rig} from "../support/runner-rig.js";
 
 afterEach(stopRig);
-import type {NotificationView} from "../../src/services/notification-view.js";
+import type {NotificationView} from "../../src/services/notifications/notification-view.js";
 
 /** Maria, with a phone and an email, called at T0 for a first alert: a storm's newcomers join that chain. */
 async function mariaBeingPaged(): Promise<{r: Rig; maria: string; first: string}> {

@@ -8,7 +8,7 @@ import {createLogger} from "../../src/lib/logger.js";
 import type {Clock} from "../../src/lib/clock.js";
 import type {ChannelDriver} from "../../src/channels/channel.js";
 import {LogDriver} from "../../src/channels/log/log.driver.js";
-import type {RunnerOptions} from "../../src/services/escalation-runner.service.js";
+import type {RunnerOptions} from "../../src/services/escalation/escalation-runner.service.js";
 import {CHANNELS} from "../../src/domain/vocabulary.js";
 import type {Logger} from "../../src/lib/logger.js";
 

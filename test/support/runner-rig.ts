@@ -2,7 +2,7 @@ import {expect} from "vitest";
 import {ALL_CHANNELS_CONFIGURED, startTestGateway, tempDir, type SettingsOverrides, type TestGateway} from "./gateway.js";
 import {RecordingDriver} from "./recording-driver.js";
 import {ManualClock} from "../../src/lib/clock.js";
-import type {EscalationRunner, RunnerOptions} from "../../src/services/escalation-runner.service.js";
+import type {EscalationRunner, RunnerOptions} from "../../src/services/escalation/escalation-runner.service.js";
 
 export const T0 = Date.UTC(2026, 10, 23, 9, 0, 0);
 

@@ -1,6 +1,6 @@
 import type {IncomingMessage, ServerResponse} from "node:http";
-import {hasScope, type ApiKeysService} from "../../services/api-keys.service.js";
-import {AppError} from "../../services/errors.js";
+import {hasScope, type ApiKeysService} from "../../services/keys/api-keys.service.js";
+import {AppError} from "../../services/shared/errors.js";
 import type {Scope} from "../../domain/vocabulary.js";
 import type {Actor} from "../../domain/actor.js";
 import type {ApiKeyRecord} from "../../store/config/config-store.js";

@@ -4,7 +4,7 @@ import type {PlatformContext} from "@tsed/platform-http";
 import {useDecorators} from "@tsed/core";
 import {inject} from "@tsed/di";
 import {Returns, Security} from "@tsed/schema";
-import {ApiKeysService} from "../../services/api-keys.service.js";
+import {ApiKeysService} from "../../services/keys/api-keys.service.js";
 import type {Scope} from "../../domain/vocabulary.js";
 import type {Actor} from "../../domain/actor.js";
 import {ProblemModel} from "../models/problem.model.js";

@@ -2,8 +2,8 @@ import {Controller, inject} from "@tsed/di";
 import {Context, PathParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {Get, Hidden, Post} from "@tsed/schema";
-import {AckLinksService} from "../../services/ack-links.service.js";
-import {AppError} from "../../services/errors.js";
+import {AckLinksService} from "../../services/notifications/ack-links.service.js";
+import {AppError} from "../../services/shared/errors.js";
 import {ERROR_CATALOGUE} from "../errors/catalogue.js";
 import {confirmPage, donePage, errorPage} from "./ack-link.pages.js";
 

@@ -1,6 +1,6 @@
 import {html, SafeHtml} from "../../lib/html.js";
 import {formatTime} from "../../lib/clock.js";
-import {acknowledgeable, type LinkConfirmation, type LinkedAlert, type LinkedAlerts} from "../../services/ack-links.service.js";
+import {acknowledgeable, type LinkConfirmation, type LinkedAlert, type LinkedAlerts} from "../../services/notifications/ack-links.service.js";
 
 // Our own constant, inserted as is: entities are not decoded inside <style>.
 const STYLE = new SafeHtml(`

@@ -3,7 +3,7 @@ import {Context, PathParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {Description, Get, Post, Returns, Summary, Tags} from "@tsed/schema";
 import {BackupService} from "../../ops/backups.js";
-import {notFound} from "../../services/errors.js";
+import {notFound} from "../../services/shared/errors.js";
 import {Authorize} from "../auth/authorize.js";
 import {BackupListModel, BackupModel} from "../models/backup.model.js";
 import {ProblemModel} from "../models/problem.model.js";

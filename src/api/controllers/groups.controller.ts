@@ -3,7 +3,7 @@ import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-param
 import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
 import {Delete, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
-import {GroupsService, type GroupInput} from "../../services/groups.service.js";
+import {GroupsService, type GroupInput} from "../../services/recipients/groups.service.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {GroupInputModel, GroupModel, GroupPageModel} from "../models/recipient.model.js";
 import {ProblemModel} from "../models/problem.model.js";

@@ -3,7 +3,7 @@ import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-param
 import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
 import {Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
-import {HeartbeatsService, type HeartbeatInput} from "../../services/heartbeats.service.js";
+import {HeartbeatsService, type HeartbeatInput} from "../../services/heartbeats/heartbeats.service.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {HeartbeatCreateModel, HeartbeatInputModel, HeartbeatModel, HeartbeatPageModel, PingAnswerModel} from "../models/heartbeat.model.js";
 import {ProblemModel} from "../models/problem.model.js";

@@ -3,9 +3,9 @@ import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-param
 import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
 import {AnyOf, Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
-import {IntegrationsService, type IntegrationInput} from "../../services/integrations.service.js";
-import {bodyFingerprint} from "../../services/idempotency.service.js";
-import {actionFromGenericEvent, actionsFromAlertmanager, type AlertmanagerPayload, type GenericEvent} from "../../services/integration-payloads.js";
+import {IntegrationsService, type IntegrationInput} from "../../services/integrations/integrations.service.js";
+import {bodyFingerprint} from "../../services/notifications/idempotency.service.js";
+import {actionFromGenericEvent, actionsFromAlertmanager, type AlertmanagerPayload, type GenericEvent} from "../../services/integrations/integration-payloads.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {
   AlertmanagerWebhookModel, EventAnswerModel, GenericEventModel, IntegrationInputModel, IntegrationModel, IntegrationPageModel, IntegrationWithSecretModel

@@ -2,7 +2,7 @@ import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, HeaderParams, PathParams, QueryParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {Description, Get, Pattern, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
-import {NotificationsService, type SendInput} from "../../services/notifications.service.js";
+import {NotificationsService, type SendInput} from "../../services/notifications/notifications.service.js";
 import {acceptAlert, IDEMPOTENCY_KEY} from "../http/send-alert.js";
 import {actorOf, apiKeyOf, Authorize} from "../auth/authorize.js";
 import {AcknowledgeModel, NotificationModel, NotificationPageModel, NotificationShortModel, SendNotificationModel} from "../models/notification.model.js";

@@ -3,7 +3,7 @@ import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-param
 import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
 import {Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
-import {RecipientsService, type RecipientInput} from "../../services/recipients.service.js";
+import {RecipientsService, type RecipientInput} from "../../services/recipients/recipients.service.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {RecipientInputModel, RecipientModel, RecipientPageModel} from "../models/recipient.model.js";
 import {ProblemModel} from "../models/problem.model.js";

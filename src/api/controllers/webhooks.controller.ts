@@ -3,8 +3,8 @@ import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-param
 import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
 import {Delete, Description, Get, Patch, Pattern, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
-import {WebhooksService, type WebhookInput} from "../../services/webhooks.service.js";
-import {invalid} from "../../services/errors.js";
+import {WebhooksService, type WebhookInput} from "../../services/webhooks/webhooks.service.js";
+import {invalid} from "../../services/shared/errors.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {
   RedeliveryModel, WebhookDeliveryPageModel, WebhookInputModel, WebhookModel, WebhookPageModel, WebhookWithSecretModel

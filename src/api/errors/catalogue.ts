@@ -1,4 +1,4 @@
-import type {ErrorCode} from "../../services/errors.js";
+import type {ErrorCode} from "../../services/shared/errors.js";
 
 export interface CatalogueEntry {
   status: number;

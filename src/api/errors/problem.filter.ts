@@ -3,7 +3,7 @@ import {Platform, type PlatformContext} from "@tsed/platform-http";
 import {Exception} from "@tsed/exceptions";
 import {inject} from "@tsed/di";
 import {Runtime} from "../runtime.js";
-import {AppError} from "../../services/errors.js";
+import {AppError} from "../../services/shared/errors.js";
 import {RouteMethods} from "../http/route-methods.js";
 import {answerWithProblem} from "./problem.js";
 

@@ -1,4 +1,4 @@
-import {AppError, invalid, type ErrorCode, type FieldError} from "../../services/errors.js";
+import {AppError, invalid, type ErrorCode, type FieldError} from "../../services/shared/errors.js";
 import {StorageUnavailableError} from "../../store/journal/journal.js";
 import {ERROR_CATALOGUE, problemType} from "./catalogue.js";
 import type {IncomingMessage, ServerResponse} from "node:http";

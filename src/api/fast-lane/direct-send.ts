@@ -4,7 +4,7 @@ import {Ajv, type ValidateFunction} from "ajv";
 import type {InjectorService} from "@tsed/di";
 import {compile, JsonParameterStore} from "@tsed/schema";
 import type {Logger} from "../../lib/logger.js";
-import type {NotificationsService, SendInput} from "../../services/notifications.service.js";
+import type {NotificationsService, SendInput} from "../../services/notifications/notifications.service.js";
 import type {ApiAccess} from "../auth/api-access.js";
 import {answerWithProblem, refusedBody} from "../errors/problem.js";
 import {NotificationsController} from "../controllers/notifications.controller.js";

@@ -1,5 +1,5 @@
 import express, {type NextFunction, type Request, type Response} from "express";
-import {AppError} from "../../services/errors.js";
+import {AppError} from "../../services/shared/errors.js";
 import type {Logger} from "../../lib/logger.js";
 
 export const BODY_LIMIT_BYTES = 64 * 1024;

@@ -1,4 +1,4 @@
-import {invalid} from "../../services/errors.js";
+import {invalid} from "../../services/shared/errors.js";
 
 /** Query strings are parsed here, not coerced by the framework, so every mistake gets a precise error. */
 export function parseLimit(raw: string | undefined, fallback = 50, max = 200): number {

@@ -1,7 +1,7 @@
-import type {NotificationsService, SendInput} from "../../services/notifications.service.js";
-import {notificationPath, shortForm} from "../../services/notification-view.js";
-import {AppError} from "../../services/errors.js";
-import {bodyFingerprint} from "../../services/idempotency.service.js";
+import type {NotificationsService, SendInput} from "../../services/notifications/notifications.service.js";
+import {notificationPath, shortForm} from "../../services/notifications/notification-view.js";
+import {AppError} from "../../services/shared/errors.js";
+import {bodyFingerprint} from "../../services/notifications/idempotency.service.js";
 import type {Access} from "../auth/api-access.js";
 
 /** The Idempotency-Key header's form: documented on the route, checked here with a clear message. */

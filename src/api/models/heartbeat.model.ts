@@ -1,7 +1,7 @@
 import {AdditionalProperties, CollectionOf, Default, Description, Enum, Format, Integer, Max, MaxLength, Min, MinLength, Nullable, Pattern, Required} from "@tsed/schema";
 import {HEARTBEAT_NAME, HEARTBEAT_STATUSES} from "../../domain/heartbeat.js";
 import {PRIORITIES} from "../../domain/vocabulary.js";
-import {DEFAULT_GRACE_SECONDS} from "../../services/heartbeats.service.js";
+import {DEFAULT_GRACE_SECONDS} from "../../services/heartbeats/heartbeats.service.js";
 
 const YEAR_SECONDS = 366 * 86_400;
 

@@ -2,7 +2,7 @@ import {
   AdditionalProperties, CollectionOf, Default, Description, Enum, Format, Integer, Max, MaxLength, Min, MinItems, MinLength, Nullable, Pattern, Required
 } from "@tsed/schema";
 import {PRIORITIES} from "../../domain/vocabulary.js";
-import {INTEGRATION_KINDS} from "../../services/integrations.service.js";
+import {INTEGRATION_KINDS} from "../../services/integrations/integrations.service.js";
 
 const NOT_BLANK = /\S/;
 const HTTP_URL = /^https?:\/\//;

@@ -1,6 +1,6 @@
 import {AdditionalProperties, CollectionOf, Description, Enum, Format, Integer, MaxLength, MinItems, Nullable, Required, UniqueItems} from "@tsed/schema";
 import {EVENT_TYPES} from "../../domain/vocabulary.js";
-import {ALL_EVENTS} from "../../services/webhooks.service.js";
+import {ALL_EVENTS} from "../../services/webhooks/webhooks.service.js";
 
 /** The writable fields of a subscription: the body of POST, and the result a merge patch must produce. */
 @AdditionalProperties(false)

@@ -1,0 +1,168 @@
+import {urgencyRank} from "../../domain/vocabulary.js";
+import type {AlertSummary, ChannelDriver, Delivery, DeliveryResult} from "../../channels/channel.js";
+import {ChannelError} from "../../channels/channel.js";
+
+/** One pending attempt waiting for its channel. */
+export interface QueuedAttempt {
+  attemptId: string;
+  recipient: {uuid: string; name: string};
+  contact: string;
+  alert: AlertSummary;
+}
+
+/** How a delivery ended for the attempts it carried. */
+export interface DeliveryOutcome {
+  attempts: QueuedAttempt[];
+  result: DeliveryResult | null;
+  error: ChannelError | null;
+}
+
+export interface ChannelQueueHooks {
+  /** Called synchronously right before a delivery starts: attempts whose alert was closed meanwhile are dropped. */
+  stillOpen(attempt: QueuedAttempt): boolean;
+  dropped(attempts: QueuedAttempt[]): void;
+  finished(outcome: DeliveryOutcome): void;
+  /** The person acknowledged through a delivery in progress. */
+  acknowledged(attempts: QueuedAttempt[], by: string): Promise<void>;
+}
+
+interface Job {
+  contact: string;
+  attempts: QueuedAttempt[];
+  rank: number;
+  seq: number;
+}
+
+
+/**
+ * A channel's own queue: at most `driver.concurrency` deliveries at once (the modem has one
+ * line), the most urgent waiting job first, then first come. Attempts for a contact that already
+ * has a job waiting join that job, so a storm of alerts to one person becomes one call naming
+ * them all. A driver that hangs is cut off after `timeoutMs` and only ever holds its own channel.
+ */
+export class ChannelQueue {
+  private waiting: Job[] = [];
+  private readonly busyContacts = new Set<string>();
+  private readonly controllers = new Map<string, Set<AbortController>>();
+  private running = 0;
+  private seq = 0;
+  private drainWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly driver: ChannelDriver,
+    private readonly hooks: ChannelQueueHooks,
+    private readonly timeoutMs: number
+  ) {}
+
+  get isDrained(): boolean {
+    return this.running === 0 && this.waiting.length === 0;
+  }
+
+  /** Resolves once nothing waits and no delivery runs. */
+  drained(): Promise<void> {
+    if (this.running === 0 && this.waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  get depth(): number {
+    return this.waiting.reduce((sum, job) => sum + job.attempts.length, 0);
+  }
+
+  /** Queues attempts, then starts what may start: attempts of one batch that share a contact travel together. */
+  enqueue(...attempts: QueuedAttempt[]): void {
+    for (const attempt of attempts) this.join(attempt);
+    this.pump();
+  }
+
+  private join(attempt: QueuedAttempt): void {
+    const rank = urgencyRank(attempt.alert.priority);
+    const job = this.waiting.find((candidate) => candidate.contact === attempt.contact);
+    if (job) {
+      job.attempts.push(attempt);
+      job.rank = Math.min(job.rank, rank);
+    } else {
+      this.waiting.push({contact: attempt.contact, attempts: [attempt], rank, seq: this.seq++});
+    }
+  }
+
+  /** Aborts deliveries in progress that carry this notification (an ack elsewhere hangs up the call). */
+  abort(notificationId: string): void {
+    for (const controller of this.controllers.get(notificationId) ?? []) controller.abort(new Error("acknowledged or resolved elsewhere"));
+  }
+
+  /**
+   * The gateway is stopping: deliveries in progress are aborted (their outcomes still get
+   * recorded) and waiting ones are let go; their attempts stay pending in the journal, and the
+   * next start records them as interrupted, exactly as after a crash.
+   */
+  close(reason: string): void {
+    this.waiting = [];
+    for (const set of this.controllers.values()) for (const controller of set) controller.abort(new Error(reason));
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.running < this.driver.concurrency) {
+      const job = this.nextJob();
+      if (!job) break;
+      this.start(job);
+    }
+    if (this.running === 0 && this.waiting.length === 0) for (const resolve of this.drainWaiters.splice(0)) resolve();
+  }
+
+  // A contact already on a delivery waits: the person hears one call at a time, and what
+  // piles up meanwhile goes out together in the next one.
+  private nextJob(): Job | null {
+    const ready = this.waiting.filter((job) => !this.busyContacts.has(job.contact));
+    if (ready.length === 0) return null;
+    ready.sort((a, b) => a.rank - b.rank || a.seq - b.seq);
+    this.waiting = this.waiting.filter((job) => job !== ready[0]);
+    return ready[0];
+  }
+
+  private start(job: Job): void {
+    const open = job.attempts.filter((attempt) => this.hooks.stillOpen(attempt));
+    const closed = job.attempts.filter((attempt) => !open.includes(attempt));
+    if (closed.length) this.hooks.dropped(closed);
+    if (open.length === 0) return;
+    this.running++;
+    this.busyContacts.add(job.contact);
+    const controller = new AbortController();
+    const ids = open.map((attempt) => attempt.alert.notification_id);
+    for (const id of ids) this.controllers.set(id, (this.controllers.get(id) ?? new Set()).add(controller));
+    const delivery: Delivery = {
+      channel: this.driver.channel,
+      recipient: open[0].recipient,
+      contact: job.contact,
+      alerts: open.map((attempt) => attempt.alert),
+      acknowledge: (by) => {
+        // The closing this commit causes must not cut off the delivery that caused it.
+        this.detach(ids, controller);
+        return this.hooks.acknowledged(open, by);
+      }
+    };
+    const timer = setTimeout(() => controller.abort(new Error(`no outcome within ${this.timeoutMs} ms`)), this.timeoutMs);
+    this.driver
+      .deliver(delivery, controller.signal)
+      .then(
+        (result) => ({attempts: open, result, error: null}),
+        (error: unknown) => ({attempts: open, result: null, error: error instanceof ChannelError ? error : new ChannelError(controller.signal.aborted ? String(controller.signal.reason?.message ?? error) : String((error as Error)?.message ?? error), false)})
+      )
+      .then((outcome) => {
+        clearTimeout(timer);
+        this.detach(ids, controller);
+        this.running--;
+        this.busyContacts.delete(job.contact);
+        this.hooks.finished(outcome);
+        this.pump();
+      });
+  }
+
+  private detach(notificationIds: string[], controller: AbortController): void {
+    for (const id of notificationIds) {
+      const set = this.controllers.get(id);
+      set?.delete(controller);
+      if (set?.size === 0) this.controllers.delete(id);
+    }
+  }
+}

@@ -1,0 +1,288 @@
+import {advance, type EscalationEffect, type EscalationState} from "../../domain/escalation/index.js";
+import {isOpen, type EscalationRecord, type NotificationRecord, type WaitReason} from "../../domain/notification.js";
+import type {Channel} from "../../domain/vocabulary.js";
+import {isoTimestamp, type Clock} from "../../lib/clock.js";
+import type {Logger} from "../../lib/logger.js";
+import {WakeTimer} from "../../lib/wake-timer.js";
+import {RepeatingPass} from "../../lib/repeating-pass.js";
+import type {Journal} from "../../store/journal/journal.js";
+import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
+import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
+import type {AttemptsRepository} from "../../store/journal/attempts.repository.js";
+import type {ChannelRegistry} from "../../channels/channel-registry.js";
+import {CONTACT_UNUSABLE, type ContactFailuresRepository} from "../../store/journal/contact-failures.repository.js";
+import type {ChannelStatusService} from "../shared/channel-status.service.js";
+import {ChannelQueue, type QueuedAttempt} from "./channel-queue.js";
+import type {EventPublisher} from "../notifications/event-publisher.js";
+import type {AuditService} from "../shared/audit.service.js";
+import type {NotificationListener, NotificationsService} from "../notifications/notifications.service.js";
+import {StormGrouping} from "../notifications/storm-grouping.js";
+import {AttemptOutcomes} from "./attempt-outcomes.js";
+import {FireEffects, type FireEffectsDeps} from "./fire-effects.js";
+import {SYSTEM_ACTOR} from "../../domain/actor.js";
+
+export interface RunnerOptions {
+  /** Escalations fired per journal transaction. */
+  batch?: number;
+  /** A delivery with no outcome after this long is cut off and recorded failed. */
+  deliveryTimeoutMs?: number;
+  /** How often channel availability is compared, so chains waiting for a channel go the moment it is back. */
+  channelCheckMs?: number;
+}
+
+/** What the runner works with, by name. */
+export interface RunnerDeps {
+  journal: Journal;
+  notificationRecords: NotificationsRepository;
+  escalations: EscalationsRepository;
+  attempts: AttemptsRepository;
+  events: EventPublisher;
+  audit: AuditService;
+  notifications: NotificationsService;
+  registry: ChannelRegistry;
+  channelStatus: ChannelStatusService;
+  contactFailures: ContactFailuresRepository;
+  storms: StormGrouping;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * Runs escalations. The next due time of every running chain is stored; `tick()` fires what is
+ * due through the pure planner and commits the new state, the attempts and the events together,
+ * then hands the attempts to their channel's queue outside the transaction. A timer aims at the
+ * earliest stored wake-up (no fixed polling). Every wake-up carries the chain's generation, so a
+ * stale one (the alert was acknowledged meanwhile) does nothing. A chain that cannot carry any
+ * step because its channels cannot be used waits (undeliverable, said loudly) and goes as soon
+ * as a channel it needs becomes usable.
+ */
+export class EscalationRunner implements NotificationListener {
+  private readonly queues = new Map<Channel, ChannelQueue>();
+  private readonly firedThisPass = new Set<string>();
+  private readonly wakeTimer: WakeTimer;
+  private readonly passes = new RepeatingPass(
+    () => this.fireDue(),
+    (error) => {
+      if (error) this.logger.error("escalation tick failed", {error: error as Error});
+      this.arm();
+    }
+  );
+  private started = false;
+  private readonly batch: number;
+  private readonly channelCheckMs: number;
+  private channelWatch: NodeJS.Timeout | null = null;
+  private readonly outcomes: AttemptOutcomes;
+  private readonly effectsDeps: FireEffectsDeps;
+  private readonly journal: Journal;
+  private readonly notificationRecords: NotificationsRepository;
+  private readonly escalations: EscalationsRepository;
+  private readonly attempts: AttemptsRepository;
+  private readonly channelStatus: ChannelStatusService;
+  private readonly contactFailures: ContactFailuresRepository;
+  private readonly storms: StormGrouping;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+
+  constructor(deps: RunnerDeps, options: RunnerOptions = {}) {
+    ({journal: this.journal, notificationRecords: this.notificationRecords, escalations: this.escalations, attempts: this.attempts} = deps);
+    ({channelStatus: this.channelStatus, contactFailures: this.contactFailures, storms: this.storms, clock: this.clock, logger: this.logger} = deps);
+    this.effectsDeps = deps;
+    this.outcomes = new AttemptOutcomes({...deps, hurried: (dueNow) => this.hurried(dueNow)});
+    this.wakeTimer = new WakeTimer(deps.clock, () => void this.tick());
+    this.batch = options.batch ?? 200;
+    this.channelCheckMs = options.channelCheckMs ?? 1000;
+    const deliveryTimeoutMs = options.deliveryTimeoutMs ?? 10 * 60_000;
+    for (const driver of deps.registry.all()) {
+      this.queues.set(driver.channel, new ChannelQueue(driver, {
+        stillOpen: (attempt) => this.stillOpen(attempt),
+        dropped: (attempts) => this.outcomes.record(attempts.map((attempt) => ({attempt, outcome: "skipped", error: "closed before the attempt started"}))),
+        finished: (outcome) => this.outcomes.finished(outcome),
+        acknowledged: (attempts, by) =>
+          deps.notifications.acknowledgeMany(attempts.map((attempt) => attempt.alert.notification_id), by, driver.channel, SYSTEM_ACTOR)
+      }, deliveryTimeoutMs));
+    }
+    deps.notifications.listen(this);
+  }
+
+  /** Recovers attempts a dead process left in flight, wakes chains that wait for a channel, then arms the timer. */
+  async start(): Promise<void> {
+    const interrupted = this.journal.read(() => this.attempts.unfinished());
+    if (interrupted.length) {
+      // The outcome of an attempt interrupted by a crash is unknown: it is recorded, not run
+      // again (a person must not get the same call twice); the chain goes on from its stored wake-up.
+      await this.journal.write(() => {
+        for (const attempt of interrupted) this.attempts.finish(attempt.id, "failed", "interrupted: the gateway stopped during this attempt", isoTimestamp(this.clock.now()));
+      });
+      this.logger.warn("recorded attempts interrupted by a restart", {count: interrupted.length});
+    }
+    // The channels may have been configured or repaired while the gateway was down.
+    const waiting = await this.journal.write(() => this.escalations.wakeWaiting(isoTimestamp(this.clock.now())));
+    if (waiting > 0) this.logger.warn("alerts are waiting for a channel", {count: waiting});
+    this.started = true;
+    this.channelWatch = setInterval(() => void this.checkChannels(), this.channelCheckMs);
+    this.channelWatch.unref();
+    this.arm();
+  }
+
+  /** Stops firing, cuts off deliveries in progress and records their outcomes while the journal is open. */
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.channelWatch) clearInterval(this.channelWatch);
+    this.channelWatch = null;
+    this.wakeTimer.cancel();
+    await this.passes.running;
+    for (const queue of this.queues.values()) queue.close("the gateway is stopping");
+    await this.idle();
+  }
+
+  /** Resolves when no tick runs, no delivery is under way and every outcome has been recorded. */
+  async idle(): Promise<void> {
+    const busy = () => this.passes.running !== null || this.outcomes.busy || [...this.queues.values()].some((queue) => !queue.isDrained);
+    while (busy()) {
+      await this.passes.running;
+      await Promise.all([...this.queues.values()].map((queue) => queue.drained()));
+      await this.outcomes.idle();
+    }
+  }
+
+  /**
+   * When a channel some chain waits for can be used now, every waiting chain is due at once (each
+   * then carries what it can). Compared with what the chains wait for, not with the last look, so
+   * an outage shorter than a look is not missed. Cheap: one read of an index, and the drivers keep
+   * their state in memory. A contact marked unusable is no channel to watch: it waits for a fix.
+   */
+  async checkChannels(): Promise<void> {
+    const waitedFor = this.journal.read(() => this.escalations.undeliverable()).reasons.filter((wait) => wait.reason !== CONTACT_UNUSABLE);
+    if (!waitedFor.some((wait) => this.channelStatus.gatewayChannel(wait.channel).available)) return;
+    const woken = await this.journal.write(() => this.escalations.wakeWaiting(isoTimestamp(this.clock.now())));
+    if (woken > 0) await this.tick();
+  }
+
+  private hurried(dueNow: boolean): void {
+    if (!this.started) return;
+    if (dueNow) void this.tick();
+    else this.arm();
+  }
+
+  queueDepth(channel: Channel): number {
+    return this.queues.get(channel)?.depth ?? 0;
+  }
+
+  // A chain that joined a storm at acceptance is due with the chain it waits behind, which the timer already aims at.
+  accepted(chain: EscalationRecord): void {
+    if (this.started && chain.grouped_with === null) void this.tick();
+  }
+
+  closed(notificationId: string): void {
+    for (const queue of this.queues.values()) queue.abort(notificationId);
+    this.storms.forget(notificationId);
+    // Chains that waited behind the closed one are due now.
+    if (this.started) void this.tick();
+  }
+
+  /** One pass: fires every escalation due now, a batch per transaction, then re-arms the timer. */
+  tick(): Promise<void> {
+    return this.passes.run();
+  }
+
+  // Attempts are handed to the queues once the whole pass has committed, so everything due at
+  // once for one person on one channel (an alert storm) leaves as a single delivery.
+  private async fireDue(): Promise<void> {
+    const dispatch: Array<{channel: Channel; queued: QueuedAttempt}> = [];
+    this.firedThisPass.clear();
+    // One reading of the clock per pass: chains fired together get the same next wake-up and so
+    // fire together again (a storm's steps stay one delivery), however long the pass takes.
+    const nowMs = this.clock.now();
+    for (;;) {
+      const due = this.journal.read(() => this.escalations.due(isoTimestamp(nowMs), this.batch));
+      if (due.length === 0) break;
+      // Log lines wait for the commit: a write function may run twice, a log line must not.
+      const fired = await this.journal.write(() => {
+        const notices: Array<() => void> = [];
+        return {dispatch: due.flatMap((id) => this.fire(id, nowMs, notices)), notices};
+      });
+      dispatch.push(...fired.dispatch);
+      for (const notice of fired.notices) notice();
+    }
+    this.firedThisPass.clear();
+    for (const [channel, queue] of this.queues) queue.enqueue(...dispatch.filter((attempt) => attempt.channel === channel).map((attempt) => attempt.queued));
+  }
+
+  // Nothing running means nothing to wake for: a new alert wakes the runner through accepted().
+  private arm(): void {
+    if (!this.started) return;
+    const earliest = this.journal.read(() => this.escalations.earliestDue());
+    this.wakeTimer.aim(earliest === null ? null : Date.parse(earliest));
+  }
+
+  /** Alert storms (`StormGrouping`): a chain due while another pages its target waits for that chain's next step. */
+  private waitsBehindAnotherChain(record: NotificationRecord, row: EscalationRecord, contacted: string[], nowMs: number): boolean {
+    if (row.step !== 0 || contacted.length === 0) return false;
+    const anchor = this.storms.anchorAmong([record.target_uuid, ...contacted], nowMs);
+    // Chains fired in this same pass leave together anyway, in one delivery.
+    if (!anchor || anchor.row.notification_id === record.id || this.firedThisPass.has(anchor.row.notification_id)) return false;
+    if (!StormGrouping.canJoin(anchor, record.priority)) return false;
+    this.escalations.group(record.id, anchor.row, StormGrouping.alignedStep(anchor, record.target_uuid));
+    return true;
+  }
+
+  /** Inside the transaction: runs the planner for one notification and applies its effects. */
+  private fire(notificationId: string, nowMs: number, notices: Array<() => void>): Array<{channel: Channel; queued: QueuedAttempt}> {
+    const record = this.notificationRecords.get(notificationId);
+    const row = this.escalations.forNotification(notificationId);
+    const policy = this.escalations.policyOf(notificationId);
+    if (!record || !row || !policy) return [];
+    if (row.grouped_with !== null) this.escalations.ungroup(record.id);
+    const state: EscalationState = {
+      steps_total: row.steps_total,
+      generation: row.generation,
+      next_step_at: row.next_step_at === null ? null : Date.parse(row.next_step_at),
+      status: row.state,
+      progress: row.progress,
+      waiting_for: row.waiting_for
+    };
+    const contactOf = (channel: Channel, recipientUuid: string) => policy.members.find((member) => member.recipient_uuid === recipientUuid)?.contacts[channel] ?? null;
+    // A contact marked unusable is tried again for a critical alert: the mark may be stale, and a critical page must not depend on it.
+    const contactUnusable = (channel: Channel, recipientUuid: string) =>
+      record.priority === "critical" ? null : this.contactFailures.reasonFor(recipientUuid, channel, contactOf(channel, recipientUuid));
+    const {state: next, effects} = advance(state, {type: "wake", generation: row.generation}, nowMs, {
+      policy,
+      channelUnavailable: (channel, recipientUuid) => this.channelStatus.gatewayChannel(channel).reason ?? contactUnusable(channel, recipientUuid)
+    });
+    // Whom this wake-up would really contact (a quiet or blocked first step passes to later ones).
+    const contacted = effects.flatMap((effect) => (effect.type === "attempt" ? [effect.recipient_uuid] : []));
+    // Planned but not applied: a chain that would page someone another chain is paging waits for it instead.
+    if (row.grouped_with === null && this.waitsBehindAnotherChain(record, row, contacted, nowMs)) return [];
+    this.firedThisPass.add(notificationId);
+    this.escalations.save({
+      notification_id: notificationId,
+      step: next.progress.carried.length,
+      generation: next.generation,
+      state: next.status,
+      next_step_at: next.next_step_at === null ? null : isoTimestamp(next.next_step_at),
+      progress: next.progress,
+      waiting_for: next.waiting_for
+    });
+    notices.push(() => this.reportWaiting(record, row.waiting_for, next.waiting_for, effects));
+    // The first chain that pages a target or person is the one a storm's newcomers join, until it closes or its page fails.
+    if (contacted.length) this.storms.paged([record.target_uuid, ...contacted], notificationId, record.priority, nowMs);
+    return new FireEffects(this.effectsDeps, record, policy, next.steps_total, nowMs).apply(effects);
+  }
+
+  /** Says loudly when a notification starts waiting for a channel, and when it is carried again. */
+  private reportWaiting(record: NotificationRecord, before: WaitReason[] | null, after: WaitReason[] | null, effects: EscalationEffect[]): void {
+    const fields = {notification: record.id, priority: record.priority, source: record.source};
+    if (after && !before) {
+      this.logger.warn("an alert cannot reach anyone: it waits for a channel", {...fields, waiting_for: after.map((wait) => `${wait.channel}: ${wait.reason}`).join("; ")});
+    } else if (before && !after && effects.some((effect) => effect.type === "attempt")) {
+      this.logger.info("an alert that waited for a channel is being delivered", fields);
+    }
+  }
+
+  // Read synchronously right before a driver starts: no commit can slip between this check and
+  // the start, so no attempt starts after an acknowledgement has committed.
+  private stillOpen(attempt: QueuedAttempt): boolean {
+    const record = this.journal.read(() => this.notificationRecords.get(attempt.alert.notification_id));
+    return record !== null && isOpen(record.status);
+  }
+}

@@ -1,0 +1,119 @@
+import type {EscalationEffect} from "../../domain/escalation/index.js";
+import type {AttemptRecord, NotificationRecord} from "../../domain/notification.js";
+import type {PolicySnapshot} from "../../domain/policy.js";
+import {maskContact} from "../../domain/recipient.js";
+import type {Channel} from "../../domain/vocabulary.js";
+import {isoTimestamp} from "../../lib/clock.js";
+import {newId} from "../../lib/ids.js";
+import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
+import type {AttemptsRepository} from "../../store/journal/attempts.repository.js";
+import {SYSTEM_ACTOR} from "../../domain/actor.js";
+import type {AuditService} from "../shared/audit.service.js";
+import type {QueuedAttempt} from "./channel-queue.js";
+import type {EventPublisher} from "../notifications/event-publisher.js";
+import type {NotificationsService} from "../notifications/notifications.service.js";
+
+
+export interface FireEffectsDeps {
+  notificationRecords: NotificationsRepository;
+  attempts: AttemptsRepository;
+  events: EventPublisher;
+  audit: AuditService;
+  notifications: NotificationsService;
+}
+
+type ContactEffect = Extract<EscalationEffect, {type: "attempt" | "skip" | "defer"}>;
+
+/**
+ * Carries out one wake-up's effects inside the runner's transaction, in the planner's causal
+ * order: each contact recorded as it happens (a skip announced as `contact.failed`), then the
+ * carried step as `escalation.step` with its number and targets, then `notification.sent` for
+ * each contact handed to its channel, and last the chain's end. Each event shows the
+ * notification as it is at that moment. Returns the attempts to hand to the channel queues
+ * once the transaction has committed.
+ */
+export class FireEffects {
+  private current: NotificationRecord;
+  private readonly now: string;
+  private readonly names: Map<string, string>;
+  private readonly dispatch: Array<{channel: Channel; queued: QueuedAttempt}> = [];
+  private readonly handedOver: AttemptRecord[] = [];
+
+  constructor(
+    private readonly deps: FireEffectsDeps,
+    private readonly record: NotificationRecord,
+    policy: PolicySnapshot,
+    private readonly stepsTotal: number,
+    private readonly nowMs: number
+  ) {
+    this.current = record;
+    this.now = isoTimestamp(nowMs);
+    this.names = new Map(policy.members.map((member) => [member.recipient_uuid, member.name]));
+  }
+
+  apply(effects: EscalationEffect[]): Array<{channel: Channel; queued: QueuedAttempt}> {
+    for (const effect of effects) {
+      if (effect.type === "attempt" || effect.type === "skip" || effect.type === "defer") this.contact(effect);
+      else if (effect.type === "step") this.stepCarried(effect.step);
+      else if (effect.type === "exhausted") this.exhausted();
+    }
+    return this.dispatch;
+  }
+
+  private contact(effect: ContactEffect): void {
+    this.setStatus("notifying");
+    const attempt = this.attemptRow(effect);
+    this.deps.attempts.insert(attempt);
+    const recipient = {uuid: effect.recipient_uuid, name: this.names.get(effect.recipient_uuid) ?? effect.recipient_uuid};
+    const alert = {notification_id: this.record.id, priority: this.current.priority, message: this.current.message, source: this.current.source, link: this.current.link};
+    if (effect.type === "attempt") {
+      this.dispatch.push({channel: effect.channel, queued: {attemptId: attempt.id, recipient, contact: effect.contact, alert}});
+      this.handedOver.push(attempt);
+      return;
+    }
+    if (effect.type === "skip") this.emit("contact.failed", attempt);
+  }
+
+  private stepCarried(step: number): void {
+    const targets = this.handedOver.map(({recipient_uuid, channel, target}) => ({recipient_uuid, channel, target}));
+    this.deps.events.emit("escalation.step", this.view(), this.nowMs, {step: {number: step + 1, targets}});
+    for (const attempt of this.handedOver.splice(0)) this.emit("notification.sent", attempt);
+  }
+
+  private exhausted(): void {
+    this.setStatus("exhausted");
+    this.deps.audit.append(SYSTEM_ACTOR, "notification.exhausted", {type: "notification", id: this.record.id}, {steps: this.stepsTotal}, this.record.source);
+    this.deps.events.emit("escalation.exhausted", this.view(), this.nowMs);
+  }
+
+  private setStatus(status: "notifying" | "exhausted"): void {
+    if (this.current.status === status || (status === "notifying" && this.current.status !== "queued")) return;
+    this.current = {...this.current, status, updated_at: this.now};
+    this.deps.notificationRecords.saveState(this.current);
+  }
+
+  private view() {
+    return this.deps.notifications.view(this.current);
+  }
+
+  private emit(type: "contact.failed" | "notification.sent", attempt: AttemptRecord): void {
+    const {notification_id: _id, ...shown} = attempt;
+    this.deps.events.emit(type, this.view(), this.nowMs, {attempt: shown});
+  }
+
+  private attemptRow(effect: ContactEffect): AttemptRecord {
+    const finished = effect.type !== "attempt";
+    return {
+      id: newId("att", this.nowMs),
+      notification_id: this.record.id,
+      channel: effect.channel,
+      recipient_uuid: effect.recipient_uuid,
+      target: effect.contact ? maskContact(effect.contact) : "",
+      step: effect.step,
+      started_at: this.now,
+      finished_at: finished ? this.now : null,
+      outcome: effect.type === "attempt" ? "pending" : effect.type === "skip" ? "skipped" : "deferred",
+      error: effect.type === "skip" ? effect.reason : effect.type === "defer" ? `quiet hours until ${new Date(effect.until).toISOString()}` : null
+    };
+  }
+}

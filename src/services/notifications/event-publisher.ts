@@ -1,0 +1,45 @@
+import type {EventType} from "../../domain/vocabulary.js";
+import {newId} from "../../lib/ids.js";
+import type {EventsRepository} from "../../store/journal/events.repository.js";
+import type {WebhooksRepository} from "../../store/config/repositories.js";
+import type {AttemptRecord} from "../../domain/notification.js";
+import type {NotificationView} from "./notification-view.js";
+import {isoTimestamp} from "../../lib/clock.js";
+
+/** A carried escalation step as `escalation.step` announces it: its 1-based number and whom it contacts. */
+export interface StepAnnouncement {
+  number: number;
+  targets: Array<Pick<AttemptRecord, "recipient_uuid" | "channel" | "target">>;
+}
+
+/** What an event may carry besides the notification's snapshot. */
+export interface EventDetail {
+  attempt?: Omit<AttemptRecord, "notification_id">;
+  step?: StepAnnouncement;
+  /** For `notification.priority_raised`: the priority before the raise. */
+  previous_priority?: string;
+}
+
+/**
+ * Records lifecycle events (CONTRACT section 7) with one outbox row per subscribed webhook.
+ * Called inside the journal transaction of the change the event describes, in the order things
+ * happened: each event of a notification takes the next `sequence` number.
+ */
+export class EventPublisher {
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly webhooks: WebhooksRepository,
+    /** Told when deliveries were queued, so the webhook dispatcher wakes without polling. */
+    private readonly onQueued: () => void = () => undefined
+  ) {}
+
+  emit(type: EventType, notification: NotificationView, nowMs: number, detail: EventDetail = {}): void {
+    const id = newId("evt", nowMs);
+    const createdAt = isoTimestamp(nowMs);
+    const sequence = this.events.nextSequence(notification.id);
+    const body = JSON.stringify({id, type, created_at: createdAt, sequence, data: {notification, ...detail}});
+    const destinations = this.webhooks.subscribersOf(type);
+    this.events.append({id, type, notification_id: notification.id, created_at: createdAt, body, sequence}, destinations);
+    if (destinations.length) this.onQueued();
+  }
+}

@@ -1,0 +1,99 @@
+import {createHash} from "node:crypto";
+import type {Journal} from "../../store/journal/journal.js";
+import type {IdempotencyRepository} from "../../store/journal/idempotency.repository.js";
+import {isoTimestamp, type Clock} from "../../lib/clock.js";
+import {AppError} from "../shared/errors.js";
+
+/** An Idempotency-Key as presented: scoped to the API key, with a fingerprint of the request body. */
+export interface IdempotentRequest {
+  apiKeyId: string;
+  key: string;
+  fingerprint: string;
+  /** The header that carried `key`, as errors name it: Idempotency-Key unless said otherwise (webhook-id). */
+  header?: string;
+}
+
+/** A request body's fingerprint: a repeat must carry the same bytes to be replayed. */
+export function bodyFingerprint(body: Uint8Array | undefined): string {
+  return createHash("sha256").update(body ?? new Uint8Array()).digest("hex");
+}
+
+/** The answer to replay: status and JSON body. */
+export interface StoredAnswer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * The Idempotency-Key semantics of the IETF draft: the first answer is stored in the same
+ * transaction as the change it reports and replayed for the same key and body; a different
+ * body is a mismatch; the same key while the first request runs is a conflict.
+ */
+export class IdempotencyService {
+  private readonly inFlight = new Set<string>();
+
+  constructor(
+    private readonly journal: Journal,
+    private readonly repository: IdempotencyRepository,
+    private readonly clock: Clock,
+    private readonly retentionHours: number
+  ) {}
+
+  async run(request: IdempotentRequest | null, work: () => StoredAnswer): Promise<StoredAnswer & {replayed: boolean}> {
+    if (!request) return {...(await this.journal.write(work)), replayed: false};
+    return this.once(request, () =>
+      this.journal.write(() => {
+        const answer = work();
+        this.remember(request, answer);
+        return answer;
+      })
+    );
+  }
+
+  /**
+   * The same semantics for work that commits in several transactions of its own: its answer is
+   * stored after the work, so a crash in between forgets the answer, and a repeat runs the work
+   * again (work that merges repeats, as an integration's events do, tolerates that).
+   */
+  async runAcross(request: IdempotentRequest, work: () => Promise<StoredAnswer>): Promise<StoredAnswer & {replayed: boolean}> {
+    return this.once(request, async () => {
+      const answer = await work();
+      await this.journal.write(() => this.remember(request, answer));
+      return answer;
+    });
+  }
+
+  /** Replays a stored answer, refuses a mismatch or a repeat still running, or runs the work. */
+  private async once(request: IdempotentRequest, work: () => Promise<StoredAnswer>): Promise<StoredAnswer & {replayed: boolean}> {
+    const stored = this.journal.read(() => this.repository.find(request.apiKeyId, request.key, isoTimestamp(this.clock.now())));
+    if (stored) {
+      if (stored.fingerprint !== request.fingerprint) throw new AppError("idempotency_mismatch", `this ${request.header ?? "Idempotency-Key"} was already used with a different request body`);
+      return {status: stored.status, body: JSON.parse(stored.body), replayed: true};
+    }
+    const slot = `${request.apiKeyId}\u0000${request.key}`;
+    if (this.inFlight.has(slot)) throw new AppError("idempotency_in_flight", `a request with this ${request.header ?? "Idempotency-Key"} is still being processed`);
+    this.inFlight.add(slot);
+    try {
+      return {...(await work()), replayed: false};
+    } finally {
+      this.inFlight.delete(slot);
+    }
+  }
+
+  /** Call inside a journal write. */
+  private remember(request: IdempotentRequest, answer: StoredAnswer): void {
+    const nowMs = this.clock.now();
+    this.repository.insert(
+      request.apiKeyId,
+      request.key,
+      {fingerprint: request.fingerprint, status: answer.status, body: JSON.stringify(answer.body)},
+      isoTimestamp(nowMs),
+      isoTimestamp(nowMs + this.retentionHours * 3600_000)
+    );
+  }
+
+  /** Forgets answers older than the retention window. */
+  prune(): Promise<number> {
+    return this.journal.write(() => this.repository.prune(isoTimestamp(this.clock.now())));
+  }
+}

@@ -1,0 +1,73 @@
+import type {AttemptRecord, EscalationRecord, NotificationRecord, WaitReason} from "../../domain/notification.js";
+
+/** The long form of a notification (spec 2.2 plus CONTRACT section 2). */
+export interface NotificationView {
+  id: string;
+  status: NotificationRecord["status"];
+  recipient_uuid: string;
+  message: string;
+  priority: NotificationRecord["priority"];
+  channels_planned: NotificationRecord["channels_planned"];
+  escalation_chain_id: string;
+  created_at: string;
+  links: {self: string; ack: string};
+  source: string | null;
+  dedup_key: string | null;
+  link: string | null;
+  service: string | null;
+  environment: string | null;
+  occurrences: number;
+  updated_at: string;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
+  acknowledged_via: NotificationRecord["acknowledged_via"];
+  acknowledged_note: string | null;
+  resolved_at: string | null;
+  escalation: {step: number; steps_total: number; next_step_at: string | null; waiting_for: WaitReason[] | null};
+  attempts: Array<Omit<AttemptRecord, "id" | "notification_id">>;
+}
+
+/** The short form answered with 202 (spec 2.2). */
+export interface NotificationShortView {
+  status: NotificationRecord["status"];
+  notification_uuid: string;
+  channels_planned: NotificationRecord["channels_planned"];
+  escalation_chain_id: string;
+}
+
+export function notificationPath(id: string): string {
+  return `/api/v1/notifications/${id}`;
+}
+
+export function longForm(record: NotificationRecord, escalation: EscalationRecord | null, attempts: AttemptRecord[]): NotificationView {
+  const self = notificationPath(record.id);
+  return {
+    id: record.id,
+    status: record.status,
+    recipient_uuid: record.target_uuid,
+    message: record.message,
+    priority: record.priority,
+    channels_planned: record.channels_planned,
+    escalation_chain_id: record.escalation_chain_id,
+    created_at: record.created_at,
+    links: {self, ack: `${self}/ack`},
+    source: record.source,
+    dedup_key: record.dedup_key,
+    link: record.link,
+    service: record.service,
+    environment: record.environment,
+    occurrences: record.occurrences,
+    updated_at: record.updated_at,
+    acknowledged_at: record.acknowledged_at,
+    acknowledged_by: record.acknowledged_by,
+    acknowledged_via: record.acknowledged_via,
+    acknowledged_note: record.ack_note,
+    resolved_at: record.resolved_at,
+    escalation: {step: escalation?.step ?? 0, steps_total: escalation?.steps_total ?? 0, next_step_at: escalation?.next_step_at ?? null, waiting_for: escalation?.waiting_for ?? null},
+    attempts: attempts.map(({id: _id, notification_id: _notification, ...attempt}) => attempt)
+  };
+}
+
+export function shortForm(view: NotificationView): NotificationShortView {
+  return {status: view.status, notification_uuid: view.id, channels_planned: view.channels_planned, escalation_chain_id: view.escalation_chain_id};
+}

@@ -1,0 +1,225 @@
+import {acknowledge, freshProgress, resolve, type Acknowledgement, type EscalationRecord, type NotificationRecord, type TransitionResult} from "../../domain/notification.js";
+import {plannedChannels, snapshotPolicy, type Target} from "../../domain/policy.js";
+import {countSteps} from "../../domain/escalation/index.js";
+import type {EventType, NotificationStatus, Priority} from "../../domain/vocabulary.js";
+import {newId} from "../../lib/ids.js";
+import type {AckVia} from "../../domain/vocabulary.js";
+import {isoTimestamp, type Clock} from "../../lib/clock.js";
+import type {Journal} from "../../store/journal/journal.js";
+import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
+import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
+import type {AttemptsRepository} from "../../store/journal/attempts.repository.js";
+import type {Actor} from "../../domain/actor.js";
+import type {GroupsRepository, RecipientsRepository} from "../../store/config/repositories.js";
+import type {EventPublisher} from "./event-publisher.js";
+import type {AuditService} from "../shared/audit.service.js";
+import type {IdempotencyService, IdempotentRequest, StoredAnswer} from "./idempotency.service.js";
+import {longForm, type NotificationView} from "./notification-view.js";
+import type {StormGrouping} from "./storm-grouping.js";
+import {AppError, invalid, notFound} from "../shared/errors.js";
+import {resolveTarget} from "../recipients/paging-target.js";
+import {DedupMerge} from "./dedup-merge.js";
+
+/** A validated send request (spec 2.1 plus CONTRACT section 1's optional fields). */
+export interface SendInput {
+  recipient_uuid: string;
+  message: string;
+  priority: Priority;
+  source?: string;
+  dedup_key?: string;
+  link?: string;
+  service?: string;
+  environment?: string;
+}
+
+export interface SendOutcome {
+  view: NotificationView;
+  /** False when an open notification with the same dedup_key absorbed this send. */
+  created: boolean;
+}
+
+export interface ListFilter {
+  status?: NotificationStatus;
+  recipient_uuid?: string;
+  priority?: Priority;
+  cursor?: string;
+  limit: number;
+}
+
+/** Told after a change commits: the escalation runner wakes for new alerts and hangs up on closed ones. */
+export interface NotificationListener {
+  accepted(chain: EscalationRecord): void;
+  closed(notificationId: string): void;
+}
+
+const CURSOR_PATTERN = /^notif_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** Accepting, reading, acknowledging and resolving notifications. */
+export class NotificationsService {
+  constructor(
+    private readonly journal: Journal,
+    private readonly notifications: NotificationsRepository,
+    private readonly escalations: EscalationsRepository,
+    private readonly attempts: AttemptsRepository,
+    private readonly events: EventPublisher,
+    private readonly recipients: RecipientsRepository,
+    private readonly groups: GroupsRepository,
+    private readonly audit: AuditService,
+    private readonly idempotency: IdempotencyService,
+    private readonly storms: StormGrouping,
+    private readonly clock: Clock
+  ) {
+    this.merges = new DedupMerge({notifications, escalations, audit, events, target: (uuid) => this.targetOf(uuid), view: (record) => this.view(record)});
+  }
+
+  /** Every dedup merge goes through this, inside the caller's journal transaction. */
+  readonly merges: DedupMerge;
+
+  private readonly listeners: NotificationListener[] = [];
+
+  listen(listener: NotificationListener): void {
+    this.listeners.push(listener);
+  }
+
+  private targetOf(uuid: string): Target {
+    return resolveTarget(uuid, {recipients: this.recipients, groups: this.groups}, "/recipient_uuid");
+  }
+
+  /** The long form as the journal has it now; call inside a journal transaction or read. */
+  view(record: NotificationRecord): NotificationView {
+    return longForm(record, this.escalations.forNotification(record.id), this.attempts.forNotification(record.id));
+  }
+
+  /**
+   * Accepts an alert. The notification, its escalation snapshot, its audit entry, its event with
+   * outbox rows and the idempotency record are one journal transaction: when this resolves, all
+   * of them are durable, and on any failure none of them exist.
+   */
+  async send(input: SendInput, actor: Actor, request: IdempotentRequest | null, answer: (outcome: SendOutcome) => StoredAnswer): Promise<StoredAnswer & {replayed: boolean}> {
+    // A new chain, or one a merge re-planned: either is due now, so the runner hears of it after the commit.
+    let accepted: EscalationRecord | null = null;
+    const result = await this.idempotency.run(request, () => {
+      accepted = null;
+      const target = this.targetOf(input.recipient_uuid);
+      const nowMs = this.clock.now();
+      const now = isoTimestamp(nowMs);
+      if (input.dedup_key) {
+        const open = this.notifications.findOpenByDedup(input.recipient_uuid, input.dedup_key);
+        if (open) {
+          const merged = this.merges.merge(open, {dedup_key: input.dedup_key, priority: input.priority, source: input.source ?? null}, actor, nowMs);
+          accepted = merged.replanned;
+          return answer({view: this.view(merged.record), created: false});
+        }
+      }
+      const policy = snapshotPolicy(target, input.priority);
+      const record: NotificationRecord = {
+        id: newId("notif", nowMs),
+        status: "queued",
+        target_uuid: input.recipient_uuid,
+        target_kind: target.kind,
+        message: input.message.trim(),
+        priority: input.priority,
+        source: input.source ?? null,
+        dedup_key: input.dedup_key ?? null,
+        link: input.link ?? null,
+        service: input.service ?? null,
+        environment: input.environment ?? null,
+        occurrences: 1,
+        channels_planned: plannedChannels(policy),
+        escalation_chain_id: newId("esc", nowMs),
+        created_at: now,
+        updated_at: now,
+        acknowledged_at: null,
+        acknowledged_by: null,
+        acknowledged_via: null,
+        ack_note: null,
+        resolved_at: null,
+        api_key_id: actor.type === "api_key" ? actor.id : null
+      };
+      const fresh: EscalationRecord = {
+        id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now,
+        generation: 0, state: "running", grouped_with: null, progress: freshProgress(), waiting_for: null
+      };
+      const escalation = this.storms.atAcceptance(fresh, policy, record.priority, nowMs);
+      this.notifications.insert(record);
+      this.escalations.insert(escalation, policy);
+      this.audit.append(actor, "notification.accepted", {type: "notification", id: record.id}, {target: record.target_uuid, priority: record.priority, dedup_key: record.dedup_key}, record.source);
+      // Built from the rows just written rather than read back: a new notification has no attempts.
+      const view = longForm(record, escalation, []);
+      this.events.emit("escalation.started", view, nowMs);
+      accepted = escalation;
+      return answer({view, created: true});
+    });
+    if (accepted) for (const listener of this.listeners) listener.accepted(accepted);
+    return result;
+  }
+
+  get(id: string): NotificationView {
+    const record = this.journal.read(() => this.notifications.get(id));
+    if (!record) throw notFound("notification", id);
+    return this.journal.read(() => this.view(record));
+  }
+
+  list(filter: ListFilter): {items: NotificationView[]; next_cursor: string | null} {
+    if (filter.cursor !== undefined && !CURSOR_PATTERN.test(filter.cursor)) throw invalid([{pointer: "/cursor", detail: "not a cursor returned by this endpoint"}]);
+    const records = this.journal.read(() =>
+      this.notifications.list({status: filter.status, target_uuid: filter.recipient_uuid, priority: filter.priority, before_id: filter.cursor, limit: filter.limit + 1})
+    );
+    const page = records.slice(0, filter.limit);
+    return {items: this.journal.read(() => page.map((record) => this.view(record))), next_cursor: records.length > filter.limit ? page[page.length - 1].id : null};
+  }
+
+  /** Acknowledges each notification a grouped delivery spoke about; closed ones are left as they are. */
+  async acknowledgeMany(ids: string[], by: string | null, via: AckVia, actor: Actor): Promise<void> {
+    // Concurrent on purpose: the acknowledgements share group commits instead of one fsync each.
+    await Promise.all(
+      ids.map((id) =>
+        this.acknowledge(id, {by, note: null, via}, actor).catch((error) => {
+          if (!(error instanceof AppError && error.code === "conflict")) throw error;
+        })
+      )
+    );
+  }
+
+  acknowledge(id: string, ack: Acknowledgement, actor: Actor): Promise<NotificationView> {
+    return this.transition(id, actor, "notification.acknowledged", "notification.acknowledged", (record, now) => acknowledge(record, ack, now), {by: ack.by, via: ack.via});
+  }
+
+  resolve(id: string, actor: Actor): Promise<NotificationView> {
+    return this.transition(id, actor, "notification.resolved", "notification.resolved", (record, now) => resolve(record, now), {});
+  }
+
+  /**
+   * A state change that ends the escalation: the new state, the stopped chain (its generation
+   * bumped so a wake-up already scheduled does nothing), the audit entry and the event commit
+   * together, so no attempt can start after it.
+   */
+  private async transition(
+    id: string,
+    actor: Actor,
+    action: string,
+    event: EventType,
+    change: (record: NotificationRecord, nowIso: string) => TransitionResult,
+    detail: Record<string, unknown>
+  ): Promise<NotificationView> {
+    let closed = false;
+    const view = await this.journal.write(() => {
+      const record = this.notifications.get(id);
+      if (!record) throw notFound("notification", id);
+      const nowMs = this.clock.now();
+      const now = isoTimestamp(nowMs);
+      const result = change(record, now);
+      if (result.kind === "conflict") throw new AppError("conflict", result.reason);
+      if (result.kind === "unchanged") return this.view(result.record);
+      this.notifications.saveState(result.record);
+      this.escalations.stop(id, now);
+      this.audit.append(actor, action, {type: "notification", id}, {...detail, from: record.status}, record.source);
+      const changed = this.view(result.record);
+      this.events.emit(event, changed, nowMs);
+      closed = true;
+      return changed;
+    });
+    if (closed) for (const listener of this.listeners) listener.closed(id);
+    return view;
+  }
+}

@@ -1,0 +1,68 @@
+import {statfs} from "node:fs/promises";
+import type {Journal} from "../../store/journal/journal.js";
+import type {EventsRepository} from "../../store/journal/events.repository.js";
+import type {EscalationsRepository, Undeliverable} from "../../store/journal/escalations.repository.js";
+import type {ChannelState, ChannelStatusService} from "../shared/channel-status.service.js";
+import {isoTimestamp, type Clock} from "../../lib/clock.js";
+import type {HeartbeatMonitor} from "../heartbeats/heartbeat-monitor.service.js";
+
+export interface Readiness {
+  ready: boolean;
+  journal: {can_commit: boolean; schema_version: number; error: string | null};
+  channels: ChannelState[];
+  outbox: {pending: number; oldest: string | null};
+  /** Space left where the journal and the config store live; null fields when it cannot be read. */
+  disk: {path: string; free_bytes: number | null; total_bytes: number | null; error: string | null};
+  /** The heartbeat sweep: whether it runs, when it next wakes, whether its last pass failed. */
+  heartbeats: HeartbeatMonitor["health"];
+  /** Open notifications waiting for a channel they cannot use now; count -1 when the journal cannot be read. */
+  undeliverable: Undeliverable;
+}
+
+/**
+ * What /readyz reports: can the journal commit, can every open alert reach someone, and what
+ * state each channel is in. Not ready while either fails: monitors watch the status code. No secrets.
+ */
+export class ReadinessService {
+  constructor(
+    private readonly journal: Journal,
+    private readonly events: EventsRepository,
+    private readonly escalations: EscalationsRepository,
+    private readonly channels: ChannelStatusService,
+    private readonly clock: Clock,
+    private readonly dataDir: string,
+    private readonly heartbeats: HeartbeatMonitor
+  ) {}
+
+  async check(): Promise<Readiness> {
+    let error: string | null = null;
+    try {
+      await this.journal.probe(isoTimestamp(this.clock.now()));
+    } catch (failure) {
+      error = (failure as Error).message;
+    }
+    const {outbox, undeliverable} =
+      error === null
+        ? this.journal.read(() => ({outbox: this.events.backlog(), undeliverable: this.escalations.undeliverable()}))
+        : {outbox: {pending: -1, oldest: null}, undeliverable: {count: -1, reasons: []}};
+    return {
+      ready: error === null && undeliverable.count === 0,
+      journal: {can_commit: error === null, schema_version: this.journal.schemaVersion, error},
+      channels: this.channels.all(),
+      outbox,
+      undeliverable,
+      disk: await this.disk(),
+      heartbeats: this.heartbeats.health
+    };
+  }
+
+  private async disk(): Promise<Readiness["disk"]> {
+    try {
+      const stats = await statfs(this.dataDir);
+      // bavail, not bfree: the blocks an unprivileged process (the gateway) may still use.
+      return {path: this.dataDir, free_bytes: stats.bavail * stats.bsize, total_bytes: stats.blocks * stats.bsize, error: null};
+    } catch (failure) {
+      return {path: this.dataDir, free_bytes: null, total_bytes: null, error: (failure as Error).message};
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import {isoTimestamp, type Clock} from "../../lib/clock.js";
+import type {Logger} from "../../lib/logger.js";
+import type {Journal} from "../../store/journal/journal.js";
+import type {RetentionRepository} from "../../store/journal/retention.repository.js";
+
+export interface RetentionDays {
+  /** Closed notifications older than this go; 0 keeps them all. */
+  notifications_days: number;
+  /** Audit entries older than this go; 0 keeps them all. */
+  audit_days: number;
+}
+
+const DAY_MS = 86_400_000;
+// Small transactions: the pruner shares the journal with live traffic and must not hold it long.
+const BATCH = 500;
+
+/**
+ * Retention: deletes notifications closed (acknowledged, resolved, exhausted) longer ago than
+ * the configured days, with their attempts, escalation and events, and old audit entries. An
+ * open notification is never deleted, nor one whose webhook events still wait to be delivered.
+ */
+export class RetentionService {
+  constructor(
+    private readonly journal: Journal,
+    private readonly retention: RetentionRepository,
+    private readonly days: RetentionDays,
+    private readonly clock: Clock,
+    private readonly logger: Logger
+  ) {
+    for (const [name, value] of Object.entries(days)) {
+      if (!Number.isFinite(value) || value < 0) throw new Error(`retention.${name}: must be 0 (keep all) or a positive number of days, got ${value}`);
+    }
+  }
+
+  /** One pass; returns how many notifications and audit entries were deleted. */
+  async prune(): Promise<{notifications: number; audit: number}> {
+    const nowMs = this.clock.now();
+    const deleted = {notifications: 0, audit: 0};
+    if (this.days.notifications_days > 0) {
+      const cutoff = isoTimestamp(nowMs - this.days.notifications_days * DAY_MS);
+      for (let batch = BATCH; batch === BATCH; ) {
+        batch = await this.journal.write(() => {
+          const ids = this.retention.prunableNotifications(cutoff, BATCH);
+          if (ids.length) this.retention.deleteNotifications(ids);
+          return ids.length;
+        });
+        deleted.notifications += batch;
+      }
+    }
+    if (this.days.audit_days > 0) {
+      const cutoff = isoTimestamp(nowMs - this.days.audit_days * DAY_MS);
+      for (let batch = BATCH; batch === BATCH; ) {
+        batch = await this.journal.write(() => this.retention.deleteAudit(cutoff, BATCH));
+        deleted.audit += batch;
+      }
+    }
+    if (deleted.notifications || deleted.audit) this.logger.info("retention pruned the journal", deleted);
+    return deleted;
+  }
+}

@@ -1,0 +1,161 @@
+import {randomUUID} from "node:crypto";
+import {
+  contactFor,
+  DEFAULT_CHANNEL_ORDER,
+  DEFAULT_ESCALATION,
+  DEFAULT_QUIET_ALLOW,
+  isValidTimeZone,
+  maskContact,
+  missingContactReason,
+  type Recipient
+} from "../../domain/recipient.js";
+import {applyMergePatch} from "../../domain/merge-patch.js";
+import {CHANNELS, type Channel} from "../../domain/vocabulary.js";
+import type {GroupsRepository, RecipientsRepository} from "../../store/config/repositories.js";
+import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
+import type {ContactFailuresRepository} from "../../store/journal/contact-failures.repository.js";
+import type {Actor} from "../../domain/actor.js";
+import type {AuditService} from "../shared/audit.service.js";
+import type {ChannelStatusService} from "../shared/channel-status.service.js";
+import {isoTimestamp, type Clock} from "../../lib/clock.js";
+import {checkPhoneNumber} from "../../lib/phone-number.js";
+import type {PagingReferences} from "./paging-references.js";
+import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "../shared/errors.js";
+
+/** The fields a client may write; everything else on a recipient is derived or read-only. */
+export type RecipientInput = Partial<Pick<Recipient, "name" | "telegram_id" | "phone" | "email" | "channel_order" | "escalation" | "quiet_hours" | "routing_rules">>;
+
+const WRITABLE: (keyof RecipientInput)[] = ["name", "telegram_id", "phone", "email", "channel_order", "escalation", "quiet_hours", "routing_rules"];
+
+export interface RecipientView extends Recipient {
+  channels: Array<{channel: Channel; available: boolean; reason: string | null}>;
+  /** Contacts a channel reported permanently unreachable (SMTP 550, Telegram 403), masked. */
+  contact_failures: Array<{channel: Channel; contact: string; reason: string; at: string}>;
+}
+
+/** Business checks a JSON Schema cannot express. */
+function checkRecipient(input: RecipientInput): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!input.telegram_id && !input.phone && !input.email) errors.push({pointer: "", detail: "at least one of telegram_id, phone or email is required"});
+  if (input.phone !== undefined && input.phone !== null) {
+    const phone = checkPhoneNumber(input.phone);
+    if (!phone.ok) errors.push({pointer: "/phone", detail: phone.detail});
+  }
+  if (input.quiet_hours && !isValidTimeZone(input.quiet_hours.timezone)) errors.push({pointer: "/quiet_hours/timezone", detail: `"${input.quiet_hours.timezone}" is not an IANA time zone`});
+  if (input.quiet_hours && input.quiet_hours.start === input.quiet_hours.end) errors.push({pointer: "/quiet_hours/end", detail: "quiet hours must not start and end at the same time"});
+  const escalation = escalationOf(input);
+  if ((escalation.retry_after_failure_seconds ?? 0) > escalation.ack_timeout_seconds) {
+    errors.push({pointer: "/escalation/retry_after_failure_seconds", detail: `must not exceed ack_timeout_seconds (${escalation.ack_timeout_seconds})`});
+  }
+  return errors;
+}
+
+/** The stored form of a phone number checkRecipient accepted: E.164, so "+49 151 1234 5678" and "+4915112345678" are one number. */
+function e164(phone: string | null | undefined): string | null {
+  if (phone === undefined || phone === null) return null;
+  const checked = checkPhoneNumber(phone);
+  return checked.ok ? checked.e164 : null;
+}
+
+function escalationOf(input: RecipientInput): Recipient["escalation"] {
+  return {...DEFAULT_ESCALATION, ...input.escalation};
+}
+
+function writableView(recipient: Recipient): RecipientInput {
+  return Object.fromEntries(WRITABLE.map((field) => [field, recipient[field]])) as RecipientInput;
+}
+
+/** Recipients: people with contact details and their own escalation preferences. */
+export class RecipientsService {
+  constructor(
+    private readonly recipients: RecipientsRepository,
+    private readonly groups: GroupsRepository,
+    private readonly notifications: NotificationsRepository,
+    private readonly channelStatus: ChannelStatusService,
+    private readonly contactFailures: ContactFailuresRepository,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    private readonly pagingReferences: PagingReferences
+  ) {}
+
+  view(recipient: Recipient): RecipientView {
+    const channels = CHANNELS.map((channel) => {
+      const contactMissing = missingContactReason(recipient, channel);
+      const gateway = this.channelStatus.gatewayChannel(channel);
+      const reason =
+        contactMissing ??
+        (recipient.channel_order.includes(channel) ? gateway.reason : "not in channel_order") ??
+        this.contactFailures.detailFor(recipient.uuid, channel, contactFor(recipient, channel));
+      return {channel, available: reason === null, reason};
+    });
+    // A failure recorded for an earlier address or number no longer applies: correcting the contact clears it.
+    const contactFailures = this.contactFailures
+      .forRecipient(recipient.uuid)
+      .filter((failure) => failure.contact === contactFor(recipient, failure.channel))
+      .map((failure) => ({...failure, contact: maskContact(failure.contact)}));
+    return {...recipient, channels, contact_failures: contactFailures};
+  }
+
+  get(uuid: string): Recipient {
+    const recipient = this.recipients.get(uuid);
+    if (!recipient) throw notFound("recipient", uuid);
+    return recipient;
+  }
+
+  list(limit: number, cursor: string | null): {items: Recipient[]; next: string | null} {
+    return pageOrInvalidCursor(this.recipients.page(limit, cursor), "recipient");
+  }
+
+  private normalise(input: RecipientInput, uuid: string, createdAt: string, nowIso: string): Recipient {
+    const errors = checkRecipient(input);
+    if (errors.length) throw invalid(errors);
+    const phone = e164(input.phone);
+    const recipient: Recipient = {
+      uuid,
+      name: input.name ?? input.email ?? phone ?? `telegram ${input.telegram_id}`,
+      telegram_id: input.telegram_id ?? null,
+      phone,
+      email: input.email ?? null,
+      channel_order: input.channel_order ?? DEFAULT_CHANNEL_ORDER.filter((channel) => !missingContactReason(input as Recipient, channel)),
+      escalation: escalationOf(input),
+      quiet_hours: input.quiet_hours ? {...input.quiet_hours, allow_priorities: input.quiet_hours.allow_priorities ?? DEFAULT_QUIET_ALLOW} : null,
+      routing_rules: input.routing_rules ?? [],
+      created_at: createdAt,
+      updated_at: nowIso
+    };
+    return recipient;
+  }
+
+  async create(input: RecipientInput, actor: Actor): Promise<Recipient> {
+    const now = isoTimestamp(this.clock.now());
+    const recipient = this.normalise(input, randomUUID(), now, now);
+    await this.recipients.insert(recipient);
+    await this.audit.record(actor, "recipient.created", {type: "recipient", id: recipient.uuid}, {name: recipient.name});
+    return recipient;
+  }
+
+  /** The document a merge patch produces, for the caller to validate before `replace`. */
+  patched(uuid: string, patch: Record<string, unknown>): RecipientInput {
+    refuseReadOnlyFields(patch, WRITABLE);
+    return applyMergePatch(writableView(this.get(uuid)), patch) as RecipientInput;
+  }
+
+  async replace(uuid: string, input: RecipientInput, actor: Actor): Promise<Recipient> {
+    const current = this.get(uuid);
+    const updated = this.normalise(input, uuid, current.created_at, isoTimestamp(this.clock.now()));
+    if (!(await this.recipients.replace(updated))) throw notFound("recipient", uuid);
+    await this.audit.record(actor, "recipient.updated", {type: "recipient", id: uuid}, {fields: WRITABLE.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(updated[field]))});
+    return updated;
+  }
+
+  async remove(uuid: string, actor: Actor): Promise<void> {
+    const recipient = this.get(uuid);
+    const groups = this.groups.containing(uuid);
+    if (groups.length) throw new AppError("in_use", `recipient ${uuid} is a member of group(s) ${groups.map((group) => `${group.name} (${group.uuid})`).join(", ")}`);
+    this.pagingReferences.refuseIfPaged("recipient", uuid);
+    const open = this.notifications.countOpenForTarget(uuid);
+    if (open > 0) throw new AppError("in_use", `recipient ${uuid} has ${open} open notification(s); acknowledge or resolve them first`);
+    await this.recipients.remove(uuid);
+    await this.audit.record(actor, "recipient.deleted", {type: "recipient", id: uuid}, {name: recipient.name});
+  }
+}
