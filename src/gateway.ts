@@ -182,13 +182,13 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       ]
     });
     const directSend = new DirectSendRoute({
-      access: new ApiAccess(keys, runtime, platform.injector.get<DashboardAuthService>(DashboardAuthService)!),
+      access: new ApiAccess(keys, runtime, platform.injector.get<DashboardAuthService>(DashboardAuthService)),
       notifications,
       validate: sendBodyValidator(platform.injector),
       record: recordRequest,
       logger
     });
-    serveSendDirectly(platform.injector.get<HttpServer>(HttpServer)!, directSend);
+    serveSendDirectly(platform.injector.get<HttpServer>(HttpServer), directSend);
     await platform.listen();
   } catch (error) {
     await journal.close();
@@ -200,7 +200,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   await webhooks.dispatcher.start();
   dashboard.feed.start();
   operations.start();
-  const httpServer = platform.injector.get<HttpServer>(HttpServer) as HttpServer;
+  const httpServer = platform.injector.get<HttpServer>(HttpServer);
   const address = httpServer.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;

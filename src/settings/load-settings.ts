@@ -100,8 +100,8 @@ export function journalStream(env: NodeJS.ProcessEnv = process.env): string | nu
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): LoadedSettings {
   const configFile = env.KLAXON_CONFIG || null;
   const file = configFile ? readConfigFile(configFile) : {};
-  if (configFile) rejectUnknown(file, DEFAULT_SETTINGS as unknown as Tree, [], configFile);
-  const settings = merge(DEFAULT_SETTINGS as unknown as Tree, file, env, []) as unknown as Settings;
+  if (configFile) rejectUnknown(file, DEFAULT_SETTINGS, [], configFile);
+  const settings = merge(DEFAULT_SETTINGS, file, env, []) as unknown as Settings;
   validate(settings);
   return {settings, configFile};
 }

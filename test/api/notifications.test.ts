@@ -213,7 +213,7 @@ describe("storage failures", () => {
     const pages = db.pragma("page_count", {simple: true}) as number;
     db.pragma(`max_page_count = ${pages}`);
     try {
-      let answer;
+      let answer: Awaited<ReturnType<typeof send>> | undefined;
       let before = await journalCounts(gw);
       // Fill the last free pages first; the full disk shows as soon as a commit needs a new page.
       for (let i = 0; i < 200; i++) {

@@ -56,7 +56,7 @@ describe("the gateway process", () => {
       stdio: ["ignore", "pipe", "pipe"]
     });
     const output: Array<{stream: "stdout" | "stderr"; line: string}> = [];
-    for (const stream of ["stdout", "stderr"] as const) npm[stream]!.on("data", (chunk: Buffer) => output.push(...chunk.toString().split("\n").filter(Boolean).map((line) => ({stream, line}))));
+    for (const stream of ["stdout", "stderr"] as const) npm[stream].on("data", (chunk: Buffer) => output.push(...chunk.toString().split("\n").filter(Boolean).map((line) => ({stream, line}))));
     const npmExited = new Promise<number | null>((resolve) => npm.on("close", (code) => resolve(code)));
     const serving = () => output.find(({line}) => line.includes('"gateway serving"'));
     const deadline = Date.now() + 90_000;

@@ -85,9 +85,9 @@ describe("sms replies", () => {
     const parts = rig.simulator.sent;
     // Each part is its own SMS: one with only plain ASCII left goes as GSM-7, the others as UCS-2.
     expect(parts.map((part) => part.encoding)).toEqual(parts.map((part) => (/^[\x20-\x7e]*$/.test(part.text) ? "gsm7" : "ucs2")));
-    expect(parts[0]!.encoding).toBe("ucs2");
-    expect(parts[0]!.text).toMatch(/^\(1\/3\) Klaxon CRITICAL from press-7: Öltemperatur/);
-    expect(parts[2]!.text).toMatch(/^\(3\/3\) .*Reply 1 \d{4} or ACK \d{4} to acknowledge\.$/);
+    expect(parts[0].encoding).toBe("ucs2");
+    expect(parts[0].text).toMatch(/^\(1\/3\) Klaxon CRITICAL from press-7: Öltemperatur/);
+    expect(parts[2].text).toMatch(/^\(3\/3\) .*Reply 1 \d{4} or ACK \d{4} to acknowledge\.$/);
     for (const part of parts) expect(part.text.length).toBeLessThanOrEqual(70);
     expect(notification.attempts).toMatchObject([{outcome: expect.stringMatching(/^(sent|delivered)$/)}]);
     // One reference and one report per part; delivered once all three are.

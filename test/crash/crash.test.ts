@@ -127,9 +127,9 @@ describe("the crash suite", () => {
         const load = startLoad(url, adminKey, targets, ledger, random.fork(cycle), cycle);
         const loadMs = random.between(...LOAD_MS);
         await sleep(loadMs);
-        gateway!.child.kill("SIGKILL");
+        gateway.child.kill("SIGKILL");
         const killedAtMs = Date.now();
-        await gateway!.exited;
+        await gateway.exited;
         const counts = await load.stop();
         const afterKill = checkAfterKill(dataDir, ledger, targets, killedAtMs);
         expect(ledger.anomalies, `cycle ${cycle}: answers during the load`).toEqual([]);

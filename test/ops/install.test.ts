@@ -239,7 +239,7 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     try {
       const url = await new Promise<string>((resolve, reject) => {
-        child.stdout!.on("data", (chunk: Buffer) => {
+        child.stdout.on("data", (chunk: Buffer) => {
           for (const line of chunk.toString().split("\n")) if (line.includes('"gateway serving"')) resolve(JSON.parse(line).url);
         });
         child.on("exit", (code) => reject(new Error(`the installed gateway exited with ${code}`)));

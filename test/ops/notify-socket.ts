@@ -34,7 +34,7 @@ export async function openNotifySocket(): Promise<NotifySocket> {
   let buffered = "";
   await new Promise<void>((resolve, reject) => {
     child.on("error", reject);
-    child.stdout!.on("data", (chunk: Buffer) => {
+    child.stdout.on("data", (chunk: Buffer) => {
       buffered += chunk.toString();
       const lines = buffered.split("\n");
       buffered = lines.pop()!;

@@ -125,7 +125,7 @@ describe("the gateway process under a notify socket", () => {
       stdio: ["ignore", "pipe", "inherit"]
     });
     const lines: string[] = [];
-    child.stdout!.on("data", (chunk: Buffer) => lines.push(...chunk.toString().split("\n").filter(Boolean)));
+    child.stdout.on("data", (chunk: Buffer) => lines.push(...chunk.toString().split("\n").filter(Boolean)));
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     try {
       const ready = await socket.waitFor((message) => message.startsWith("READY=1"));

@@ -105,7 +105,7 @@ beforeAll(async () => {
   // Hundreds of refusals from one address on purpose: the address throttle is brute-force.test.ts's subject.
   gw = await startTestGateway({rate_limit: {per_second: 1_000_000, burst: 1_000_000, auth_failures_per_minute: 1_000_000}});
   registered = injector()
-    .get<Platform>(Platform)!
+    .get<Platform>(Platform)
     .getLayers()
     .filter((layer) => layer.isProvider())
     .map((layer) => `${layer.method.toUpperCase()} ${String(layer.path)}`);

@@ -227,7 +227,7 @@ describe("escalation runner, model-based", () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
         try {
-          await run(s as Scenario);
+          await run(s);
         } finally {
           await stopRig();
         }

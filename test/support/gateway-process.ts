@@ -43,8 +43,8 @@ export function launchGatewayProcess(dataDir: string, env: Record<string, string
         }
       };
     };
-    child.stdout!.on("data", collector());
-    child.stderr!.on("data", collector());
+    child.stdout.on("data", collector());
+    child.stderr.on("data", collector());
     child.on("exit", () => {
       clearTimeout(timer);
       reject(new Error(`gateway exited:\n${lines.join("\n")}`));

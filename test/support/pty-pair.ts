@@ -42,18 +42,18 @@ export class PtyPair {
       const onData = (chunk: Buffer) => {
         stderr += chunk.toString();
         if (stderr.includes("starting data transfer loop")) {
-          child.stderr!.off("data", onData);
+          child.stderr.off("data", onData);
           child.off("exit", onExit);
           resolve();
         }
       };
       const onExit = (code: number | null) => reject(new Error(`socat exited (${code}) before the pty pair was ready: ${stderr}`));
-      child.stderr!.on("data", onData);
+      child.stderr.on("data", onData);
       child.once("exit", onExit);
       child.once("error", reject);
     });
     // Keep draining stderr so socat never blocks on a full pipe.
-    child.stderr!.resume();
+    child.stderr.resume();
   }
 
   /** Makes the device path appear, as udev would when the modem enumerates. */

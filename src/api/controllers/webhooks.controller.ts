@@ -3,7 +3,7 @@ import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-param
 import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
 import {Delete, Description, Get, Patch, Pattern, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
-import {WebhooksService, type WebhookInput} from "../../services/webhooks/webhooks.service.js";
+import {WebhooksService} from "../../services/webhooks/webhooks.service.js";
 import {invalid} from "../../services/shared/errors.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {
@@ -45,7 +45,7 @@ export class WebhooksController {
   @Description("Deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature; X-Service-Signature carries the same value). The secret is in this response only.")
   @(Returns(201, WebhookWithSecretModel))
   async create(@Required() @BodyParams() body: WebhookInputModel, @Context() ctx: PlatformContext) {
-    const {subscription, secret} = await this.webhooks.create(body as WebhookInput, actorOf(ctx));
+    const {subscription, secret} = await this.webhooks.create(body, actorOf(ctx));
     return created(ctx, `/api/v1/webhooks/${subscription.id}`, {...this.webhooks.view(subscription), secret});
   }
 

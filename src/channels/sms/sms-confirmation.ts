@@ -31,7 +31,7 @@ export function confirmParts(reports: Promise<SmsDeliveryReport | null>[], stop:
 }
 
 function summary(details: string[]): string {
-  if (details.length === 1) return details[0]!;
+  if (details.length === 1) return details[0];
   const distinct = [...new Set(details)];
   return `all ${details.length} parts: ${distinct.join("; ")}`;
 }

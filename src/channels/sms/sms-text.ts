@@ -15,7 +15,7 @@ const ELLIPSIS = "...";
 /** "Klaxon CRITICAL from press-7: Oil temperature high." + "Reply 1 4821 or ACK 4821 to acknowledge." */
 export function composeSms(alerts: AlertSummary[], code: string): SmsMessage {
   const instruction = `Reply 1 ${code} or ACK ${code} to acknowledge${alerts.length > 1 ? ` all ${alerts.length}` : ""}.`;
-  if (alerts.length === 1) return {body: `Klaxon ${headline(alerts[0]!)}`, instruction};
+  if (alerts.length === 1) return {body: `Klaxon ${headline(alerts[0])}`, instruction};
   const listed = alerts.map((alert, index) => `${index + 1}) ${headline(alert)}`);
   return {body: [`Klaxon: ${alerts.length} alerts.`, ...listed].join(" "), instruction};
 }
@@ -87,7 +87,7 @@ function splitWords(words: string[], perPart: number, encoding: SmsEncoding): st
 /** The code in a reply "1 4821" or "ACK 4821" (any case, surrounding blanks and a final full stop allowed), else null. */
 export function replyCode(text: string): string | null {
   const match = /^\s*(?:1\s+|ack\s*)(\d{4,8})\s*[.!]?\s*$/i.exec(text);
-  return match ? match[1]! : null;
+  return match ? match[1] : null;
 }
 
 /**

@@ -98,7 +98,7 @@ export class SpeechSynthesizer {
       // The encoder dying early closes its input; that shows as its own exit, not as a crash here.
       encoder.stdin?.on("error", () => undefined);
       encoder.stdout?.on("data", (chunk: Buffer) => output.push(chunk));
-      speaker.stdout?.pipe(encoder.stdin!);
+      speaker.stdout?.pipe(encoder.stdin);
     });
   }
 }

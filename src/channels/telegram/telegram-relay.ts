@@ -112,7 +112,7 @@ export class TelegramRelay {
         return false;
       }
       await finishAll("failed", (error as Error).message);
-      logger.warn("Telegram relay: a held message was refused for good", {notifications: alerts.map((alert) => alert.notification_id), error: error as Error});
+      logger.warn("Telegram relay: a held message was refused for good", {notifications: alerts.map((alert) => alert.notification_id), error: error});
       return true;
     }
   }

@@ -19,7 +19,7 @@ export const PASSED_ON_SPEECH = "Passing it on to the next person. Goodbye.";
 
 /** "Klaxon alert. Critical. From press-7. Oil temperature high." or "Klaxon: 3 alerts. Alert 1: ..." */
 export function alertSpeech(alerts: AlertSummary[]): string {
-  if (alerts.length === 1) return `Klaxon alert. ${describe(alerts[0]!)}`;
+  if (alerts.length === 1) return `Klaxon alert. ${describe(alerts[0])}`;
   const spoken = alerts.slice(0, MAX_SPOKEN_ALERTS).map((alert, index) => `Alert ${index + 1}: ${describe(alert)}`);
   const more = alerts.length - spoken.length;
   return [`Klaxon: ${alerts.length} alerts.`, ...spoken, ...(more > 0 ? [`And ${more} more.`] : [])].join(" ");

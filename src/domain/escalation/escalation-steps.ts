@@ -55,5 +55,5 @@ export function planStep(policy: PolicySnapshot, stepIndex: number): StepContact
 }
 
 function slotAt(member: MemberPolicy, indexInChain: number): StepSlot {
-  return {member, channel: member.channels[indexInChain % member.channels.length] as Channel};
+  return {member, channel: member.channels[indexInChain % member.channels.length]};
 }

@@ -117,7 +117,7 @@ export class ConfigCollection<N extends CollectionName> {
   }
 
   all(): Item<N>[] {
-    return this.store.data[this.name] as Item<N>[];
+    return this.store.data[this.name];
   }
 
   get(id: string): Item<N> | null {

@@ -1,0 +1,38 @@
+// `npm run lint`: typescript-eslint with type information over src/, test/ and bench/. The rules
+// that need the type checker (a promise left floating, a thenable awaited by mistake, `any`
+// flowing into typed code) are the ones that catch real bugs; style is Prettier's job.
+import js from "@eslint/js";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  {ignores: ["dist/", "release/", "coverage/", ".node24/", ".venv/", ".ci-out/", "data/", "sdk/"]},
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {parserOptions: {projectService: true, tsconfigRootDir: import.meta.dirname}},
+    rules: {
+      // `_name` marks a parameter a signature needs but the body does not use.
+      "@typescript-eslint/no-unused-vars": ["error", {argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none"}]
+    }
+  },
+  {
+    // Tests read JSON answers, whose type is what the test checks: `any` there is the point.
+    files: ["test/**"],
+    rules: {
+      "@typescript-eslint/no-unsafe-member-access": "off",
+      "@typescript-eslint/no-unsafe-assignment": "off",
+      "@typescript-eslint/no-unsafe-argument": "off",
+      "@typescript-eslint/no-unsafe-call": "off",
+      "@typescript-eslint/no-unsafe-return": "off",
+      "@typescript-eslint/no-explicit-any": "off"
+    }
+  },
+  {
+    // Plain JavaScript (the dashboard's browser modules, the bench and build scripts): no types to check.
+    files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
+    ...tseslint.configs.disableTypeChecked
+  },
+  {files: ["src/dashboard/public/**/*.js"], languageOptions: {globals: globals.browser}},
+  {files: ["bench/**", "src/cli/build.mjs", "*.js", "*.cjs"], languageOptions: {globals: globals.node}}
+);
