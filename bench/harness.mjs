@@ -1,7 +1,8 @@
 // Shared parts of the load benchmarks (bench/ingest.bench.mjs, bench/compare.bench.mjs): the
-// servers under test as child processes on 127.0.0.1 with fresh data directories, the autocannon
-// driver, Klaxon's preparation (key, recipient, alert body), the journal check and the report
-// helpers. Every child process is killed and every data directory removed when the bench exits.
+// servers under test as child processes on 127.0.0.1 with fresh data directories, Klaxon's
+// preparation (key, recipient, alert body), the journal check and the report helpers (the load
+// driver is bench/load-driver.mjs). Every child process is killed and every data directory
+// removed when the bench exits.
 //
 // Env read here: BENCH_SECONDS (measured seconds per target, default 10), BENCH_WARMUP_SECONDS
 // (default 2), BENCH_CONNECTIONS (default 50), BENCH_KEEP_DATA=1 (keep the data directories and
@@ -20,7 +21,6 @@ import {fileURLToPath} from "node:url";
 import {createServer} from "node:net";
 import http from "node:http";
 import {performance} from "node:perf_hooks";
-import autocannon from "autocannon";
 import Database from "better-sqlite3";
 import {SMTPServer} from "smtp-server";
 
@@ -188,32 +188,7 @@ async function waitReady(record, port, path, startedAt) {
   throw new Error(`${record.label} did not answer 200 on ${path} within ${START_TIMEOUT_MS} ms:\n${record.output}`);
 }
 
-export function readProcStatus(pid) {
-  try {
-    const text = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kb = (field) => {
-      const match = text.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"));
-      return match ? Number(match[1]) : null;
-    };
-    return {rssKb: kb("VmRSS"), hwmKb: kb("VmHWM")};
-  } catch {
-    return {rssKb: null, hwmKb: null};
-  }
-}
-
-/**
- * CPU seconds a process has used so far (user + system, all its threads), from /proc/<pid>/stat.
- * CPU per alert is steadier than alerts/s on a shared machine: other processes slow the server
- * down but do not make each alert cost more of its own CPU.
- */
-export function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command name (which may hold spaces) start at ") "; utime and stime are the 14th and 15th fields.
-  const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-}
-// USER_HZ is 100 on every Linux this runs on (getconf CLK_TCK).
-const CLOCK_TICKS_PER_SECOND = 100;
+export {cpuSeconds, readProcStatus} from "./proc-stat.mjs";
 
 // ---------------------------------------------------------------- the loopback SMTP sink
 
@@ -336,56 +311,6 @@ export async function prepareKlaxon(port, dataDir) {
 export async function probe(port, path, headers, body, expected) {
   const res = await request(port, "POST", path, {headers, body});
   if (res.status !== expected) throw new Error(`probe POST ${path} answered ${res.status}: ${res.text}`);
-}
-
-/**
- * One autocannon run against `path`. `body` is a string sent as is, or a function of a request
- * serial giving each request its own body. Collects the notification id from the Location header
- * of every 2xx answer into `ackedIds` (for the journal check), and counts the requests still
- * unanswered when autocannon closes its connections at the end (a server may commit those too,
- * but nobody hears the answer).
- */
-export function drive({port, path, seconds, headers, body, ackedIds = []}) {
-  const clients = [];
-  let serial = 0;
-  const perRequest = typeof body === "function" ? [{method: "POST", path, setupRequest: (req) => ({...req, body: body(serial++)})}] : undefined;
-  return new Promise((resolveRun, reject) => {
-    const instance = autocannon(
-      {
-        url: `http://127.0.0.1:${port}${path}`,
-        method: "POST",
-        headers: {"content-type": "application/json", ...headers},
-        body: typeof body === "function" ? body(0) : body,
-        requests: perRequest,
-        connections: LOAD.connections,
-        pipelining: 1,
-        duration: seconds,
-        timeout: 10,
-        setupClient: (client) => {
-          const counts = {sent: 0, answered: 0};
-          clients.push(counts);
-          client.on("request", () => counts.sent++);
-          client.on("response", () => counts.answered++);
-          client.on("headers", ({statusCode, headers: raw}) => {
-            if (statusCode < 200 || statusCode > 299) return;
-            for (let i = 0; i < raw.length; i += 2) {
-              if (raw[i].length === 8 && raw[i].toLowerCase() === "location") {
-                ackedIds.push(raw[i + 1].slice(raw[i + 1].lastIndexOf("/") + 1));
-                break;
-              }
-            }
-          });
-        }
-      },
-      (error, result) => {
-        if (error) return reject(error);
-        result.inFlightAtStop = clients.reduce((sum, counts) => sum + counts.sent - counts.answered, 0);
-        result.alertsPerSecond = result["2xx"] / result.duration;
-        resolveRun(result);
-      }
-    );
-    instance.on("error", reject);
-  });
 }
 
 /** Row counts and notification ids of a stopped server's journal, opened read-only. */

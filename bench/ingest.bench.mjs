@@ -22,7 +22,6 @@ import {
   describeChannel,
   describeMachine,
   mailSink,
-  drive,
   envNumber,
   fmt,
   prepareKlaxon,
@@ -35,6 +34,7 @@ import {
   table,
   verdict
 } from "./harness.mjs";
+import {GENERATORS, drive} from "./load-driver.mjs";
 
 const COLD_STARTS = Math.round(envNumber("BENCH_COLD_STARTS", 3));
 // RSS is read twice per start: just after it (start-up's garbage still in the heap) and once idle.
@@ -80,8 +80,8 @@ async function loadRun(subjectName, sameBody) {
     const body = sameBody ?? alertBody(prepared.recipientUuid);
     await probe(port, SEND_PATH, headers, body, 202);
     const ackedIds = [];
-    const warmup = await drive({port, path: SEND_PATH, seconds: LOAD.warmupSeconds, headers, body, ackedIds});
-    const measured = await drive({port, path: SEND_PATH, seconds: LOAD.seconds, headers, body, ackedIds});
+    const warmup = await drive({port, path: SEND_PATH, seconds: LOAD.warmupSeconds, connections: LOAD.connections, headers, body, ackedIds});
+    const measured = await drive({port, path: SEND_PATH, seconds: LOAD.seconds, connections: LOAD.connections, headers, body, ackedIds, serverPid: record.child.pid});
     const loadedStatus = readProcStatus(record.child.pid);
     await stopCleanly(record);
     const rows = countRows(subject.journal(dataDir));
@@ -121,7 +121,7 @@ async function main() {
   console.log(`bench:ingest  ${new Date().toISOString()}`);
   console.log(describeMachine());
   console.log(describeChannel());
-  console.log(`load: autocannon, ${LOAD.connections} connections, pipelining 1, ${LOAD.warmupSeconds} s warm-up then ${LOAD.seconds} s measured per target, ${BODY_BYTES}-byte JSON body, loopback 127.0.0.1`);
+  console.log(`load: autocannon in ${GENERATORS} generator process(es), ${LOAD.connections} connections, pipelining 1, ${LOAD.warmupSeconds} s warm-up then ${LOAD.seconds} s measured per target, ${BODY_BYTES}-byte JSON body, loopback 127.0.0.1`);
   console.log("baseline: node:http + better-sqlite3, same four rows per alert, same WAL/synchronous=FULL and the same group commit");
   console.log("          (one transaction per event-loop turn via setImmediate), so the ratio measures framework/validation overhead, not fsync policy.");
   console.log("load generator and servers share this machine's cores: figures are noisy; compare the ratio within one run.\n");
@@ -143,6 +143,7 @@ async function main() {
   console.log(`  ${fmt.int(baseline.alertsPerSecond)} alerts/s, p50 ${fmt.ms(baseline.p50)}, p99 ${fmt.ms(baseline.p99)}`);
 
   const ratio = klaxon.alertsPerSecond / baseline.alertsPerSecond;
+  const cpuPerAlert = (measured) => `${((measured.cpu.server * 1000) / measured["2xx"]).toFixed(3)} / ${((measured.cpu.generators * 1000) / measured["2xx"]).toFixed(3)} ms`;
   const nonOk = (run) => `${fmt.int(run.measured.non2xx)} / ${fmt.int(run.measured.errors)} / ${fmt.int(run.measured.timeouts)}`;
   console.log("\nSummary (measured window only; only 2xx answers count as alerts)\n");
   console.log(
@@ -154,6 +155,8 @@ async function main() {
       ["latency p99", fmt.ms(klaxon.p99), fmt.ms(baseline.p99), ""],
       ["latency max", fmt.ms(klaxon.measured.latency.max), fmt.ms(baseline.measured.latency.max), ""],
       ["non-2xx / errors / timeouts", nonOk(klaxon), nonOk(baseline), ""],
+      ["server / generator CPU per alert", cpuPerAlert(klaxon.measured), cpuPerAlert(baseline.measured), ""],
+      ["generator-bound", klaxon.measured.cpu.generatorBound ? "YES" : "no", baseline.measured.cpu.generatorBound ? "YES" : "no", ""],
       ["cold start (avg of " + COLD_STARTS + ")", fmt.ms(klaxonStart.startAvg), fmt.ms(baselineStart.startAvg), ""],
       [`RSS ${JUST_STARTED_MS / 1000} s after start (avg / max)`, `${fmt.mb(klaxonStart.justStartedAvg)} / ${fmt.mb(klaxonStart.justStartedMax)}`, `${fmt.mb(baselineStart.justStartedAvg)} / ${fmt.mb(baselineStart.justStartedMax)}`, ""],
       [`idle RSS, ${IDLE_MS / 1000} s after start (avg / max)`, `${fmt.mb(klaxonStart.rssAvg)} / ${fmt.mb(klaxonStart.rssMax)}`, `${fmt.mb(baselineStart.rssAvg)} / ${fmt.mb(baselineStart.rssMax)}`, ""],
