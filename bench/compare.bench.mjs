@@ -18,11 +18,12 @@
 // Env: BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_KEEP_DATA, BENCH_GATEWAY
 // (see bench/harness.mjs); BENCH_GENERATORS (bench/load-driver.mjs); BENCH_ROUNDS (default 1: how
 // many times the three targets are measured in turn; each round prints its own ratios);
-// BENCH_ALERTMANAGER (default /usr/bin/prometheus-alertmanager).
+// BENCH_ALERTMANAGER (default /usr/bin/prometheus-alertmanager); BENCH_OTHER_GATEWAY (another built
+// main.js, measured as klaxon-other after klaxon in every round: a before/after within one round).
 
 import {existsSync, writeFileSync} from "node:fs";
 import {cpus} from "node:os";
-import {join, relative} from "node:path";
+import {join, relative, resolve} from "node:path";
 import {
   LOAD,
   BODY_BYTES,
@@ -30,6 +31,7 @@ import {
   SUBJECTS,
   ALERT_TEXT,
   GATEWAY_ENTRY,
+  klaxonSubject,
   alertBody,
   assertGatewayBuilt,
   countRows,
@@ -54,6 +56,8 @@ import {GENERATORS, SERIAL_MARK, drive, withSerial} from "./load-driver.mjs";
 
 const ROUNDS = Math.round(envNumber("BENCH_ROUNDS", 1));
 const ALERTMANAGER = process.env.BENCH_ALERTMANAGER || "/usr/bin/prometheus-alertmanager";
+// Another build of the gateway, measured in each round right after the first: before/after in one round.
+const OTHER_GATEWAY = process.env.BENCH_OTHER_GATEWAY ? resolve(process.env.BENCH_OTHER_GATEWAY) : null;
 const ALERTMANAGER_PATH = "/api/v2/alerts";
 const TARGET_RATIO = 0.6;
 const TARGET_P99_MS = 50;
@@ -108,13 +112,14 @@ async function alertsReceived(port) {
 
 /** Start, prepare, probe, warm up, measure, stop; then check what the target kept. */
 async function measure(name, recipientUuidRef) {
-  const subject = name === "alertmanager" ? alertmanager : SUBJECTS[name];
+  const subject = {alertmanager, "klaxon-other": OTHER_GATEWAY && klaxonSubject(OTHER_GATEWAY, "klaxon-other")}[name] ?? SUBJECTS[name];
+  const isKlaxon = name === "klaxon" || name === "klaxon-other";
   const {record, port, dataDir} = await startSubject(subject);
   try {
     let headers = {};
     let path = SEND_PATH;
     let body;
-    if (name === "klaxon") {
+    if (isKlaxon) {
       const prepared = await prepareKlaxon(port, dataDir);
       headers = prepared.headers;
       recipientUuidRef.uuid = prepared.recipientUuid;
@@ -154,11 +159,11 @@ function journalCheck(subject, dataDir, ackedIds) {
 async function round(index) {
   const recipient = {uuid: null};
   const runs = [];
-  for (const name of ["klaxon", "baseline", "alertmanager"]) {
+  for (const name of ["klaxon", ...(OTHER_GATEWAY ? ["klaxon-other"] : []), "baseline", "alertmanager"]) {
     console.log(`round ${index}: ${name} ...`);
     runs.push(await measure(name, recipient));
   }
-  const [klaxon, baseline, am] = runs;
+  const [klaxon, baseline, am] = [runs[0], runs.at(-2), runs.at(-1)];
   console.log(`\nRound ${index} (measured ${LOAD.seconds} s each; only 2xx answers count as alerts)\n`);
   console.log(
     table([
@@ -183,6 +188,7 @@ async function round(index) {
   console.log(`\nklaxon / alertmanager: rate ${ratio.toFixed(2)}, p99 ${(klaxon.measured.latency.p99 / am.measured.latency.p99).toFixed(1)}x`);
   console.log(`klaxon / baseline:     rate ${(klaxon.measured.alertsPerSecond / baseline.measured.alertsPerSecond).toFixed(2)}, p99 ${(klaxon.measured.latency.p99 / baseline.measured.latency.p99).toFixed(1)}x`);
   console.log(`klaxon CPU per alert: ${(klaxon.cpuMsPerAlert / am.cpuMsPerAlert).toFixed(1)}x alertmanager's, ${(klaxon.cpuMsPerAlert / baseline.cpuMsPerAlert).toFixed(1)}x the baseline's`);
+  if (OTHER_GATEWAY) console.log(`klaxon-other / alertmanager: rate ${(runs[1].measured.alertsPerSecond / am.measured.alertsPerSecond).toFixed(2)}, CPU per alert ${(runs[1].cpuMsPerAlert / am.cpuMsPerAlert).toFixed(1)}x`);
   console.log(`baseline / alertmanager: rate ${(baseline.measured.alertsPerSecond / am.measured.alertsPerSecond).toFixed(2)}`);
   const durable = klaxon.kept.endsWith("-> durable");
   const p99 = klaxon.measured.latency.p99;
@@ -205,6 +211,7 @@ async function main() {
       `${BODY_BYTES}-byte JSON bodies (a different alert each request), loopback 127.0.0.1, ${ROUNDS} round(s)`
   );
   console.log(`klaxon: ${relative(process.cwd(), GATEWAY_ENTRY)}, answers 202 after an fsynced group commit; baseline: node:http + better-sqlite3, same rows and commits;`);
+  if (OTHER_GATEWAY) console.log(`klaxon-other: ${relative(process.cwd(), OTHER_GATEWAY)} (BENCH_OTHER_GATEWAY), measured like klaxon, right after it`);
   console.log("alertmanager: one alert per POST to /api/v2/alerts, gossip off, kept in memory only.");
   console.log("the generators share the cores with the server under test (and anything else running here): compare ratios within one round.\n");
   for (let index = 1; index <= ROUNDS; index++) await round(index);

@@ -227,18 +227,15 @@ export function describeChannel() {
 
 // ---------------------------------------------------------------- subjects
 
-/**
- * A server under test: how to spawn it (`command(port, dataDir)` gives the executable, its
- * arguments and environment), the path that answers 200 once it serves, and where its journal is.
- */
-export const SUBJECTS = {
-  klaxon: {
-    label: "klaxon",
+/** Klaxon as a subject, run from a built main.js (`GATEWAY_ENTRY`, or another build to compare with). */
+export function klaxonSubject(entry = GATEWAY_ENTRY, label = "klaxon") {
+  return {
+    label,
     readyPath: "/healthz",
     environment: mailEnvironment,
     command: (port, dataDir) => ({
       file: process.execPath,
-      args: [...GATEWAY_NODE_FLAGS, ...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : []), GATEWAY_ENTRY],
+      args: [...GATEWAY_NODE_FLAGS, ...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : []), entry],
       env: {
         ...GATEWAY_RUNTIME_ENV,
         KLAXON_HOST: "127.0.0.1",
@@ -252,7 +249,15 @@ export const SUBJECTS = {
       }
     }),
     journal: (dataDir) => join(dataDir, "journal.sqlite")
-  },
+  };
+}
+
+/**
+ * A server under test: how to spawn it (`command(port, dataDir)` gives the executable, its
+ * arguments and environment), the path that answers 200 once it serves, and where its journal is.
+ */
+export const SUBJECTS = {
+  klaxon: klaxonSubject(),
   baseline: {
     label: "baseline",
     readyPath: "/healthz",
