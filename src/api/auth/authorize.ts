@@ -1,7 +1,7 @@
 import {Middleware, UseAuth, type MiddlewareMethods} from "@tsed/platform-middlewares";
 import {Context} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
-import {useDecorators} from "@tsed/core";
+import {combineMethodDecorators, expressRequest, expressResponse} from "../typed-tsed.js";
 import {inject} from "@tsed/di";
 import {Returns, Security} from "@tsed/schema";
 import {ApiKeysService} from "../../services/keys/api-keys.service.js";
@@ -18,8 +18,8 @@ export class ApiKeyAuthMiddleware implements MiddlewareMethods {
   private readonly access = new ApiAccess(inject(ApiKeysService), inject(Runtime), inject(DashboardAuthService));
 
   use(@Context() ctx: PlatformContext): void {
-    const {scope} = ctx.endpoint.get(ApiKeyAuthMiddleware) as {scope: Scope};
-    const {actor, principal} = this.access.check(ctx.request.raw, ctx.response.raw, scope);
+    const {scope} = ctx.endpoint.get<{scope: Scope}>(ApiKeyAuthMiddleware);
+    const {actor, principal} = this.access.check(expressRequest(ctx), expressResponse(ctx), scope);
     ctx.set("actor", actor);
     ctx.set("apiKey", principal);
   }
@@ -27,7 +27,7 @@ export class ApiKeyAuthMiddleware implements MiddlewareMethods {
 
 /** Requires an API key with `scope` (admin keys hold every scope), and documents the answers. */
 export function Authorize(scope: Scope) {
-  return useDecorators(
+  return combineMethodDecorators(
     UseAuth(ApiKeyAuthMiddleware, {scope}),
     Security("api_key"),
     Returns(401, ProblemModel).Description("Missing, unknown or revoked API key"),
@@ -38,9 +38,9 @@ export function Authorize(scope: Scope) {
 }
 
 export function actorOf(ctx: PlatformContext): Actor {
-  return ctx.get("actor") as Actor;
+  return ctx.get<Actor>("actor");
 }
 
 export function apiKeyOf(ctx: PlatformContext): Principal {
-  return ctx.get("apiKey") as Principal;
+  return ctx.get<Principal>("apiKey");
 }

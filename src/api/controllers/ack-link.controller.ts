@@ -6,6 +6,7 @@ import {AckLinksService} from "../../services/notifications/ack-links.service.js
 import {AppError} from "../../services/shared/errors.js";
 import {ERROR_CATALOGUE} from "../errors/catalogue.js";
 import {confirmPage, donePage, errorPage} from "./ack-link.pages.js";
+import {expressResponse} from "../typed-tsed.js";
 
 // The URL carries the link's authority: it must not leak through a Referer to the alert's own
 // link, be cached or indexed, or be framed (a hidden button under a decoy is clickjacking).
@@ -19,7 +20,7 @@ const PAGE_HEADERS: Record<string, string> = {
 };
 
 function sendPage(ctx: PlatformContext, status: number, body: string): void {
-  const response = ctx.response.raw;
+  const response = expressResponse(ctx);
   for (const [name, value] of Object.entries(PAGE_HEADERS)) response.setHeader(name, value);
   response.status(status).send(body);
 }

@@ -14,6 +14,7 @@ import {isoTimestamp} from "../../lib/clock.js";
 import {AcknowledgeModel} from "../models/notification.model.js";
 import {SetPasswordModel, SignInModel} from "../models/dashboard.model.js";
 import {noContent} from "../http/respond.js";
+import {expressRequest, expressResponse} from "../typed-tsed.js";
 
 function addressOf(request: Request): string {
   return request.socket.remoteAddress ?? "unknown";
@@ -38,38 +39,38 @@ export class DashboardController {
   /** What the page should show: set the password, sign in, or the app (with the CSRF token). */
   @Get("/session")
   session(@Context() ctx: PlatformContext) {
-    const session = this.auth.sessions.find(sessionTokenOf(ctx.request.raw));
+    const session = this.auth.sessions.find(sessionTokenOf(expressRequest(ctx)));
     return {password_set: this.auth.passwordSet, signed_in: session !== null, ...(session ? sessionView(session) : {csrf_token: null, expires_at: null})};
   }
 
   @Post("/password")
   async setPassword(@Required() @BodyParams() body: SetPasswordModel, @Context() ctx: PlatformContext) {
-    await this.auth.setPassword(body.admin_key, body.password, addressOf(ctx.request.raw));
+    await this.auth.setPassword(body.admin_key, body.password, addressOf(expressRequest(ctx)));
     noContent(ctx);
   }
 
   @Post("/sign-in")
   async signIn(@Required() @BodyParams() body: SignInModel, @Context() ctx: PlatformContext) {
-    const request = ctx.request.raw;
+    const request = expressRequest(ctx);
     const {token, session} = await this.auth.signIn(body.password, addressOf(request));
-    ctx.response.raw.setHeader("Set-Cookie", sessionCookie(token, Math.floor(this.auth.sessions.lifetimeMs / 1000), request.secure));
+    expressResponse(ctx).setHeader("Set-Cookie", sessionCookie(token, Math.floor(this.auth.sessions.lifetimeMs / 1000), request.secure));
     return sessionView(session);
   }
 
   @Post("/sign-out")
   async signOut(@Context() ctx: PlatformContext) {
-    const request = ctx.request.raw;
+    const request = expressRequest(ctx);
     await this.auth.signOut(sessionTokenOf(request) as string, this.requireSession(request));
-    ctx.response.raw.setHeader("Set-Cookie", clearedSessionCookie(request.secure));
+    expressResponse(ctx).setHeader("Set-Cookie", clearedSessionCookie(request.secure));
     noContent(ctx);
   }
 
   /** Server-sent events: `change` with `{seq, type, notification_id}` whenever the journal records one. */
   @Get("/events")
   events(@Context() ctx: PlatformContext): void {
-    const request = ctx.request.raw;
+    const request = expressRequest(ctx);
     const session = this.requireSession(request);
-    const response = ctx.response.raw;
+    const response = expressResponse(ctx);
     response.writeHead(200, {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"});
     response.write("retry: 3000\n\n");
     const unsubscribe = this.feed.subscribe({
@@ -84,7 +85,7 @@ export class DashboardController {
   /** Acknowledges as the dashboard (`acknowledged_via: dashboard`), by whoever the page names. */
   @Post("/notifications/:id/ack")
   acknowledge(@PathParams("id") id: string, @Context() ctx: PlatformContext, @BodyParams() body?: AcknowledgeModel) {
-    this.requireSession(ctx.request.raw);
+    this.requireSession(expressRequest(ctx));
     return this.notifications.acknowledge(id, {by: body?.by || "dashboard", note: body?.note || null, via: "dashboard"}, DASHBOARD_ACTOR);
   }
 
@@ -101,6 +102,6 @@ export class DashboardController {
 export class DashboardEntryController {
   @Get("/")
   enter(@Context() ctx: PlatformContext): void {
-    ctx.response.raw.redirect(302, `${DASHBOARD_PATH}/`);
+    expressResponse(ctx).redirect(302, `${DASHBOARD_PATH}/`);
   }
 }

@@ -1,7 +1,7 @@
 import {AuthOptions, Middleware, UseAuth, type MiddlewareMethods} from "@tsed/platform-middlewares";
 import {Context} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
-import {useDecorators} from "@tsed/core";
+import {combineMethodDecorators, expressRequest, expressResponse} from "../typed-tsed.js";
 import {inject} from "@tsed/di";
 import {Returns, Security} from "@tsed/schema";
 import {AppError} from "../../services/shared/errors.js";
@@ -28,14 +28,14 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods {
   private readonly runtime = inject(Runtime);
 
   use(@Context() ctx: PlatformContext): void {
-    const request = ctx.request.raw;
+    const request = expressRequest(ctx);
     if (request.get("x-api-key") !== undefined) return this.keyAuth.use(ctx);
-    const address = this.runtime.admitAddress(request, ctx.response.raw);
+    const address = this.runtime.admitAddress(request, expressResponse(ctx));
     let integration: IntegrationRecord;
     try {
       integration = this.authenticate(ctx);
     } catch (error) {
-      this.runtime.authenticationFailed(address, ctx.response.raw);
+      this.runtime.authenticationFailed(address, expressResponse(ctx));
       throw error;
     }
     this.limit(ctx, integration);
@@ -46,14 +46,14 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods {
   private limit(ctx: PlatformContext, integration: IntegrationRecord): void {
     const limiter = this.runtime.keyLimiter;
     const decision = limiter.take(`integration:${integration.id}`);
-    const response = ctx.response.raw;
+    const response = expressResponse(ctx);
     response.setHeader("RateLimit-Policy", limiter.policyHeader(RATE_POLICY));
     response.setHeader("RateLimit", limiter.rateLimitHeader(RATE_POLICY, decision));
     if (!decision.allowed) throw new AppError("rate_limited", `integration ${integration.id} is over its rate limit`, {retryAfterSeconds: decision.resetSeconds});
   }
 
   private authenticate(ctx: PlatformContext): IntegrationRecord {
-    const request = ctx.request.raw;
+    const request = expressRequest(ctx);
     const id = String(request.params.id ?? "");
     const signature = request.get("webhook-signature") ?? request.get("x-service-signature");
     if (signature !== undefined || request.get("webhook-id") !== undefined) {
@@ -69,17 +69,17 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods {
 
 /** The integration a request was authenticated as by signature or token; null when a key was used. */
 export function integrationOf(ctx: PlatformContext): IntegrationRecord | null {
-  return (ctx.get("integration") as IntegrationRecord | undefined) ?? null;
+  return ctx.get<IntegrationRecord | undefined>("integration") ?? null;
 }
 
 /** The webhook-id of an event authenticated by its signature: the same id on every retry of one event. */
 export function signedEventId(ctx: PlatformContext): string | null {
-  return (ctx.get("webhook-id") as string | undefined) ?? null;
+  return ctx.get<string | undefined>("webhook-id") ?? null;
 }
 
 /** Key, signature or URL token, documented like every other authenticated endpoint. */
 export function AuthorizeIntegrationEvent() {
-  return useDecorators(
+  return combineMethodDecorators(
     AuthOptions(ApiKeyAuthMiddleware, {scope: EVENT_SCOPE}),
     UseAuth(IntegrationAuthMiddleware),
     Security("api_key"),

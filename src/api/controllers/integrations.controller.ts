@@ -15,6 +15,7 @@ import {parseLimit, requireObject} from "../http/query.js";
 import {created, JsonBody, noContent} from "../http/respond.js";
 import {AuthorizeIntegrationEvent, integrationOf, signedEventId} from "./integration-auth.middleware.js";
 import {API_TAGS} from "../http/openapi-tags.js";
+import {expressRequest} from "../typed-tsed.js";
 
 @Controller("/api/v1/integrations")
 @Tags(API_TAGS.integrations)
@@ -118,7 +119,7 @@ export class IntegrationsController {
         : [actionFromGenericEvent((await this.validated(body, GenericEventModel)) as GenericEvent, integration.default_priority)];
     const eventId = signedEventId(ctx);
     // A signed event's webhook-id is its idempotency key, scoped to the integration (retries re-sign with a new timestamp, so only the body is compared).
-    const repeat = eventId === null ? null : {apiKeyId: `integration:${integration.id}`, key: eventId, fingerprint: bodyFingerprint(ctx.request.raw.rawBody), header: "webhook-id"};
+    const repeat = eventId === null ? null : {apiKeyId: `integration:${integration.id}`, key: eventId, fingerprint: bodyFingerprint(expressRequest(ctx).rawBody), header: "webhook-id"};
     const {results, replayed} = await this.integrations.handle(integration, actions, {type: "integration", id: integration.id}, repeat);
     if (replayed) ctx.response.setHeader("Idempotent-Replayed", "true");
     ctx.response.status(202);

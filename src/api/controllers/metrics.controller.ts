@@ -6,6 +6,7 @@ import {GatewayMetrics} from "../../ops/metrics/gateway-metrics.js";
 import {EXPOSITION_CONTENT_TYPE} from "../../ops/metrics/exposition.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 import {Public} from "../auth/public.js";
+import {expressResponse} from "../typed-tsed.js";
 
 @Controller("/")
 @Tags(API_TAGS.metrics)
@@ -18,6 +19,6 @@ export class MetricsController {
   @Description("Counts, lags and channel states only: no alert text, no recipient, no secret.")
   @(Returns(200, String).ContentType("text/plain"))
   async metricsText(@Context() ctx: PlatformContext): Promise<void> {
-    ctx.response.raw.status(200).type(EXPOSITION_CONTENT_TYPE).send(await this.metrics.render());
+    expressResponse(ctx).status(200).type(EXPOSITION_CONTENT_TYPE).send(await this.metrics.render());
   }
 }

@@ -2,7 +2,7 @@ import {Controller, inject} from "@tsed/di";
 import {Context, PathParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {Description, Get, Head, Post, Returns, Summary, Tags} from "@tsed/schema";
-import {useDecorators} from "@tsed/core";
+import {combineMethodDecorators, expressRequest, expressResponse} from "../typed-tsed.js";
 import {HeartbeatsService, type PingKind} from "../../services/heartbeats/heartbeats.service.js";
 import {AppError} from "../../services/shared/errors.js";
 import {PingAnswerModel} from "../models/heartbeat.model.js";
@@ -13,7 +13,7 @@ import {Public} from "../auth/public.js";
 
 /** GET, HEAD and POST on one path: devices use whichever their HTTP client makes easiest. */
 function PingRoute(path: string, summary: string) {
-  return useDecorators(
+  return combineMethodDecorators(
     Get(path),
     Head(path),
     Post(path),
@@ -50,10 +50,10 @@ export class PingController {
 
   // Guessing tokens counts against the address exactly like guessing API keys.
   private async signal(token: string, kind: PingKind, ctx: PlatformContext) {
-    const address = this.runtime.admitAddress(ctx.request.raw, ctx.response.raw);
+    const address = this.runtime.admitAddress(expressRequest(ctx), expressResponse(ctx));
     const answer = await this.heartbeats.pingByToken(token, kind);
     if (!answer) {
-      this.runtime.authenticationFailed(address, ctx.response.raw);
+      this.runtime.authenticationFailed(address, expressResponse(ctx));
       throw new AppError("not_found", "no heartbeat has this ping URL");
     }
     return answer;

@@ -6,6 +6,7 @@ import {Runtime} from "../runtime.js";
 import {AppError} from "../../services/shared/errors.js";
 import {RouteMethods} from "../http/route-methods.js";
 import {answerWithProblem} from "./problem.js";
+import {expressRequest, expressResponse} from "../typed-tsed.js";
 
 /** Every error, of any origin, leaves as application/problem+json; stack traces only reach the log. */
 @Catch(Error, Exception)
@@ -16,9 +17,9 @@ export class ProblemFilter implements ExceptionFilterMethods {
   private routeMethods: RouteMethods | null = null;
 
   catch(error: unknown, ctx: PlatformContext): void {
-    const request = ctx.request.raw;
+    const request = expressRequest(ctx);
     const path = request.originalUrl.split("?")[0];
-    answerWithProblem(request, ctx.response.raw, path, this.wrongMethod(error, request.method, path) ?? error, this.runtime.logger);
+    answerWithProblem(request, expressResponse(ctx), path, this.wrongMethod(error, request.method, path) ?? error, this.runtime.logger);
   }
 
   /** No route matched, but the path is served with other methods: 405 with `Allow`, not 404. */

@@ -33,24 +33,29 @@ interface AjvError {
 
 const STORAGE_RETRY_SECONDS = 30;
 
+/** Ajv's params hold strings, numbers and lists of them (a `type` list): written as a template literal would. */
+function paramText(value: unknown): string {
+  return Array.isArray(value) ? value.map(paramText).join(",") : String(value);
+}
+
 function ajvDetail(error: AjvError): string {
   const params = error.params ?? {};
   switch (error.keyword) {
     case "required":
-      return params.missingProperty === undefined ? "a JSON body is required" : `"${params.missingProperty}" is required`;
+      return params.missingProperty === undefined ? "a JSON body is required" : `"${paramText(params.missingProperty)}" is required`;
     case "additionalProperties":
-      return `unknown field "${params.additionalProperty}"`;
+      return `unknown field "${paramText(params.additionalProperty)}"`;
     case "enum":
-      return `must be one of: ${(params.allowedValues as unknown[]).filter((value) => value !== null).join(", ")}`;
+      return `must be one of: ${(params.allowedValues as unknown[]).filter((value) => value !== null).map(paramText).join(", ")}`;
     case "type":
-      return `must be ${params.type === "integer" ? "an integer" : `of type ${params.type}`}`;
+      return `must be ${params.type === "integer" ? "an integer" : `of type ${paramText(params.type)}`}`;
     case "pattern":
       if (params.pattern === "\\S") return "must not be blank";
       // A phone number's shape is checked in the schema so it is reported with the other fields; its words are the phone check's.
       if (params.pattern === INTERNATIONAL_PREFIX.source) return NOT_INTERNATIONAL;
-      return `does not have the expected form (${params.pattern})`;
+      return `does not have the expected form (${paramText(params.pattern)})`;
     case "format":
-      return `must be a valid ${params.format}`;
+      return `must be a valid ${paramText(params.format)}`;
     default:
       return error.message ?? `fails the "${error.keyword}" rule`;
   }
@@ -60,8 +65,8 @@ function ajvPointer(error: AjvError): string {
   const base = error.instancePath ?? (error.dataPath ? error.dataPath.replace(/\./g, "/") : "");
   const params = error.params ?? {};
   if (error.keyword === "required" && params.missingProperty === undefined) return "";
-  if (error.keyword === "required" && params.missingProperty) return `${base}/${params.missingProperty}`;
-  if (error.keyword === "additionalProperties" && params.additionalProperty) return `${base}/${params.additionalProperty}`;
+  if (error.keyword === "required" && params.missingProperty) return `${base}/${paramText(params.missingProperty)}`;
+  if (error.keyword === "additionalProperties" && params.additionalProperty) return `${base}/${paramText(params.additionalProperty)}`;
   return base;
 }
 
@@ -75,7 +80,9 @@ export function fieldErrorsFromAjv(errors: AjvError[]): FieldError[] {
     if (error.keyword === "anyOf" || error.keyword === "oneOf") continue;
     const item = {pointer: ajvPointer(error), detail: ajvDetail(error)};
     const key = item.pointer + "\u0000" + item.detail;
-    if (!seen.has(key)) seen.add(key) && out.push(item);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(item);
   }
   return out;
 }

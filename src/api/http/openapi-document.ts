@@ -48,8 +48,8 @@ export function documentNullableReferences<T extends object>(document: T): T {
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(visit);
     if (!isNode(node)) return;
-    const oneOf = node.oneOf;
-    if (Array.isArray(oneOf) && oneOf.length === 2) {
+    const oneOf: unknown[] | null = Array.isArray(node.oneOf) ? node.oneOf : null;
+    if (oneOf?.length === 2) {
       const reference = oneOf.find((branch): branch is {$ref: string} => isNode(branch) && typeof branch.$ref === "string");
       const nullBranch = oneOf.find((branch) => isNode(branch) && branch.nullable === true && Object.keys(branch).length === 1);
       if (reference && nullBranch) {

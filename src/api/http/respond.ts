@@ -1,12 +1,12 @@
 import type {PlatformContext} from "@tsed/platform-http";
-import {useDecorators} from "@tsed/core";
+import {combineMethodDecorators, expressResponse} from "../typed-tsed.js";
 import {Returns} from "@tsed/schema";
 import {ProblemModel} from "../models/problem.model.js";
 import {writeJson} from "./write-json.js";
 
 /** Documents what any endpoint taking a JSON body can answer before its own logic runs. */
 export function JsonBody() {
-  return useDecorators(
+  return combineMethodDecorators(
     Returns(400, ProblemModel).Description("Malformed JSON or an invalid field"),
     Returns(413, ProblemModel).Description("Body over 64 KiB"),
     Returns(415, ProblemModel).Description("Body is not JSON")
@@ -15,7 +15,7 @@ export function JsonBody() {
 
 /** 201 Created with a Location header, for every create endpoint. */
 export function created<T>(ctx: PlatformContext, location: string, body: T): T {
-  ctx.response.raw.setHeader("Location", location);
+  expressResponse(ctx).setHeader("Location", location);
   ctx.response.status(201);
   return body;
 }
@@ -30,5 +30,5 @@ export function noContent(ctx: PlatformContext): void {
  * serializer, which maps a body through the model declared for the status and fails on others.
  */
 export function sendJson(ctx: PlatformContext, status: number, body: unknown): void {
-  writeJson(ctx.response.raw, status, body);
+  writeJson(expressResponse(ctx), status, body);
 }
