@@ -18,6 +18,7 @@ import {BackupsController} from "./api/controllers/backups.controller.js";
 import {MetricsController} from "./api/controllers/metrics.controller.js";
 import {DashboardController, DashboardEntryController} from "./api/controllers/dashboard.controller.js";
 import {openApiDocument} from "./api/http/openapi-document.js";
+import {requestIdOf} from "./api/http/request-id.js";
 
 export const API_CONTROLLERS = [NotificationsController, RecipientsController, GroupsController, KeysController, AuditController, WebhooksController, BackupsController, HeartbeatsController, IntegrationsController];
 
@@ -25,7 +26,7 @@ export const API_CONTROLLERS = [NotificationsController, RecipientsController, G
 @Configuration({
   mount: {"/": [HealthController, AckLinkController, MetricsController, PingController, ...API_CONTROLLERS, DashboardController, DashboardEntryController]},
   imports: [ProblemFilter],
-  logger: {level: "off", disableRoutesSummary: true},
+  logger: {level: "off", disableRoutesSummary: true, reqIdBuilder: requestIdOf},
   disableComponentsScan: true,
   // Bodies are validated as sent: "5" is not a number and 5 is not a string.
   ajv: {coerceTypes: false, allErrors: true},

@@ -100,6 +100,15 @@ describe("the send endpoint's two routes", () => {
     expect(line).toMatchObject({method: "POST", path: SEND_PATH, status: 202, key_id: keyId});
   });
 
+  it("takes the request id from one definition on both routes", async () => {
+    const body = JSON.stringify({recipient_uuid: alice, message: "traced both ways", priority: "info"});
+    const headers = {...json, "X-API-Key": gw.adminKey, "X-Request-Id": "trace-4712"};
+    const [direct, framework] = [await post(body, headers, false), await post(body, headers, true)];
+    expect([direct.headers["x-request-id"], framework.headers["x-request-id"]]).toEqual(["trace-4712", "trace-4712"]);
+    const fresh = await post(body, {...json, "X-API-Key": gw.adminKey}, true);
+    expect(fresh.headers["x-request-id"]).toMatch(/^[0-9a-f]{32}$/);
+  });
+
   it("stores nothing when the client hangs up in the middle of the body, and serves the next request", async () => {
     const before = await journalCounts(gw);
     const url = new URL(gw.url);

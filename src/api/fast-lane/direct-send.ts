@@ -1,4 +1,3 @@
-import {randomUUID} from "node:crypto";
 import type {IncomingMessage, Server, ServerResponse} from "node:http";
 import {Ajv, type ValidateFunction} from "ajv";
 import type {InjectorService} from "@tsed/di";
@@ -11,6 +10,7 @@ import {NotificationsController} from "../controllers/notifications.controller.j
 import {BODY_LIMIT_BYTES, msSince, type RequestRecorder} from "../http/pipeline.js";
 import {acceptAlert} from "../http/send-alert.js";
 import {writeJson} from "../http/write-json.js";
+import {requestIdOf} from "../http/request-id.js";
 
 export const SEND_PATH = "/api/v1/notifications/send";
 const PLAIN_JSON = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
@@ -63,8 +63,7 @@ export class DirectSendRoute {
 
   async serve(request: IncomingMessage, response: ServerResponse, framework: Handler): Promise<void> {
     const started = process.hrtime.bigint();
-    // As Ts.ED does: the client's X-Request-Id, or a fresh one.
-    const requestId = request.headers["x-request-id"] || randomUUID().replaceAll("-", "");
+    const requestId = requestIdOf(request);
     response.setHeader("x-request-id", requestId);
     const rawBody = await readBody(request);
     if (rawBody === null) return; // the client hung up: nobody to answer, nothing stored
