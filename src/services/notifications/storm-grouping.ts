@@ -16,7 +16,7 @@ export interface Anchor {
 /** A paging chain as read in one transaction, with what says whether the read is still current. */
 interface CachedRead {
   notificationId: string;
-  transaction: number;
+  epoch: number;
   updates: number;
   /** The chain as an anchor, if newcomers may wait behind it; joinable until its next wake-up. */
   anchor: Anchor | null;
@@ -35,15 +35,20 @@ interface CachedRead {
  *
  * A newcomer joins when it is accepted, in the send's own transaction, so a storm costs the
  * runner nothing until the shared step; the runner still groups a chain that becomes due while
- * another pages its target (accepted before that chain paged, or after a restart).
+ * another pages its target (accepted before that chain's page committed, or after a restart).
  */
 export class StormGrouping {
   /**
    * Per target, the chain whose page a storm's newcomers join. In memory: after a restart the
    * next chain to page becomes it (at most one extra call); chains already grouped are stored.
+   * Changed only by `paged` and `forget`, which run after the commit of what they report.
    */
   private readonly pagingChains = new Map<string, string>();
-  /** Per target, the paging chain's last read: every newcomer of a storm asks about the same chain. */
+  /**
+   * Per target, the paging chain's last read: every newcomer of a storm asks about the same chain.
+   * A cache, so a write function may fill it: an entry holds only while the journal's
+   * `cacheEpoch` stays the same (a rolled-back run leaves none that a replay could use).
+   */
   private readonly reads = new Map<string, CachedRead>();
 
   constructor(
@@ -70,12 +75,12 @@ export class StormGrouping {
   private read(targetUuid: string): CachedRead | null {
     const notificationId = this.pagingChains.get(targetUuid);
     if (!notificationId) return null;
-    const transaction = this.journal.transactionNumber;
+    const epoch = this.journal.cacheEpoch;
     const updates = this.escalations.updates;
     const cached = this.reads.get(targetUuid);
-    if (cached && cached.notificationId === notificationId && cached.transaction === transaction && cached.updates === updates) return cached;
+    if (cached && cached.notificationId === notificationId && cached.epoch === epoch && cached.updates === updates) return cached;
     const chain = this.escalations.anchorCandidate(notificationId);
-    const read: CachedRead = {notificationId, transaction, updates, anchor: null, nextStepMs: Number.NEGATIVE_INFINITY};
+    const read: CachedRead = {notificationId, epoch, updates, anchor: null, nextStepMs: Number.NEGATIVE_INFINITY};
     // A chain waiting for a channel pages nobody: a newcomer waiting behind it would wait for
     // nothing. One only waiting out its last step's window still holds the person's attention.
     if (chain !== null && chain.state === "running" && chain.waiting_for === null && chain.grouped_with === null && chain.next_step_at !== null) {
@@ -131,7 +136,8 @@ export class StormGrouping {
    * A chain has paged: for its target and for each person it contacted that has no joinable
    * chain yet, or only a less urgent one, it becomes the one newcomers join. Keyed by person too, so an alert sent to
    * someone directly waits for the call they are getting through a group: one call per person
-   * per step window. Reads the journal: call inside a journal transaction.
+   * per step window. Reads the journal; call once the page has committed (an after-commit
+   * effect of the write that recorded it), so a run rolled back leaves no trace here.
    */
   paged(keys: string[], notificationId: string, priority: Priority, nowMs: number): void {
     for (const key of keys) {
@@ -142,7 +148,7 @@ export class StormGrouping {
     }
   }
 
-  /** The chain closed, or its page did not reach the person: it is no page to join. */
+  /** The chain closed, or its page did not reach the person: it is no page to join. Call once that has committed. */
   forget(notificationId: string): void {
     for (const [target, id] of this.pagingChains) {
       if (id !== notificationId) continue;

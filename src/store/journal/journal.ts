@@ -27,7 +27,11 @@ export interface JournalOptions {
   maxBatch?: number;
 }
 
-type Outcome = {ok: true; value: unknown} | {ok: false; error: unknown};
+/** A write's result; a committed one carries the effects it registered with `afterCommit`. */
+type Outcome = {ok: true; value: unknown; effects: AfterCommitEffect[]} | {ok: false; error: unknown};
+
+/** An effect on memory (a cache, a wake-up, a log line) that must follow the commit of the write that registered it. */
+export type AfterCommitEffect = () => void;
 
 interface PendingWrite {
   work: (db: Db) => unknown;
@@ -47,7 +51,9 @@ function isStorageError(error: unknown): boolean {
  * queues them; everything queued while the previous commit ran is committed together in one
  * transaction (group commit), so many concurrent requests share one fsync. A write that throws
  * fails alone: its caller gets the error, its neighbours commit, none of its changes remain.
- * Checkpoints run on a worker thread with its own connection, never on the request path.
+ * A write function may run twice, so its effects on memory go through `afterCommit` (the
+ * contract: docs/architecture.md, "The journal"). Checkpoints run on a worker thread with its
+ * own connection, never on the request path.
  */
 export class Journal {
   readonly db: Db;
@@ -63,8 +69,15 @@ export class Journal {
   private storageFailing = false;
   /** Commits and the writes they carried (writes/commits is the group-commit factor), and batches replayed isolated. */
   readonly stats = {commits: 0, writes: 0, replays: 0};
-  /** Counts the transactions begun (replays too): a read cached within one is current only while this stays the same. */
-  private transactions = 0;
+  /** Bumped by every transaction begun (replays too) and every write rolled back: see `cacheEpoch`. */
+  private epoch = 0;
+  /** The effects registered by the write function running now; null between runs. */
+  private running: AfterCommitEffect[] | null = null;
+  /**
+   * Tests: every batch takes the replay path, its first run rolled back as a sibling write that
+   * fails after changing rows causes, so every write function runs twice.
+   */
+  replayEveryBatch = false;
 
   constructor(private readonly options: JournalOptions) {
     this.db = new Database(options.path);
@@ -102,8 +115,9 @@ export class Journal {
   /**
    * Queue a write; resolves with its result once it is durably committed. `work` may run twice:
    * when another write of its batch fails after changing rows, the batch is rolled back and run
-   * again (`runBatch`). So `work` changes nothing outside the database that a second run would
-   * not set the same way, and it acts on the world (sends, calls) only after the promise resolves.
+   * again (`runBatch`). So `work` touches only the database and hands its result back as its
+   * return value; an effect on memory goes through `afterCommit`, and action on the world
+   * (sends, calls) waits for the promise.
    */
   write<T>(work: (db: Db) => T): Promise<T> {
     if (this.closed) return Promise.reject(new StorageUnavailableError(new Error("journal is closed")));
@@ -114,6 +128,16 @@ export class Journal {
         setImmediate(() => this.flush());
       }
     });
+  }
+
+  /**
+   * Call inside a write function: `effect` runs once that run of the write has committed, after
+   * the commit and before any writer of the batch resumes, in the order registered. A run that is
+   * rolled back (its batch replayed, or the write failed) drops what it registered.
+   */
+  afterCommit(effect: AfterCommitEffect): void {
+    if (!this.running) throw new Error("afterCommit is for write functions, while they run");
+    this.running.push(effect);
   }
 
   /** Run a read on the request path; reads never wait for a commit. */
@@ -133,7 +157,7 @@ export class Journal {
     try {
       this.begin();
       outcomes = this.runBatch(batch, false);
-      if (outcomes === null) {
+      if (outcomes === null || this.replayEveryBatch) {
         // A write failed after changing rows, and only a savepoint can take back one write's
         // changes: the batch runs again, each write in its own savepoint.
         this.db.exec("ROLLBACK");
@@ -151,21 +175,37 @@ export class Journal {
       for (const item of batch) item.reject(failure);
       return;
     }
+    for (const outcome of outcomes) if (outcome.ok) this.runEffects(outcome.effects);
     batch.forEach((item, index) => {
-      const outcome = (outcomes as Outcome[])[index];
+      const outcome = outcomes[index];
       if (outcome.ok) item.resolve(outcome.value);
       else item.reject(outcome.error);
     });
   }
 
-  private begin(): void {
-    this.db.exec("BEGIN IMMEDIATE");
-    this.transactions++;
+  // The commit stands whatever an effect does: a failing one is logged and the others still run.
+  private runEffects(effects: AfterCommitEffect[]): void {
+    for (const effect of effects) {
+      try {
+        effect();
+      } catch (error) {
+        this.options.logger.error("an after-commit effect failed", {error: error as Error});
+      }
+    }
   }
 
-  /** Which transaction writes run in now; outside `write()`, the last one begun. */
-  get transactionNumber(): number {
-    return this.transactions;
+  private begin(): void {
+    this.db.exec("BEGIN IMMEDIATE");
+    this.epoch++;
+  }
+
+  /**
+   * Changes whenever rows read earlier may have gone back to older values: a transaction begun,
+   * a write rolled back. A read cached in memory is current while this stays the same and no
+   * repository reports an update since.
+   */
+  get cacheEpoch(): number {
+    return this.epoch;
   }
 
   /**
@@ -181,8 +221,10 @@ export class Journal {
     for (const item of batch) {
       const changesBefore = isolated ? 0 : this.totalChanges();
       if (isolated) this.savepoint.begin.run();
+      const effects: AfterCommitEffect[] = [];
+      this.running = effects;
       try {
-        outcomes.push({ok: true, value: item.work(this.db)});
+        outcomes.push({ok: true, value: item.work(this.db), effects});
         if (isolated) this.savepoint.release.run();
       } catch (error) {
         // On a full disk or an I/O error SQLite may already have rolled the whole batch back:
@@ -191,10 +233,13 @@ export class Journal {
         if (isolated) {
           this.savepoint.rollback.run();
           this.savepoint.release.run();
+          this.epoch++;
         } else if (this.totalChanges() !== changesBefore) {
           return null;
         }
         outcomes.push({ok: false, error: this.asFailure(error)});
+      } finally {
+        this.running = null;
       }
     }
     return outcomes;
