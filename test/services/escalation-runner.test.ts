@@ -3,7 +3,6 @@ import type {TestGateway} from "../support/gateway.js";
 import {makeRig, stopRig, T0, type Rig} from "../support/runner-rig.js";
 
 afterEach(stopRig);
-import type {NotificationView} from "../../src/services/notifications/notification-view.js";
 
 /** Maria, with a phone and an email, called at T0 for a first alert: a storm's newcomers join that chain. */
 async function mariaBeingPaged(): Promise<{r: Rig; maria: string; first: string}> {
@@ -174,7 +173,7 @@ describe("escalation runner", () => {
     const service = r.gw.gateway.services.notifications;
     const actor = {type: "system" as const, id: null};
     await Promise.all(Array.from({length: 10_000}, (_, i) =>
-      service.send({recipient_uuid: maria, message: `sensor ${i} out of range`, priority: "high"}, actor, null, () => ({status: 202, body: null}))
+      service.send({recipient_uuid: maria, message: `sensor ${i} out of range`, priority: "high"}, actor)
     ));
     await r.tick();
     expect(r.voice.deliveries).toHaveLength(1);
@@ -237,10 +236,7 @@ describe("escalation runner", () => {
     r.clock.set(T0 + 5_000);
     const service = r.gw.gateway.services.notifications;
     const actor = {type: "system" as const, id: null};
-    const send = async (message: string) => {
-      const stored = await service.send({recipient_uuid: maria, message, priority: "high"}, actor, null, (outcome) => ({status: 200, body: outcome.view}));
-      return stored.body as NotificationView;
-    };
+    const send = async (message: string) => (await service.send({recipient_uuid: maria, message, priority: "high"}, actor)).view;
     const chainOf = (id: string) => r.gw.gateway.journal.db.prepare("SELECT grouped_with, step, next_step_at FROM escalations WHERE notification_id = ?").get(id);
     // Queued together, so one group commit carries them in this order: join, acknowledge, send.
     const commits = r.gw.gateway.journal.stats.commits;

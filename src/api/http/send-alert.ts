@@ -1,5 +1,6 @@
 import type {NotificationsService, SendInput} from "../../services/notifications/notifications.service.js";
-import {notificationPath, shortForm} from "../../services/notifications/notification-view.js";
+import {notificationPath} from "../../services/notifications/notification-view.js";
+import {sendAnswer, type AnswerForm} from "../../services/notifications/send-outcome.js";
 import {AppError} from "../../services/shared/errors.js";
 import {bodyFingerprint} from "../../services/notifications/idempotency.service.js";
 import type {Access} from "../auth/api-access.js";
@@ -30,8 +31,9 @@ function wantsRepresentation(prefer: string | undefined): boolean {
 /**
  * POST /api/v1/notifications/send after authentication and validation: 202 with the short form,
  * or 200 with the long form under `Prefer: return=representation`, a Location either way, and
- * the stored answer replayed for a repeated Idempotency-Key. Shared by the Ts.ED route and the
- * direct route (`direct-send.ts`), so both answer the same.
+ * the stored answer replayed for a repeated Idempotency-Key. The status is picked here, from what
+ * the send did, by `sendAnswer` (the function the idempotency record is stored with). Shared by
+ * the Ts.ED route and the direct route (`direct-send.ts`), so both answer the same.
  */
 export async function acceptAlert(notifications: NotificationsService, request: SendRequest): Promise<JsonAnswer> {
   const {idempotencyKey} = request;
@@ -41,13 +43,12 @@ export async function acceptAlert(notifications: NotificationsService, request: 
   const idempotency = idempotencyKey
     ? {apiKeyId: request.access.principal.id, key: idempotencyKey, fingerprint: bodyFingerprint(request.rawBody)}
     : null;
-  const representation = wantsRepresentation(request.prefer);
-  const answer = await notifications.send(request.body, request.access.actor, idempotency, ({view}) =>
-    representation ? {status: 200, body: view} : {status: 202, body: shortForm(view)}
-  );
+  const form: AnswerForm = wantsRepresentation(request.prefer) ? "representation" : "minimal";
+  const result = await notifications.send(request.body, request.access.actor, idempotency && {request: idempotency, form});
+  const answer = result.kind === "replayed" ? result.answer : sendAnswer(result, form);
   const id = (answer.body as {id?: string; notification_uuid?: string}).id ?? (answer.body as {notification_uuid: string}).notification_uuid;
   const headers: Record<string, string> = {Location: notificationPath(id)};
-  if (answer.replayed) headers["Idempotent-Replayed"] = "true";
-  if (representation) headers["Preference-Applied"] = "return=representation";
+  if (result.kind === "replayed") headers["Idempotent-Replayed"] = "true";
+  if (form === "representation") headers["Preference-Applied"] = "return=representation";
   return {status: answer.status, headers, body: answer.body};
 }

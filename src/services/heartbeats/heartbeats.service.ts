@@ -14,7 +14,6 @@ import type {HeartbeatStatesRepository, StoredHeartbeatState} from "../../store/
 import {SYSTEM_ACTOR, type Actor} from "../../domain/actor.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {NotificationsService} from "../notifications/notifications.service.js";
-import {sendAlert} from "../notifications/integration-alerts.js";
 import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "../shared/errors.js";
 import {resolveTarget} from "../recipients/paging-target.js";
 
@@ -346,8 +345,7 @@ export class HeartbeatsService {
     const lastPing = before.last_ping_at === null ? "never pinged" : `last ping ${isoTimestamp(before.last_ping_at)}`;
     const message = reason === "failed" ? `Heartbeat ${definition.name} reported a failure` : `Heartbeat ${definition.name} is down: no ping in time (${lastPing})`;
     try {
-      const outcome = await sendAlert(
-        this.notifications,
+      const outcome = await this.notifications.send(
         {recipient_uuid: definition.target, message, priority: definition.priority, source: heartbeatDedupKey(definition.name), dedup_key: heartbeatDedupKey(definition.name)},
         SYSTEM_ACTOR
       );

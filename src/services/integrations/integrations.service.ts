@@ -16,7 +16,6 @@ import type {IdempotencyService, IdempotentRequest} from "../notifications/idemp
 import type {NotificationsService} from "../notifications/notifications.service.js";
 import type {HeartbeatsService} from "../heartbeats/heartbeats.service.js";
 import type {InboundAction} from "./integration-payloads.js";
-import {sendAlert} from "../notifications/integration-alerts.js";
 import {AppError, notFound, pageOrInvalidCursor, refuseReadOnlyFields} from "../shared/errors.js";
 import {resolveTarget} from "../recipients/paging-target.js";
 
@@ -246,12 +245,11 @@ export class IntegrationsService {
       });
       if (absorbed) return result("merged", absorbed);
     }
-    const outcome = await sendAlert(
-      this.notifications,
+    const outcome = await this.notifications.send(
       {recipient_uuid: integration.target, message: action.message, priority: action.priority, source, dedup_key: dedupKey, ...optional(action)},
       actor
     );
-    return result(outcome.created ? "created" : "merged", outcome.view.id);
+    return result(outcome.kind, outcome.view.id);
   }
 
   private async resolve(integration: IntegrationRecord, action: Extract<InboundAction, {action: "resolve"}>, actor: Actor): Promise<EventResult> {

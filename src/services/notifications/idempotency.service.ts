@@ -39,15 +39,22 @@ export class IdempotencyService {
     private readonly retentionHours: number
   ) {}
 
-  async run(request: IdempotentRequest | null, work: () => StoredAnswer): Promise<StoredAnswer & {replayed: boolean}> {
-    if (!request) return {...(await this.journal.write(work)), replayed: false};
-    return this.once(request, () =>
-      this.journal.write(() => {
-        const answer = work();
-        this.remember(request, answer);
-        return answer;
-      })
-    );
+  /**
+   * Runs `work` as a journal write function, storing the answer it returns with its changes; or,
+   * for a repeat of the key, returns the stored answer and runs nothing. The answer is data
+   * `work` computed from its outcome, the same that the caller's edge will send.
+   */
+  async run<T>(request: IdempotentRequest, work: () => {value: T; answer: StoredAnswer}): Promise<{replayed: false; value: T} | {replayed: true; answer: StoredAnswer}> {
+    const stored = this.stored(request);
+    if (stored) return {replayed: true, answer: stored};
+    return this.exclusively(request, async () => {
+      const done = await this.journal.write(() => {
+        const result = work();
+        this.remember(request, result.answer);
+        return result;
+      });
+      return {replayed: false, value: done.value};
+    });
   }
 
   /**
@@ -56,25 +63,30 @@ export class IdempotencyService {
    * again (work that merges repeats, as an integration's events do, tolerates that).
    */
   async runAcross(request: IdempotentRequest, work: () => Promise<StoredAnswer>): Promise<StoredAnswer & {replayed: boolean}> {
-    return this.once(request, async () => {
+    const stored = this.stored(request);
+    if (stored) return {...stored, replayed: true};
+    return this.exclusively(request, async () => {
       const answer = await work();
       await this.journal.write(() => this.remember(request, answer));
-      return answer;
+      return {...answer, replayed: false};
     });
   }
 
-  /** Replays a stored answer, refuses a mismatch or a repeat still running, or runs the work. */
-  private async once(request: IdempotentRequest, work: () => Promise<StoredAnswer>): Promise<StoredAnswer & {replayed: boolean}> {
+  /** The answer stored for this key, if any; a different body under the same key is refused. */
+  private stored(request: IdempotentRequest): StoredAnswer | null {
     const stored = this.journal.read(() => this.repository.find(request.apiKeyId, request.key, isoTimestamp(this.clock.now())));
-    if (stored) {
-      if (stored.fingerprint !== request.fingerprint) throw new AppError("idempotency_mismatch", `this ${request.header ?? "Idempotency-Key"} was already used with a different request body`);
-      return {status: stored.status, body: JSON.parse(stored.body), replayed: true};
-    }
+    if (!stored) return null;
+    if (stored.fingerprint !== request.fingerprint) throw new AppError("idempotency_mismatch", `this ${request.header ?? "Idempotency-Key"} was already used with a different request body`);
+    return {status: stored.status, body: JSON.parse(stored.body)};
+  }
+
+  /** Runs the work unless a request with the same key is still running (refused). Outside any write function: the slot spans the commit. */
+  private async exclusively<T>(request: IdempotentRequest, work: () => Promise<T>): Promise<T> {
     const slot = `${request.apiKeyId}\u0000${request.key}`;
     if (this.inFlight.has(slot)) throw new AppError("idempotency_in_flight", `a request with this ${request.header ?? "Idempotency-Key"} is still being processed`);
     this.inFlight.add(slot);
     try {
-      return {...(await work()), replayed: false};
+      return await work();
     } finally {
       this.inFlight.delete(slot);
     }

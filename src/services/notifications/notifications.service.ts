@@ -13,7 +13,8 @@ import type {Actor} from "../../domain/actor.js";
 import type {GroupsRepository, RecipientsRepository} from "../../store/config/repositories.js";
 import type {EventPublisher} from "./event-publisher.js";
 import type {AuditService} from "../shared/audit.service.js";
-import type {IdempotencyService, IdempotentRequest, StoredAnswer} from "./idempotency.service.js";
+import type {IdempotencyService, IdempotentRequest} from "./idempotency.service.js";
+import {sendAnswer, type AnswerForm, type SendOutcome, type SendResult} from "./send-outcome.js";
 import {longForm, type NotificationView} from "./notification-view.js";
 import type {StormGrouping} from "./storm-grouping.js";
 import {AppError, invalid, notFound} from "../shared/errors.js";
@@ -32,10 +33,10 @@ export interface SendInput {
   environment?: string;
 }
 
-export interface SendOutcome {
-  view: NotificationView;
-  /** False when an open notification with the same dedup_key absorbed this send. */
-  created: boolean;
+/** An Idempotency-Key's send: the key, and the form its answer takes (stored for repeats). */
+export interface IdempotentSend {
+  request: IdempotentRequest;
+  form: AnswerForm;
 }
 
 export interface ListFilter {
@@ -46,7 +47,7 @@ export interface ListFilter {
   limit: number;
 }
 
-/** Told after a change commits: the escalation runner wakes for new alerts and hangs up on closed ones. */
+/** Told after a change commits (an after-commit effect): the escalation runner wakes for new alerts and hangs up on closed ones. */
 export interface NotificationListener {
   accepted(chain: EscalationRecord): void;
   closed(notificationId: string): void;
@@ -92,66 +93,78 @@ export class NotificationsService {
 
   /**
    * Accepts an alert. The notification, its escalation snapshot, its audit entry, its event with
-   * outbox rows and the idempotency record are one journal transaction: when this resolves, all
-   * of them are durable, and on any failure none of them exist.
+   * outbox rows and, under an Idempotency-Key, the answer for repeats are one journal
+   * transaction: when this resolves, all of them are durable, and on any failure none of them
+   * exist. Returns what the send did; the edge answers with `sendAnswer` of it.
    */
-  async send(input: SendInput, actor: Actor, request: IdempotentRequest | null, answer: (outcome: SendOutcome) => StoredAnswer): Promise<StoredAnswer & {replayed: boolean}> {
-    // A new chain, or one a merge re-planned: either is due now, so the runner hears of it after the commit.
-    let accepted: EscalationRecord | null = null;
-    const result = await this.idempotency.run(request, () => {
-      accepted = null;
-      const target = this.targetOf(input.recipient_uuid);
-      const nowMs = this.clock.now();
-      const now = isoTimestamp(nowMs);
-      if (input.dedup_key) {
-        const open = this.notifications.findOpenByDedup(input.recipient_uuid, input.dedup_key);
-        if (open) {
-          const merged = this.merges.merge(open, {dedup_key: input.dedup_key, priority: input.priority, source: input.source ?? null}, actor, nowMs);
-          accepted = merged.replanned;
-          return answer({view: this.view(merged.record), created: false});
-        }
-      }
-      const policy = snapshotPolicy(target, input.priority);
-      const record: NotificationRecord = {
-        id: newId("notif", nowMs),
-        status: "queued",
-        target_uuid: input.recipient_uuid,
-        target_kind: target.kind,
-        message: input.message.trim(),
-        priority: input.priority,
-        source: input.source ?? null,
-        dedup_key: input.dedup_key ?? null,
-        link: input.link ?? null,
-        service: input.service ?? null,
-        environment: input.environment ?? null,
-        occurrences: 1,
-        channels_planned: plannedChannels(policy),
-        escalation_chain_id: newId("esc", nowMs),
-        created_at: now,
-        updated_at: now,
-        acknowledged_at: null,
-        acknowledged_by: null,
-        acknowledged_via: null,
-        ack_note: null,
-        resolved_at: null,
-        api_key_id: actor.type === "api_key" ? actor.id : null
-      };
-      const fresh: EscalationRecord = {
-        id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now,
-        generation: 0, state: "running", grouped_with: null, progress: freshProgress(), waiting_for: null
-      };
-      const escalation = this.storms.atAcceptance(fresh, policy, record.priority, nowMs);
-      this.notifications.insert(record);
-      this.escalations.insert(escalation, policy);
-      this.audit.append(actor, "notification.accepted", {type: "notification", id: record.id}, {target: record.target_uuid, priority: record.priority, dedup_key: record.dedup_key}, record.source);
-      // Built from the rows just written rather than read back: a new notification has no attempts.
-      const view = longForm(record, escalation, []);
-      this.events.emit("escalation.started", view, nowMs);
-      accepted = escalation;
-      return answer({view, created: true});
+  send(input: SendInput, actor: Actor): Promise<SendOutcome>;
+  send(input: SendInput, actor: Actor, idempotent: IdempotentSend | null): Promise<SendResult>;
+  async send(input: SendInput, actor: Actor, idempotent: IdempotentSend | null = null): Promise<SendResult> {
+    if (!idempotent) return this.journal.write(() => this.accept(input, actor));
+    const done = await this.idempotency.run(idempotent.request, () => {
+      const outcome = this.accept(input, actor);
+      return {value: outcome, answer: sendAnswer(outcome, idempotent.form)};
     });
-    if (accepted) for (const listener of this.listeners) listener.accepted(accepted);
-    return result;
+    return done.replayed ? {kind: "replayed", answer: done.answer} : done.value;
+  }
+
+  /** The send's write function. A new chain, or one a merge re-planned, is due now: the runner hears of it after the commit. */
+  private accept(input: SendInput, actor: Actor): SendOutcome {
+    const target = this.targetOf(input.recipient_uuid);
+    const nowMs = this.clock.now();
+    const now = isoTimestamp(nowMs);
+    if (input.dedup_key) {
+      const open = this.notifications.findOpenByDedup(input.recipient_uuid, input.dedup_key);
+      if (open) {
+        const merged = this.merges.merge(open, {dedup_key: input.dedup_key, priority: input.priority, source: input.source ?? null}, actor, nowMs);
+        if (merged.replanned) this.announceAccepted(merged.replanned);
+        return {kind: "merged", view: this.view(merged.record)};
+      }
+    }
+    const policy = snapshotPolicy(target, input.priority);
+    const record: NotificationRecord = {
+      id: newId("notif", nowMs),
+      status: "queued",
+      target_uuid: input.recipient_uuid,
+      target_kind: target.kind,
+      message: input.message.trim(),
+      priority: input.priority,
+      source: input.source ?? null,
+      dedup_key: input.dedup_key ?? null,
+      link: input.link ?? null,
+      service: input.service ?? null,
+      environment: input.environment ?? null,
+      occurrences: 1,
+      channels_planned: plannedChannels(policy),
+      escalation_chain_id: newId("esc", nowMs),
+      created_at: now,
+      updated_at: now,
+      acknowledged_at: null,
+      acknowledged_by: null,
+      acknowledged_via: null,
+      ack_note: null,
+      resolved_at: null,
+      api_key_id: actor.type === "api_key" ? actor.id : null
+    };
+    const fresh: EscalationRecord = {
+      id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now,
+      generation: 0, state: "running", grouped_with: null, progress: freshProgress(), waiting_for: null
+    };
+    const escalation = this.storms.atAcceptance(fresh, policy, record.priority, nowMs);
+    this.notifications.insert(record);
+    this.escalations.insert(escalation, policy);
+    this.audit.append(actor, "notification.accepted", {type: "notification", id: record.id}, {target: record.target_uuid, priority: record.priority, dedup_key: record.dedup_key}, record.source);
+    // Built from the rows just written rather than read back: a new notification has no attempts.
+    const view = longForm(record, escalation, []);
+    this.events.emit("escalation.started", view, nowMs);
+    this.announceAccepted(escalation);
+    return {kind: "created", view};
+  }
+
+  private announceAccepted(chain: EscalationRecord): void {
+    this.journal.afterCommit(() => {
+      for (const listener of this.listeners) listener.accepted(chain);
+    });
   }
 
   get(id: string): NotificationView {
@@ -194,7 +207,7 @@ export class NotificationsService {
    * bumped so a wake-up already scheduled does nothing), the audit entry and the event commit
    * together, so no attempt can start after it.
    */
-  private async transition(
+  private transition(
     id: string,
     actor: Actor,
     action: string,
@@ -202,8 +215,7 @@ export class NotificationsService {
     change: (record: NotificationRecord, nowIso: string) => TransitionResult,
     detail: Record<string, unknown>
   ): Promise<NotificationView> {
-    let closed = false;
-    const view = await this.journal.write(() => {
+    return this.journal.write(() => {
       const record = this.notifications.get(id);
       if (!record) throw notFound("notification", id);
       const nowMs = this.clock.now();
@@ -216,10 +228,10 @@ export class NotificationsService {
       this.audit.append(actor, action, {type: "notification", id}, {...detail, from: record.status}, record.source);
       const changed = this.view(result.record);
       this.events.emit(event, changed, nowMs);
-      closed = true;
+      this.journal.afterCommit(() => {
+        for (const listener of this.listeners) listener.closed(id);
+      });
       return changed;
     });
-    if (closed) for (const listener of this.listeners) listener.closed(id);
-    return view;
   }
 }

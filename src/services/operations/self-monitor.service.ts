@@ -125,13 +125,11 @@ export class SelfMonitorService {
   private async raise(condition: Condition & {problem: string}): Promise<void> {
     if (this.raised.has(condition.key)) return;
     const problem = condition.problem;
-    const {body} = await this.notifications.send(
+    const {view} = await this.notifications.send(
       {recipient_uuid: this.settings.recipient, message: `Klaxon gateway: ${problem}`, priority: this.settings.priority, source: SOURCE, dedup_key: dedupKeyOf(condition)},
-      SYSTEM_ACTOR,
-      null,
-      (outcome) => ({status: 202, body: {id: outcome.view.id}})
+      SYSTEM_ACTOR
     );
-    const id = (body as {id: string}).id;
+    const id = view.id;
     this.raised.set(condition.key, id);
     this.logger.warn("self-monitoring raised an alert", {condition: condition.key, problem, notification_id: id});
   }
