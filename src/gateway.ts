@@ -111,7 +111,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   );
   const channelStatus = new ChannelStatusService(settings, registry);
   const webhooks = createWebhooks({journal, config, audit, clock, logger});
-  const events = new EventPublisher(eventsRepository, new WebhooksRepository(config), () => webhooks.dispatcher.nudge());
+  const events = new EventPublisher(journal, eventsRepository, new WebhooksRepository(config), () => webhooks.dispatcher.nudge());
   const keys = new ApiKeysService(new ApiKeysRepository(config), audit, clock, logger);
   const idempotency = new IdempotencyService(journal, new IdempotencyRepository(journal), clock, settings.journal.idempotency_hours);
   const heartbeatsRepository = new HeartbeatsRepository(config);

@@ -184,10 +184,10 @@ export class WebhookDispatcher {
             ? null
             : nextAttemptAt({attempt: row.attempt, nowMs: finishedMs, createdMs: Date.parse(row.created_at), retryAfterMs: retryAfterMs(outcome.retryAfter, finishedMs), random: this.random});
         if (next === null) {
-          logger.warn("webhook delivery failed for good", {...fields, error: outcome.error});
+          journal.afterCommit(() => logger.warn("webhook delivery failed for good", {...fields, error: outcome.error}));
           return outbox.finish(row.seq, {status: "failed", error: outcome.error});
         }
-        logger.info("webhook delivery failed; will retry", {...fields, error: outcome.error, next_attempt_at: isoTimestamp(next)});
+        journal.afterCommit(() => logger.info("webhook delivery failed; will retry", {...fields, error: outcome.error, next_attempt_at: isoTimestamp(next)}));
         return outbox.finish(row.seq, {status: "pending", next_attempt_at: isoTimestamp(next), error: outcome.error});
       });
     } catch (error) {

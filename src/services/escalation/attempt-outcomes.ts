@@ -77,33 +77,31 @@ export class AttemptOutcomes {
 
   record(rows: OutcomeRow[], {permanent = false, passedOn = false} = {}): void {
     const {journal, clock} = this.deps;
-    let hurried = false;
     const work = journal
       .write(() => {
-        hurried = false;
         const nowMs = clock.now();
-        for (const row of rows) hurried = this.recordOne(row, nowMs, permanent, passedOn) || hurried;
+        return rows.reduce((hurried, row) => this.recordOne(row, nowMs, permanent, passedOn) || hurried, false);
       })
-      .then(() => {
+      .then((hurried) => {
         if (hurried) this.deps.hurried(passedOn);
       })
       .catch((failure) => this.deps.logger.error("could not record an attempt's outcome", {error: failure as Error}));
     this.track(work);
   }
 
-  /** Inside the transaction; true when the chain's next step was brought forward. */
+  /** Inside the transaction (its effects on memory after the commit); true when the chain's next step was brought forward. */
   private recordOne({attempt, outcome, error}: OutcomeRow, nowMs: number, permanent: boolean, passedOn: boolean): boolean {
-    const {attempts, notificationRecords, escalations, contactFailures, events, notifications, storms} = this.deps;
+    const {journal, attempts, notificationRecords, escalations, contactFailures, events, notifications, storms, logger} = this.deps;
     const now = isoTimestamp(nowMs);
     if (!attempts.finish(attempt.attemptId, outcome, error, now)) return false;
     const record = notificationRecords.get(attempt.alert.notification_id);
     const stored = attempts.get(attempt.attemptId);
     if (!record || !stored) return false;
     // A page that did not reach the person is no page for a storm's newcomers to join.
-    if (outcome === "failed") storms.forget(record.id);
+    if (outcome === "failed") journal.afterCommit(() => storms.forget(record.id));
     if (permanent) contactFailures.mark(attempt.recipient.uuid, stored.channel, attempt.contact, error ?? "failed", now);
     if (REACHED.has(outcome) && contactFailures.clear(attempt.recipient.uuid, stored.channel, attempt.contact)) {
-      this.deps.logger.info("a contact marked unusable reached someone again: it is usable again", {recipient_uuid: attempt.recipient.uuid, channel: stored.channel});
+      journal.afterCommit(() => logger.info("a contact marked unusable reached someone again: it is usable again", {recipient_uuid: attempt.recipient.uuid, channel: stored.channel}));
     }
     const {notification_id: _id, ...shown} = stored;
     // `notification.sent` went out when the attempt was handed to its channel.

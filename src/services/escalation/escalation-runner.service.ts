@@ -196,13 +196,13 @@ export class EscalationRunner implements NotificationListener {
     for (;;) {
       const due = this.journal.read(() => this.escalations.due(isoTimestamp(nowMs), this.batch));
       if (due.length === 0) break;
-      // Log lines wait for the commit: a write function may run twice, a log line must not.
       const fired = await this.journal.write(() => {
-        const notices: Array<() => void> = [];
-        return {dispatch: due.flatMap((id) => this.fire(id, nowMs, notices)), notices};
+        // Chains fired by this run of the write; they join the pass's once it has committed.
+        const firedNow = new Set<string>();
+        this.journal.afterCommit(() => firedNow.forEach((id) => this.firedThisPass.add(id)));
+        return due.flatMap((id) => this.fire(id, nowMs, firedNow));
       });
-      dispatch.push(...fired.dispatch);
-      for (const notice of fired.notices) notice();
+      dispatch.push(...fired);
     }
     this.firedThisPass.clear();
     for (const [channel, queue] of this.queues) queue.enqueue(...dispatch.filter((attempt) => attempt.channel === channel).map((attempt) => attempt.queued));
@@ -216,18 +216,22 @@ export class EscalationRunner implements NotificationListener {
   }
 
   /** Alert storms (`StormGrouping`): a chain due while another pages its target waits for that chain's next step. */
-  private waitsBehindAnotherChain(record: NotificationRecord, row: EscalationRecord, contacted: string[], nowMs: number): boolean {
+  private waitsBehindAnotherChain(record: NotificationRecord, row: EscalationRecord, contacted: string[], nowMs: number, firedNow: Set<string>): boolean {
     if (row.step !== 0 || contacted.length === 0) return false;
     const anchor = this.storms.anchorAmong([record.target_uuid, ...contacted], nowMs);
+    if (!anchor || anchor.row.notification_id === record.id) return false;
     // Chains fired in this same pass leave together anyway, in one delivery.
-    if (!anchor || anchor.row.notification_id === record.id || this.firedThisPass.has(anchor.row.notification_id)) return false;
+    if (this.firedThisPass.has(anchor.row.notification_id) || firedNow.has(anchor.row.notification_id)) return false;
     if (!StormGrouping.canJoin(anchor, record.priority)) return false;
     this.escalations.group(record.id, anchor.row, StormGrouping.alignedStep(anchor, record.target_uuid));
     return true;
   }
 
-  /** Inside the transaction: runs the planner for one notification and applies its effects. */
-  private fire(notificationId: string, nowMs: number, notices: Array<() => void>): Array<{channel: Channel; queued: QueuedAttempt}> {
+  /**
+   * Inside the transaction: runs the planner for one notification and applies its effects. Its
+   * effects on memory (log lines, storm grouping) are after-commit effects: this may run twice.
+   */
+  private fire(notificationId: string, nowMs: number, firedNow: Set<string>): Array<{channel: Channel; queued: QueuedAttempt}> {
     const record = this.notificationRecords.get(notificationId);
     const row = this.escalations.forNotification(notificationId);
     const policy = this.escalations.policyOf(notificationId);
@@ -252,8 +256,8 @@ export class EscalationRunner implements NotificationListener {
     // Whom this wake-up would really contact (a quiet or blocked first step passes to later ones).
     const contacted = effects.flatMap((effect) => (effect.type === "attempt" ? [effect.recipient_uuid] : []));
     // Planned but not applied: a chain that would page someone another chain is paging waits for it instead.
-    if (row.grouped_with === null && this.waitsBehindAnotherChain(record, row, contacted, nowMs)) return [];
-    this.firedThisPass.add(notificationId);
+    if (row.grouped_with === null && this.waitsBehindAnotherChain(record, row, contacted, nowMs, firedNow)) return [];
+    firedNow.add(notificationId);
     this.escalations.save({
       notification_id: notificationId,
       step: next.progress.carried.length,
@@ -263,9 +267,9 @@ export class EscalationRunner implements NotificationListener {
       progress: next.progress,
       waiting_for: next.waiting_for
     });
-    notices.push(() => this.reportWaiting(record, row.waiting_for, next.waiting_for, effects));
+    this.journal.afterCommit(() => this.reportWaiting(record, row.waiting_for, next.waiting_for, effects));
     // The first chain that pages a target or person is the one a storm's newcomers join, until it closes or its page fails.
-    if (contacted.length) this.storms.paged([record.target_uuid, ...contacted], notificationId, record.priority, nowMs);
+    if (contacted.length) this.journal.afterCommit(() => this.storms.paged([record.target_uuid, ...contacted], notificationId, record.priority, nowMs));
     return new FireEffects(this.effectsDeps, record, policy, next.steps_total, nowMs).apply(effects);
   }
 

@@ -1,6 +1,7 @@
 import type {EventType} from "../../domain/vocabulary.js";
 import {newId} from "../../lib/ids.js";
 import type {EventsRepository} from "../../store/journal/events.repository.js";
+import type {Journal} from "../../store/journal/journal.js";
 import type {WebhooksRepository} from "../../store/config/repositories.js";
 import type {AttemptRecord} from "../../domain/notification.js";
 import type {NotificationView} from "./notification-view.js";
@@ -27,9 +28,10 @@ export interface EventDetail {
  */
 export class EventPublisher {
   constructor(
+    private readonly journal: Journal,
     private readonly events: EventsRepository,
     private readonly webhooks: WebhooksRepository,
-    /** Told when deliveries were queued, so the webhook dispatcher wakes without polling. */
+    /** Told once queued deliveries have committed, so the webhook dispatcher wakes without polling. */
     private readonly onQueued: () => void = () => undefined
   ) {}
 
@@ -40,6 +42,6 @@ export class EventPublisher {
     const body = JSON.stringify({id, type, created_at: createdAt, sequence, data: {notification, ...detail}});
     const destinations = this.webhooks.subscribersOf(type);
     this.events.append({id, type, notification_id: notification.id, created_at: createdAt, body, sequence}, destinations);
-    if (destinations.length) this.onQueued();
+    if (destinations.length) this.journal.afterCommit(this.onQueued);
   }
 }
