@@ -69,7 +69,7 @@ export function parseExtendedError(line: string): {kind: "cme" | "cms"; code: nu
   const match = /^\+(CME|CMS) ERROR:\s*(.*)$/.exec(line);
   if (!match) return null;
   const kind = match[1] === "CME" ? "cme" : "cms";
-  const detail = match[2]!.trim();
+  const detail = match[2].trim();
   if (/^\d+$/.test(detail)) {
     const code = Number(detail);
     return {kind, code, message: (kind === "cme" ? CME_MESSAGES : CMS_MESSAGES)[code] ?? "unknown error"};

@@ -39,7 +39,7 @@ export function parseRegistration(line: string): Registration | null {
   if (!match) return null;
   // The query answer always starts with <n>; a lone number is the URC's <stat>. Location fields
   // after <stat> are quoted hex, so a second bare digit is always <stat>.
-  const stat = match[2] ?? match[1]!;
+  const stat = match[2] ?? match[1];
   return REGISTRATION[stat] ?? "unknown";
 }
 
@@ -52,7 +52,7 @@ export function bestRegistration(a: Registration, b: Registration): Registration
 /** `+COPS: 0,0,"Operator",7` → "Operator"; `+COPS: 0` (no operator selected) → null. */
 export function parseOperator(line: string): string | null {
   const match = /^\+COPS:\s*\d+,\d+,"([^"]*)"/.exec(line);
-  return match ? match[1]! : null;
+  return match ? match[1] : null;
 }
 
 /** `+CPIN: READY | SIM PIN | SIM PUK`; anything else (PH-SIM PIN, SIM PIN2...) is reported as is. */

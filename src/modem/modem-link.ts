@@ -281,7 +281,7 @@ export class ModemLink implements AtLink {
     if (this.isStopped || this.reconnectTimer) return;
     this.setState("reconnecting");
     const delays = this.options.settings.reconnectDelaysMs;
-    const delay = delays[Math.min(this.reconnectAttempt, delays.length - 1)]!;
+    const delay = delays[Math.min(this.reconnectAttempt, delays.length - 1)];
     this.reconnectAttempt += 1;
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;

@@ -150,7 +150,7 @@ const CLCC_STATES: Record<string, CallState> = {"0": "active", "1": "held", "2":
 export function parseClcc(line: string): CallSignal | null {
   const match = /^\+CLCC:\s*\d+,(\d),(\d),(\d)/.exec(line);
   if (!match || match[1] !== "0" || match[3] !== "0") return null;
-  const state = CLCC_STATES[match[2]!];
+  const state = CLCC_STATES[match[2]];
   return state ? {kind: "state", state} : null;
 }
 
@@ -163,7 +163,7 @@ const DSCI_STATES: Record<string, CallState> = {"1": "held", "2": "dialing", "3"
 export function parseDsci(line: string): CallSignal | null {
   const match = /^\^DSCI:\s*\d+,(\d),(\d),(\d)/.exec(line);
   if (!match || match[1] !== "0" || match[3] !== "0") return null;
-  const state = DSCI_STATES[match[2]!];
+  const state = DSCI_STATES[match[2]];
   return state ? {kind: "state", state} : null;
 }
 
@@ -174,7 +174,7 @@ function callResultSignal(line: string): CallSignal | null {
 
 function keyAfter(line: string, prefix: string): string | null {
   if (!line.startsWith(prefix)) return null;
-  const key = line.slice(prefix.length).trim().split(",")[0]!.trim();
+  const key = line.slice(prefix.length).trim().split(",")[0].trim();
   return /^[0-9A-D*#]$/.test(key) ? key : null;
 }
 

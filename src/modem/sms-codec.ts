@@ -71,7 +71,7 @@ export function headerFields(line: string): string[] {
 export function parseCmgr(index: number, lines: string[]): StoredSms | null {
   const header = lines.findIndex((line) => line.startsWith("+CMGR:"));
   if (header === -1) return null;
-  const fields = headerFields(lines[header]!);
+  const fields = headerFields(lines[header]);
   return {index, sender: decodeSender(fields[1] ?? ""), text: fromUcs2Hex(lines[header + 1] ?? "")};
 }
 
