@@ -116,7 +116,7 @@ describe("journal", () => {
 
   it("fails every write of a batch that the disk cannot hold, as a storage error", async () => {
     const journal = journalAt(join(tempDir(), "full.sqlite"));
-    journal.db.pragma(`max_page_count = ${journal.db.pragma("page_count", {simple: true})}`);
+    journal.db.pragma(`max_page_count = ${Number(journal.db.pragma("page_count", {simple: true}))}`);
     const big = (id: number) => journal.write((db) => db.prepare("INSERT INTO probe (id, at, space) VALUES (?, 'x', zeroblob(200000))").run(id));
     const results = await Promise.allSettled([insertProbe(journal, 1), big(2)]);
     for (const result of results) expect((result as PromiseRejectedResult).reason).toBeInstanceOf(StorageUnavailableError);

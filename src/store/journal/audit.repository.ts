@@ -1,6 +1,7 @@
 import type {Statement} from "better-sqlite3";
 import type {Journal} from "./journal.js";
 import type {Actor} from "../../domain/actor.js";
+import {SqlFilter} from "./sql-filter.js";
 
 export interface AuditEntry {
   seq: number;
@@ -46,14 +47,12 @@ export class AuditRepository {
   }
 
   list(filter: AuditFilter): AuditEntry[] {
-    const clauses: string[] = [];
-    const params: unknown[] = [];
-    if (filter.action) clauses.push("action = ?") && params.push(filter.action);
-    if (filter.subject_id) clauses.push("subject_id = ?") && params.push(filter.subject_id);
-    if (filter.actor_id) clauses.push("actor_id = ?") && params.push(filter.actor_id);
-    if (filter.before_seq !== undefined) clauses.push("seq < ?") && params.push(filter.before_seq);
-    const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
-    const rows = this.journal.db.prepare(`SELECT * FROM audit ${where} ORDER BY seq DESC LIMIT ?`).all(...params, filter.limit) as Row[];
+    const sql = new SqlFilter();
+    if (filter.action) sql.add("action = ?", filter.action);
+    if (filter.subject_id) sql.add("subject_id = ?", filter.subject_id);
+    if (filter.actor_id) sql.add("actor_id = ?", filter.actor_id);
+    if (filter.before_seq !== undefined) sql.add("seq < ?", filter.before_seq);
+    const rows = this.journal.db.prepare(`SELECT * FROM audit ${sql.where} ORDER BY seq DESC LIMIT ?`).all(...sql.params, filter.limit) as Row[];
     return rows.map((row) => ({
       seq: row.seq,
       at: row.at,
@@ -61,7 +60,7 @@ export class AuditRepository {
       action: row.action,
       subject: {type: row.subject_type, id: row.subject_id},
       source: row.source,
-      detail: JSON.parse(row.detail)
+      detail: JSON.parse(row.detail) as AuditEntry["detail"]
     }));
   }
 }

@@ -2,6 +2,7 @@ import type {Statement} from "better-sqlite3";
 import {prepareAll, type Journal} from "./journal.js";
 import type {NotificationRecord} from "../../domain/notification.js";
 import type {Channel, NotificationStatus, Priority} from "../../domain/vocabulary.js";
+import {SqlFilter} from "./sql-filter.js";
 
 const COLUMNS = [
   "id", "status", "target_uuid", "target_kind", "message", "priority", "source", "dedup_key", "link", "service", "environment",
@@ -33,7 +34,7 @@ export interface NotificationFilter {
 type Row = Omit<NotificationRecord, "channels_planned"> & {channels_planned: string};
 
 function fromRow(row: Row | undefined): NotificationRecord | null {
-  return row ? {...row, channels_planned: JSON.parse(row.channels_planned)} : null;
+  return row ? {...row, channels_planned: JSON.parse(row.channels_planned) as NotificationRecord["channels_planned"]} : null;
 }
 
 /** Notifications in the journal. Writes must run inside `journal.write()`. */
@@ -84,14 +85,12 @@ export class NotificationsRepository {
 
   /** Newest first. Filters are optional; the query is built from fixed fragments only. */
   list(filter: NotificationFilter): NotificationRecord[] {
-    const clauses: string[] = [];
-    const params: unknown[] = [];
-    if (filter.status) clauses.push("status = ?") && params.push(filter.status);
-    if (filter.target_uuid) clauses.push("target_uuid = ?") && params.push(filter.target_uuid);
-    if (filter.priority) clauses.push("priority = ?") && params.push(filter.priority);
-    if (filter.before_id) clauses.push("id < ?") && params.push(filter.before_id);
-    const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
-    const rows = this.journal.db.prepare(`SELECT * FROM notifications ${where} ORDER BY id DESC LIMIT ?`).all(...params, filter.limit) as Row[];
+    const sql = new SqlFilter();
+    if (filter.status) sql.add("status = ?", filter.status);
+    if (filter.target_uuid) sql.add("target_uuid = ?", filter.target_uuid);
+    if (filter.priority) sql.add("priority = ?", filter.priority);
+    if (filter.before_id) sql.add("id < ?", filter.before_id);
+    const rows = this.journal.db.prepare(`SELECT * FROM notifications ${sql.where} ORDER BY id DESC LIMIT ?`).all(...sql.params, filter.limit) as Row[];
     return rows.map((row) => fromRow(row) as NotificationRecord);
   }
 }
