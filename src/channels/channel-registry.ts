@@ -27,10 +27,10 @@ export class ChannelRegistry {
   }
 
   async start(): Promise<void> {
-    await Promise.all(this.all().map((driver) => driver.start?.()));
+    await Promise.all(this.all().map((driver) => driver.start?.() ?? Promise.resolve()));
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.all().map((driver) => driver.stop?.()));
+    await Promise.all(this.all().map((driver) => driver.stop?.() ?? Promise.resolve()));
   }
 }

@@ -12,7 +12,8 @@ export class PeriodicTask {
   constructor(
     readonly name: string,
     private readonly intervalMs: number,
-    private readonly pass: () => Promise<unknown> | unknown,
+    /** One pass, synchronous or async. */
+    private readonly pass: () => unknown,
     private readonly logger: Logger
   ) {}
 

@@ -229,7 +229,7 @@ export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promi
   };
   const SENDS = new Set(["sendMessage", "sendVoice"]);
 
-  const server = createServer(async (request, response) => {
+  const answer = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (wan === "hang") {
       hanging.add(response);
       return;
@@ -254,6 +254,13 @@ export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promi
     if (reply) return fail(response, reply.error_code, reply.description, reply.retry_after);
     if (SENDS.has(method) && blocked.has(chatOf(parsed.params))) return fail(response, 403, "Forbidden: bot was blocked by the user");
     handler(parsed.params, parsed.voice, response);
+  };
+  // A fault in this fake must not pass for Telegram's answer: it is printed and the client sees the connection drop.
+  const server = createServer((request, response) => {
+    answer(request, response).catch((error: unknown) => {
+      console.error("fake Bot API failed:", error);
+      response.destroy();
+    });
   });
   server.on("connection", (socket) => {
     sockets.add(socket);

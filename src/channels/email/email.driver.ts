@@ -4,6 +4,7 @@ import type {Logger} from "../../lib/logger.js";
 import type {Settings} from "../../settings/defaults.js";
 import {ChannelError, type ChannelDriver, type Delivery, type DeliveryResult} from "../channel.js";
 import type {AckLinkSigner} from "../../lib/ack-link.js";
+import {abortError} from "../../lib/abort-error.js";
 import {composeEmail, type EmailContent} from "./email-message.js";
 import {classifySmtpFailure} from "./smtp-failure.js";
 import {SmtpServerMonitor} from "./smtp-server-monitor.js";
@@ -70,8 +71,9 @@ export class EmailDriver implements ChannelDriver {
     return failing ? `SMTP server ${this.parts.smtp.host}:${this.parts.smtp.port} is failing: ${failing}` : null;
   }
 
-  async start(): Promise<void> {
+  start(): Promise<void> {
     this.monitor.start();
+    return Promise.resolve();
   }
 
   async stop(): Promise<void> {
@@ -131,7 +133,7 @@ function abortReason(signal: AbortSignal): string {
 
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+    const onAbort = () => reject(abortError(signal));
     signal.addEventListener("abort", onAbort, {once: true});
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });

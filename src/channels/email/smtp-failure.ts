@@ -45,7 +45,7 @@ function describe(error: SmtpErrorShape): string {
     case "ETLS":
       return `SMTP connection failed${system}: ${error.message ?? "unknown error"}`;
     default:
-      return response ? `SMTP ${error.command ?? "server"} answered ${response}` : `SMTP error: ${error.message ?? String(error)}`;
+      return response ? `SMTP ${error.command ?? "server"} answered ${response}` : `SMTP error: ${error.message ?? "unknown error"}`;
   }
 }
 

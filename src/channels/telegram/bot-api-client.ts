@@ -1,5 +1,6 @@
 import type {Logger} from "../../lib/logger.js";
 import {REDACTED} from "../../lib/redact.js";
+import {abortError} from "../../lib/abort-error.js";
 
 /**
  * How a Bot API call failed, by what the caller should do about it:
@@ -89,14 +90,14 @@ function classify(status: number, description: string): BotApiFailure {
 
 function abortableWait(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(abortError(signal));
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      if (signal) reject(abortError(signal));
     };
     signal?.addEventListener("abort", onAbort, {once: true});
   });
