@@ -19,7 +19,7 @@ export interface ApiRequest {
   retry: RetryPolicy;
 }
 
-export interface ApiAnswer<T = any> {
+export interface ApiAnswer<T = unknown> {
   status: number;
   headers: Headers;
   body: T;
@@ -60,7 +60,7 @@ export class ApiClient {
     this.random = options.random ?? Math.random;
   }
 
-  async request<T = any>(request: ApiRequest): Promise<ApiAnswer<T>> {
+  async request<T = unknown>(request: ApiRequest): Promise<ApiAnswer<T>> {
     const attempts = 1 + Math.max(0, this.options.retries);
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt<T>(request);

@@ -65,7 +65,7 @@ export class BackupSchedule {
     }
   }
 
-  async stop(): Promise<void> {
+  stop(): void {
     this.timer.cancel();
     this.nextAtMs = null;
   }

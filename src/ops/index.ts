@@ -93,7 +93,7 @@ export function createOperations(context: OperationsContext) {
     /** Before the journal closes. */
     async stop(): Promise<void> {
       processMetrics.stop();
-      await schedule.stop();
+      schedule.stop();
       await Promise.all(tasks.map((task) => task.stop()));
     },
     /** After the journal has closed: offline tools may now use the data dir. */

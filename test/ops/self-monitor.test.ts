@@ -168,7 +168,7 @@ describe("self-monitoring", () => {
   it("pages out of band through the modem when the journal cannot commit, once per outage", async () => {
     const rig = await makeRig();
     const db = rig.gw.gateway.journal.db;
-    db.pragma(`max_page_count = ${db.pragma("page_count", {simple: true})}`);
+    db.pragma(`max_page_count = ${Number(db.pragma("page_count", {simple: true}))}`);
     try {
       let status = 202;
       for (let i = 0; i < 200 && status !== 503; i++) {

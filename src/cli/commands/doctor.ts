@@ -8,7 +8,8 @@ import {checkDataDir, checkGateway, checkJournal, checkModemPort, checkSmtp, che
 function secretValues(settings: Settings, env: Record<string, string | undefined>): string[] {
   const fromSettings = SECRET_SETTINGS.map((path) => {
     const [section, key] = path.split(".");
-    return String((settings as unknown as Record<string, Record<string, unknown>>)[section][key] ?? "");
+    const value = (settings as unknown as Record<string, Record<string, unknown>>)[section][key];
+    return typeof value === "string" ? value : "";
   });
   return [...fromSettings, env.KLAXON_API_KEY ?? ""].filter((value) => value.length > 0);
 }

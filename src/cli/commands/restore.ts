@@ -15,7 +15,8 @@ export const restoreCommand: Command = {
     "data-dir": {type: "string", value: "DIR", description: "the data dir to restore into (default: data_dir from the settings)"},
     config: {type: "string", value: "FILE", description: "the config file naming the data dir (default: $KLAXON_CONFIG)"}
   },
-  async run(ctx) {
+  // Nothing to wait for: the restore is file moves; Command.run still answers with a promise.
+  run(ctx) {
     const configFile = stringOption(ctx, "config");
     let dataDir = stringOption(ctx, "data-dir");
     if (!dataDir) {
@@ -40,5 +41,6 @@ export const restoreCommand: Command = {
     printResult(ctx, {backup: backupDir, data_dir: dataDir, ...result}, () =>
       [`restored ${result.restored.join(", ")} from ${backupDir} into ${dataDir}`, result.moved_aside ? `the files it replaced are in ${result.moved_aside}` : "the data dir held no files to replace"].join("\n")
     );
+    return Promise.resolve();
   }
 };

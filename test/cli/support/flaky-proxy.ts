@@ -25,7 +25,7 @@ export async function startFlakyProxy(upstream: string): Promise<FlakyProxy> {
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", async () => {
+    const relay = async (): Promise<void> => {
       const body = Buffer.concat(chunks).toString("utf8");
       seen.push({method: request.method!, path: request.url!, headers: request.headers, body});
       const action = actions.shift() ?? "forward";
@@ -38,7 +38,12 @@ export async function startFlakyProxy(upstream: string): Promise<FlakyProxy> {
       const answer = await fetch(upstream + request.url, {method: request.method, headers, body: body || undefined});
       const text = await answer.text();
       response.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([name]) => !["content-length", "transfer-encoding", "connection", "keep-alive"].includes(name)))).end(text);
-    });
+    };
+    // Upstream unreachable: the error is printed and the client sees the connection drop, as with "drop".
+    request.on("end", () => void relay().catch((error: unknown) => {
+      console.error("flaky proxy failed:", error);
+      request.socket.destroy();
+    }));
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   return {

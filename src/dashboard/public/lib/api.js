@@ -41,7 +41,7 @@ export async function api(method, path, body) {
   }
   if (response.status === 204) return null;
   const text = await response.text();
-  let data = null;
+  let data;
   try {
     data = text ? JSON.parse(text) : null;
   } catch {
