@@ -248,7 +248,6 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     this.input += text;
     for (;;) {
       if (this.smsPending !== null) {
-        // eslint-disable-next-line no-control-regex -- Ctrl-Z (send) and Esc (cancel) end an SMS body: the protocol's own bytes
         const end = this.input.search(/[\x1a\x1b]/);
         if (end === -1) return;
         const payload = this.input.slice(0, end);
