@@ -134,10 +134,10 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   // Ping and integration URLs are absolute: the configured public URL, else the address served on.
   let servingUrl = "";
   const publicBase = () => settings.public_url || servingUrl;
-  const heartbeats = new HeartbeatsService(
-    heartbeatsRepository, new HeartbeatStatesRepository(journal), recipientsRepository, groupsRepository, notifications, journal, audit, clock,
-    logger.child({component: "heartbeats"}), publicBase, () => heartbeatMonitor.arm()
-  );
+  const heartbeats = new HeartbeatsService({
+    definitions: heartbeatsRepository, states: new HeartbeatStatesRepository(journal), recipients: recipientsRepository, groups: groupsRepository,
+    notifications, journal, audit, clock, logger: logger.child({component: "heartbeats"}), publicBase, onRescheduled: () => heartbeatMonitor.arm()
+  });
   const heartbeatMonitor = new HeartbeatMonitor(heartbeats, clock, logger.child({component: "heartbeats"}));
   const integrations = new IntegrationsService(
     integrationsRepository, recipientsRepository, groupsRepository, new IntegrationAlertsRepository(journal), notificationsRepository, notifications, heartbeats, journal, audit, idempotency, clock,

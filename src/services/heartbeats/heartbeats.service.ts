@@ -1,30 +1,37 @@
-import {
-  timingOf, transition, type HeartbeatDefinition, type HeartbeatEffect, type HeartbeatEvent, type HeartbeatStatus
-} from "../../domain/heartbeat.js";
-import {cronProblem} from "../../domain/cron.js";
-import {applyMergePatch} from "../../domain/merge-patch.js";
-import {isValidTimeZone} from "../../domain/recipient.js";
+import {timingOf, transition, type HeartbeatDefinition, type HeartbeatEffect, type HeartbeatEvent, type HeartbeatStatus} from "../../domain/heartbeat.js";
 import type {Priority} from "../../domain/vocabulary.js";
+import {SYSTEM_ACTOR, type Actor} from "../../domain/actor.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import {secretToken, tokensEqual} from "../../lib/tokens.js";
 import type {Logger} from "../../lib/logger.js";
+import {SerialByKey} from "../../lib/serial-by-key.js";
 import type {GroupsRepository, HeartbeatsRepository, RecipientsRepository} from "../../store/config/repositories.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {HeartbeatStatesRepository, StoredHeartbeatState} from "../../store/journal/heartbeat-states.repository.js";
-import {SYSTEM_ACTOR, type Actor} from "../../domain/actor.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {NotificationsService} from "../notifications/notifications.service.js";
-import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "../shared/errors.js";
+import {AppError, invalid, notFound, pageOrInvalidCursor} from "../shared/errors.js";
 import {resolveTarget} from "../recipients/paging-target.js";
+import {changedFields, definitionFrom, inputProblems, patchedInput, type HeartbeatInput} from "./heartbeat-definition.js";
+import {HeartbeatPages} from "./heartbeat-pages.js";
 
-/** The fields a client may write (name only at creation). */
-export interface HeartbeatInput {
-  period_seconds?: number;
-  schedule?: string;
-  timezone?: string;
-  grace_seconds?: number;
-  target: string;
-  priority?: Priority;
+export {DEFAULT_GRACE_SECONDS, type HeartbeatInput} from "./heartbeat-definition.js";
+
+/** What the heartbeats service works with. */
+export interface HeartbeatsDeps {
+  definitions: HeartbeatsRepository;
+  states: HeartbeatStatesRepository;
+  recipients: RecipientsRepository;
+  groups: GroupsRepository;
+  notifications: NotificationsService;
+  journal: Journal;
+  audit: AuditService;
+  clock: Clock;
+  logger: Logger;
+  /** The absolute base of ping URLs: settings.public_url, or the address the gateway listens on. */
+  publicBase: () => string;
+  /** Told after a state change committed: the sweep re-aims its timer. */
+  onRescheduled: () => void;
 }
 
 export type PingKind = "ping" | "start" | "fail";
@@ -57,14 +64,7 @@ export interface PingAnswer {
   expected_at: string | null;
 }
 
-const WRITABLE: (keyof HeartbeatInput)[] = ["period_seconds", "schedule", "timezone", "grace_seconds", "target", "priority"];
-export const DEFAULT_GRACE_SECONDS = 60;
 const iso = (ms: number | null) => (ms === null ? null : isoTimestamp(ms));
-
-/** The dedup key of a heartbeat's down page: a second page for the same outage merges into the first. */
-function heartbeatDedupKey(name: string): string {
-  return `heartbeat:${name}`;
-}
 
 /**
  * Heartbeats: definitions in the config store, state in the journal. Every change of one
@@ -73,27 +73,16 @@ function heartbeatDedupKey(name: string): string {
  * so a crash in between repeats it (deduplicated, idempotent) rather than losing it.
  */
 export class HeartbeatsService {
-  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly serial = new SerialByKey();
+  private readonly pages: HeartbeatPages;
 
-  constructor(
-    private readonly definitions: HeartbeatsRepository,
-    private readonly states: HeartbeatStatesRepository,
-    private readonly recipients: RecipientsRepository,
-    private readonly groups: GroupsRepository,
-    private readonly notifications: NotificationsService,
-    private readonly journal: Journal,
-    private readonly audit: AuditService,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    /** The absolute base of ping URLs: settings.public_url, or the address the gateway listens on. */
-    private readonly publicBase: () => string,
-    /** Told after a state change committed: the sweep re-aims its timer. */
-    private readonly onRescheduled: () => void
-  ) {}
+  constructor(private readonly deps: HeartbeatsDeps) {
+    this.pages = new HeartbeatPages(deps.notifications, deps.logger);
+  }
 
   view(definition: HeartbeatDefinition): HeartbeatView {
     const {ping_token: token, ...shown} = definition;
-    const state = this.journal.read(() => this.states.get(definition.name));
+    const state = this.deps.journal.read(() => this.deps.states.get(definition.name));
     return {
       ...shown,
       status: state.status,
@@ -102,53 +91,24 @@ export class HeartbeatsService {
       expected_at: iso(state.expected_at),
       down_at: iso(state.down_at),
       notification_id: state.notification_id,
-      ping_url: `${this.publicBase().replace(/\/+$/, "")}/ping/${token}`
+      ping_url: `${this.deps.publicBase().replace(/\/+$/, "")}/ping/${token}`
     };
   }
 
   get(name: string): HeartbeatDefinition {
-    const definition = this.definitions.get(name);
+    const definition = this.deps.definitions.get(name);
     if (!definition) throw notFound("heartbeat", name);
     return definition;
   }
 
   list(limit: number, cursor: string | null): {items: HeartbeatDefinition[]; next: string | null} {
-    return pageOrInvalidCursor(this.definitions.page(limit, cursor), "heartbeat");
-  }
-
-  private check(input: HeartbeatInput): FieldError[] {
-    const errors: FieldError[] = [];
-    const hasPeriod = input.period_seconds !== undefined;
-    const hasSchedule = input.schedule !== undefined;
-    if (hasPeriod === hasSchedule) errors.push({pointer: "/period_seconds", detail: "give either period_seconds or schedule (with timezone), not both and not neither"});
-    if (hasSchedule && input.timezone === undefined) errors.push({pointer: "/timezone", detail: "a cron schedule needs a timezone (an IANA zone such as Europe/Berlin)"});
-    if (!hasSchedule && input.timezone !== undefined) errors.push({pointer: "/timezone", detail: "timezone only applies to a cron schedule"});
-    if (input.timezone !== undefined && !isValidTimeZone(input.timezone)) errors.push({pointer: "/timezone", detail: `"${input.timezone}" is not an IANA time zone`});
-    else if (hasSchedule && input.timezone !== undefined) {
-      const problem = cronProblem(input.schedule as string, input.timezone, this.clock.now());
-      if (problem) errors.push({pointer: "/schedule", detail: problem});
-    }
-    return errors;
+    return pageOrInvalidCursor(this.deps.definitions.page(limit, cursor), "heartbeat");
   }
 
   private validate(input: HeartbeatInput): void {
-    const errors = this.check(input);
+    const errors = inputProblems(input, this.deps.clock.now());
     if (errors.length) throw invalid(errors);
-    resolveTarget(input.target, {recipients: this.recipients, groups: this.groups}, "/target");
-  }
-
-  private definitionFrom(name: string, input: HeartbeatInput, base: Pick<HeartbeatDefinition, "ping_token" | "created_by_integration" | "created_at">, nowIso: string): HeartbeatDefinition {
-    return {
-      name,
-      period_seconds: input.period_seconds ?? null,
-      schedule: input.schedule ?? null,
-      timezone: input.timezone ?? null,
-      grace_seconds: input.grace_seconds ?? DEFAULT_GRACE_SECONDS,
-      target: input.target,
-      priority: input.priority ?? "high",
-      ...base,
-      updated_at: nowIso
-    };
+    resolveTarget(input.target, this.deps, "/target");
   }
 
   /** Creates a heartbeat; it stays `new` (inert) until its first ping. */
@@ -158,20 +118,17 @@ export class HeartbeatsService {
 
   private async insert(name: string, input: HeartbeatInput, actor: Actor, createdByIntegration: string | null): Promise<HeartbeatDefinition> {
     this.validate(input);
-    if (this.definitions.get(name)) throw new AppError("conflict", `a heartbeat named ${name} already exists`);
-    const now = isoTimestamp(this.clock.now());
-    const definition = this.definitionFrom(name, input, {ping_token: secretToken(), created_by_integration: createdByIntegration, created_at: now}, now);
-    await this.definitions.insert(definition);
-    await this.audit.record(actor, "heartbeat.created", {type: "heartbeat", id: name}, {target: definition.target, period_seconds: definition.period_seconds, schedule: definition.schedule});
+    if (this.deps.definitions.get(name)) throw new AppError("conflict", `a heartbeat named ${name} already exists`);
+    const now = isoTimestamp(this.deps.clock.now());
+    const definition = definitionFrom(name, input, {ping_token: secretToken(), created_by_integration: createdByIntegration, created_at: now}, now);
+    await this.deps.definitions.insert(definition);
+    await this.deps.audit.record(actor, "heartbeat.created", {type: "heartbeat", id: name}, {target: definition.target, period_seconds: definition.period_seconds, schedule: definition.schedule});
     return definition;
   }
 
   /** The document a merge patch produces, for the caller to validate before `replace`. */
   patched(name: string, patch: Record<string, unknown>): HeartbeatInput {
-    refuseReadOnlyFields(patch, WRITABLE);
-    const current = this.get(name);
-    const writable = Object.fromEntries(WRITABLE.filter((field) => current[field] !== null).map((field) => [field, current[field]]));
-    return applyMergePatch(writable, patch) as HeartbeatInput;
+    return patchedInput(this.get(name), patch);
   }
 
   /** Replaces the writable fields; a new schedule or grace moves the deadlines at once. */
@@ -180,10 +137,9 @@ export class HeartbeatsService {
       const current = this.get(name);
       this.validate(input);
       const {ping_token, created_by_integration, created_at} = current;
-      const updated = this.definitionFrom(name, input, {ping_token, created_by_integration, created_at}, isoTimestamp(this.clock.now()));
-      if (!(await this.definitions.replace(updated))) throw notFound("heartbeat", name);
-      const fields = WRITABLE.filter((field) => current[field] !== updated[field]);
-      await this.audit.record(actor, "heartbeat.updated", {type: "heartbeat", id: name}, {fields});
+      const updated = definitionFrom(name, input, {ping_token, created_by_integration, created_at}, isoTimestamp(this.deps.clock.now()));
+      if (!(await this.deps.definitions.replace(updated))) throw notFound("heartbeat", name);
+      await this.deps.audit.record(actor, "heartbeat.updated", {type: "heartbeat", id: name}, {fields: changedFields(current, updated)});
       await this.applyLocked(updated, {type: "reconfigured"}, actor);
       return updated;
     });
@@ -192,9 +148,9 @@ export class HeartbeatsService {
   /** A new ping URL token; the old URL stops working at once. Schedule, state and pages stay. */
   rotatePingUrl(name: string, actor: Actor): Promise<HeartbeatDefinition> {
     return this.locked(name, async () => {
-      const rotated = {...this.get(name), ping_token: secretToken(), updated_at: isoTimestamp(this.clock.now())};
-      if (!(await this.definitions.replace(rotated))) throw notFound("heartbeat", name);
-      await this.audit.record(actor, "heartbeat.ping_url_rotated", {type: "heartbeat", id: name}, {});
+      const rotated = {...this.get(name), ping_token: secretToken(), updated_at: isoTimestamp(this.deps.clock.now())};
+      if (!(await this.deps.definitions.replace(rotated))) throw notFound("heartbeat", name);
+      await this.deps.audit.record(actor, "heartbeat.ping_url_rotated", {type: "heartbeat", id: name}, {});
       return rotated;
     });
   }
@@ -203,12 +159,12 @@ export class HeartbeatsService {
   remove(name: string, actor: Actor): Promise<void> {
     return this.locked(name, async () => {
       this.get(name);
-      await this.definitions.remove(name);
-      await this.journal.write(() => {
-        this.states.remove(name);
-        this.audit.append(actor, "heartbeat.deleted", {type: "heartbeat", id: name}, {});
+      await this.deps.definitions.remove(name);
+      await this.deps.journal.write(() => {
+        this.deps.states.remove(name);
+        this.deps.audit.append(actor, "heartbeat.deleted", {type: "heartbeat", id: name}, {});
       });
-      this.onRescheduled();
+      this.deps.onRescheduled();
     });
   }
 
@@ -228,7 +184,7 @@ export class HeartbeatsService {
 
   /** A keyless ping through the ping URL; null when no heartbeat has this token. */
   async pingByToken(token: string, kind: PingKind): Promise<PingAnswer | null> {
-    const definition = this.definitions.all().find((candidate) => tokensEqual(token, candidate.ping_token));
+    const definition = this.deps.definitions.all().find((candidate) => tokensEqual(token, candidate.ping_token));
     if (!definition) return null;
     return this.ping(definition.name, kind, SYSTEM_ACTOR);
   }
@@ -239,7 +195,7 @@ export class HeartbeatsService {
    */
   async pingOrCreate(name: string, periodSeconds: number | undefined, integration: {id: string; target: string; default_priority: Priority}, actor: Actor): Promise<PingAnswer & {created: boolean}> {
     const result = await this.locked(name, async () => {
-      let definition = this.definitions.get(name);
+      let definition = this.deps.definitions.get(name);
       const created = definition === null;
       if (!definition) {
         if (periodSeconds === undefined) throw invalid([{pointer: "/period_seconds", detail: `heartbeat ${name} does not exist yet; period_seconds is needed to create it`}]);
@@ -252,7 +208,7 @@ export class HeartbeatsService {
   }
 
   private pingAnswer(definition: HeartbeatDefinition): PingAnswer {
-    const state = this.journal.read(() => this.states.get(definition.name));
+    const state = this.deps.journal.read(() => this.deps.states.get(definition.name));
     return {name: definition.name, status: state.status, expected_at: iso(state.expected_at)};
   }
 
@@ -261,20 +217,20 @@ export class HeartbeatsService {
    * could not ping a gateway that was not serving. One transaction for all of them.
    */
   async recoverAfterRestart(): Promise<number> {
-    const nowMs = this.clock.now();
+    const nowMs = this.deps.clock.now();
     const now = isoTimestamp(nowMs);
-    const moved = await this.journal.write(() => {
+    const moved = await this.deps.journal.write(() => {
       let count = 0;
-      for (const {name, state} of this.states.watched()) {
-        const definition = this.definitions.get(name);
+      for (const {name, state} of this.deps.states.watched()) {
+        const definition = this.deps.definitions.get(name);
         if (!definition) continue;
         const next = transition(state, {type: "restart"}, timingOf(definition), nowMs).state;
         if (next.down_at !== state.down_at) count++;
-        this.states.save(name, {...next, notification_id: state.notification_id}, now);
+        this.deps.states.save(name, {...next, notification_id: state.notification_id}, now);
       }
       return count;
     });
-    this.onRescheduled();
+    this.deps.onRescheduled();
     return moved;
   }
 
@@ -285,13 +241,13 @@ export class HeartbeatsService {
   async sweep(batch = 100): Promise<void> {
     const seen = new Set<string>();
     for (;;) {
-      const due = this.journal.read(() => this.states.due(isoTimestamp(this.clock.now()), batch)).filter((name) => !seen.has(name));
+      const due = this.deps.journal.read(() => this.deps.states.due(isoTimestamp(this.deps.clock.now()), batch)).filter((name) => !seen.has(name));
       if (due.length === 0) return;
       for (const name of due) {
         seen.add(name);
-        if (!this.definitions.get(name)) {
+        if (!this.deps.definitions.get(name)) {
           // State left behind by a deletion that crashed half-way.
-          await this.journal.write(() => this.states.remove(name));
+          await this.deps.journal.write(() => this.deps.states.remove(name));
           continue;
         }
         await this.apply(name, {type: "due"}, SYSTEM_ACTOR);
@@ -301,69 +257,35 @@ export class HeartbeatsService {
 
   /** The earliest stored sweep time, for the monitor's timer. */
   earliestDue(): number | null {
-    return this.journal.read(() => this.states.earliestDue());
+    return this.deps.journal.read(() => this.deps.states.earliestDue());
   }
 
-  // Serialises work per heartbeat name; a failure does not block the next caller.
+  // A ping and the sweep never interleave for one heartbeat.
   private locked<T>(name: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(name) ?? Promise.resolve();
-    const run = previous.then(work);
-    const tail = run.catch(() => undefined);
-    this.locks.set(name, tail);
-    void tail.then(() => {
-      if (this.locks.get(name) === tail) this.locks.delete(name);
-    });
-    return run;
+    return this.serial.run(name, work);
   }
 
   private async applyLocked(definition: HeartbeatDefinition, event: HeartbeatEvent, actor: Actor): Promise<void> {
-    const nowMs = this.clock.now();
-    const stored = this.journal.read(() => this.states.get(definition.name));
+    const nowMs = this.deps.clock.now();
+    const stored = this.deps.journal.read(() => this.deps.states.get(definition.name));
     const {state, effects} = transition(stored, event, timingOf(definition), nowMs);
     let notificationId = stored.notification_id;
     for (const effect of effects) {
-      if (effect.type === "page") notificationId = await this.page(definition, stored, effect.reason);
+      if (effect.type === "page") notificationId = await this.pages.page(definition, stored, effect.reason);
       if (effect.type === "resolve" && notificationId !== null) {
-        await this.resolvePage(definition.name, notificationId);
+        await this.pages.resolve(definition.name, notificationId);
         notificationId = null;
       }
     }
     const next: StoredHeartbeatState = {...state, paged: notificationId !== null, notification_id: notificationId};
-    await this.journal.write(() => {
-      this.states.save(definition.name, next, isoTimestamp(nowMs));
+    await this.deps.journal.write(() => {
+      this.deps.states.save(definition.name, next, isoTimestamp(nowMs));
       for (const effect of effects.filter((each): each is Extract<HeartbeatEffect, {type: "status_changed"}> => each.type === "status_changed")) {
         const reason = effects.find((each) => each.type === "page");
-        this.audit.append(actor, `heartbeat.${effect.to}`, {type: "heartbeat", id: definition.name}, {from: effect.from, ...(reason ? {reason: reason.reason, notification_id: notificationId} : {})});
+        this.deps.audit.append(actor, `heartbeat.${effect.to}`, {type: "heartbeat", id: definition.name}, {from: effect.from, ...(reason ? {reason: reason.reason, notification_id: notificationId} : {})});
       }
     });
-    if (effects.some((effect) => effect.type === "status_changed")) this.logger.info("heartbeat status changed", {heartbeat: definition.name, status: state.status, from: stored.status});
-    this.onRescheduled();
-  }
-
-  /** Pages the target; null when it cannot (the target was deleted), which is logged and audited. */
-  private async page(definition: HeartbeatDefinition, before: StoredHeartbeatState, reason: "missed" | "failed"): Promise<string | null> {
-    const lastPing = before.last_ping_at === null ? "never pinged" : `last ping ${isoTimestamp(before.last_ping_at)}`;
-    const message = reason === "failed" ? `Heartbeat ${definition.name} reported a failure` : `Heartbeat ${definition.name} is down: no ping in time (${lastPing})`;
-    try {
-      const outcome = await this.notifications.send(
-        {recipient_uuid: definition.target, message, priority: definition.priority, source: heartbeatDedupKey(definition.name), dedup_key: heartbeatDedupKey(definition.name)},
-        SYSTEM_ACTOR
-      );
-      return outcome.view.id;
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      this.logger.error("heartbeat is down but its target cannot be paged", {heartbeat: definition.name, target: definition.target, error});
-      return null;
-    }
-  }
-
-  private async resolvePage(name: string, notificationId: string): Promise<void> {
-    try {
-      await this.notifications.resolve(notificationId, SYSTEM_ACTOR);
-    } catch (error) {
-      // The page may have been removed by retention; there is nothing left to resolve.
-      if (!(error instanceof AppError && error.code === "not_found")) throw error;
-      this.logger.warn("heartbeat page to resolve no longer exists", {heartbeat: name, notification_id: notificationId});
-    }
+    if (effects.some((effect) => effect.type === "status_changed")) this.deps.logger.info("heartbeat status changed", {heartbeat: definition.name, status: state.status, from: stored.status});
+    this.deps.onRescheduled();
   }
 }

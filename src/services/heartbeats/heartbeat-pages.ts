@@ -1,0 +1,47 @@
+import type {HeartbeatDefinition} from "../../domain/heartbeat.js";
+import {SYSTEM_ACTOR} from "../../domain/actor.js";
+import {isoTimestamp} from "../../lib/clock.js";
+import type {Logger} from "../../lib/logger.js";
+import type {StoredHeartbeatState} from "../../store/journal/heartbeat-states.repository.js";
+import type {NotificationsService} from "../notifications/notifications.service.js";
+import {AppError} from "../shared/errors.js";
+
+/** The dedup key of a heartbeat's down page: a second page for the same outage merges into the first. */
+function heartbeatDedupKey(name: string): string {
+  return `heartbeat:${name}`;
+}
+
+/** The alerts a heartbeat raises when it goes down, and their resolution when it comes back. */
+export class HeartbeatPages {
+  constructor(
+    private readonly notifications: NotificationsService,
+    private readonly logger: Logger
+  ) {}
+
+  /** Pages the target; null when it cannot (the target was deleted), which is logged. */
+  async page(definition: HeartbeatDefinition, before: StoredHeartbeatState, reason: "missed" | "failed"): Promise<string | null> {
+    const lastPing = before.last_ping_at === null ? "never pinged" : `last ping ${isoTimestamp(before.last_ping_at)}`;
+    const message = reason === "failed" ? `Heartbeat ${definition.name} reported a failure` : `Heartbeat ${definition.name} is down: no ping in time (${lastPing})`;
+    try {
+      const outcome = await this.notifications.send(
+        {recipient_uuid: definition.target, message, priority: definition.priority, source: heartbeatDedupKey(definition.name), dedup_key: heartbeatDedupKey(definition.name)},
+        SYSTEM_ACTOR
+      );
+      return outcome.view.id;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      this.logger.error("heartbeat is down but its target cannot be paged", {heartbeat: definition.name, target: definition.target, error});
+      return null;
+    }
+  }
+
+  async resolve(name: string, notificationId: string): Promise<void> {
+    try {
+      await this.notifications.resolve(notificationId, SYSTEM_ACTOR);
+    } catch (error) {
+      // The page may have been removed by retention; there is nothing left to resolve.
+      if (!(error instanceof AppError && error.code === "not_found")) throw error;
+      this.logger.warn("heartbeat page to resolve no longer exists", {heartbeat: name, notification_id: notificationId});
+    }
+  }
+}
