@@ -142,19 +142,24 @@ export class ChannelQueue {
       }
     };
     const timer = setTimeout(() => controller.abort(new Error(`no outcome within ${this.timeoutMs} ms`)), this.timeoutMs);
-    this.driver
+    // Neither handler rejects: a driver's failure becomes an outcome, and the queue moves on even
+    // if recording that outcome threw.
+    void this.driver
       .deliver(delivery, controller.signal)
       .then(
         (result) => ({attempts: open, result, error: null}),
-        (error: unknown) => ({attempts: open, result: null, error: error instanceof ChannelError ? error : new ChannelError(controller.signal.aborted ? String(controller.signal.reason?.message ?? error) : String((error as Error)?.message ?? error), false)})
+        (error: unknown) => ({attempts: open, result: null, error: error instanceof ChannelError ? error : asChannelError(controller.signal.aborted ? controller.signal.reason : error)})
       )
       .then((outcome) => {
         clearTimeout(timer);
         this.detach(ids, controller);
         this.running--;
         this.busyContacts.delete(job.contact);
-        this.hooks.finished(outcome);
-        this.pump();
+        try {
+          this.hooks.finished(outcome);
+        } finally {
+          this.pump();
+        }
       });
   }
 
@@ -165,4 +170,9 @@ export class ChannelQueue {
       if (set?.size === 0) this.controllers.delete(id);
     }
   }
+}
+
+/** A driver's failure that is no ChannelError (or the reason its delivery was cut off), as the transient channel error it records. */
+function asChannelError(failure: unknown): ChannelError {
+  return new ChannelError(failure instanceof Error ? failure.message : String(failure), false);
 }

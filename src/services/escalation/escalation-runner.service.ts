@@ -63,7 +63,7 @@ export class EscalationRunner implements NotificationListener {
   private readonly passes = new RepeatingPass(
     () => this.fireDue(),
     (error) => {
-      if (error) this.logger.error("escalation tick failed", {error: error as Error});
+      if (error) this.logger.error("escalation tick failed", {error: error});
       this.arm();
     }
   );

@@ -18,7 +18,7 @@ export class HeartbeatMonitor {
     () => this.heartbeats.sweep(),
     (error) => {
       this.failed = error !== null;
-      if (error) this.logger.error("heartbeat sweep failed", {error: error as Error});
+      if (error) this.logger.error("heartbeat sweep failed", {error: error});
       this.arm();
     }
   );

@@ -50,7 +50,7 @@ const REGISTERED = ["home", "roaming"];
 // defensively because each driver decides what it exposes.
 function modemDetails(state: ChannelState): {port_open?: unknown; sim?: unknown; registration?: unknown; signal?: {dbm?: unknown}} | null {
   const details = state.details;
-  return details && ("sim" in details || "registration" in details) ? (details as ReturnType<typeof modemDetails>) : null;
+  return details && ("sim" in details || "registration" in details) ? (details) : null;
 }
 
 /**

@@ -62,7 +62,7 @@ function escalationOf(input: RecipientInput): Recipient["escalation"] {
 }
 
 function writableView(recipient: Recipient): RecipientInput {
-  return Object.fromEntries(WRITABLE.map((field) => [field, recipient[field]])) as RecipientInput;
+  return Object.fromEntries(WRITABLE.map((field) => [field, recipient[field]]));
 }
 
 /** Recipients: people with contact details and their own escalation preferences. */
