@@ -45,6 +45,8 @@ import {IntegrationAlertsRepository} from "./store/journal/integration-alerts.re
 import {HeartbeatsService} from "./services/heartbeats/heartbeats.service.js";
 import {HeartbeatMonitor} from "./services/heartbeats/heartbeat-monitor.service.js";
 import {IntegrationsService} from "./services/integrations/integrations.service.js";
+import {IntegrationCredentials} from "./services/integrations/integration-credentials.js";
+import {IntegrationEvents} from "./services/integrations/integration-events.js";
 import {RateLimiter} from "./lib/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
 import {jsonBody, requestLog, requestRecorder, requireJsonBody} from "./api/http/pipeline.js";
@@ -139,10 +141,11 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     notifications, journal, audit, clock, logger: logger.child({component: "heartbeats"}), publicBase, onRescheduled: () => heartbeatMonitor.arm()
   });
   const heartbeatMonitor = new HeartbeatMonitor(heartbeats, clock, logger.child({component: "heartbeats"}));
-  const integrations = new IntegrationsService(
-    integrationsRepository, recipientsRepository, groupsRepository, new IntegrationAlertsRepository(journal), notificationsRepository, notifications, heartbeats, journal, audit, idempotency, clock,
-    publicBase
-  );
+  const integrations = new IntegrationsService(integrationsRepository, recipientsRepository, groupsRepository, audit, clock, publicBase);
+  const integrationCredentials = new IntegrationCredentials(integrationsRepository, clock);
+  const integrationEvents = new IntegrationEvents({
+    alerts: new IntegrationAlertsRepository(journal), notificationRecords: notificationsRepository, notifications, heartbeats, idempotency, journal, clock
+  });
   const readiness = new ReadinessService(journal, eventsRepository, escalationsRepository, channelStatus, clock, dataDir, heartbeatMonitor);
   const runtime = new Runtime(
     settings, logger, clock,
@@ -176,6 +179,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
         {token: WebhooksService, use: webhooks.service},
         {token: HeartbeatsService, use: heartbeats},
         {token: IntegrationsService, use: integrations},
+        {token: IntegrationCredentials, use: integrationCredentials},
+        {token: IntegrationEvents, use: integrationEvents},
         {token: AckLinksService, use: ackLinks},
         ...dashboard.providers,
         ...operations.providers

@@ -5,7 +5,7 @@ import {combineMethodDecorators, expressRequest, expressResponse} from "../typed
 import {inject} from "@tsed/di";
 import {Returns, Security} from "@tsed/schema";
 import {AppError} from "../../services/shared/errors.js";
-import {IntegrationsService} from "../../services/integrations/integrations.service.js";
+import {IntegrationCredentials} from "../../services/integrations/integration-credentials.js";
 import type {IntegrationRecord} from "../../store/config/config-store.js";
 import {ApiKeyAuthMiddleware} from "../auth/authorize.js";
 import {ProblemModel} from "../models/problem.model.js";
@@ -24,7 +24,7 @@ const RATE_POLICY = "per-integration";
 @Middleware()
 export class IntegrationAuthMiddleware implements MiddlewareMethods {
   private readonly keyAuth = inject(ApiKeyAuthMiddleware);
-  private readonly integrations = inject(IntegrationsService);
+  private readonly credentials = inject(IntegrationCredentials);
   private readonly runtime = inject(Runtime);
 
   use(@Context() ctx: PlatformContext): void {
@@ -57,12 +57,12 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods {
     const id = String(request.params.id ?? "");
     const signature = request.get("webhook-signature") ?? request.get("x-service-signature");
     if (signature !== undefined || request.get("webhook-id") !== undefined) {
-      const integration = this.integrations.authenticateSigned(id, {id: request.get("webhook-id"), timestamp: request.get("webhook-timestamp"), signature}, request.rawBody ?? Buffer.alloc(0));
+      const integration = this.credentials.authenticateSigned(id, {id: request.get("webhook-id"), timestamp: request.get("webhook-timestamp"), signature}, request.rawBody ?? Buffer.alloc(0));
       ctx.set("webhook-id", request.get("webhook-id"));
       return integration;
     }
     const token = request.query.token;
-    if (typeof token === "string" && token !== "") return this.integrations.authenticateToken(id, token);
+    if (typeof token === "string" && token !== "") return this.credentials.authenticateToken(id, token);
     throw new AppError("unauthenticated", "send an X-API-Key, sign the event with the integration's secret, or use the integration's url");
   }
 }

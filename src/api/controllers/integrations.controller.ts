@@ -4,6 +4,7 @@ import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
 import {AnyOf, Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {IntegrationsService, type IntegrationInput} from "../../services/integrations/integrations.service.js";
+import {IntegrationEvents} from "../../services/integrations/integration-events.js";
 import {bodyFingerprint} from "../../services/notifications/idempotency.service.js";
 import {actionFromGenericEvent, actionsFromAlertmanager, type AlertmanagerPayload, type GenericEvent} from "../../services/integrations/integration-payloads.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
@@ -21,6 +22,7 @@ import {expressRequest} from "../typed-tsed.js";
 @Tags(API_TAGS.integrations)
 export class IntegrationsController {
   private readonly integrations = inject(IntegrationsService);
+  private readonly eventHandler = inject(IntegrationEvents);
   private readonly ajv = inject(AjvService);
 
   @Get("/")
@@ -120,7 +122,7 @@ export class IntegrationsController {
     const eventId = signedEventId(ctx);
     // A signed event's webhook-id is its idempotency key, scoped to the integration (retries re-sign with a new timestamp, so only the body is compared).
     const repeat = eventId === null ? null : {apiKeyId: `integration:${integration.id}`, key: eventId, fingerprint: bodyFingerprint(expressRequest(ctx).rawBody), header: "webhook-id"};
-    const {results, replayed} = await this.integrations.handle(integration, actions, {type: "integration", id: integration.id}, repeat);
+    const {results, replayed} = await this.eventHandler.handle(integration, actions, {type: "integration", id: integration.id}, repeat);
     if (replayed) ctx.response.setHeader("Idempotent-Replayed", "true");
     ctx.response.status(202);
     return {integration_id: integration.id, results};
