@@ -33,8 +33,8 @@ function coerce(raw: unknown, example: Leaf, where: string): Leaf {
     throw new SettingsError(`${where}: expected true or false, got ${JSON.stringify(raw)}`);
   }
   if (raw === null || raw === undefined) return "";
-  if (typeof raw === "object") throw new SettingsError(`${where}: expected a single value`);
-  return String(raw);
+  if (typeof raw === "string" || typeof raw === "number" || typeof raw === "boolean") return String(raw);
+  throw new SettingsError(`${where}: expected a single value`);
 }
 
 function readConfigFile(path: string): Tree {
@@ -45,7 +45,7 @@ function readConfigFile(path: string): Tree {
     throw new SettingsError(`cannot read config file ${path}: ${(error as Error).message}`);
   }
   try {
-    const parsed = parseYaml(text) ?? {};
+    const parsed: unknown = parseYaml(text) ?? {};
     if (typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("top level must be a mapping");
     return parsed as Tree;
   } catch (error) {
@@ -84,6 +84,48 @@ function merge(defaults: Tree, file: Tree, env: NodeJS.ProcessEnv, prefix: strin
   return out;
 }
 
+/**
+ * KLAXON_* variables that are not settings but are read by other tools sharing the environment:
+ * the gateway starts with them set, and every other KLAXON_* name is a typo.
+ */
+const OTHER_TOOLS_VARIABLES = [
+  // This loader: where the config file is.
+  "KLAXON_CONFIG",
+  // The klaxon CLI (docs/clients.md) and its build.
+  "KLAXON_URL", "KLAXON_API_KEY", "KLAXON_RETRIES", "KLAXON_CLI_VERSION",
+  // install.sh.
+  "KLAXON_NODE",
+  // The test and benchmark tooling, whose gateway processes inherit its environment.
+  "KLAXON_CRASH_SEED", "KLAXON_CRASH_CYCLES", "KLAXON_BINARY", "KLAXON_SCREENSHOTS", "KLAXON_PYTHON", "KLAXON_NODE24", "KLAXON_MODEL_SEED", "KLAXON_MODEL_RUNS"
+];
+
+function settingVariables(defaults: Tree, prefix: string[]): string[] {
+  return Object.entries(defaults).flatMap(([key, example]) =>
+    example && typeof example === "object" ? settingVariables(example as Tree, [...prefix, key]) : [envName([...prefix, key])]
+  );
+}
+
+/** Levenshtein distance: how many one-character edits turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({length: b.length + 1}, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+// A typo in the environment must stop the start as it does in the file, not leave a default in place.
+function rejectUnknownVariables(env: NodeJS.ProcessEnv): void {
+  const known = [...settingVariables(DEFAULT_SETTINGS, []), ...OTHER_TOOLS_VARIABLES];
+  for (const name of Object.keys(env).filter((key) => key.startsWith("KLAXON_")).sort()) {
+    if (known.includes(name)) continue;
+    const closest = known.reduce((best, candidate) => (editDistance(name, candidate) < editDistance(name, best) ? candidate : best));
+    throw new SettingsError(`unknown environment variable ${name}: did you mean ${closest}? (every setting and its variable: config/klaxon.yaml)`);
+  }
+}
+
 function validate(settings: Settings): void {
   if (!Number.isInteger(settings.port) || settings.port < 0 || settings.port > 65535) throw new SettingsError(`port: must be 0..65535, got ${settings.port}`);
   if (settings.rate_limit.per_second <= 0 || settings.rate_limit.burst < 1) throw new SettingsError("rate_limit: per_second must be > 0 and burst >= 1");
@@ -96,8 +138,12 @@ export function journalStream(env: NodeJS.ProcessEnv = process.env): string | nu
   return env.JOURNAL_STREAM || null;
 }
 
-/** Defaults, then the config file (KLAXON_CONFIG), then the environment, which wins. The only reader of process.env. */
+/**
+ * Defaults, then the config file (KLAXON_CONFIG), then the environment, which wins; an unknown
+ * KLAXON_* variable is refused like an unknown key in the file. The only reader of process.env.
+ */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): LoadedSettings {
+  rejectUnknownVariables(env);
   const configFile = env.KLAXON_CONFIG || null;
   const file = configFile ? readConfigFile(configFile) : {};
   if (configFile) rejectUnknown(file, DEFAULT_SETTINGS, [], configFile);
@@ -108,7 +154,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): LoadedSettin
 
 /** Settings for code that builds them in-process (tests, benchmarks): defaults plus overrides, validated. */
 export function settingsWith(overrides: {[K in keyof Settings]?: Settings[K] extends object ? Partial<Settings[K]> : Settings[K]}): Settings {
-  const base = structuredClone(DEFAULT_SETTINGS) as Settings;
+  const base = structuredClone<Settings>(DEFAULT_SETTINGS);
   for (const [key, value] of Object.entries(overrides)) {
     const current = (base as unknown as Tree)[key];
     (base as unknown as Tree)[key] = current && typeof current === "object" ? {...current, ...(value as Tree)} : value;

@@ -47,6 +47,16 @@ describe("settings", () => {
     expect(() => loadSettings({KLAXON_CONFIG: file})).toThrow(`config file ${file}: unknown setting "smtp.hostname"`);
   });
 
+  it("refuses an unknown KLAXON_ variable in the environment, naming the closest setting", () => {
+    expect(() => loadSettings({KLAXON_SMTP_HOTS: "mail.lan"})).toThrow("unknown environment variable KLAXON_SMTP_HOTS: did you mean KLAXON_SMTP_HOST?");
+    expect(() => loadSettings({KLAXON_DATADIR: "/srv"})).toThrow("did you mean KLAXON_DATA_DIR?");
+  });
+
+  it("starts with the variables other tools read and with non-Klaxon variables", () => {
+    const {settings} = loadSettings({KLAXON_URL: "http://box:8080", KLAXON_API_KEY: "klx_x", KLAXON_RETRIES: "3", HOME: "/root", KLAXONISH: "1"});
+    expect(settings).toEqual(DEFAULT_SETTINGS);
+  });
+
   it("refuses a config file that is not YAML or cannot be read", () => {
     expect(() => loadSettings({KLAXON_CONFIG: configFile("port: [1,\n")})).toThrow(/is not valid YAML/);
     expect(() => loadSettings({KLAXON_CONFIG: "/nonexistent/klaxon.yaml"})).toThrow(/cannot read config file/);
