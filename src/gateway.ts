@@ -1,4 +1,3 @@
-import {mkdirSync} from "node:fs";
 import {join, resolve} from "node:path";
 import type {AddressInfo} from "node:net";
 import {Server as HttpServer} from "node:http";
@@ -20,7 +19,7 @@ import {ContactFailuresRepository} from "./store/journal/contact-failures.reposi
 import {ConfigStore} from "./store/config/config-store.js";
 import {ApiKeysRepository, GroupsRepository, RecipientsRepository, WebhooksRepository} from "./store/config/repositories.js";
 import {AuditService} from "./services/shared/audit.service.js";
-import {ApiKeysService} from "./services/keys/api-keys.service.js";
+import {ApiKeysService, INITIAL_ADMIN_KEY_FILE} from "./services/keys/api-keys.service.js";
 import {ChannelStatusService} from "./services/shared/channel-status.service.js";
 import {RecipientsService} from "./services/recipients/recipients.service.js";
 import {GroupsService} from "./services/recipients/groups.service.js";
@@ -55,7 +54,9 @@ import {ApiAccess} from "./api/auth/api-access.js";
 import {DashboardAuthService} from "./dashboard/dashboard-auth.service.js";
 import {createDashboard} from "./dashboard/index.js";
 import {createOperations, type Operations} from "./ops/index.js";
-import {OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
+import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
+import {StartFootprint} from "./store/start-footprint.js";
+import {JOURNAL_FILE_SUFFIXES} from "./store/journal/wal-guard.js";
 import {CHANNELS} from "./domain/vocabulary.js";
 import {SYSTEM_ACTOR} from "./domain/actor.js";
 
@@ -65,6 +66,8 @@ export interface GatewayOptions {
   /** Channel drivers instead of the production ones built from settings (tests, development). */
   drivers?: ChannelDriver[];
   runner?: RunnerOptions;
+  /** Serve even though the journal's WAL was lost at an unclean stop (main's `--accept-wal-loss`). */
+  acceptWalLoss?: boolean;
 }
 
 export interface Gateway {
@@ -88,12 +91,19 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const logger = options.logger ?? createLogger(settings.log.level);
   const clock = options.clock ?? systemClock;
   const dataDir = resolve(settings.data_dir);
-  mkdirSync(dataDir, {recursive: true, mode: 0o700});
+  const journalPath = join(dataDir, BACKUP_FILES.journal);
+  // What this start may add before it serves: a failed bind takes back what it made.
+  const footprint = StartFootprint.create(dataDir, [
+    OPTIONAL_BACKUP_FILES.ackLinkKey, BACKUP_FILES.config, `${BACKUP_FILES.config}.bak`, ...JOURNAL_FILE_SUFFIXES.map((suffix) => BACKUP_FILES.journal + suffix), INITIAL_ADMIN_KEY_FILE
+  ]);
 
   // Before the stores open: a damaged key file stops the start with nothing left open.
   const ackLinkSigner = new AckLinkSigner(loadAckLinkKey(join(dataDir, OPTIONAL_BACKUP_FILES.ackLinkKey)), clock, {publicUrl: settings.public_url, lifetimeDays: settings.smtp.ack_link_days});
-  const config = await ConfigStore.open(join(dataDir, "config.json"));
-  const journal = new Journal({path: join(dataDir, "journal.sqlite"), logger, checkpointIntervalMs: settings.journal.checkpoint_interval_ms, maxBatch: settings.journal.max_batch});
+  // A journal beside a missing config store means the store was lost, not that the data dir is new.
+  const config = await ConfigStore.open(join(dataDir, BACKUP_FILES.config), {dataBeside: [journalPath]});
+  const journal = new Journal({
+    path: journalPath, logger, checkpointIntervalMs: settings.journal.checkpoint_interval_ms, maxBatch: settings.journal.max_batch, acceptWalLoss: options.acceptWalLoss
+  });
 
   const notificationsRepository = new NotificationsRepository(journal);
   const eventsRepository = new EventsRepository(journal);
@@ -197,6 +207,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     await platform.listen();
   } catch (error) {
     await journal.close();
+    footprint.undo();
     throw error;
   }
   pruner.start();

@@ -1,17 +1,39 @@
-import {journalStream, loadSettings} from "./settings/load-settings.js";
+import {journalStream, loadSettings, SettingsError} from "./settings/load-settings.js";
 import {createLogger, logFormatFor} from "./lib/logger.js";
 import {startGateway} from "./gateway.js";
 import {SystemdNotifier} from "./ops/systemd-notify.js";
 import {Watchdog} from "./ops/watchdog.js";
+import {CorruptConfigError} from "./store/config/atomic-json-file.js";
+import {WalLossError} from "./store/journal/wal-guard.js";
+import {NewerJournalError} from "./store/journal/migrations.js";
 
 // Before the settings are read (they may be what fails), the prefix follows stdout alone.
 const bootLogger = createLogger("info", undefined, {}, logFormatFor("auto", journalStream()));
 
+/** The one flag: serve although the journal's WAL was lost at an unclean stop (docs/operations.md). */
+const ACCEPT_WAL_LOSS = "--accept-wal-loss";
+/**
+ * Exit status of a start refused until someone acts (a setting, a damaged or missing data file):
+ * sysexits' EX_CONFIG, which the systemd unit does not restart on. Anything else exits 1.
+ */
+const EXIT_REFUSED = 78;
+
+class UsageError extends Error {
+  override name = "UsageError";
+}
+
+function parseArguments(argv: string[]): {acceptWalLoss: boolean} {
+  const unknown = argv.filter((argument) => argument !== ACCEPT_WAL_LOSS);
+  if (unknown.length) throw new UsageError(`unknown argument ${unknown[0]}; the only one is ${ACCEPT_WAL_LOSS}`);
+  return {acceptWalLoss: argv.includes(ACCEPT_WAL_LOSS)};
+}
+
 async function main(): Promise<void> {
+  const {acceptWalLoss} = parseArguments(process.argv.slice(2));
   const {settings, configFile} = loadSettings();
   const logger = createLogger(settings.log.level, undefined, {}, logFormatFor(settings.log.syslog_prefix, journalStream()));
   logger.info("starting klaxon", {config_file: configFile ?? "(none: embedded defaults and environment)", host: settings.host, port: settings.port});
-  const gateway = await startGateway(settings, {logger});
+  const gateway = await startGateway(settings, {logger, acceptWalLoss});
   // Under systemd (Type=notify): ready once serving, then watchdog pings while the liveness probe passes.
   const systemd = SystemdNotifier.fromEnvironment(logger);
   await systemd.ready(`serving on ${gateway.url}`);
@@ -37,7 +59,11 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => shutdown("SIGINT"));
 }
 
-main().catch((error) => {
-  bootLogger.error("klaxon failed to start", {error: error as Error});
-  process.exit(1);
+main().catch((thrown: unknown) => {
+  const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+  const refused = [UsageError, SettingsError, CorruptConfigError, WalLossError, NewerJournalError].some((kind) => error instanceof kind);
+  // The structured line for the journal, and one plain line on stderr for whoever ran it by hand.
+  bootLogger.error("klaxon failed to start", {error});
+  process.stderr.write(`klaxon: cannot start: ${error.message.replace(/\s*\n\s*/g, " ")}\n`);
+  process.exit(refused ? EXIT_REFUSED : 1);
 });

@@ -3,6 +3,7 @@ import {join, resolve} from "node:path";
 import {isoTimestamp, systemClock, type Clock} from "../lib/clock.js";
 import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./backup-layout.js";
 import {dataDirHolder} from "./data-dir-lock.js";
+import {JOURNAL_FILE_SUFFIXES} from "../store/journal/wal-guard.js";
 
 /** Why a restore was refused; nothing in the data dir has changed when this is thrown. */
 export class RestoreError extends Error {
@@ -17,7 +18,7 @@ export interface RestoreResult {
 
 const SQLITE_HEADER = "SQLite format 3\u0000";
 // Everything that makes up the live state; the WAL and shared-memory files belong to the journal.
-const LIVE_FILES = [BACKUP_FILES.journal, `${BACKUP_FILES.journal}-wal`, `${BACKUP_FILES.journal}-shm`, BACKUP_FILES.config, `${BACKUP_FILES.config}.bak`, ...Object.values(OPTIONAL_BACKUP_FILES)];
+const LIVE_FILES = [...JOURNAL_FILE_SUFFIXES.map((suffix) => BACKUP_FILES.journal + suffix), BACKUP_FILES.config, `${BACKUP_FILES.config}.bak`, ...Object.values(OPTIONAL_BACKUP_FILES)];
 
 function validateBackup(backupDir: string): void {
   const journal = join(backupDir, BACKUP_FILES.journal);

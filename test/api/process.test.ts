@@ -94,7 +94,7 @@ describe("the gateway process", () => {
     const {writeFileSync} = await import("node:fs");
     writeFileSync(join(dataDir, "config.json"), "{broken");
     const gateway = launchGatewayProcess(dataDir);
-    expect(await gateway.exited).toBe(1);
+    expect(await gateway.exited).toBe(78);
     expect(gateway.lines.join("\n")).toContain(`config store ${join(dataDir, "config.json")} is not valid JSON`);
     expect(readFileSync(join(dataDir, "config.json"), "utf8")).toBe("{broken");
   });

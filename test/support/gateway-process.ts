@@ -13,12 +13,21 @@ export interface LaunchedGateway {
   serving: Promise<string>;
 }
 
+/** How to run it beyond the environment: arguments to main, and the umask it starts under (through sh). */
+export interface LaunchOptions {
+  args?: string[];
+  umask?: string;
+}
+
 /**
  * Spawns `src/main.ts` with npm start's command on 127.0.0.1 and a free port, the given data dir
  * and extra environment (which wins), and collects its output line by line.
  */
-export function launchGatewayProcess(dataDir: string, env: Record<string, string> = {}, startLimitMs = 20_000): LaunchedGateway {
-  const child = spawn(process.execPath, ["--import", "@swc-node/register/esm-register", "src/main.ts"], {
+export function launchGatewayProcess(dataDir: string, env: Record<string, string> = {}, startLimitMs = 20_000, options: LaunchOptions = {}): LaunchedGateway {
+  const command = [process.execPath, "--import", "@swc-node/register/esm-register", "src/main.ts", ...(options.args ?? [])];
+  // With a umask, sh sets it and execs node in its place, so the child is still the gateway itself.
+  const [file, ...args] = options.umask === undefined ? command : ["/bin/sh", "-c", `umask ${options.umask} && exec "$@"`, "sh", ...command];
+  const child = spawn(file, args, {
     cwd: ROOT,
     env: {...process.env, KLAXON_HOST: "127.0.0.1", KLAXON_PORT: "0", KLAXON_DATA_DIR: dataDir, ...env},
     stdio: ["ignore", "pipe", "pipe"]
@@ -61,7 +70,22 @@ export interface GatewayProcess extends LaunchedGateway {
 }
 
 /** Starts the gateway process and resolves once it serves, with the URL it serves on. */
-export async function startGatewayProcess(dataDir: string, env: Record<string, string> = {}, startLimitMs = 20_000): Promise<GatewayProcess> {
-  const gateway = launchGatewayProcess(dataDir, env, startLimitMs);
+export async function startGatewayProcess(dataDir: string, env: Record<string, string> = {}, startLimitMs = 20_000, options: LaunchOptions = {}): Promise<GatewayProcess> {
+  const gateway = launchGatewayProcess(dataDir, env, startLimitMs, options);
   return {...gateway, url: await gateway.serving};
+}
+
+/** How a start meant to be refused ended: its exit code, its output, and whether it served after all. */
+export interface RefusedStart {
+  code: number | null;
+  output: string;
+  served: boolean;
+}
+
+/** Launches a start that should be refused; one that serves instead is killed at once (and reported), not waited on. */
+export async function launchExpectingRefusal(dataDir: string, env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<RefusedStart> {
+  const gateway = launchGatewayProcess(dataDir, env, 20_000, options);
+  const served = await Promise.race([gateway.serving.then(() => true, () => false), gateway.exited.then(() => false)]);
+  if (served) gateway.child.kill("SIGKILL");
+  return {code: await gateway.exited, output: gateway.lines.join("\n"), served};
 }

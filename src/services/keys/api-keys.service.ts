@@ -37,6 +37,9 @@ export function describeKey(record: ApiKeyRecord) {
   return visible;
 }
 
+/** Where the first start leaves the admin key it made, in the data dir. */
+export const INITIAL_ADMIN_KEY_FILE = "initial-admin-key";
+
 /** API keys: created with their secret shown once, stored as a hash, checked in constant time. */
 export class ApiKeysService {
   private readonly lastUsed = new Map<string, number>();
@@ -119,7 +122,7 @@ export class ApiKeysService {
   async ensureInitialAdminKey(dataDir: string): Promise<string | null> {
     if (this.keys.all().length > 0) return null;
     const {key} = await this.create("initial admin", ["admin"], null);
-    const path = join(dataDir, "initial-admin-key");
+    const path = join(dataDir, INITIAL_ADMIN_KEY_FILE);
     writeFileSync(path, key + "\n", {mode: 0o600});
     if (existsSync(path)) chmodSync(path, 0o600);
     this.logger.info("created the initial admin API key", {file: path});

@@ -36,6 +36,7 @@ export class AtomicJsonFile<T> implements Adapter<T> {
     return `${this.path}.tmp`;
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- lowdb's Adapter wants a promise, and a damaged file must reject it, not throw
   async read(): Promise<T | null> {
     // A temp file left by a crash before its rename never became the config: drop it.
     if (existsSync(this.tempPath)) unlinkSync(this.tempPath);
@@ -44,9 +45,13 @@ export class AtomicJsonFile<T> implements Adapter<T> {
     try {
       return JSON.parse(text) as T;
     } catch (error) {
-      const backup = existsSync(this.backupPath) ? `the last good copy is ${this.backupPath}` : "no backup copy exists";
-      throw new CorruptConfigError(`config store ${this.path} is not valid JSON (${(error as Error).message}); ${backup}. Klaxon will not start on a damaged file: restore it or move it away.`);
+      throw new CorruptConfigError(`config store ${this.path} is not valid JSON (${(error as Error).message}); ${this.backupNote()}. Klaxon will not start on a damaged file: restore it or move it away.`);
     }
+  }
+
+  /** Where the last good copy is, for a message about a damaged or missing file. */
+  backupNote(): string {
+    return existsSync(this.backupPath) ? `the last good copy is ${this.backupPath}` : "no backup copy exists";
   }
 
   write(data: T): Promise<void> {

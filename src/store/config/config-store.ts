@@ -1,5 +1,7 @@
+import {existsSync} from "node:fs";
 import {Low} from "lowdb";
-import {AtomicJsonFile} from "./atomic-json-file.js";
+import {AtomicJsonFile, CorruptConfigError} from "./atomic-json-file.js";
+import {checkConfigShape} from "./config-shape.js";
 import type {Group, Recipient} from "../../domain/recipient.js";
 import type {Priority, Scope} from "../../domain/vocabulary.js";
 import type {HeartbeatDefinition} from "../../domain/heartbeat.js";
@@ -78,14 +80,30 @@ export class ConfigStore {
 
   private constructor(private readonly db: Low<ConfigData>, readonly adapter: AtomicJsonFile<ConfigData>) {}
 
-  static async open(path: string): Promise<ConfigStore> {
+  /**
+   * Reads the file, refusing one of the wrong shape (`checkConfigShape`). A missing file is made
+   * empty only in a new data dir: when its backup or any of `dataBeside` (the journal) exists, the
+   * data dir has run a gateway before, and an empty store would drop its recipients and keys. An
+   * existing file is not written at open, so its `.bak` stays the copy before the last real change.
+   */
+  static async open(path: string, options: {dataBeside?: string[]} = {}): Promise<ConfigStore> {
     const adapter = new AtomicJsonFile<ConfigData>(path);
-    const db = new Low<ConfigData>(adapter, emptyConfig());
-    await db.read();
-    db.data = {...emptyConfig(), ...db.data};
-    const store = new ConfigStore(db, adapter);
-    await db.write();
-    return store;
+    const parsed = await adapter.read();
+    const missing = !existsSync(path);
+    if (missing) {
+      const evidence = [adapter.backupPath, ...(options.dataBeside ?? [])].filter((file) => existsSync(file));
+      if (evidence.length) {
+        throw new CorruptConfigError(
+          `config store ${path} is missing, yet ${evidence.join(" and ")} exist, so this data dir is not new; ${adapter.backupNote()}. ` +
+            "Klaxon will not start on an empty store in its place: restore the file (or a backup), or move the data dir away to start afresh."
+        );
+      }
+    }
+    const data = missing ? emptyConfig() : checkConfigShape<ConfigData>(parsed, path, adapter.backupNote());
+    const db = new Low<ConfigData>(adapter, data);
+    db.data = data;
+    if (missing) await db.write();
+    return new ConfigStore(db, adapter);
   }
 
   get data(): Readonly<ConfigData> {

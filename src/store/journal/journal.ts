@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import {MIGRATIONS, NewerJournalError} from "./migrations.js";
 import {Checkpointer} from "./checkpointer.js";
+import {WalGuard} from "./wal-guard.js";
 import type {Logger} from "../../lib/logger.js";
 
 export type Db = Database.Database;
@@ -25,6 +26,8 @@ export interface JournalOptions {
   checkpointIntervalMs?: number;
   /** Most writes in one group commit. */
   maxBatch?: number;
+  /** Open even though the WAL of an unclean stop is missing (see WalGuard). */
+  acceptWalLoss?: boolean;
 }
 
 /** A write's result; a committed one carries the effects it registered with `afterCommit`. */
@@ -61,6 +64,7 @@ export class Journal {
   private flushScheduled = false;
   private readonly maxBatch: number;
   private readonly checkpointer: Checkpointer;
+  private readonly walGuard: WalGuard;
   // Prepared once: db.exec would parse these statements again for every queued write.
   private readonly savepoint: Record<"begin" | "release" | "rollback", Database.Statement>;
   private readonly changeCounter: Database.Statement;
@@ -80,6 +84,7 @@ export class Journal {
   replayEveryBatch = false;
 
   constructor(private readonly options: JournalOptions) {
+    this.walGuard = WalGuard.beforeOpen(options.path, {logger: options.logger, acceptWalLoss: options.acceptWalLoss});
     this.db = new Database(options.path);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = FULL");
@@ -88,6 +93,7 @@ export class Journal {
     // Checkpoints are the checkpointer thread's job; an automatic one would run inside a commit.
     this.db.pragma("wal_autocheckpoint = 0");
     this.migrate();
+    this.walGuard.hold();
     this.savepoint = prepareAll(this.db, {begin: "SAVEPOINT w", release: "RELEASE w", rollback: "ROLLBACK TO w"});
     this.changeCounter = this.db.prepare("SELECT total_changes()").pluck();
     this.maxBatch = options.maxBatch ?? 512;
@@ -284,13 +290,17 @@ export class Journal {
     return this.storageFailing;
   }
 
-  /** Commit what is queued, stop the checkpointer, fold the WAL in and close. */
+  /** Commit what is queued, stop the checkpointer, fold the WAL in, close, and drop the open marker. */
   async close(): Promise<void> {
     if (this.closed) return;
     while (this.queue.length > 0 || this.flushScheduled) await new Promise((resolve) => setImmediate(resolve));
     this.closed = true;
     await this.checkpointer.stop();
     this.db.pragma("wal_checkpoint(TRUNCATE)");
+    // An emptied WAL loses nothing if a crash follows, so the marker may go before the close; if
+    // the checkpoint was blocked, closing the last connection folds the WAL in and deletes it.
+    this.walGuard.releaseIfWalEmpty();
     this.db.close();
+    this.walGuard.releaseIfWalEmpty();
   }
 }

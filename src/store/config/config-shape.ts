@@ -1,0 +1,43 @@
+import {CorruptConfigError} from "./atomic-json-file.js";
+
+/** The lists every config file has held since the first release, and the field each item is found by. */
+const REQUIRED_LISTS = {recipients: "uuid", groups: "uuid", api_keys: "id", webhooks: "id"} as const;
+/** Lists added later: a file written before them lacks them, and they start empty. */
+const LATER_LISTS = {heartbeats: "name", integrations: "id"} as const;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+/**
+ * Checks the outline of a parsed config file: an object of version 1 with each list a list of
+ * objects carrying their key field. `{}`, `[]` or `null` would otherwise read as an empty store,
+ * and a list of the wrong type would fail every request that reads it; both stop the start here
+ * with a message naming the file and its backup. Returns the data with later lists filled in.
+ */
+export function checkConfigShape<T>(parsed: unknown, path: string, backupNote: string): T {
+  const refuse = (what: string): never => {
+    throw new CorruptConfigError(`config store ${path} ${what}; ${backupNote}. Klaxon will not start on a damaged file: restore it or move it away.`);
+  };
+  if (!isRecord(parsed)) return refuse(`holds ${describe(parsed)}, not a Klaxon config store (a JSON object)`);
+  if (parsed.version !== 1) return refuse(`has version ${JSON.stringify(parsed.version) ?? "(none)"}, not 1`);
+  const lists: Record<string, unknown[]> = {};
+  for (const [name, key] of Object.entries({...REQUIRED_LISTS, ...LATER_LISTS})) {
+    const list = parsed[name] ?? (name in LATER_LISTS ? [] : undefined);
+    if (!Array.isArray(list)) return refuse(list === undefined ? `has no "${name}" list` : `has "${name}" as ${describe(list)}, not a list`);
+    const bad = list.findIndex((item) => !isRecord(item) || typeof item[key] !== "string");
+    if (bad >= 0) return refuse(`has "${name}[${bad}]" without a "${key}" text field`);
+    lists[name] = list;
+  }
+  const dashboard = parsed.dashboard ?? {password_hash: null, password_set_at: null};
+  if (!isRecord(dashboard) || !(dashboard.password_hash === null || typeof dashboard.password_hash === "string")) {
+    return refuse(`has "dashboard" without a "password_hash" (text or null)`);
+  }
+  return {...parsed, ...lists, dashboard} as T;
+}

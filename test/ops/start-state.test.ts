@@ -1,0 +1,48 @@
+import {describe, expect, it} from "vitest";
+import {existsSync, mkdirSync, readdirSync, readFileSync, statSync} from "node:fs";
+import {createServer, type AddressInfo} from "node:net";
+import {join} from "node:path";
+import {tempDir} from "../support/gateway.js";
+import {launchExpectingRefusal, startGatewayProcess} from "../support/gateway-process.js";
+
+describe("what a start leaves in the data dir", () => {
+  it("a start whose port is taken leaves no data dir, journal, config store or admin key behind", async () => {
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, "127.0.0.1", resolve));
+    const port = String((squatter.address() as AddressInfo).port);
+    try {
+      const fresh = join(tempDir(), "data");
+      const start = await launchExpectingRefusal(fresh, {KLAXON_PORT: port});
+      expect(start.code).toBe(1);
+      expect(start.output).toMatch(/^klaxon: cannot start: .*EADDRINUSE/m);
+      expect(existsSync(fresh)).toBe(false);
+      // The installer makes the data dir before the first start: it stays, empty.
+      const prepared = tempDir();
+      mkdirSync(prepared, {recursive: true});
+      expect((await launchExpectingRefusal(prepared, {KLAXON_PORT: port})).code).toBe(1);
+      expect(readdirSync(prepared)).toEqual([]);
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
+  }, 60_000);
+
+  it("under umask 022 makes the data dir 0700 and the journal, config store and key files 0600", async () => {
+    const dataDir = join(tempDir(), "data");
+    const gateway = await startGatewayProcess(dataDir, {}, 20_000, {umask: "022"});
+    try {
+      const headers = {"X-API-Key": readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim(), "Content-Type": "application/json"};
+      // A change to the config store makes its .bak; the WAL and its index exist while serving.
+      expect((await fetch(`${gateway.url}/api/v1/recipients`, {method: "POST", headers, body: JSON.stringify({email: "ops@factory.lan"})})).status).toBe(201);
+      const modes = Object.fromEntries(
+        ["journal.sqlite", "journal.sqlite-wal", "journal.sqlite-shm", "journal.sqlite-open", "config.json", "config.json.bak", "ack-link.key", "initial-admin-key"].map((file) => [
+          file, (statSync(join(dataDir, file)).mode & 0o777).toString(8)
+        ])
+      );
+      expect(modes).toEqual(Object.fromEntries(Object.keys(modes).map((file) => [file, "600"])));
+      expect((statSync(dataDir).mode & 0o777).toString(8)).toBe("700");
+    } finally {
+      gateway.child.kill("SIGTERM");
+      await gateway.exited;
+    }
+  }, 60_000);
+});
