@@ -11,7 +11,9 @@ const SECRET_VALUE: Array<[RegExp, string]> = [
   [/bot\d{6,12}:[A-Za-z0-9_-]+/g, REDACTED],
   // Paths that are credentials themselves: heartbeat ping URLs and emailed acknowledge links.
   [/(\/(?:ping|ack)\/)[A-Za-z0-9._~-]{16,}/g, `$1${REDACTED}`],
-  [/([?&]token=)[^&\s"]+/g, `$1${REDACTED}`]
+  [/([?&]token=)[^&\s"]+/g, `$1${REDACTED}`],
+  // A user name and password written into a URL (http://user:pass@host/).
+  [/(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"]+@/gi, `$1${REDACTED}@`]
 ];
 
 export function redactString(text: string): string {

@@ -8,8 +8,9 @@ import {WebhookDeliveriesRepository} from "../store/journal/webhook-deliveries.r
 import type {AuditService} from "../services/shared/audit.service.js";
 import {WebhooksService} from "../services/webhooks/webhooks.service.js";
 import {WebhookDispatcher} from "./webhook-dispatcher.js";
+import type {DestinationPolicy} from "../lib/webhook-destination.js";
 
-/** What the webhooks feature is built from; `random` and `requestTimeoutMs` are for tests. */
+/** What the webhooks feature is built from; `random`, `requestTimeoutMs` and `resolveHost` are for tests. */
 export interface WebhooksDependencies {
   journal: Journal;
   config: ConfigStore;
@@ -18,6 +19,9 @@ export interface WebhooksDependencies {
   logger: Logger;
   random?: () => number;
   requestTimeoutMs?: number;
+  /** From the `webhooks` settings; strict when left out. */
+  destinations?: DestinationPolicy;
+  resolveHost?: (hostname: string) => Promise<string[]>;
 }
 
 /** The webhooks feature: the admin use cases and the background sender of the outbox. */
@@ -39,8 +43,10 @@ export function createWebhooks(deps: WebhooksDependencies): Webhooks {
     clock: deps.clock,
     logger: deps.logger.child({component: "webhooks"}),
     random: deps.random,
-    requestTimeoutMs: deps.requestTimeoutMs
+    requestTimeoutMs: deps.requestTimeoutMs,
+    destinations: deps.destinations,
+    resolveHost: deps.resolveHost
   });
-  const service = new WebhooksService(subscriptions, deps.journal, outbox, deliveries, deps.audit, deps.clock, () => dispatcher.nudge());
+  const service = new WebhooksService(subscriptions, deps.journal, outbox, deliveries, deps.audit, deps.clock, () => dispatcher.nudge(), deps.destinations);
   return {service, dispatcher};
 }

@@ -1,3 +1,5 @@
+import {lookup} from "node:dns/promises";
+import {isIP} from "node:net";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
 import {SYSTEM_ACTOR} from "../domain/actor.js";
@@ -9,6 +11,7 @@ import type {AuditService} from "../services/shared/audit.service.js";
 import {signDelivery} from "../lib/webhook-signing.js";
 import {nextAttemptAt, retryAfterMs} from "../lib/retry-policy.js";
 import {WakeTimer} from "../lib/wake-timer.js";
+import {bareHost, refusedAddress, refusedDestination, STRICT_DESTINATIONS, type DestinationPolicy} from "../lib/webhook-destination.js";
 
 /** What the dispatcher needs; `random` and `requestTimeoutMs` exist so tests are exact and quick. */
 export interface WebhookDispatcherOptions {
@@ -23,6 +26,10 @@ export interface WebhookDispatcherOptions {
   random?: () => number;
   /** How long one request may take, answer included. */
   requestTimeoutMs?: number;
+  /** Which addresses may receive deliveries; strict unless the `webhooks.allow_link_local` setting says otherwise. */
+  destinations?: DestinationPolicy;
+  /** Every address a host name resolves to (the system resolver by default). */
+  resolveHost?: (hostname: string) => Promise<string[]>;
 }
 
 interface Outcome {
@@ -41,6 +48,10 @@ const GONE = 410;
 
 const isSuccess = (status: number | null) => status !== null && status >= 200 && status < 300;
 
+async function systemResolve(hostname: string): Promise<string[]> {
+  return (await lookup(hostname, {all: true})).map((entry) => entry.address);
+}
+
 /**
  * Sends the webhook outbox. Each pass claims, with a compare-and-set, the oldest undelivered row
  * of every enabled subscription that is due, sends those concurrently, and records each attempt.
@@ -50,6 +61,8 @@ const isSuccess = (status: number | null) => status !== null && status >= 200 &&
 export class WebhookDispatcher {
   private readonly random: () => number;
   private readonly requestTimeoutMs: number;
+  private readonly destinations: DestinationPolicy;
+  private readonly resolveHost: (hostname: string) => Promise<string[]>;
   private readonly inFlight = new Set<Promise<void>>();
   private shutdown = new AbortController();
   private readonly wakeTimer: WakeTimer;
@@ -61,6 +74,8 @@ export class WebhookDispatcher {
     this.wakeTimer = new WakeTimer(options.clock, () => void this.tick().then(() => this.arm()));
     this.random = options.random ?? Math.random;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.destinations = options.destinations ?? STRICT_DESTINATIONS;
+    this.resolveHost = options.resolveHost ?? systemResolve;
   }
 
   /** When the timer will next wake (ms since the epoch), or null when nothing is waiting. */
@@ -149,6 +164,8 @@ export class WebhookDispatcher {
   private async send(row: ClaimedDelivery, nowMs: number): Promise<Outcome> {
     const subscription = this.options.subscriptions.get(row.destination);
     if (!subscription) return {statusCode: null, error: "the subscription no longer exists", retryAfter: null, retry: "never"};
+    const refused = await this.refusedTarget(subscription.url);
+    if (refused) return {statusCode: null, error: `destination refused: ${refused}`, retryAfter: null, retry: "never"};
     try {
       const response = await fetch(subscription.url, {
         method: "POST",
@@ -168,6 +185,24 @@ export class WebhookDispatcher {
       const reason = failure.name === "TimeoutError" ? `no answer within ${this.requestTimeoutMs} ms` : (failure.cause?.message ?? failure.message);
       return {statusCode: null, error: reason, retryAfter: null, retry: "backoff"};
     }
+  }
+
+  /**
+   * The API refuses such URLs, but a subscription stored before that rule, or a host name that
+   * resolves to a refused address, reaches this point. A name is checked as resolved now; fetch
+   * resolves it again, so a resolver that answers differently the second time is not stopped here.
+   */
+  private async refusedTarget(target: string): Promise<string | null> {
+    const url = new URL(target);
+    const refused = refusedDestination(url, this.destinations);
+    if (refused || this.destinations.allowLinkLocal || isIP(bareHost(url))) return refused;
+    // A name that does not resolve fails in fetch with the resolver's own words.
+    const addresses = await this.resolveHost(url.hostname).catch(() => []);
+    for (const address of addresses) {
+      const reason = refusedAddress(address, this.destinations, url.hostname);
+      if (reason) return reason;
+    }
+    return null;
   }
 
   private async record(row: ClaimedDelivery, deliveryId: number, outcome: Outcome, startedMs: number, finishedMs: number): Promise<void> {

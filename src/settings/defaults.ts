@@ -63,6 +63,10 @@ export const DEFAULT_SETTINGS = {
     session_hours: 12,
     sign_in_attempts_per_minute: 5
   },
+  webhooks: {
+    /** Let webhooks go to link-local (169.254.0.0/16, fe80::/10) and unspecified (0.0.0.0/8, ::) addresses. */
+    allow_link_local: false
+  },
   backup: {
     schedule: "30 2 * * *",
     keep: 7

@@ -28,14 +28,15 @@ afterEach(async () => {
 });
 
 /** A journal and config store in a temp dir, the webhooks feature on a manual clock set to real time, and a receiver. */
-async function setup(requestTimeoutMs = 300) {
+async function setup(requestTimeoutMs = 300, resolveHost?: (hostname: string) => Promise<string[]>) {
+  const logLines: string[] = [];
   const dir = tempDir();
   // The stock verifier checks timestamps against its own clock: start from real time.
   const clock = new ManualClock(Date.now());
   const journal = new Journal({path: join(dir, "journal.sqlite"), logger, checkpointIntervalMs: 60_000});
   const config = await ConfigStore.open(join(dir, "config.json"));
   const audit = new AuditService(journal, new AuditRepository(journal), clock);
-  const webhooks = createWebhooks({journal, config, audit, clock, logger, random: () => 0.5, requestTimeoutMs});
+  const webhooks = createWebhooks({journal, config, audit, clock, logger: createLogger("info", (line) => logLines.push(line)), random: () => 0.5, requestTimeoutMs, resolveHost});
   const receiver = await startWebhookReceiver(clock);
   cleanups.push(() => rmSync(dir, {recursive: true, force: true}), () => journal.close(), () => receiver.close(), () => webhooks.dispatcher.stop());
   const events = new EventsRepository(journal);
@@ -58,7 +59,7 @@ async function setup(requestTimeoutMs = 300) {
     cleanups.push(() => other.close());
     return other;
   };
-  return {clock, journal, config, audit, receiver, ...webhooks, emit, subscribe, outboxRows, deliveriesOf, otherReceiver};
+  return {clock, journal, config, audit, receiver, ...webhooks, emit, subscribe, outboxRows, deliveriesOf, otherReceiver, subscriptions, logLines};
 }
 
 describe("webhook dispatcher", () => {
@@ -188,6 +189,28 @@ describe("webhook dispatcher", () => {
     expect(audit.list({limit: 10, action: "webhook.disabled"})).toMatchObject([{actor: {type: "system", id: null}, subject: {type: "webhook", id: subscription.id}, detail: {reason: "410 Gone", failed_deliveries: 1}}]);
     await emit();
     expect(outboxRows()).toHaveLength(2);
+  });
+
+  it("refuses, for good, a name that resolves to a link-local address and a URL stored with a password, writing the password nowhere", async () => {
+    const resolved = new Map([["metadata.factory.lan", ["10.0.0.9", "169.254.169.254"]], ["this-host.factory.lan", ["0.0.0.0"]]]);
+    const {dispatcher, receiver, emit, subscribe, subscriptions, outboxRows, deliveriesOf, logLines} = await setup(300, (name) => Promise.resolve(resolved.get(name) ?? ["127.0.0.1"]));
+    const reachable = await subscribe();
+    const now = new Date().toISOString();
+    // As a config store written before the API refused these could hold them.
+    const stored = (id: string, url: string) => subscriptions.insert({id, url, events: ["*"], enabled: true, secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmU=", created_at: now, updated_at: now});
+    await stored("whk_metadata", "http://metadata.factory.lan/hook");
+    await stored("whk_thishost", "http://this-host.factory.lan:8080/hook");
+    await stored("whk_password", `http://ops:hunter2-9f8e7d6c@127.0.0.1:${new URL(receiver.url).port}/hook`);
+    await emit();
+    await dispatcher.tick();
+
+    expect(receiver.received).toHaveLength(1);
+    expect(deliveriesOf(reachable.subscription.id)).toMatchObject([{status_code: 200}]);
+    expect(deliveriesOf("whk_metadata")).toMatchObject([{status_code: null, error: expect.stringMatching(/^destination refused: metadata\.factory\.lan resolves to 169\.254\.169\.254, a link-local/)}]);
+    expect(deliveriesOf("whk_thishost")).toMatchObject([{error: expect.stringMatching(/resolves to 0\.0\.0\.0/)}]);
+    expect(deliveriesOf("whk_password")).toMatchObject([{error: expect.stringMatching(/user name or password/)}]);
+    expect(outboxRows().filter((row) => row.destination !== reachable.subscription.id).map((row) => row.status)).toEqual(["failed", "failed", "failed"]);
+    expect(JSON.stringify(outboxRows()) + JSON.stringify(deliveriesOf("whk_password")) + logLines.join("\n")).not.toContain("hunter2");
   });
 
   it("gives up 72 hours after the event was queued, having tried on the schedule", async () => {

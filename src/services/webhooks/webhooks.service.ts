@@ -2,6 +2,7 @@ import {applyMergePatch} from "../../domain/merge-patch.js";
 import {newId} from "../../lib/ids.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import {newWebhookSecret, type SigningSecrets} from "../../lib/webhook-signing.js";
+import {refusedDestination, STRICT_DESTINATIONS, type DestinationPolicy} from "../../lib/webhook-destination.js";
 import type {WebhookRecord} from "../../store/config/config-store.js";
 import type {WebhooksRepository} from "../../store/config/repositories.js";
 import type {Journal} from "../../store/journal/journal.js";
@@ -40,7 +41,7 @@ export interface WebhookView {
 }
 
 /** Business checks a JSON Schema cannot express. */
-function checkWebhook(input: WebhookInput): FieldError[] {
+function checkWebhook(input: WebhookInput, policy: DestinationPolicy): FieldError[] {
   const errors: FieldError[] = [];
   let url: URL | null = null;
   try {
@@ -49,6 +50,8 @@ function checkWebhook(input: WebhookInput): FieldError[] {
     errors.push({pointer: "/url", detail: "must be an absolute URL"});
   }
   if (url && url.protocol !== "http:" && url.protocol !== "https:") errors.push({pointer: "/url", detail: "must be an http or https URL"});
+  const refused = url && refusedDestination(url, policy);
+  if (refused) errors.push({pointer: "/url", detail: refused});
   if (input.events.includes(ALL_EVENTS) && input.events.length > 1) errors.push({pointer: "/events", detail: `"${ALL_EVENTS}" already means every event; list it alone`});
   return errors;
 }
@@ -63,7 +66,8 @@ export class WebhooksService {
     private readonly audit: AuditService,
     private readonly clock: Clock,
     /** Told when rows became due outside an event emission (redelivery, a subscription enabled again). */
-    private readonly onQueued: () => void
+    private readonly onQueued: () => void,
+    private readonly destinations: DestinationPolicy = STRICT_DESTINATIONS
   ) {}
 
   view(subscription: Subscription): WebhookView {
@@ -83,7 +87,7 @@ export class WebhooksService {
 
   /** Creates a subscription; the secret is returned here and never again. */
   async create(input: WebhookInput, actor: Actor): Promise<{subscription: Subscription; secret: string}> {
-    const errors = checkWebhook(input);
+    const errors = checkWebhook(input, this.destinations);
     if (errors.length) throw invalid(errors);
     const nowMs = this.clock.now();
     const now = isoTimestamp(nowMs);
@@ -102,7 +106,7 @@ export class WebhooksService {
   }
 
   async replace(id: string, input: WebhookInput, actor: Actor): Promise<Subscription> {
-    const errors = checkWebhook(input);
+    const errors = checkWebhook(input, this.destinations);
     if (errors.length) throw invalid(errors);
     const current = this.get(id);
     const updated: Subscription = {...current, url: input.url, events: [...input.events], enabled: input.enabled ?? true, updated_at: isoTimestamp(this.clock.now())};
