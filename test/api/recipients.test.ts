@@ -151,6 +151,29 @@ describe("recipients", () => {
     expect((await gw.call("DELETE", `/api/v1/recipients/${uuid}`)).status).toBe(204);
     expect((await gw.call("GET", `/api/v1/recipients/${uuid}`)).status).toBe(404);
   });
+
+  it("names the open notifications that block a delete, the oldest 20 of them, for a recipient and a group", async () => {
+    const uuid = await createRecipient(gw, {name: "Busy"});
+    const group = (await gw.call("POST", "/api/v1/groups", {body: {name: "Busy team", members: [uuid]}})).body.uuid as string;
+    const sendTo = async (target: string, count: number) => {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) ids.push((await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: target, message: `m${i}`, dedup_key: `k${i}`, priority: "low"}})).body.notification_uuid);
+      return ids;
+    };
+    const toGroup = await sendTo(group, 2);
+    const blockedGroup = await gw.call("DELETE", `/api/v1/groups/${group}`);
+    expect(blockedGroup.status).toBe(409);
+    expect(blockedGroup.body).toMatchObject({code: "in_use", blocking_notifications: toGroup});
+    expect(blockedGroup.body.detail).toContain(`2 open notification(s): ${toGroup.join(", ")};`);
+
+    await Promise.all(toGroup.map((id) => gw.call("POST", `/api/v1/notifications/${id}/resolve`)));
+    expect((await gw.call("DELETE", `/api/v1/groups/${group}`)).status).toBe(204);
+    const toRecipient = await sendTo(uuid, 22);
+    const blocked = await gw.call("DELETE", `/api/v1/recipients/${uuid}`);
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.blocking_notifications).toEqual(toRecipient.slice(0, 20));
+    expect(blocked.body.detail).toContain(`22 open notification(s): ${toRecipient.slice(0, 20).join(", ")} and 2 more;`);
+  });
 });
 
 describe("groups", () => {

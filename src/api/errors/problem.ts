@@ -14,6 +14,7 @@ export interface Problem {
   instance: string;
   code: ErrorCode;
   errors?: FieldError[];
+  blocking_notifications?: string[];
 }
 
 export interface ProblemAnswer {
@@ -99,13 +100,15 @@ function validationErrors(error: unknown): AjvError[] | null {
   return candidate.origin?.errors ?? candidate.errors ?? [];
 }
 
-function classify(error: unknown): {code: ErrorCode; detail: string; errors?: FieldError[]; headers?: Record<string, string>} {
+type Classified = Pick<Problem, "code" | "detail" | "errors" | "blocking_notifications"> & {headers?: Record<string, string>};
+
+function classify(error: unknown): Classified {
   const ajvErrors = validationErrors(error);
   if (ajvErrors) return classify(refusedBody(ajvErrors));
   if (error instanceof AppError) {
     const headers = {...error.extras.headers};
     if (error.extras.retryAfterSeconds !== undefined) headers["Retry-After"] = String(error.extras.retryAfterSeconds);
-    return {code: error.code, detail: error.message, errors: error.extras.errors, headers};
+    return {code: error.code, detail: error.message, errors: error.extras.errors, blocking_notifications: error.extras.blocking_notifications, headers};
   }
   if (error instanceof StorageUnavailableError) {
     return {code: "storage_unavailable", detail: "the journal cannot commit right now, so nothing was stored", headers: {"Retry-After": String(STORAGE_RETRY_SECONDS)}};
@@ -128,16 +131,17 @@ function classify(error: unknown): {code: ErrorCode; detail: string; errors?: Fi
 
 /** Turns any thrown value into an RFC 9457 answer. The only place that picks an error's HTTP status. */
 export function toProblem(error: unknown, instance: string): ProblemAnswer {
-  const {code, detail, errors, headers = {}} = classify(error);
+  const {code, detail, errors, blocking_notifications, headers = {}} = classify(error);
   const entry = ERROR_CATALOGUE[code];
   const problem: Problem = {type: problemType(code), title: entry.title, status: entry.status, detail, instance, code};
   if (errors?.length) problem.errors = errors;
+  if (blocking_notifications) problem.blocking_notifications = blocking_notifications;
   return {problem, headers, unexpected: entry.status >= 500};
 }
 
 /**
  * Answers a failed request with its problem document, logging what the client did not cause.
- * The one writer of problem answers: Ts.ED's exception filter and the direct send route.
+ * The one writer of problem answers: Ts.ED's exception filter and the lane.
  */
 export function answerWithProblem(request: Pick<IncomingMessage, "method">, response: ServerResponse, instance: string, error: unknown, logger: Logger): void {
   const {problem, headers, unexpected} = toProblem(error, instance);

@@ -15,4 +15,5 @@ export class ProblemModel {
   @Required() instance: string;
   @Required() @Description("Stable machine-readable error code") code: string;
   @Property() @CollectionOf(FieldErrorModel) errors?: FieldErrorModel[];
+  @Property() @CollectionOf(String) @Description("in_use on a delete: the open notifications that still page this target (the oldest 20)") blocking_notifications?: string[];
 }

@@ -7,7 +7,7 @@ import type {Actor} from "../../domain/actor.js";
 import type {AuditService} from "../shared/audit.service.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import {AppError, notFound, pageOrInvalidCursor, refuseReadOnlyFields} from "../shared/errors.js";
-import type {PagingReferences} from "./paging-references.js";
+import {refuseIfOpenNotifications, type PagingReferences} from "./paging-references.js";
 
 export type GroupInput = Partial<Pick<Group, "name" | "members" | "strategy">>;
 const WRITABLE: (keyof GroupInput)[] = ["name", "members", "strategy"];
@@ -69,8 +69,7 @@ export class GroupsService {
   async remove(uuid: string, actor: Actor): Promise<void> {
     const group = this.get(uuid);
     this.pagingReferences.refuseIfPaged("group", uuid);
-    const open = this.notifications.countOpenForTarget(uuid);
-    if (open > 0) throw new AppError("in_use", `group ${uuid} has ${open} open notification(s); acknowledge or resolve them first`);
+    refuseIfOpenNotifications(this.notifications, "group", uuid);
     await this.groups.remove(uuid);
     await this.audit.record(actor, "group.deleted", {type: "group", id: uuid}, {name: group.name});
   }

@@ -1,5 +1,21 @@
 import type {HeartbeatsRepository, IntegrationsRepository} from "../../store/config/repositories.js";
+import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
 import {AppError} from "../shared/errors.js";
+
+// Enough to find them in the dashboard or with `klaxon ack`; the count says how many more there are.
+const NAMED_OPEN_NOTIFICATIONS = 20;
+
+/**
+ * An open notification pages its target by uuid until it is closed, so deleting the target is
+ * refused; the answer names the oldest 20, so whoever deletes can close them first.
+ */
+export function refuseIfOpenNotifications(notifications: NotificationsRepository, kind: "recipient" | "group", uuid: string): void {
+  const open = notifications.countOpenForTarget(uuid);
+  if (open === 0) return;
+  const ids = notifications.openIdsForTarget(uuid, NAMED_OPEN_NOTIFICATIONS);
+  const named = open > ids.length ? `${ids.join(", ")} and ${open - ids.length} more` : ids.join(", ");
+  throw new AppError("in_use", `${kind} ${uuid} has ${open} open notification(s): ${named}; acknowledge or resolve them first`, {blocking_notifications: ids});
+}
 
 /**
  * Heartbeats and integrations page a recipient or group by its uuid: deleting one they point at

@@ -19,7 +19,7 @@ import type {AuditService} from "../shared/audit.service.js";
 import type {ChannelStatusService} from "../shared/channel-status.service.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import {checkPhoneNumber} from "../../lib/phone-number.js";
-import type {PagingReferences} from "./paging-references.js";
+import {refuseIfOpenNotifications, type PagingReferences} from "./paging-references.js";
 import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "../shared/errors.js";
 
 /** The fields a client may write; everything else on a recipient is derived or read-only. */
@@ -153,8 +153,7 @@ export class RecipientsService {
     const groups = this.groups.containing(uuid);
     if (groups.length) throw new AppError("in_use", `recipient ${uuid} is a member of group(s) ${groups.map((group) => `${group.name} (${group.uuid})`).join(", ")}`);
     this.pagingReferences.refuseIfPaged("recipient", uuid);
-    const open = this.notifications.countOpenForTarget(uuid);
-    if (open > 0) throw new AppError("in_use", `recipient ${uuid} has ${open} open notification(s); acknowledge or resolve them first`);
+    refuseIfOpenNotifications(this.notifications, "recipient", uuid);
     await this.recipients.remove(uuid);
     await this.audit.record(actor, "recipient.deleted", {type: "recipient", id: uuid}, {name: recipient.name});
   }

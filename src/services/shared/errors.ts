@@ -35,7 +35,13 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     detail: string,
-    readonly extras: {errors?: FieldError[]; retryAfterSeconds?: number; headers?: Record<string, string>} = {}
+    readonly extras: {
+      errors?: FieldError[];
+      retryAfterSeconds?: number;
+      headers?: Record<string, string>;
+      /** For `in_use`: the open notifications that block a delete (at most 20), as a problem member of that name. */
+      blocking_notifications?: string[];
+    } = {}
   ) {
     super(detail);
   }

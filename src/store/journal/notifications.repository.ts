@@ -19,7 +19,8 @@ const SQL = {
   raisePriority: `UPDATE notifications SET priority = @priority, channels_planned = @channels_planned, updated_at = @updated_at WHERE id = @id`,
   saveState: `UPDATE notifications SET status = @status, updated_at = @updated_at, acknowledged_at = @acknowledged_at,
     acknowledged_by = @acknowledged_by, acknowledged_via = @acknowledged_via, ack_note = @ack_note, resolved_at = @resolved_at WHERE id = @id`,
-  countOpenForTarget: `SELECT COUNT(*) AS n FROM notifications WHERE target_uuid = ? AND status IN ('queued', 'notifying')`
+  countOpenForTarget: `SELECT COUNT(*) AS n FROM notifications WHERE target_uuid = ? AND status IN ('queued', 'notifying')`,
+  openIdsForTarget: `SELECT id FROM notifications WHERE target_uuid = ? AND status IN ('queued', 'notifying') ORDER BY id LIMIT ?`
 };
 
 export interface NotificationFilter {
@@ -81,6 +82,11 @@ export class NotificationsRepository {
 
   countOpenForTarget(targetUuid: string): number {
     return (this.statements.countOpenForTarget.get(targetUuid) as {n: number}).n;
+  }
+
+  /** The oldest `limit` open notifications paging this target. */
+  openIdsForTarget(targetUuid: string, limit: number): string[] {
+    return (this.statements.openIdsForTarget.all(targetUuid, limit) as Array<{id: string}>).map((row) => row.id);
   }
 
   /** Newest first. Filters are optional; the query is built from fixed fragments only. */
