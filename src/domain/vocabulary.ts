@@ -42,3 +42,12 @@ export const EVENT_TYPES = [
   "contact.failed"
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** `escalation.*` and the like: a subscription filter for every event of one family, including ones added later. */
+export const EVENT_FAMILY_FILTERS = [...new Set(EVENT_TYPES.map((type) => `${type.slice(0, type.indexOf("."))}.*`))];
+
+/** Whether a subscription filter (an event type, a family's `<family>.*`, or `*`) takes this event type. */
+export function eventFilterMatches(filter: string, type: string): boolean {
+  if (filter === "*" || filter === type) return true;
+  return filter.endsWith(".*") && type.startsWith(filter.slice(0, -1));
+}

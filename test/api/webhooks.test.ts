@@ -121,4 +121,21 @@ describe("webhook subscriptions API", () => {
     expect(verifyDelivery(again, secret).id).toBe(event.id);
     expect(again.body).toBe(delivery.body);
   });
+
+  it("takes a family filter such as escalation.* and delivers that family's events only", async () => {
+    const own = await startWebhookReceiver(systemClock);
+    receivers.push(own);
+    expect((await create({url: own.url, events: ["notifications.*"]})).status).toBe(400);
+    const answer = await create({url: own.url, events: ["escalation.*", "contact.*"]});
+    expect(answer.status).toBe(201);
+    expect(answer.body.events).toEqual(["escalation.*", "contact.*"]);
+    const recipient = await createRecipient(gw, {name: "Family watcher"});
+    const sent = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message: "Press 4 stopped", priority: "high"}});
+    await gw.call("POST", `/api/v1/notifications/${sent.body.notification_uuid}/resolve`);
+    const first = verifyDelivery(await own.next(), answer.body.secret);
+    expect(first).toMatchObject({type: "escalation.started", data: {notification: {id: sent.body.notification_uuid}}});
+    // notification.resolved was emitted after it but is not of the family: nothing else arrives.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(own.received.map((delivery) => (JSON.parse(delivery.body) as {type: string}).type).filter((type) => type.startsWith("notification."))).toEqual([]);
+  });
 });

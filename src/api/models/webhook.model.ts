@@ -1,12 +1,12 @@
 import {AdditionalProperties, CollectionOf, Description, Enum, Format, Integer, MaxLength, MinItems, Nullable, Required, UniqueItems} from "@tsed/schema";
-import {EVENT_TYPES} from "../../domain/vocabulary.js";
+import {EVENT_FAMILY_FILTERS, EVENT_TYPES} from "../../domain/vocabulary.js";
 import {ALL_EVENTS} from "../../services/webhooks/webhooks.service.js";
 
 /** The writable fields of a subscription: the body of POST, and the result a merge patch must produce. */
 @AdditionalProperties(false)
 export class WebhookInputModel {
   @Required() @Format("uri") @MaxLength(2048) @Description("Absolute http or https URL that receives the deliveries") url: string;
-  @Required() @CollectionOf(String) @Enum(...EVENT_TYPES, ALL_EVENTS) @MinItems(1) @UniqueItems() @Description(`Event types to receive, or ["${ALL_EVENTS}"] for all`) events: string[];
+  @Required() @CollectionOf(String) @Enum(...EVENT_TYPES, ...EVENT_FAMILY_FILTERS, ALL_EVENTS) @MinItems(1) @UniqueItems() @Description(`Event types to receive, a family such as "escalation.*" (its types now and later), or ["${ALL_EVENTS}"] for all`) events: string[];
   @Description("Default true. A disabled subscription gets no new events; what it had queued waits until it is enabled again") enabled?: boolean;
 }
 

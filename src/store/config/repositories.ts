@@ -1,4 +1,5 @@
 import {ConfigCollection, type ConfigStore} from "./config-store.js";
+import {eventFilterMatches} from "../../domain/vocabulary.js";
 
 /** Recipients, by uuid. */
 export class RecipientsRepository extends ConfigCollection<"recipients"> {
@@ -34,7 +35,7 @@ export class WebhooksRepository extends ConfigCollection<"webhooks"> {
   /** Enabled subscriptions that want this event type. */
   subscribersOf(eventType: string): string[] {
     return this.all()
-      .filter((hook) => hook.enabled && (hook.events.includes("*") || hook.events.includes(eventType)))
+      .filter((hook) => hook.enabled && hook.events.some((filter) => eventFilterMatches(filter, eventType)))
       .map((hook) => hook.id);
   }
 }
