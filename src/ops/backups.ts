@@ -5,6 +5,8 @@ import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
 import {StorageUnavailableError, type Journal} from "../store/journal/journal.js";
 import {BACKUP_FILES, BACKUPS_DIR, OPTIONAL_BACKUP_FILES} from "./backup-layout.js";
+import {SYSTEM_ACTOR, type Actor} from "../domain/actor.js";
+import type {AuditService} from "../services/shared/audit.service.js";
 
 const MANIFEST = "manifest.json";
 // A backup is written under this prefix and renamed when complete: a listing never shows half of one.
@@ -43,7 +45,8 @@ export class BackupService {
     private readonly journal: Journal,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly keep: number
+    private readonly keep: number,
+    private readonly audit: AuditService
   ) {
     if (!Number.isInteger(keep) || keep < 1) throw new Error(`backup.keep: must be a whole number of at least 1, got ${keep}`);
   }
@@ -52,9 +55,12 @@ export class BackupService {
     return join(this.dataDir, BACKUPS_DIR);
   }
 
-  /** Makes a backup now, then deletes the oldest beyond `keep`. Two calls at once share one backup. */
-  create(): Promise<BackupInfo> {
-    this.running ??= this.write().finally(() => (this.running = null));
+  /**
+   * Makes a backup now, then deletes the oldest beyond `keep`, audited as `actor` (the schedule is
+   * the system). Two calls at once share one backup, audited as the caller that started it.
+   */
+  create(actor: Actor = SYSTEM_ACTOR): Promise<BackupInfo> {
+    this.running ??= this.write(actor).finally(() => (this.running = null));
     return this.running;
   }
 
@@ -71,7 +77,7 @@ export class BackupService {
     return backups.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.name.localeCompare(a.name));
   }
 
-  private async write(): Promise<BackupInfo> {
+  private async write(actor: Actor): Promise<BackupInfo> {
     const createdAt = isoTimestamp(this.clock.now());
     await mkdir(this.directory, {recursive: true, mode: 0o700});
     const name = await this.freeName(createdAt);
@@ -93,8 +99,11 @@ export class BackupService {
       throw error;
     }
     const info = await this.describe(name);
-    this.logger.info("backup written", {path: info.path, bytes: info.files.reduce((sum, file) => sum + file.bytes, 0)});
-    await this.prune();
+    const bytes = info.files.reduce((sum, file) => sum + file.bytes, 0);
+    this.logger.info("backup written", {path: info.path, bytes});
+    const deleted = await this.prune();
+    // A backup holds every secret the gateway has, so who made one (and which it deleted) is on record.
+    await this.audit.record(actor, "backup.created", {type: "backup", id: name}, {bytes, files: info.files.map((file) => file.name), deleted});
     return info;
   }
 
@@ -108,12 +117,14 @@ export class BackupService {
     return name;
   }
 
-  private async prune(): Promise<void> {
-    const backups = await this.list();
-    for (const old of backups.slice(this.keep)) {
-      await rm(old.path, {recursive: true, force: true});
-      this.logger.info("old backup deleted", {path: old.path});
+  /** Deletes the oldest backups beyond `keep`; returns their names. */
+  private async prune(): Promise<string[]> {
+    const old = (await this.list()).slice(this.keep);
+    for (const backup of old) {
+      await rm(backup.path, {recursive: true, force: true});
+      this.logger.info("old backup deleted", {path: backup.path});
     }
+    return old.map((backup) => backup.name);
   }
 
   private async describe(name: string): Promise<BackupInfo> {

@@ -15,6 +15,8 @@ import type {EscalationRunner} from "../services/escalation/escalation-runner.se
 import type {NotificationsService} from "../services/notifications/notifications.service.js";
 import {RetentionService} from "../services/operations/retention.service.js";
 import {SelfMonitorService} from "../services/operations/self-monitor.service.js";
+import {AuditService} from "../services/shared/audit.service.js";
+import {AuditRepository} from "../store/journal/audit.repository.js";
 import {BackupService} from "./backups.js";
 import {BackupSchedule} from "./backup-schedule.js";
 import {DataDirLock} from "./data-dir-lock.js";
@@ -50,7 +52,7 @@ const RETENTION_INTERVAL_MS = 3600_000;
  */
 export function createOperations(context: OperationsContext) {
   const {settings, dataDir, journal, clock, logger, repositories} = context;
-  const backups = new BackupService(dataDir, journal, clock, logger, settings.backup.keep);
+  const backups = new BackupService(dataDir, journal, clock, logger, settings.backup.keep, new AuditService(journal, new AuditRepository(journal), clock));
   // The box's own zone (TZ, else /etc/localtime), as the system cron would read the expression.
   const boxZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
   const schedule = new BackupSchedule(settings.backup.schedule, boxZone, backups, clock, logger);

@@ -77,6 +77,19 @@ describe("backups", () => {
     expect(readdirSync(join(gw.dataDir, "backups")).sort()).toEqual(["2026-11-23T02-31-00Z", "2026-11-23T02-32-00Z"]);
   });
 
+  it("audits every backup with who asked for it and which old ones it deleted", async () => {
+    gw = await startTestGateway({backup: {keep: 1}}, {clock: new ManualClock(T0)});
+    const first = (await gw.call("POST", "/api/v1/backups")).body;
+    const second = (await gw.call("POST", "/api/v1/backups")).body;
+    const audit = (await gw.call("GET", "/api/v1/audit?action=backup.created")).body.items;
+    const admin = {type: "api_key", id: gw.adminKey.split("_")[1]};
+    expect(audit).toMatchObject([
+      {actor: admin, subject: {type: "backup", id: second.name}, detail: {files: ["ack-link.key", "config.json", "journal.sqlite"], deleted: [first.name]}},
+      {actor: admin, subject: {type: "backup", id: first.name}, detail: {deleted: []}}
+    ]);
+    expect(audit[0].detail.bytes).toBeGreaterThan(0);
+  });
+
   it("is for admin keys only, and an unknown backup is a 404 problem", async () => {
     gw = await startTestGateway();
     const sender = (await gw.call("POST", "/api/v1/keys", {body: {name: "plc", scopes: ["notifications:send"]}})).body.key;

@@ -4,7 +4,7 @@ import type {PlatformContext} from "@tsed/platform-http";
 import {Description, Get, Post, Returns, Summary, Tags} from "@tsed/schema";
 import {BackupService} from "../../ops/backups.js";
 import {notFound} from "../../services/shared/errors.js";
-import {Authorize} from "../auth/authorize.js";
+import {actorOf, Authorize} from "../auth/authorize.js";
 import {BackupListModel, BackupModel} from "../models/backup.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {created} from "../http/respond.js";
@@ -18,11 +18,11 @@ export class BackupsController {
   @Post("/")
   @Authorize("admin")
   @Summary("Back up the journal and the config store now")
-  @Description("An online backup into <data_dir>/backups/<time>/; the oldest beyond backup.keep are deleted. Restore with the gateway stopped: `klaxon restore <name>`.")
+  @Description("An online backup into <data_dir>/backups/<time>/; the oldest beyond backup.keep are deleted; audited as backup.created. Restore with the gateway stopped: `klaxon restore <name>`.")
   @(Returns(201, BackupModel))
   @(Returns(503, ProblemModel).Description("No room on the disk for the backup; nothing was kept"))
   async create(@Context() ctx: PlatformContext) {
-    const backup = await this.backups.create();
+    const backup = await this.backups.create(actorOf(ctx));
     return created(ctx, `/api/v1/backups/${backup.name}`, backup);
   }
 
