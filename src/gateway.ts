@@ -58,7 +58,6 @@ import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
 import {StartFootprint} from "./store/start-footprint.js";
 import {JOURNAL_FILE_SUFFIXES} from "./store/journal/wal-guard.js";
 import {CHANNELS} from "./domain/vocabulary.js";
-import {SYSTEM_ACTOR} from "./domain/actor.js";
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -118,11 +117,11 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       createChannelDrivers({
         settings, dataDir, logger, clock, journal, ackLinks: ackLinkSigner,
         // Called only once serving, when `notifications` below exists.
-        acknowledgements: {acknowledge: (ids, by, via) => notifications.acknowledgeMany(ids, by, via, SYSTEM_ACTOR)}
+        acknowledgements: {acknowledge: (ids, by, via, contacts = []): Promise<void> => notifications.acknowledgeMany(ids, by, via, recipients.actorFor(via, contacts))}
       })
   );
   const channelStatus = new ChannelStatusService(settings, registry);
-  const webhooks = createWebhooks({journal, config, audit, clock, logger});
+  const webhooks = createWebhooks({journal, config, audit, clock, logger, destinations: {allowLinkLocal: settings.webhooks.allow_link_local}});
   const events = new EventPublisher(journal, eventsRepository, new WebhooksRepository(config), () => webhooks.dispatcher.nudge());
   const keys = new ApiKeysService(new ApiKeysRepository(config), audit, clock, logger);
   const idempotency = new IdempotencyService(journal, new IdempotencyRepository(journal), clock, settings.journal.idempotency_hours);

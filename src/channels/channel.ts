@@ -86,5 +86,10 @@ export interface ChannelDriver {
  * their delivery has ended. Unknown or already closed alerts are skipped, not errors.
  */
 export interface AcknowledgementPort {
-  acknowledge(notificationIds: string[], by: string, via: Channel): Promise<void>;
+  /**
+   * `contacts` are the channel addresses that acknowledged, most specific first (the Telegram user
+   * who pressed, then the chat; the phone that replied): the audit log names the recipient with
+   * the first one that matches, or the system when none does.
+   */
+  acknowledge(notificationIds: string[], by: string, via: Channel, contacts?: string[]): Promise<void>;
 }

@@ -39,7 +39,8 @@ async function acknowledgements(r: EmailRig, id: string): Promise<any[]> {
 describe("email acknowledge links", () => {
   it("shows a confirm page on GET that changes nothing, and acknowledges on the form POST as the recipient", async () => {
     const r = await emailRig();
-    const id = await r.send(await r.recipient());
+    const maria = await r.recipient();
+    const id = await r.send(maria);
     const link = linkIn((await r.peer.next()).text);
 
     // Mail scanners and link previews open links, some more than once.
@@ -70,6 +71,8 @@ describe("email acknowledge links", () => {
     const audit = await acknowledgements(r, id);
     expect(audit).toHaveLength(1);
     expect(audit[0].detail).toMatchObject({via: "email", by: "Maria <maria@factory.lan>", from: "notifying"});
+    // The person the link was mailed to, not the gateway.
+    expect(audit[0].actor).toEqual({type: "recipient", id: maria});
 
     // Pressing again, or opening the link later, says it is done and changes nothing.
     const again = await open(r, link, "POST");

@@ -100,12 +100,15 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
 
   it("a press from the recipient's chat acknowledges; the press is answered and the message edited", async () => {
     const r = await makeRig();
-    const id = await r.send(await r.recipient());
+    const maria = await r.recipient();
+    const id = await r.send(maria);
     const message = await r.alertMessage();
     r.api.press({message, data: buttonData(message)});
 
     const n = await eventually("the acknowledgement", () => r.notification(id), (view) => view.status === "acknowledged");
     expect(n).toMatchObject({acknowledged_via: "telegram_voice", acknowledged_by: "Maria Keller (@maria_k)"});
+    const audit = (await r.gw.call("GET", `/api/v1/audit?subject_id=${id}&action=notification.acknowledged`)).body.items;
+    expect(audit).toMatchObject([{actor: {type: "recipient", id: maria}, detail: {via: "telegram_voice"}}]);
     await eventually("the edit", () => r.api.messages.find((m) => m.message_id === message.message_id)!.reply_markup, (markup) => markup === null);
     expect(r.api.messages.find((m) => m.message_id === message.message_id)!.text).toBe("🚨 CRITICAL · plc-7\nPress 7 hydraulic oil over 80 °C\n\n✅ Acknowledged by Maria Keller (@maria_k)");
     expect(r.api.answers.map((answer) => answer.text)).toEqual([ANSWERS.acknowledged]);

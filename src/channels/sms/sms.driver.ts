@@ -163,7 +163,7 @@ export class SmsDriver implements ChannelDriver {
     } else if (!sameNumber(message.sender, entry.contact)) {
       this.logger.warn("sms: reply code from a number it was not sent to; ignored", {from, sent_to: maskContact(entry.contact)});
     } else {
-      await this.acknowledgements.acknowledge(entry.notificationIds, entry.contact, "sms");
+      await this.acknowledgements.acknowledge(entry.notificationIds, entry.contact, "sms", [entry.contact]);
       this.lastReply = this.record(message.sender, `acknowledged ${entry.notificationIds.length} alert(s)`);
       this.logger.info("sms: reply acknowledged alerts", {from, notifications: entry.notificationIds});
     }

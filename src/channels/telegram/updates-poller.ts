@@ -141,7 +141,7 @@ export class TelegramUpdatesPoller {
     }
     const by = displayName(query.from);
     try {
-      await acknowledgements.acknowledge(callback.notification_ids, by, "telegram_voice");
+      await acknowledgements.acknowledge(callback.notification_ids, by, "telegram_voice", [String(query.from.id), callback.chat_id]);
     } catch (error) {
       logger.error("could not acknowledge from Telegram", {notifications: callback.notification_ids, error: error as Error});
       return this.answer(query, ANSWERS.failed, signal);

@@ -19,7 +19,7 @@ import type {NotificationListener, NotificationsService} from "../notifications/
 import {StormGrouping} from "../notifications/storm-grouping.js";
 import {AttemptOutcomes} from "./attempt-outcomes.js";
 import {FireEffects, type FireEffectsDeps} from "./fire-effects.js";
-import {SYSTEM_ACTOR} from "../../domain/actor.js";
+import {recipientActor} from "../../domain/actor.js";
 
 export interface RunnerOptions {
   /** Escalations fired per journal transaction. */
@@ -98,7 +98,7 @@ export class EscalationRunner implements NotificationListener {
         dropped: (attempts) => this.outcomes.record(attempts.map((attempt) => ({attempt, outcome: "skipped", error: "closed before the attempt started"}))),
         finished: (outcome) => this.outcomes.finished(outcome),
         acknowledged: (attempts, by) =>
-          deps.notifications.acknowledgeMany(attempts.map((attempt) => attempt.alert.notification_id), by, driver.channel, SYSTEM_ACTOR)
+          deps.notifications.acknowledgeMany(attempts.map((attempt) => attempt.alert.notification_id), by, driver.channel, recipientActor(attempts[0].recipient.uuid))
       }, deliveryTimeoutMs));
     }
     deps.notifications.listen(this);

@@ -1,5 +1,5 @@
 import type {AckLinkClaims, AckLinkSigner} from "../../lib/ack-link.js";
-import {SYSTEM_ACTOR} from "../../domain/actor.js";
+import {recipientActor} from "../../domain/actor.js";
 import type {NotificationsService} from "./notifications.service.js";
 import type {NotificationView} from "./notification-view.js";
 import {AppError} from "../shared/errors.js";
@@ -59,7 +59,7 @@ export class AckLinksService {
     const claims = this.claims(token);
     const before = this.alertsOf(claims);
     const by = acknowledgerOf(claims.recipient);
-    await this.notifications.acknowledgeMany(before.filter(acknowledgeable).map((alert) => alert.id), by, "email", SYSTEM_ACTOR);
+    await this.notifications.acknowledgeMany(before.filter(acknowledgeable).map((alert) => alert.id), by, "email", recipientActor(claims.recipient.uuid));
     const after = this.alertsOf(claims);
     const acknowledgedNow = after
       .filter((alert) => before.some((earlier) => earlier.id === alert.id && acknowledgeable(earlier)) && alert.acknowledged_via === "email" && alert.acknowledged_by === by)

@@ -14,7 +14,7 @@ import {CHANNELS, type Channel} from "../../domain/vocabulary.js";
 import type {GroupsRepository, RecipientsRepository} from "../../store/config/repositories.js";
 import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
 import type {ContactFailuresRepository} from "../../store/journal/contact-failures.repository.js";
-import type {Actor} from "../../domain/actor.js";
+import {recipientActor, SYSTEM_ACTOR, type Actor} from "../../domain/actor.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {ChannelStatusService} from "../shared/channel-status.service.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
@@ -94,6 +94,19 @@ export class RecipientsService {
       .filter((failure) => failure.contact === contactFor(recipient, failure.channel))
       .map((failure) => ({...failure, contact: maskContact(failure.contact)}));
     return {...recipient, channels, contact_failures: contactFailures};
+  }
+
+  /**
+   * Who acknowledged through a channel, for the audit log: the recipient whose address on that
+   * channel is the first of `contacts` to match one, else the system (an address no recipient has).
+   */
+  actorFor(channel: Channel, contacts: string[]): Actor {
+    const all = this.recipients.all();
+    for (const contact of contacts) {
+      const recipient = all.find((candidate) => contactFor(candidate, channel) === contact);
+      if (recipient) return recipientActor(recipient.uuid);
+    }
+    return SYSTEM_ACTOR;
   }
 
   get(uuid: string): Recipient {
