@@ -43,11 +43,10 @@ cp docs/*.md "$stage/docs/"
 # Production dependencies only, as compiled here: copy and prune (offline, nothing is rebuilt).
 cp -a node_modules "$stage/"
 (cd "$stage" && npm prune --omit=dev --offline --no-audit --no-fund --loglevel=error >/dev/null)
-# better-sqlite3's sources and object files are build leftovers; only the .node binary is loaded.
-rm -rf "$stage/node_modules/better-sqlite3/deps" "$stage/node_modules/better-sqlite3/src" \
-  "$stage/node_modules/better-sqlite3/build/Release/obj" "$stage/node_modules/better-sqlite3/build/Release/obj.target" \
-  "$stage/node_modules/better-sqlite3/build/Release/.deps" "$stage/node_modules/better-sqlite3/build/Release/test_extension.node"
-find "$stage/node_modules/better-sqlite3/build" -name '*.a' -delete
+# better-sqlite3 ships its sources (SQLite's too) and prebuilt binaries for eight platforms; a
+# Debian-like box (glibc) of this architecture loads only prebuilds/linux-<arch>.node.
+rm -rf "$stage/node_modules/better-sqlite3/deps" "$stage/node_modules/better-sqlite3/src"
+find "$stage/node_modules/better-sqlite3/prebuilds" -name '*.node' ! -name "linux-$arch.node" -delete
 # prune leaves the emptied scope folders (@swc, @vitest...) behind.
 find "$stage/node_modules" -mindepth 1 -type d -empty -delete
 

@@ -84,6 +84,9 @@ export class Journal {
   replayEveryBatch = false;
 
   constructor(private readonly options: JournalOptions) {
+    // better-sqlite3 13 is a Node-API 10 addon: on an older Node (before 22.14) it crashes inside
+    // `new Database` with a bare segmentation fault, so say what is wrong, before touching any file.
+    if (Number(process.versions.napi) < 10) throw new Error(`Klaxon needs Node.js 22.14 or newer (Node 22 or 24); this is ${process.version}`);
     this.walGuard = WalGuard.beforeOpen(options.path, {logger: options.logger, acceptWalLoss: options.acceptWalLoss});
     this.db = new Database(options.path);
     this.db.pragma("journal_mode = WAL");
