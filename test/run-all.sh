@@ -9,12 +9,14 @@
 #     (the Python SDK); nothing is installed into the system's Python.
 #  3. Checks, one count each: `npm run typecheck`, and `npm run lint` / `npm run depcheck` when
 #     package.json defines them (add such a script and it runs here, no change to this file needed).
-#  4. Every vitest suite on the machine's Node, then on Node 24 from the npm registry's
-#     node-linux-<arch> package (see node24_pass below; KLAXON_NODE24=off skips it).
+#  4. Every vitest suite on Node 22 and again on Node 24, the two LTS lines: the machine's Node for
+#     its line, the npm registry's node-linux-<arch> package for the other (see "Node" below;
+#     KLAXON_NODE24=off skips the Node 24 pass).
 #  5. The Python SDK's tests (pytest from the venv) and the Go library's (go vet, go test).
 #
 # `npm test -- test/api/auth.test.ts -t "refuses"`: arguments go to vitest, and only vitest runs
-# (on the machine's Node); `npm run test:unit` is plain `vitest run`.
+# (on the machine's Node, or Node 22 when the machine's is older than 22.14); `npm run test:unit`
+# is plain `vitest run`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -68,13 +70,52 @@ export KLAXON_PYTHON=$ROOT/.venv/bin/python
 
 [ -d node_modules ] || abort "node_modules is missing: run npm install first"
 
-# vitest on a given node binary, in a given tree, keeping the JSON report for the count.
-run_vitest() { # label node-binary tree [vitest args...]
-  local label=$1 node=$2 tree=$3
-  shift 3
+# --- Node ----------------------------------------------------------------------------------------
+# The journal's better-sqlite3 13 is a Node-API 10 addon (one prebuilt binary for every Node, nothing
+# to compile), and Node has Node-API 10 from 22.14 on: an older Node, such as the end-of-life Node 20
+# some machines still run, crashes (SIGSEGV) at the first open. Missing lines come from the npm
+# registry's node-linux-<arch> package (the official build: bin/node and the headers), extracted once
+# into .nodes/<major>/ (gitignored; delete it to take a newer release). Prints the node binary.
+registry_node() { # major
+  local major=$1 dir=$ROOT/.nodes/$1 pkg
+  pkg="node-linux-$(node -p process.arch)"
+  mkdir -p "$ROOT/.nodes"
+  (
+    flock 9
+    [ -x "$dir/bin/node" ] && exit 0
+    say "fetching Node $major ($pkg@$major from the npm registry)" >&2
+    tmp=$(mktemp -d "$ROOT/.nodes/fetch.XXXXXX")
+    (cd "$tmp" && npm pack --silent "$pkg@$major" >/dev/null && tar -xzf "$pkg"-*.tgz) >"$OUT/node$major-fetch.log" 2>&1 &&
+      rm -rf "$dir" && mv "$tmp/package" "$dir"
+    status=$?
+    rm -rf "$tmp"
+    [ $status = 0 ] || tail "$OUT/node$major-fetch.log" >&2
+    exit $status
+  ) 9>"$ROOT/.nodes/lock" && echo "$dir/bin/node"
+}
+major_of() { "$1" -p 'process.versions.node.split(".")[0]'; }
+
+# The Node for everything but the Node 24 pass (checks, the Node 22 pass or a filtered run, the SDK
+# tests and the gateways they start): the machine's when it has Node-API 10, otherwise Node 22 from
+# the registry, first on PATH from here on.
+MACHINE_NODE=$(command -v node)
+if "$MACHINE_NODE" -e 'process.exit(Number(process.versions.napi) >= 10 ? 0 : 1)'; then
+  MAIN_NODE=$MACHINE_NODE
+else
+  MAIN_NODE=$(registry_node 22) || abort "could not fetch Node 22 from the npm registry (log: .ci-out/node22-fetch.log)"
+  say "the machine's Node $("$MACHINE_NODE" --version) is older than 22.14: the tests run on Node 22 from the npm registry"
+  PATH="$(dirname "$MAIN_NODE"):$PATH"
+  export PATH
+fi
+
+# vitest on a given node binary, first on PATH so that everything the tests spawn (node, npm, the
+# gateway, the packaged release) runs on it too; the JSON report is kept for the count.
+run_vitest() { # label node-binary [vitest args...]
+  local label=$1 node=$2
+  shift 2
   say "vitest on $("$node" --version) ($label)"
-  (cd "$tree" && "$node" node_modules/vitest/vitest.mjs run --reporter=default --reporter=json \
-    --outputFile="$OUT/vitest-$label.json" "$@")
+  (PATH="$(dirname "$node"):$PATH" && export PATH &&
+    "$node" node_modules/vitest/vitest.mjs run --reporter=default --reporter=json --outputFile="$OUT/vitest-$label.json" "$@")
 }
 
 summary() {
@@ -135,7 +176,7 @@ EOF
 
 # --- A developer's filtered run: only vitest, only the machine's Node --------------------------
 if [ $# -gt 0 ]; then
-  run_vitest machine "$(command -v node)" "$ROOT" "$@"
+  run_vitest "node$(major_of "$MAIN_NODE")" "$MAIN_NODE" "$@"
   summary
   exit $?
 fi
@@ -148,93 +189,30 @@ for check in typecheck lint depcheck; do
   if npm run --silent "$check"; then record "$check" passed; else record "$check" failed; fi
 done
 
-# --- 4. vitest on the machine's Node, then on Node 24 ------------------------------------------
-NODE24_TREE=""
-MACHINE_NODE=$(command -v node)
-MACHINE_MAJOR=$(node -p 'process.versions.node.split(".")[0]')
-vitest_started=$SECONDS
-run_vitest machine "$MACHINE_NODE" "$ROOT"
-say "vitest on the machine's Node took $((SECONDS - vitest_started)) s"
-
-# Node 24 is the npm registry's node-linux-<arch> package (the official build: bin/node and the
-# headers), extracted once into .node24/ (gitignored; delete it to take a newer 24.x).
-# better-sqlite3 is native and compiled per Node ABI, and Node resolves modules by real path, so the
-# Node 24 pass runs in a mirror of this checkout, .node24/tree-<pid>: a copy of the sources (a few
-# MB), node_modules hard-linked file by file (no copying) except better-sqlite3, which comes from a
-# build for Node 24 cached in .node24/ and made once (about 80 s on two cores).
-# KLAXON_NODE24: "all" runs every vitest suite; "off" skips the pass; anything else (the default,
-# see NODE24_SUITES below) is a space-separated list of test paths to run on Node 24 only.
-node24_pass() {
-  local arch pkg dir tree bsql cache
-  arch=$(node -p process.arch)
-  pkg="node-linux-$arch"
-  dir=$ROOT/.node24/node
-  mkdir -p "$ROOT/.node24"
-  exec 9>"$ROOT/.node24/lock"
-  flock 9
-  if [ ! -x "$dir/bin/node" ]; then
-    say "fetching Node 24 ($pkg@24 from the npm registry)"
-    local tmp
-    tmp=$(mktemp -d "$ROOT/.node24/fetch.XXXXXX")
-    (cd "$tmp" && npm pack --silent "$pkg@24" >/dev/null && tar -xzf "$pkg"-*.tgz) >"$OUT/node24-fetch.log" 2>&1 &&
-      rm -rf "$dir" && mv "$tmp/package" "$dir" || { tail "$OUT/node24-fetch.log"; rm -rf "$tmp"; flock -u 9; return 1; }
-    rm -rf "$tmp"
+# --- 4. vitest on Node 22, then on Node 24 ------------------------------------------------------
+# Both passes run every suite in this checkout: better-sqlite3 13's one binary serves both lines.
+# A line's Node is the machine's when it is on that line (and has Node-API 10), otherwise the
+# registry's. KLAXON_NODE24: "off" skips the Node 24 pass, a space-separated list of test paths
+# runs only those on it; unset (or "all"), every suite.
+vitest_pass() { # major [vitest args...]
+  local major=$1 node pass_started=$SECONDS
+  shift
+  if [ "$(major_of "$MAIN_NODE")" = "$major" ]; then node=$MAIN_NODE
+  else node=$(registry_node "$major") || { record "vitest on Node $major (setup)" failed; return; }
   fi
-  NODE24=$dir/bin/node
-  local version
-  version=$("$NODE24" --version) || { flock -u 9; return 1; }
-  bsql=$(node -p 'require("./node_modules/better-sqlite3/package.json").version')
-  cache=$ROOT/.node24/better-sqlite3-$bsql-node-$version
-
-  tree=$ROOT/.node24/tree-$$
-  NODE24_TREE=$tree
-  rm -rf "$tree"
-  mkdir -p "$tree/node_modules"
-  trap 'rm -rf "$NODE24_TREE"' EXIT
-  tar -C "$ROOT" --exclude=./.git --exclude=./node_modules --exclude=./.node24 --exclude=./.venv \
-    --exclude=./.ci-out --exclude=./dist --exclude=./data --exclude=./release --exclude=./coverage -cf - . |
-    tar -C "$tree" -xf -
-  local entry
-  for entry in "$ROOT"/node_modules/* "$ROOT"/node_modules/.bin; do
-    [ "$(basename "$entry")" = better-sqlite3 ] && continue
-    cp -al "$entry" "$tree/node_modules/" 2>/dev/null || cp -a "$entry" "$tree/node_modules/"
-  done
-  cp "$ROOT/node_modules/.package-lock.json" "$tree/node_modules/" 2>/dev/null
-  if [ ! -f "$cache/build/Release/better_sqlite3.node" ]; then
-    say "building better-sqlite3 $bsql for Node $version (once; cached in .node24/)"
-    cp -a "$ROOT/node_modules/better-sqlite3" "$tree/node_modules/"
-    (cd "$tree" && PATH="$dir/bin:$PATH" npm_config_nodedir="$dir" npm rebuild better-sqlite3) >"$OUT/node24-rebuild.log" 2>&1 ||
-      { tail -20 "$OUT/node24-rebuild.log"; flock -u 9; return 1; }
-    rm -rf "$cache.tmp" && cp -a "$tree/node_modules/better-sqlite3" "$cache.tmp" && mv "$cache.tmp" "$cache"
-  else
-    cp -al "$cache" "$tree/node_modules/better-sqlite3"
-  fi
-  flock -u 9
-
-  local suites=()
-  case "$NODE24_SUITES" in
-    all) ;;
-    *) read -r -a suites <<<"$NODE24_SUITES" ;;
-  esac
-  # Everything the tests spawn (node, npm, the gateway, the packaged release) finds Node 24 first.
-  # Its failures are counted from its report; a non-zero return here means the set-up failed.
-  (export PATH="$dir/bin:$PATH" npm_config_nodedir="$dir" && run_vitest node24 "$NODE24" "$tree" "${suites[@]}") || true
+  run_vitest "node$major" "$node" "$@"
+  say "vitest on Node $major took $((SECONDS - pass_started)) s"
 }
 
-# better-sqlite3 12 aborts on Node 24.19+ when a statement is garbage-collected (fixed in 13, which
-# crashes on the Node 20 the CI machines still run): until the journal moves to 13, the Node 24
-# pass runs by default the suites that never open the journal. KLAXON_NODE24=all runs everything.
-NODE24_SUITES=${KLAXON_NODE24:-test/domain test/settings test/modem test/channels/sms-text.test.ts test/channels/telegram-message.test.ts test/channels/email-message.test.ts}
-
-if [ "$MACHINE_MAJOR" = 24 ]; then
-  say "the machine's Node is 24: one vitest pass covers it"
-elif [ "$NODE24_SUITES" = off ]; then
-  say "KLAXON_NODE24=off: vitest did not run on Node 24"
-else
-  node24_started=$SECONDS
-  node24_pass || record "vitest on Node 24 (setup)" failed
-  say "the Node 24 pass took $((SECONDS - node24_started)) s"
-fi
+vitest_pass 22
+case ${KLAXON_NODE24:-all} in
+  off) say "KLAXON_NODE24=off: vitest did not run on Node 24" ;;
+  all) vitest_pass 24 ;;
+  *)
+    read -r -a node24_suites <<<"$KLAXON_NODE24"
+    vitest_pass 24 "${node24_suites[@]}"
+    ;;
+esac
 
 # --- 5. The Python SDK and the Go library, each against a real gateway started from this checkout
 say "Python SDK (pytest)"
