@@ -328,7 +328,7 @@ describe("Modem SIM, network and health", () => {
   });
 
   it("re-opens after consecutive timeouts, then resets with AT+CFUN=1,1", async () => {
-    const {simulator, modem} = await setup("quectel", {}, {commandTimeoutMs: 40, maxConsecutiveTimeouts: 2});
+    const {simulator, modem} = await setup("quectel", {}, {commandTimeoutMs: 250, maxConsecutiveTimeouts: 2});
     simulator.script.silent = true;
     await modem.tick(); // AT and CSQ time out: the streak reaches 2, the port is re-opened
     expect(simulator.count("ATE0")).toBe(2);
