@@ -22,9 +22,67 @@ export type LogSink = (line: string) => void;
 export interface LogFormat {
   /** Start each line with `<N>`, its syslog priority, so journald files it at that level (`journalctl -p warning`). */
   syslogPrefix: boolean;
+  /** Identical lines (level, message and fields) within this window are written once, then counted; default 10 s, 0 writes every line. */
+  foldRepeatsMs?: number;
 }
 
 const PLAIN: LogFormat = {syslogPrefix: false};
+const FOLD_WINDOW_MS = 10_000;
+// Distinct lines being counted at once; beyond it new ones are written unfolded rather than remembered.
+const MAX_FOLDED_KEYS = 1_000;
+// What differs on every request even when the failure is the same: a warning or error that differs
+// only in these is a repeat (its first occurrence keeps its values). Debug and info lines keep them
+// apart, so each ordinary request still has its own line.
+const PER_REQUEST_FIELDS = ["ms", "request_id"];
+
+interface Fold {
+  repeats: number;
+  record: Record<string, unknown>;
+  lvl: LogLevel;
+}
+
+/**
+ * Folds repeated lines so one failure that repeats (a full disk failing every request) cannot
+ * flood the journal: the first is written, the repeats within the window are counted, and at the
+ * window's end one line says `repeated: N`; while they go on, one such line per window.
+ */
+class RepeatFolder {
+  private readonly folds = new Map<string, Fold>();
+
+  constructor(
+    private readonly windowMs: number,
+    private readonly write: (lvl: LogLevel, record: Record<string, unknown>) => void
+  ) {}
+
+  /** True when the line is to be written now. */
+  admit(lvl: LogLevel, record: Record<string, unknown>): boolean {
+    if (this.windowMs <= 0) return true;
+    const key = JSON.stringify([lvl, LEVELS[lvl] >= LEVELS.warn ? {...record, ...Object.fromEntries(PER_REQUEST_FIELDS.map((field) => [field, undefined]))} : record]);
+    const fold = this.folds.get(key);
+    if (fold) {
+      fold.repeats++;
+      return false;
+    }
+    if (this.folds.size >= MAX_FOLDED_KEYS) return true;
+    this.folds.set(key, {repeats: 0, record, lvl});
+    this.closeWindowLater(key);
+    return true;
+  }
+
+  private closeWindowLater(key: string): void {
+    setTimeout(() => {
+      const fold = this.folds.get(key);
+      if (!fold) return;
+      if (fold.repeats === 0) {
+        this.folds.delete(key);
+        return;
+      }
+      this.write(fold.lvl, {...fold.record, repeated: fold.repeats, repeated_within_seconds: this.windowMs / 1000});
+      fold.repeats = 0;
+      this.closeWindowLater(key);
+    }, this.windowMs).unref();
+  }
+}
 
 export function createLogger(
   level: LogLevel = "info",
@@ -32,19 +90,25 @@ export function createLogger(
   base: Record<string, unknown> = {},
   format: LogFormat = PLAIN
 ): Logger {
-  const threshold = LEVELS[level];
+  const emit = (lvl: LogLevel, record: Record<string, unknown>) => {
+    const json = JSON.stringify({time: new Date().toISOString(), level: lvl, ...record});
+    sink(format.syslogPrefix ? `<${SYSLOG_PRIORITY[lvl]}>${json}` : json);
+  };
+  return buildLogger(LEVELS[level], base, emit, new RepeatFolder(format.foldRepeatsMs ?? FOLD_WINDOW_MS, emit));
+}
+
+function buildLogger(threshold: number, base: Record<string, unknown>, emit: (lvl: LogLevel, record: Record<string, unknown>) => void, folder: RepeatFolder): Logger {
   const write = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[lvl] < threshold) return;
-    const record = redact({time: new Date().toISOString(), level: lvl, msg, ...base, ...fields});
-    const json = JSON.stringify(record);
-    sink(format.syslogPrefix ? `<${SYSLOG_PRIORITY[lvl]}>${json}` : json);
+    const record = redact({msg, ...base, ...fields}) as Record<string, unknown>;
+    if (folder.admit(lvl, record)) emit(lvl, record);
   };
   return {
     debug: (msg, fields) => write("debug", msg, fields),
     info: (msg, fields) => write("info", msg, fields),
     warn: (msg, fields) => write("warn", msg, fields),
     error: (msg, fields) => write("error", msg, fields),
-    child: (fields) => createLogger(level, sink, {...base, ...fields}, format)
+    child: (fields) => buildLogger(threshold, {...base, ...fields}, emit, folder)
   };
 }
 

@@ -25,7 +25,7 @@ export const ERROR_CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
   idempotency_mismatch: {status: 422, title: "Idempotency-Key reused", advice: "This Idempotency-Key was used with a different body; use a new key for a new request."},
   rate_limited: {status: 429, title: "Too many requests", advice: "Wait for Retry-After seconds; the RateLimit headers show the remaining quota."},
   internal_error: {status: 500, title: "Internal error", advice: "Retry with the same Idempotency-Key; report it if it persists."},
-  storage_unavailable: {status: 503, title: "Storage unavailable", advice: "The journal cannot commit (for example the disk is full); retry after Retry-After seconds."},
+  storage_unavailable: {status: 503, title: "Storage unavailable", advice: "The journal or the config store cannot be written (for example the disk is full); nothing was stored. Retry after Retry-After seconds."},
   csrf_token_invalid: {status: 403, title: "CSRF token missing or wrong", advice: "A dashboard session changes state only with its X-CSRF-Token header; reload the dashboard to get it."},
   ack_link_invalid: {status: 403, title: "Invalid acknowledge link", advice: "Open the link exactly as the email has it; if it still fails, acknowledge in the dashboard or with `klaxon ack <id>`."},
   ack_link_expired: {status: 410, title: "Acknowledge link expired", advice: "Links work for smtp.ack_link_days; acknowledge in the dashboard or with `klaxon ack <id>`."}

@@ -33,6 +33,8 @@ interface AjvError {
 }
 
 const STORAGE_RETRY_SECONDS = 30;
+// A file write that found no room (or a read-only disk): the config store's, a backup's.
+const NO_ROOM_CODES = new Set(["ENOSPC", "EDQUOT", "EROFS"]);
 
 /** Ajv's params hold strings, numbers and lists of them (a `type` list): written as a template literal would. */
 function paramText(value: unknown): string {
@@ -112,6 +114,9 @@ function classify(error: unknown): Classified {
   }
   if (error instanceof StorageUnavailableError) {
     return {code: "storage_unavailable", detail: "the journal cannot commit right now, so nothing was stored", headers: {"Retry-After": String(STORAGE_RETRY_SECONDS)}};
+  }
+  if (NO_ROOM_CODES.has((error as NodeJS.ErrnoException)?.code ?? "")) {
+    return {code: "storage_unavailable", detail: "the disk is full or read-only, so the change was not stored", headers: {"Retry-After": String(STORAGE_RETRY_SECONDS)}};
   }
   const bodyError = error as {type?: string; status?: number};
   switch (bodyError?.type) {
