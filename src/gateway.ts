@@ -3,7 +3,7 @@ import type {AddressInfo} from "node:net";
 import {Server as HttpServer} from "node:http";
 import {PlatformExpress} from "@tsed/platform-express";
 import type {PlatformBuilder} from "@tsed/platform-http";
-import {Server} from "./server.js";
+import {CONTROLLERS, Server} from "./server.js";
 import type {Settings} from "./settings/defaults.js";
 import {createLogger, type Logger} from "./lib/logger.js";
 import {systemClock, type Clock} from "./lib/clock.js";
@@ -48,10 +48,8 @@ import {IntegrationCredentials} from "./services/integrations/integration-creden
 import {IntegrationEvents} from "./services/integrations/integration-events.js";
 import {RateLimiter} from "./lib/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
-import {jsonBody, requestLog, requestRecorder, requireJsonBody} from "./api/http/pipeline.js";
-import {DirectSendRoute, sendBodyValidator, serveSendDirectly} from "./api/fast-lane/direct-send.js";
-import {ApiAccess} from "./api/auth/api-access.js";
-import {DashboardAuthService} from "./dashboard/dashboard-auth.service.js";
+import {BODY_PIPELINE, requestLog, requestRecorder} from "./api/http/pipeline.js";
+import {LaneServer, laneRoutes, serveLane} from "./api/fast-lane/lane.js";
 import {createDashboard} from "./dashboard/index.js";
 import {createOperations, type Operations} from "./ops/index.js";
 import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
@@ -65,6 +63,8 @@ export interface GatewayOptions {
   /** Channel drivers instead of the production ones built from settings (tests, development). */
   drivers?: ChannelDriver[];
   runner?: RunnerOptions;
+  /** Serve the `@Lane()` routes ahead of Express (default); false sends every request through Ts.ED (tests comparing the two ways in). */
+  lane?: boolean;
   /** Serve even though the journal's WAL was lost at an unclean stop (main's `--accept-wal-loss`). */
   acceptWalLoss?: boolean;
 }
@@ -82,6 +82,8 @@ export interface Gateway {
   webhooks: {dispatcher: Webhooks["dispatcher"]};
   /** Metrics, backups, retention, self-monitoring and the watchdog's liveness probe. */
   operations: Operations;
+  /** The routes the lane serves ahead of Express ("POST /api/v1/notifications/send"); empty with `lane: false`. */
+  laneRoutes: string[];
   stop(): Promise<void>;
 }
 
@@ -171,11 +173,12 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
 
   const recordRequest = requestRecorder(logger, operations.observeRequest);
   let platform: PlatformBuilder;
+  let servedByLane: string[] = [];
   try {
     platform = await PlatformExpress.bootstrap(Server, {
       httpPort: `${settings.host}:${settings.port}`,
       httpsPort: false,
-      middlewares: [requestLog(recordRequest), requireJsonBody, jsonBody],
+      middlewares: [requestLog(recordRequest), ...BODY_PIPELINE],
       statics: dashboard.statics,
       imports: [
         {token: Runtime, use: runtime},
@@ -195,14 +198,12 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
         ...operations.providers
       ]
     });
-    const directSend = new DirectSendRoute({
-      access: new ApiAccess(keys, runtime, platform.injector.get<DashboardAuthService>(DashboardAuthService)),
-      notifications,
-      validate: sendBodyValidator(platform.injector),
-      record: recordRequest,
-      logger
-    });
-    serveSendDirectly(platform.injector.get<HttpServer>(HttpServer), directSend);
+    // Built either way: a @Lane() route the lane cannot serve stops the start.
+    const lane = new LaneServer(laneRoutes(CONTROLLERS, platform.injector), recordRequest, logger);
+    if (options.lane !== false) {
+      serveLane(platform.injector.get<HttpServer>(HttpServer), lane);
+      servedByLane = lane.routeNames();
+    }
     await platform.listen();
   } catch (error) {
     await journal.close();
@@ -254,5 +255,5 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     return stopping;
   };
 
-  return {url, settings, journal, config, services: {keys, notifications, recipients, groups, runner}, initialAdminKeyFile, operations, heartbeats: {service: heartbeats, monitor: heartbeatMonitor}, webhooks: {dispatcher: webhooks.dispatcher}, stop};
+  return {url, settings, journal, config, services: {keys, notifications, recipients, groups, runner}, initialAdminKeyFile, operations, heartbeats: {service: heartbeats, monitor: heartbeatMonitor}, webhooks: {dispatcher: webhooks.dispatcher}, laneRoutes: servedByLane, stop};
 }

@@ -22,14 +22,18 @@ import {requestIdOf} from "./api/http/request-id.js";
 
 export const API_CONTROLLERS = [NotificationsController, RecipientsController, GroupsController, KeysController, AuditController, WebhooksController, BackupsController, HeartbeatsController, IntegrationsController];
 
+/** Every controller, mounted at "/": Ts.ED routes them all, and the lane serves their `@Lane()` routes. */
+export const CONTROLLERS = [HealthController, AckLinkController, MetricsController, PingController, ...API_CONTROLLERS, DashboardController, DashboardEntryController];
+
 /** The Ts.ED application: routes, validation, documentation. Runtime values arrive through `imports`. */
 @Configuration({
-  mount: {"/": [HealthController, AckLinkController, MetricsController, PingController, ...API_CONTROLLERS, DashboardController, DashboardEntryController]},
+  mount: {"/": CONTROLLERS},
   imports: [ProblemFilter],
   logger: {level: "off", disableRoutesSummary: true, reqIdBuilder: requestIdOf},
   disableComponentsScan: true,
-  // Bodies are validated as sent: "5" is not a number and 5 is not a string.
-  ajv: {coerceTypes: false, allErrors: true},
+  // Bodies are validated as sent: "5" is not a number and 5 is not a string. So validation
+  // changes nothing, and the validated value is handed on as it is instead of a deep copy of it.
+  ajv: {coerceTypes: false, allErrors: true, returnsCoercedValues: true},
   swagger: [
     {
       path: "/docs",

@@ -57,14 +57,16 @@ export interface TestGatewayOptions {
    */
   drivers?: ((logger: Logger) => ChannelDriver[]) | "production";
   runner?: RunnerOptions;
+  /** false: no lane, every request through Ts.ED (to compare the two ways in). */
+  lane?: boolean;
 }
 
 export async function startTestGateway(overrides: SettingsOverrides = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
-  const {clock, dataDir = tempDir(), drivers = logDrivers, runner} = options;
+  const {clock, dataDir = tempDir(), drivers = logDrivers, runner, lane} = options;
   const settings: Settings = settingsWith({host: "127.0.0.1", port: 0, data_dir: dataDir, ...overrides});
   const logLines: string[] = [];
   const logger = createLogger("debug", (line) => logLines.push(line));
-  const gatewayOptions = () => ({logger, clock, runner, drivers: drivers === "production" ? undefined : drivers(logger)});
+  const gatewayOptions = () => ({logger, clock, runner, lane, drivers: drivers === "production" ? undefined : drivers(logger)});
   let gateway = await startGateway(settings, gatewayOptions());
   const adminKey = readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim();
 

@@ -20,12 +20,27 @@ export interface Access {
   principal: Principal;
 }
 
+// Who each admitted request is, kept with the request itself: both ways in hand handlers the same object.
+const callers = new WeakMap<IncomingMessage, Access>();
+
+/** Who an admitted request was made by; throws on a route that has no access check (a wiring error). */
+export function callerOf(request: IncomingMessage): Access {
+  const access = callers.get(request);
+  if (!access) throw new Error(`${request.method} ${request.url} was not admitted by an access check`);
+  return access;
+}
+
+/** The key that made a request, for its log line: undefined before or without an access check. */
+export function callerKeyId(request: IncomingMessage): string | undefined {
+  return callers.get(request)?.principal.id;
+}
+
 /**
  * Checks X-API-Key, then the key's request rate, then its scope. Failed attempts count against
  * the client address, so guessing keys is throttled long before it could succeed. A request
  * without the header may instead carry a dashboard session cookie (admin; state changes need
- * its CSRF token too). On plain node:http types, so the Ts.ED middleware and the direct send
- * route check a request the same way.
+ * its CSRF token too). On plain node:http types, so the Ts.ED middleware and the lane check a
+ * request the same way; the admitted caller is then `callerOf(request)`.
  */
 export class ApiAccess {
   constructor(
@@ -40,7 +55,7 @@ export class ApiAccess {
     const session = presented === undefined ? this.dashboard.sessionFor({headers: request.headers, method: request.method ?? "GET"}) : null;
     if (session) {
       this.limit(response, DASHBOARD_PRINCIPAL);
-      return {actor: DASHBOARD_ACTOR, principal: DASHBOARD_PRINCIPAL};
+      return this.admitted(request, {actor: DASHBOARD_ACTOR, principal: DASHBOARD_PRINCIPAL});
     }
     const record = presented ? this.keys.authenticate(String(presented)) : null;
     if (!record) {
@@ -49,7 +64,12 @@ export class ApiAccess {
     }
     this.limit(response, record);
     if (!hasScope(record, scope)) throw new AppError("forbidden", `key ${record.id} lacks the scope "${scope}"`);
-    return {actor: {type: "api_key", id: record.id}, principal: record};
+    return this.admitted(request, {actor: {type: "api_key", id: record.id}, principal: record});
+  }
+
+  private admitted(request: IncomingMessage, access: Access): Access {
+    callers.set(request, access);
+    return access;
   }
 
   private limit(response: ServerResponse, principal: Principal): void {

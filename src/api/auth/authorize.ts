@@ -1,6 +1,7 @@
 import {Middleware, UseAuth, type MiddlewareMethods} from "@tsed/platform-middlewares";
 import {Context} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
+import type {IncomingMessage, ServerResponse} from "node:http";
 import {combineMethodDecorators, expressRequest, expressResponse} from "../typed-tsed.js";
 import {inject} from "@tsed/di";
 import {Returns, Security} from "@tsed/schema";
@@ -10,18 +11,20 @@ import type {Actor} from "../../domain/actor.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {Runtime} from "../runtime.js";
 import {DashboardAuthService} from "../../dashboard/dashboard-auth.service.js";
-import {ApiAccess, type Principal} from "./api-access.js";
+import {ApiAccess, callerOf, type Principal} from "./api-access.js";
+import {guardedRoute, type GuardedRoute, type RouteGuard} from "./route-guard.js";
 
-/** The routes' access check (`ApiAccess`): on success the actor and the key are on the context. */
+/** The routes' access check (`ApiAccess`), with the scope `Authorize` declared: on success the caller is `callerOf(request)`. */
 @Middleware()
-export class ApiKeyAuthMiddleware implements MiddlewareMethods {
+export class ApiKeyAuthMiddleware implements MiddlewareMethods, RouteGuard {
   private readonly access = new ApiAccess(inject(ApiKeysService), inject(Runtime), inject(DashboardAuthService));
 
   use(@Context() ctx: PlatformContext): void {
-    const {scope} = ctx.endpoint.get<{scope: Scope}>(ApiKeyAuthMiddleware);
-    const {actor, principal} = this.access.check(expressRequest(ctx), expressResponse(ctx), scope);
-    ctx.set("actor", actor);
-    ctx.set("apiKey", principal);
+    this.admit(expressRequest(ctx), expressResponse(ctx), guardedRoute(ctx));
+  }
+
+  admit(request: IncomingMessage, response: ServerResponse, route: GuardedRoute): void {
+    this.access.check(request, response, route.endpoint.get<{scope: Scope}>(ApiKeyAuthMiddleware).scope);
   }
 }
 
@@ -38,9 +41,9 @@ export function Authorize(scope: Scope) {
 }
 
 export function actorOf(ctx: PlatformContext): Actor {
-  return ctx.get<Actor>("actor");
+  return callerOf(expressRequest(ctx)).actor;
 }
 
 export function apiKeyOf(ctx: PlatformContext): Principal {
-  return ctx.get<Principal>("apiKey");
+  return callerOf(expressRequest(ctx)).principal;
 }

@@ -1,10 +1,15 @@
+// Values, not types: Ts.ED reads a parameter's declared class to hand the node:http request and response.
+import {IncomingMessage, ServerResponse} from "node:http";
 import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
-import type {PlatformContext} from "@tsed/platform-http";
+import {Req, Res, type PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
 import {Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {HeartbeatsService, type HeartbeatInput} from "../../services/heartbeats/heartbeats.service.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
+import {callerOf} from "../auth/api-access.js";
+import {Lane} from "../fast-lane/lane.js";
+import {writeAnswer} from "../http/write-json.js";
 import {HeartbeatCreateModel, HeartbeatInputModel, HeartbeatModel, HeartbeatPageModel, PingAnswerModel} from "../models/heartbeat.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
@@ -103,12 +108,13 @@ export class HeartbeatsController {
   }
 
   @Post("/:name/ping")
+  @Lane()
   @Authorize("notifications:send")
   @Summary("Ping a heartbeat with an API key")
   @Description("A good ping: the heartbeat is up until its next due time, and a down page is resolved. Needs notifications:send, the scope of any client that may page.")
   @(Returns(200, PingAnswerModel))
   @(Returns(404, ProblemModel))
-  ping(@PathParams("name") name: string, @Context() ctx: PlatformContext) {
-    return this.heartbeats.ping(name, "ping", actorOf(ctx));
+  async ping(@PathParams("name") name: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
+    writeAnswer(response, {status: 200, headers: {}, body: await this.heartbeats.ping(name, "ping", callerOf(request).actor)});
   }
 }

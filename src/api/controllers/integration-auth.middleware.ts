@@ -1,3 +1,4 @@
+import type {IncomingMessage, ServerResponse} from "node:http";
 import {AuthOptions, Middleware, UseAuth, type MiddlewareMethods} from "@tsed/platform-middlewares";
 import {Context} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
@@ -8,12 +9,33 @@ import {AppError} from "../../services/shared/errors.js";
 import {IntegrationCredentials} from "../../services/integrations/integration-credentials.js";
 import type {IntegrationRecord} from "../../store/config/config-store.js";
 import {ApiKeyAuthMiddleware} from "../auth/authorize.js";
+import {guardedRoute, type GuardedRoute, type RouteGuard} from "../auth/route-guard.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {Runtime} from "../runtime.js";
 
 // The scope a key needs to send events: the same as sending an alert directly.
 const EVENT_SCOPE = "notifications:send";
 const RATE_POLICY = "per-integration";
+
+/** What an event's credential said: the integration it stands for and, if signed, the event's webhook-id. */
+export interface IntegrationCaller {
+  integration: IntegrationRecord;
+  /** The webhook-id of a signed event: the same id on every retry of one event. */
+  eventId: string | null;
+}
+
+// Kept with the request, as `callerOf` keeps a key's caller: both ways in hand handlers the same request.
+const integrationCallers = new WeakMap<IncomingMessage, IntegrationCaller>();
+
+/** The integration a request was authenticated as by signature or token; null when a key was used. */
+export function integrationCallerOf(request: IncomingMessage): IntegrationCaller | null {
+  return integrationCallers.get(request) ?? null;
+}
+
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
 
 /**
  * An integration's events are accepted with any one of three credentials: an API key (checked
@@ -22,59 +44,50 @@ const RATE_POLICY = "per-integration";
  * against the client address like a failed key, so neither can be guessed.
  */
 @Middleware()
-export class IntegrationAuthMiddleware implements MiddlewareMethods {
+export class IntegrationAuthMiddleware implements MiddlewareMethods, RouteGuard {
   private readonly keyAuth = inject(ApiKeyAuthMiddleware);
-  private readonly credentials = inject(IntegrationCredentials);
+  private readonly integrations = inject(IntegrationCredentials);
   private readonly runtime = inject(Runtime);
 
   use(@Context() ctx: PlatformContext): void {
-    const request = expressRequest(ctx);
-    if (request.get("x-api-key") !== undefined) return this.keyAuth.use(ctx);
-    const address = this.runtime.admitAddress(request, expressResponse(ctx));
-    let integration: IntegrationRecord;
+    this.admit(expressRequest(ctx), expressResponse(ctx), guardedRoute(ctx));
+  }
+
+  admit(request: IncomingMessage, response: ServerResponse, route: GuardedRoute): void {
+    if (request.headers["x-api-key"] !== undefined) return this.keyAuth.admit(request, response, route);
+    const address = this.runtime.admitAddress(request, response);
+    let caller: IntegrationCaller;
     try {
-      integration = this.authenticate(ctx);
+      caller = this.authenticate(request, route);
     } catch (error) {
-      this.runtime.authenticationFailed(address, expressResponse(ctx));
+      this.runtime.authenticationFailed(address, response);
       throw error;
     }
-    this.limit(ctx, integration);
-    ctx.set("integration", integration);
+    this.limit(response, caller.integration);
+    integrationCallers.set(request, caller);
   }
 
   // A signature or URL token stands for the integration as a key stands for its holder: same budget, same headers.
-  private limit(ctx: PlatformContext, integration: IntegrationRecord): void {
+  private limit(response: ServerResponse, integration: IntegrationRecord): void {
     const limiter = this.runtime.keyLimiter;
     const decision = limiter.take(`integration:${integration.id}`);
-    const response = expressResponse(ctx);
     response.setHeader("RateLimit-Policy", limiter.policyHeader(RATE_POLICY));
     response.setHeader("RateLimit", limiter.rateLimitHeader(RATE_POLICY, decision));
     if (!decision.allowed) throw new AppError("rate_limited", `integration ${integration.id} is over its rate limit`, {retryAfterSeconds: decision.resetSeconds});
   }
 
-  private authenticate(ctx: PlatformContext): IntegrationRecord {
-    const request = expressRequest(ctx);
-    const id = String(request.params.id ?? "");
-    const signature = request.get("webhook-signature") ?? request.get("x-service-signature");
-    if (signature !== undefined || request.get("webhook-id") !== undefined) {
-      const integration = this.credentials.authenticateSigned(id, {id: request.get("webhook-id"), timestamp: request.get("webhook-timestamp"), signature}, request.rawBody ?? Buffer.alloc(0));
-      ctx.set("webhook-id", request.get("webhook-id"));
-      return integration;
+  private authenticate(request: IncomingMessage, route: GuardedRoute): IntegrationCaller {
+    const id = String(route.params.id ?? "");
+    const eventId = header(request, "webhook-id");
+    const signature = header(request, "webhook-signature") ?? header(request, "x-service-signature");
+    if (signature !== undefined || eventId !== undefined) {
+      const signed = {id: eventId, timestamp: header(request, "webhook-timestamp"), signature};
+      return {integration: this.integrations.authenticateSigned(id, signed, request.rawBody ?? Buffer.alloc(0)), eventId: eventId ?? null};
     }
-    const token = request.query.token;
-    if (typeof token === "string" && token !== "") return this.credentials.authenticateToken(id, token);
+    const token = route.query.token;
+    if (typeof token === "string" && token !== "") return {integration: this.integrations.authenticateToken(id, token), eventId: null};
     throw new AppError("unauthenticated", "send an X-API-Key, sign the event with the integration's secret, or use the integration's url");
   }
-}
-
-/** The integration a request was authenticated as by signature or token; null when a key was used. */
-export function integrationOf(ctx: PlatformContext): IntegrationRecord | null {
-  return ctx.get<IntegrationRecord | undefined>("integration") ?? null;
-}
-
-/** The webhook-id of an event authenticated by its signature: the same id on every retry of one event. */
-export function signedEventId(ctx: PlatformContext): string | null {
-  return ctx.get<string | undefined>("webhook-id") ?? null;
 }
 
 /** Key, signature or URL token, documented like every other authenticated endpoint. */

@@ -1,6 +1,8 @@
+// Values, not types: Ts.ED reads a parameter's declared class to hand the node:http request and response.
+import {IncomingMessage, ServerResponse} from "node:http";
 import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
-import type {PlatformContext} from "@tsed/platform-http";
+import {Req, Res, type PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
 import {AnyOf, Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {IntegrationsService, type IntegrationInput} from "../../services/integrations/integrations.service.js";
@@ -14,9 +16,10 @@ import {
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
 import {created, JsonBody, noContent} from "../http/respond.js";
-import {AuthorizeIntegrationEvent, integrationOf, signedEventId} from "./integration-auth.middleware.js";
+import {AuthorizeIntegrationEvent, integrationCallerOf} from "./integration-auth.middleware.js";
 import {API_TAGS} from "../http/openapi-tags.js";
-import {expressRequest} from "../typed-tsed.js";
+import {Lane} from "../fast-lane/lane.js";
+import {writeAnswer} from "../http/write-json.js";
 
 @Controller("/api/v1/integrations")
 @Tags(API_TAGS.integrations)
@@ -94,6 +97,7 @@ export class IntegrationsController {
   }
 
   @Post("/:id/events")
+  @Lane()
   @AuthorizeIntegrationEvent()
   @JsonBody()
   @Summary("Send an integration's event")
@@ -111,21 +115,21 @@ export class IntegrationsController {
   async events(
     @PathParams("id") id: string,
     @BodyParams({useValidation: false, useMapper: false}) @AnyOf(GenericEventModel, AlertmanagerWebhookModel) body: unknown,
-    @Context() ctx: PlatformContext,
+    @Req() request: IncomingMessage,
+    @Res() response: ServerResponse,
     @QueryParams("token") @Description("The token of the integration's url, for senders that can neither sign nor set headers") _token?: string
-  ) {
-    const integration = integrationOf(ctx) ?? this.integrations.get(id);
+  ): Promise<void> {
+    const caller = integrationCallerOf(request);
+    const integration = caller?.integration ?? this.integrations.get(id);
     const actions =
       integration.kind === "alertmanager"
         ? actionsFromAlertmanager((await this.validated(body, AlertmanagerWebhookModel)) as AlertmanagerPayload, integration.default_priority)
         : [actionFromGenericEvent((await this.validated(body, GenericEventModel)) as GenericEvent, integration.default_priority)];
-    const eventId = signedEventId(ctx);
+    const eventId = caller?.eventId ?? null;
     // A signed event's webhook-id is its idempotency key, scoped to the integration (retries re-sign with a new timestamp, so only the body is compared).
-    const repeat = eventId === null ? null : {apiKeyId: `integration:${integration.id}`, key: eventId, fingerprint: bodyFingerprint(expressRequest(ctx).rawBody), header: "webhook-id"};
+    const repeat = eventId === null ? null : {apiKeyId: `integration:${integration.id}`, key: eventId, fingerprint: bodyFingerprint(request.rawBody), header: "webhook-id"};
     const {results, replayed} = await this.eventHandler.handle(integration, actions, {type: "integration", id: integration.id}, repeat);
-    if (replayed) ctx.response.setHeader("Idempotent-Replayed", "true");
-    ctx.response.status(202);
-    return {integration_id: integration.id, results};
+    writeAnswer(response, {status: 202, headers: replayed ? {"Idempotent-Replayed": "true"} : {}, body: {integration_id: integration.id, results}});
   }
 
   private async validated(body: unknown, model: typeof GenericEventModel | typeof AlertmanagerWebhookModel): Promise<unknown> {

@@ -1,14 +1,19 @@
+// Values, not types: Ts.ED reads a parameter's declared class to hand the node:http request and response.
+import {IncomingMessage, ServerResponse} from "node:http";
 import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, HeaderParams, PathParams, QueryParams} from "@tsed/platform-params";
-import type {PlatformContext} from "@tsed/platform-http";
+import {Req, Res, type PlatformContext} from "@tsed/platform-http";
 import {Description, Get, Pattern, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
-import {NotificationsService, type SendInput} from "../../services/notifications/notifications.service.js";
+import {NotificationsService} from "../../services/notifications/notifications.service.js";
 import {acceptAlert, IDEMPOTENCY_KEY} from "../http/send-alert.js";
-import {actorOf, apiKeyOf, Authorize} from "../auth/authorize.js";
+import {actorOf, Authorize} from "../auth/authorize.js";
+import {callerOf} from "../auth/api-access.js";
+import {Lane} from "../fast-lane/lane.js";
 import {AcknowledgeModel, NotificationModel, NotificationPageModel, NotificationShortModel, SendNotificationModel} from "../models/notification.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseChoice, parseLimit} from "../http/query.js";
-import {JsonBody, sendJson} from "../http/respond.js";
+import {JsonBody} from "../http/respond.js";
+import {writeAnswer} from "../http/write-json.js";
 import {NOTIFICATION_STATUSES, PRIORITIES} from "../../domain/vocabulary.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 
@@ -18,6 +23,7 @@ export class NotificationsController {
   private readonly notifications = inject(NotificationsService);
 
   @Post("/send")
+  @Lane()
   @Authorize("notifications:send")
   @Summary("Send an alert")
   @Description("Accepts an alert and starts its escalation. `Prefer: return=representation` answers 200 with the long form; otherwise 202 with the short form. Both carry Location.")
@@ -31,16 +37,15 @@ export class NotificationsController {
     // Validated against the model's schema and documented from it, but not mapped into a class
     // instance: the service reads plain fields, and json-mapper cost more than ajv on this route.
     @Required() @BodyParams({useMapper: false}) body: SendNotificationModel,
-    @Context() ctx: PlatformContext,
-    @HeaderParams("prefer") prefer?: string,
+    @Req() request: IncomingMessage,
+    @Res() response: ServerResponse,
+    // Any text: a header is always a string, so there is nothing to validate.
+    @HeaderParams({expression: "prefer", useValidation: false}) prefer?: string,
     // Documented here, checked in acceptAlert: the check's own message says what a valid key is.
     @HeaderParams({expression: "idempotency-key", useValidation: false}) @Pattern(IDEMPOTENCY_KEY) idempotencyKey?: string
   ): Promise<void> {
-    const access = {actor: actorOf(ctx), principal: apiKeyOf(ctx)};
-    const rawBody = ctx.request.raw.rawBody ?? Buffer.alloc(0);
-    const answer = await acceptAlert(this.notifications, {body: body as SendInput, rawBody, prefer, idempotencyKey, access});
-    for (const [name, value] of Object.entries(answer.headers)) ctx.response.raw.setHeader(name, value);
-    sendJson(ctx, answer.status, answer.body);
+    const rawBody = request.rawBody ?? Buffer.alloc(0);
+    writeAnswer(response, await acceptAlert(this.notifications, {body, rawBody, prefer, idempotencyKey, access: callerOf(request)}));
   }
 
   @Get("/")
@@ -74,6 +79,7 @@ export class NotificationsController {
   }
 
   @Post("/:id/ack")
+  @Lane()
   @Authorize("notifications:ack")
   @Summary("Acknowledge: stops the escalation")
   @Description("Idempotent: acknowledging again returns the first acknowledgement unchanged. Allowed from queued, notifying and exhausted.")
@@ -81,8 +87,10 @@ export class NotificationsController {
   @(Returns(200, NotificationModel))
   @(Returns(404, ProblemModel))
   @(Returns(409, ProblemModel).Description("The notification is resolved"))
-  acknowledge(@PathParams("id") id: string, @Context() ctx: PlatformContext, @BodyParams() body?: AcknowledgeModel) {
-    return this.notifications.acknowledge(id, {by: body?.by ?? apiKeyOf(ctx).name, note: body?.note ?? null, via: "api"}, actorOf(ctx));
+  async acknowledge(@PathParams("id") id: string, @Req() request: IncomingMessage, @Res() response: ServerResponse, @BodyParams() body?: AcknowledgeModel): Promise<void> {
+    const {actor, principal} = callerOf(request);
+    const notification = await this.notifications.acknowledge(id, {by: body?.by ?? principal.name, note: body?.note ?? null, via: "api"}, actor);
+    writeAnswer(response, {status: 200, headers: {}, body: notification});
   }
 
   @Post("/:id/resolve")

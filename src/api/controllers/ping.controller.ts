@@ -1,8 +1,10 @@
+// Values, not types: Ts.ED reads a parameter's declared class to hand the node:http request and response.
+import {IncomingMessage, ServerResponse} from "node:http";
 import {Controller, inject} from "@tsed/di";
-import {Context, PathParams} from "@tsed/platform-params";
-import type {PlatformContext} from "@tsed/platform-http";
+import {PathParams} from "@tsed/platform-params";
+import {Req, Res} from "@tsed/platform-http";
 import {Description, Get, Head, Post, Returns, Summary, Tags} from "@tsed/schema";
-import {combineMethodDecorators, expressRequest, expressResponse} from "../typed-tsed.js";
+import {combineMethodDecorators} from "../typed-tsed.js";
 import {HeartbeatsService, type PingKind} from "../../services/heartbeats/heartbeats.service.js";
 import {AppError} from "../../services/shared/errors.js";
 import {PingAnswerModel} from "../models/heartbeat.model.js";
@@ -10,6 +12,8 @@ import {ProblemModel} from "../models/problem.model.js";
 import {Runtime} from "../runtime.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 import {Public} from "../auth/public.js";
+import {Lane} from "../fast-lane/lane.js";
+import {writeAnswer} from "../http/write-json.js";
 
 /** GET, HEAD and POST on one path: devices use whichever their HTTP client makes easiest. */
 function PingRoute(path: string, summary: string) {
@@ -17,6 +21,7 @@ function PingRoute(path: string, summary: string) {
     Get(path),
     Head(path),
     Post(path),
+    Lane(),
     Summary(summary),
     Description("No API key: the unguessable token in the path is the credential. A POST may carry no body or a JSON body (which is ignored)."),
     Returns(200, PingAnswerModel),
@@ -34,28 +39,28 @@ export class PingController {
   private readonly runtime = inject(Runtime);
 
   @PingRoute("/:token", "Ping: the job ran, the device lives")
-  ping(@PathParams("token") token: string, @Context() ctx: PlatformContext) {
-    return this.signal(token, "ping", ctx);
+  ping(@PathParams("token") token: string, @Req() request: IncomingMessage, @Res() response: ServerResponse) {
+    return this.signal(token, "ping", request, response);
   }
 
   @PingRoute("/:token/start", "A run started: it must finish (ping or fail) within the grace time")
-  start(@PathParams("token") token: string, @Context() ctx: PlatformContext) {
-    return this.signal(token, "start", ctx);
+  start(@PathParams("token") token: string, @Req() request: IncomingMessage, @Res() response: ServerResponse) {
+    return this.signal(token, "start", request, response);
   }
 
   @PingRoute("/:token/fail", "The job failed: the heartbeat goes down and pages at once")
-  fail(@PathParams("token") token: string, @Context() ctx: PlatformContext) {
-    return this.signal(token, "fail", ctx);
+  fail(@PathParams("token") token: string, @Req() request: IncomingMessage, @Res() response: ServerResponse) {
+    return this.signal(token, "fail", request, response);
   }
 
   // Guessing tokens counts against the address exactly like guessing API keys.
-  private async signal(token: string, kind: PingKind, ctx: PlatformContext) {
-    const address = this.runtime.admitAddress(expressRequest(ctx), expressResponse(ctx));
+  private async signal(token: string, kind: PingKind, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const address = this.runtime.admitAddress(request, response);
     const answer = await this.heartbeats.pingByToken(token, kind);
     if (!answer) {
-      this.runtime.authenticationFailed(address, expressResponse(ctx));
+      this.runtime.authenticationFailed(address, response);
       throw new AppError("not_found", "no heartbeat has this ping URL");
     }
-    return answer;
+    writeAnswer(response, {status: 200, headers: {}, body: answer});
   }
 }

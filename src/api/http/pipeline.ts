@@ -1,12 +1,15 @@
+import type {IncomingMessage, ServerResponse} from "node:http";
 import express, {type NextFunction, type Request, type Response} from "express";
 import {AppError} from "../../services/shared/errors.js";
 import type {Logger} from "../../lib/logger.js";
+import {callerKeyId} from "../auth/api-access.js";
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const JSON_TYPES = ["application/json", "application/merge-patch+json", "application/problem+json"];
 
-declare module "express-serve-static-core" {
-  interface Request {
+declare module "node:http" {
+  interface IncomingMessage {
+    /** The JSON body's bytes as received (idempotency fingerprints, signatures), set by `jsonBody`. */
     rawBody?: Buffer;
   }
 }
@@ -56,15 +59,14 @@ export function requestLog(record: RequestRecorder) {
     // Naming the framework only helps an attacker pick exploits.
     response.removeHeader("X-Powered-By");
     response.on("finish", () => {
-      const keyId = (request as unknown as {$ctx?: {get(key: string): {id?: string} | undefined}}).$ctx?.get("apiKey")?.id;
       // The same id the client sees in X-Request-Id (set by Ts.ED), so a log line can be matched to an answer.
-      record({method: request.method, path: request.path, route: routeTemplate(request), status: response.statusCode, ms: msSince(started), keyId, requestId: response.getHeader("x-request-id")});
+      record({method: request.method, path: request.path, route: routeTemplate(request), status: response.statusCode, ms: msSince(started), keyId: callerKeyId(request), requestId: response.getHeader("x-request-id")});
     });
     next();
   };
 }
 
-function hasBody(request: Request): boolean {
+function hasBody(request: IncomingMessage): boolean {
   const length = request.headers["content-length"];
   return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
 }
@@ -72,22 +74,41 @@ function hasBody(request: Request): boolean {
 // Keyless ping URLs take whatever a device's tool sends (curl -d, a PLC's form post) and ignore it, as healthchecks.io does.
 const ANY_BODY_PATHS = /^\/ping\//;
 
+type BodyStep = (request: IncomingMessage, response: ServerResponse, next: (error?: Error) => void) => void;
+
 /** A body must be JSON; checked before parsing so the client hears 415, not a confusing 400. */
-export function requireJsonBody(request: Request, _response: Response, next: NextFunction) {
-  if (!["POST", "PUT", "PATCH"].includes(request.method) || !hasBody(request) || ANY_BODY_PATHS.test(request.path)) return next();
+export const requireJsonBody: BodyStep = (request, _response, next) => {
+  const method = request.method ?? "GET";
+  if (!["POST", "PUT", "PATCH"].includes(method) || !hasBody(request) || ANY_BODY_PATHS.test(request.url ?? "")) return next();
   const type = (request.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   if (!JSON_TYPES.includes(type)) {
-    return next(new AppError("unsupported_media_type", `the body must be application/json${request.method === "PATCH" ? " or application/merge-patch+json" : ""}, not ${type || "untyped"}`));
+    return next(new AppError("unsupported_media_type", `the body must be application/json${method === "PATCH" ? " or application/merge-patch+json" : ""}, not ${type || "untyped"}`));
   }
   next();
-}
+};
 
 /** JSON bodies up to 64 KiB, keeping the raw bytes for idempotency fingerprints and signatures. */
-export const jsonBody = express.json({
+const jsonBody: BodyStep = express.json({
   limit: BODY_LIMIT_BYTES,
   type: JSON_TYPES,
   strict: false,
   verify: (request, _response, buffer) => {
-    (request as Request).rawBody = buffer;
+    request.rawBody = buffer;
   }
 });
+
+/**
+ * How every request's body is read, whichever way it comes in: Express runs these steps as its
+ * application middlewares, the lane runs them with `readBody`. body-parser (express.json) does the
+ * reading, the limit, the charset, BOM stripping and the parse, and names its failures
+ * (`entity.parse.failed`, `entity.too.large`), which the problem catalogue words.
+ */
+export const BODY_PIPELINE: BodyStep[] = [requireJsonBody, jsonBody];
+
+/** Runs the body pipeline on a bare node:http request: resolves once `request.body` is set, rejects with the step's error. */
+export function readBody(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  return BODY_PIPELINE.reduce<Promise<void>>(
+    (previous, step) => previous.then(() => new Promise<void>((resolve, reject) => step(request, response, (error) => (error === undefined ? resolve() : reject(error))))),
+    Promise.resolve()
+  );
+}

@@ -10,9 +10,12 @@ interface CompiledRoute {
   parameters: number;
 }
 
-// Express 5's router defaults: case-insensitive, and a trailing slash still matches.
-function compile(path: string): RegExp {
-  const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:\w+/g, "[^/]+");
+/**
+ * An Express path template (`/ping/:token/start`) as a pattern whose groups are its parameters,
+ * with Express 5's router defaults: case-insensitive, and a trailing slash still matches.
+ */
+export function templatePattern(path: string): RegExp {
+  const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:\w+/g, "([^/]+)");
   return new RegExp(`^${escaped}/?$`, "i");
 }
 
@@ -24,7 +27,7 @@ export class RouteMethods {
   private readonly routes: CompiledRoute[];
 
   constructor(routes: RouteTemplate[]) {
-    this.routes = routes.map((route) => ({pattern: compile(route.path), method: route.method.toUpperCase(), parameters: route.path.match(/:\w+/g)?.length ?? 0}));
+    this.routes = routes.map((route) => ({pattern: templatePattern(route.path), method: route.method.toUpperCase(), parameters: route.path.match(/:\w+/g)?.length ?? 0}));
   }
 
   /**

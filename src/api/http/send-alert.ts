@@ -4,6 +4,7 @@ import {sendAnswer, type AnswerForm} from "../../services/notifications/send-out
 import {AppError} from "../../services/shared/errors.js";
 import {bodyFingerprint} from "../../services/notifications/idempotency.service.js";
 import type {Access} from "../auth/api-access.js";
+import type {JsonAnswer} from "./write-json.js";
 
 /** The Idempotency-Key header's form: documented on the route, checked here with a clear message. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -18,12 +19,6 @@ export interface SendRequest {
   access: Access;
 }
 
-export interface JsonAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
 function wantsRepresentation(prefer: string | undefined): boolean {
   return (prefer ?? "").split(",").some((preference) => preference.trim().toLowerCase().replace(/\s+/g, "") === "return=representation");
 }
@@ -32,8 +27,7 @@ function wantsRepresentation(prefer: string | undefined): boolean {
  * POST /api/v1/notifications/send after authentication and validation: 202 with the short form,
  * or 200 with the long form under `Prefer: return=representation`, a Location either way, and
  * the stored answer replayed for a repeated Idempotency-Key. The status is picked here, from what
- * the send did, by `sendAnswer` (the function the idempotency record is stored with). Shared by
- * the Ts.ED route and the direct route (`direct-send.ts`), so both answer the same.
+ * the send did, by `sendAnswer` (the function the idempotency record is stored with).
  */
 export async function acceptAlert(notifications: NotificationsService, request: SendRequest): Promise<JsonAnswer> {
   const {idempotencyKey} = request;
