@@ -129,7 +129,9 @@ const pingCases: Case[] = [
   ["a ping URL, HEAD", 200, (fx) => ({method: "HEAD", path: `/ping/${fx.pingToken}`, headers: {}})],
   ["a ping URL, POST with a text body", 200, (fx) => ({method: "POST", path: `/ping/${fx.pingToken}/start`, body: "rsync done", headers: {"Content-Type": "text/plain"}})],
   ["a ping URL's fail", 200, (fx) => ({method: "POST", path: `/ping/${fx.pingToken}/fail`, body: "{}", headers: json})],
-  ["an unknown ping token", 404, () => ({method: "GET", path: "/ping/no-such-token", headers: {}})]
+  ["an unknown ping token", 404, () => ({method: "GET", path: "/ping/no-such-token", headers: {}})],
+  // The lane leaves a path it cannot decode to Express, which words the refusal.
+  ["a ping token that is not valid percent-encoding", 400, () => ({method: "GET", path: "/ping/%E0%A4%A", headers: {}})]
 ];
 
 const eventCases: Case[] = [
