@@ -87,7 +87,10 @@ check_node() {
   version=$("$NODE_BIN" --version 2>/dev/null || true)
   major=${version#v}
   major=${major%%.*}
-  [[ "$major" =~ ^[0-9]+$ ]] && [ "$major" -ge "$NODE_MAJOR_MIN" ] || die "Node.js ${version:-(unknown version)} at $NODE_BIN is too old; Klaxon needs $NODE_MAJOR_MIN or newer. Fix: $fix"
+  [[ "$major" =~ ^[0-9]+$ ]] && [ "$major" -ge "$NODE_MAJOR_MIN" ] || die "Node.js ${version:-(unknown version)} at $NODE_BIN is too old; Klaxon needs $NODE_MAJOR_MIN.14 or newer. Fix: $fix"
+  # The journal's SQLite binding is built for Node-API 10, which Node 22 has only from 22.14 on.
+  [ "$("$NODE_BIN" -p 'Number(process.versions.napi) >= 10' 2>/dev/null)" = true ] ||
+    die "Node.js $version at $NODE_BIN lacks Node-API 10; Klaxon needs 22.14 or newer. Fix: $fix"
 }
 
 install_packages() {

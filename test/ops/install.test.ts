@@ -73,7 +73,7 @@ describe.skipIf(SUPPORTED_NODE)("install.sh on this machine's unsupported Node",
     const refused = install(["--root", tempDir("klaxon-root-"), "--offline", join(tempDir(), "never-read.tar.gz")]);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain(`Node.js ${process.version}`);
-    expect(refused.stderr).toContain("needs 22 or newer");
+    expect(refused.stderr).toContain("needs 22.14 or newer");
   });
 });
 
@@ -200,7 +200,7 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     expect(plan(root)).toContain("userdel klaxon");
   });
 
-  it("refuses Node older than 22 with the fix, and a release built for another architecture", () => {
+  it("refuses Node older than 22.14 with the fix, and a release built for another architecture", () => {
     const bin = tempDir("klaxon-node-");
     const oldNode = join(bin, "node");
     writeFileSync(oldNode, "#!/bin/sh\necho v20.20.2\n");
@@ -208,8 +208,17 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     const tooOld = install(["--root", tempDir("klaxon-root-"), "--offline", tarball], {KLAXON_NODE: oldNode});
     expect(tooOld.status).toBe(1);
     expect(tooOld.stderr).toContain("Node.js v20.20.2");
-    expect(tooOld.stderr).toContain("needs 22 or newer");
+    expect(tooOld.stderr).toContain("needs 22.14 or newer");
     expect(tooOld.stderr).toContain("deb.nodesource.com/setup_24.x");
+
+    // Node 22 before 22.14 has no Node-API 10, which the journal's SQLite binding needs.
+    const early22 = join(tempDir("klaxon-node-"), "node");
+    writeFileSync(early22, '#!/bin/sh\ncase "$1" in --version) echo v22.13.1 ;; -p) echo false ;; esac\n');
+    chmodSync(early22, 0o755);
+    const noNapi10 = install(["--root", tempDir("klaxon-root-"), "--offline", tarball], {KLAXON_NODE: early22});
+    expect(noNapi10.status).toBe(1);
+    expect(noNapi10.stderr).toContain("Node.js v22.13.1");
+    expect(noNapi10.stderr).toContain("lacks Node-API 10; Klaxon needs 22.14 or newer");
 
     const unpacked = tempDir("klaxon-unpacked-");
     expect(spawnSync("tar", ["-xzf", tarball, "-C", unpacked]).status).toBe(0);
