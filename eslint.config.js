@@ -6,7 +6,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  {ignores: ["dist/", "release/", "coverage/", ".node24/", ".venv/", ".ci-out/", "data/", "sdk/"]},
+  {ignores: ["dist/", "release/", "coverage/", ".nodes/", ".venv/", ".ci-out/", "data/", "sdk/"]},
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -171,7 +171,7 @@ export class Journal {
         // changes: the batch runs again, each write in its own savepoint.
         this.db.exec("ROLLBACK");
         this.begin();
-        outcomes = this.runBatch(batch, true) as Outcome[];
+        outcomes = this.runBatch(batch, true);
         this.stats.replays++;
       }
       this.db.exec("COMMIT");
