@@ -10,10 +10,15 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: {parserOptions: {projectService: true, tsconfigRootDir: import.meta.dirname}},
+    languageOptions: {
+      parserOptions: {projectService: {allowDefaultProject: ["vitest.config.ts"]}, tsconfigRootDir: import.meta.dirname}
+    },
     rules: {
       // `_name` marks a parameter a signature needs but the body does not use.
-      "@typescript-eslint/no-unused-vars": ["error", {argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none"}],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        {argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none"}
+      ],
       // The AT layer and SMS texts match control characters (Ctrl-Z, ESC) on purpose.
       "no-control-regex": "off"
     }

@@ -8,7 +8,10 @@ export type Db = Database.Database;
 
 /** Prepares a table of named SQL statements once, so each query is written in one place. */
 export function prepareAll<K extends string>(db: Db, sql: Record<K, string>): Record<K, Database.Statement> {
-  return Object.fromEntries(Object.entries(sql).map(([name, text]) => [name, db.prepare(text as string)])) as Record<K, Database.Statement>;
+  return Object.fromEntries(Object.entries(sql).map(([name, text]) => [name, db.prepare(text as string)])) as Record<
+    K,
+    Database.Statement
+  >;
 }
 
 /** Thrown when the journal cannot commit (disk full, I/O error, read-only medium): the API answers 503. */
@@ -42,7 +45,14 @@ interface PendingWrite {
   reject: (error: unknown) => void;
 }
 
-const STORAGE_ERROR_CODES = new Set(["SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_CORRUPT", "SQLITE_NOTADB"]);
+const STORAGE_ERROR_CODES = new Set([
+  "SQLITE_FULL",
+  "SQLITE_IOERR",
+  "SQLITE_READONLY",
+  "SQLITE_CANTOPEN",
+  "SQLITE_CORRUPT",
+  "SQLITE_NOTADB"
+]);
 
 function isStorageError(error: unknown): boolean {
   const code = (error as {code?: string})?.code ?? "";
@@ -86,7 +96,8 @@ export class Journal {
   constructor(private readonly options: JournalOptions) {
     // better-sqlite3 13 is a Node-API 10 addon: on an older Node (before 22.14) it crashes inside
     // `new Database` with a bare segmentation fault, so say what is wrong, before touching any file.
-    if (Number(process.versions.napi) < 10) throw new Error(`Klaxon needs Node.js 22.14 or newer (Node 22 or 24); this is ${process.version}`);
+    if (Number(process.versions.napi) < 10)
+      throw new Error(`Klaxon needs Node.js 22.14 or newer (Node 22 or 24); this is ${process.version}`);
     this.walGuard = WalGuard.beforeOpen(options.path, {logger: options.logger, acceptWalLoss: options.acceptWalLoss});
     this.db = new Database(options.path);
     this.db.pragma("journal_mode = WAL");
@@ -110,13 +121,17 @@ export class Journal {
   private migrate(): void {
     const current = this.schemaVersion;
     if (current > MIGRATIONS.length) {
-      throw new NewerJournalError(`journal ${this.options.path} has schema version ${current}, newer than this Klaxon knows (${MIGRATIONS.length}); run the newer version or restore a backup`);
+      throw new NewerJournalError(
+        `journal ${this.options.path} has schema version ${current}, newer than this Klaxon knows (${MIGRATIONS.length}); run the newer version or restore a backup`
+      );
     }
     for (let version = current; version < MIGRATIONS.length; version++) {
-      this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[version]);
-        this.db.pragma(`user_version = ${version + 1}`);
-      }).immediate();
+      this.db
+        .transaction(() => {
+          this.db.exec(MIGRATIONS[version]);
+          this.db.pragma(`user_version = ${version + 1}`);
+        })
+        .immediate();
       this.options.logger.info("journal migrated", {schema_version: version + 1});
     }
   }
@@ -162,11 +177,12 @@ export class Journal {
       setImmediate(() => this.flush());
     }
     if (batch.length === 0) return;
-    let outcomes: Outcome[] | null;
+    let outcomes: Outcome[];
     try {
       this.begin();
-      outcomes = this.runBatch(batch, false);
-      if (outcomes === null || this.replayEveryBatch) {
+      const unisolated = this.runBatch(batch, false);
+      outcomes = unisolated ?? [];
+      if (unisolated === null || this.replayEveryBatch) {
         // A write failed after changing rows, and only a savepoint can take back one write's
         // changes: the batch runs again, each write in its own savepoint.
         this.db.exec("ROLLBACK");
@@ -225,6 +241,8 @@ export class Journal {
    * every page the write touches to SQLite's statement journal: about a third of the CPU of an
    * alert's commit.
    */
+  private runBatch(batch: PendingWrite[], isolated: true): Outcome[];
+  private runBatch(batch: PendingWrite[], isolated: false): Outcome[] | null;
   private runBatch(batch: PendingWrite[], isolated: boolean): Outcome[] | null {
     const outcomes: Outcome[] = [];
     for (const item of batch) {
