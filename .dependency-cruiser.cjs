@@ -20,7 +20,11 @@ const outside = (...folders) => `^src/(?!(${folders.join("|")})/)`;
 const PURE_LIB = ["src/lib/redact\\.ts$", "src/lib/retry-policy\\.ts$", "src/lib/html\\.ts$"];
 
 // A driver that must remember something durably does it through a journal repository of its own.
-const CHANNEL_STATE = ["src/store/journal/journal\\.ts$", "src/store/journal/telegram-[a-z-]+\\.repository\\.ts$", "src/store/journal/sms-reply-codes\\.repository\\.ts$"];
+const CHANNEL_STATE = [
+  "src/store/journal/journal\\.ts$",
+  "src/store/journal/telegram-[a-z-]+\\.repository\\.ts$",
+  "src/store/journal/sms-reply-codes\\.repository\\.ts$"
+];
 
 module.exports = {
   forbidden: [
@@ -140,21 +144,24 @@ module.exports = {
     {
       name: "dashboard-at-the-edge",
       severity: "error",
-      comment: "dashboard/ (sessions, live feed, static app) uses services; api/ serves it, so it never imports api/ or ops/.",
+      comment:
+        "dashboard/ (sessions, live feed, static app) uses services; api/ serves it, so it never imports api/ or ops/.",
       from: {path: "^src/dashboard/"},
       to: {path: outside("dashboard", "services", "store", "domain", "settings", "lib")}
     },
     {
       name: "api-at-the-edge",
       severity: "error",
-      comment: "api/ calls services, the dashboard's services and ops/ (metrics, backups); never a driver or the modem.",
+      comment:
+        "api/ calls services, the dashboard's services and ops/ (metrics, backups); never a driver or the modem.",
       from: {path: "^src/api/"},
       to: {path: outside("api", "dashboard", "ops", "services", "store", "domain", "settings", "lib")}
     },
     {
       name: "edge-sees-store-types-only",
       severity: "error",
-      comment: "The edge reaches data through services; from store/ it takes record types (and the journal's storage error, which the error catalogue maps).",
+      comment:
+        "The edge reaches data through services; from store/ it takes record types (and the journal's storage error, which the error catalogue maps).",
       from: {path: "^src/(api|dashboard)/"},
       to: {path: "^src/store/", pathNot: "^src/store/journal/journal\\.ts$", dependencyTypesNot: ["type-only"]}
     },

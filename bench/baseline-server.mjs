@@ -126,18 +126,30 @@ const checkpointer = new Worker(
    db.pragma("busy_timeout = 1000");
    const timer = setInterval(() => { try { db.pragma("wal_checkpoint(PASSIVE)"); } catch {} }, workerData.intervalMs);
    parentPort.on("message", () => { clearInterval(timer); db.close(); parentPort.postMessage("stopped"); });`,
-  {eval: true, workerData: {path: dbPath, intervalMs: CHECKPOINT_INTERVAL_MS, betterSqlite3: createRequire(import.meta.url).resolve("better-sqlite3")}}
+  {
+    eval: true,
+    workerData: {
+      path: dbPath,
+      intervalMs: CHECKPOINT_INTERVAL_MS,
+      betterSqlite3: createRequire(import.meta.url).resolve("better-sqlite3")
+    }
+  }
 );
 checkpointer.unref();
 
-const insertNotification = db.prepare(`INSERT INTO notifications (id, status, target_uuid, target_kind, message, priority, source, dedup_key, link, service,
+const insertNotification =
+  db.prepare(`INSERT INTO notifications (id, status, target_uuid, target_kind, message, priority, source, dedup_key, link, service,
   environment, occurrences, channels_planned, escalation_chain_id, created_at, updated_at, acknowledged_at, acknowledged_by, acknowledged_via, ack_note,
   resolved_at, api_key_id) VALUES (?, 'queued', ?, 'recipient', ?, ?, ?, NULL, NULL, NULL, NULL, 1, ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL, ?)`);
-const insertEscalation = db.prepare(`INSERT INTO escalations (id, notification_id, policy, step, steps_total, next_step_at, generation, state)
+const insertEscalation =
+  db.prepare(`INSERT INTO escalations (id, notification_id, policy, step, steps_total, next_step_at, generation, state)
   VALUES (?, ?, ?, 0, ?, ?, 0, 'running')`);
-const insertAudit = db.prepare(`INSERT INTO audit (at, actor_type, actor_id, action, subject_type, subject_id, source, detail)
+const insertAudit =
+  db.prepare(`INSERT INTO audit (at, actor_type, actor_id, action, subject_type, subject_id, source, detail)
   VALUES (?, 'api_key', ?, 'notification.accepted', 'notification', ?, ?, ?)`);
-const insertEvent = db.prepare(`INSERT INTO events (id, type, notification_id, created_at, body) VALUES (?, 'escalation.started', ?, ?, ?)`);
+const insertEvent = db.prepare(
+  `INSERT INTO events (id, type, notification_id, created_at, body) VALUES (?, 'escalation.started', ?, ?, ?)`
+);
 
 // Time-sortable ids shaped like Klaxon's (prefix + 26 Crockford base32 characters).
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -174,20 +186,71 @@ function writeAlert(input, nowMs) {
     target: {uuid: input.recipient_uuid, kind: "recipient", name: "Bench"},
     priority: input.priority,
     strategy: "sequential",
-    members: [{recipient_uuid: input.recipient_uuid, name: "Bench", channels: CHANNELS, contacts: {email: "bench@example.com"}, ack_timeout_seconds: 120, repeat: 1, quiet_hours: null}]
+    members: [
+      {
+        recipient_uuid: input.recipient_uuid,
+        name: "Bench",
+        channels: CHANNELS,
+        contacts: {email: "bench@example.com"},
+        ack_timeout_seconds: 120,
+        repeat: 1,
+        quiet_hours: null
+      }
+    ]
   };
   const stepsTotal = CHANNELS.length * 2;
-  insertNotification.run(id, input.recipient_uuid, message, input.priority, source, JSON.stringify(CHANNELS), chainId, now, now, API_KEY_ID);
+  insertNotification.run(
+    id,
+    input.recipient_uuid,
+    message,
+    input.priority,
+    source,
+    JSON.stringify(CHANNELS),
+    chainId,
+    now,
+    now,
+    API_KEY_ID
+  );
   insertEscalation.run(chainId, id, JSON.stringify(policy), stepsTotal, now);
-  insertAudit.run(now, API_KEY_ID, id, source, JSON.stringify({target: input.recipient_uuid, priority: input.priority, dedup_key: null}));
+  insertAudit.run(
+    now,
+    API_KEY_ID,
+    id,
+    source,
+    JSON.stringify({target: input.recipient_uuid, priority: input.priority, dedup_key: null})
+  );
   const self = `/api/v1/notifications/${id}`;
   const view = {
-    id, status: "queued", recipient_uuid: input.recipient_uuid, message, priority: input.priority, channels_planned: CHANNELS,
-    escalation_chain_id: chainId, created_at: now, links: {self, ack: `${self}/ack`}, source, dedup_key: null, link: null, service: null,
-    environment: null, occurrences: 1, updated_at: now, acknowledged_at: null, acknowledged_by: null, acknowledged_via: null,
-    acknowledged_note: null, resolved_at: null, escalation: {step: 0, steps_total: stepsTotal, next_step_at: now}, attempts: []
+    id,
+    status: "queued",
+    recipient_uuid: input.recipient_uuid,
+    message,
+    priority: input.priority,
+    channels_planned: CHANNELS,
+    escalation_chain_id: chainId,
+    created_at: now,
+    links: {self, ack: `${self}/ack`},
+    source,
+    dedup_key: null,
+    link: null,
+    service: null,
+    environment: null,
+    occurrences: 1,
+    updated_at: now,
+    acknowledged_at: null,
+    acknowledged_by: null,
+    acknowledged_via: null,
+    acknowledged_note: null,
+    resolved_at: null,
+    escalation: {step: 0, steps_total: stepsTotal, next_step_at: now},
+    attempts: []
   };
-  insertEvent.run(eventId, id, now, JSON.stringify({id: eventId, type: "escalation.started", created_at: now, data: {notification: view}}));
+  insertEvent.run(
+    eventId,
+    id,
+    now,
+    JSON.stringify({id: eventId, type: "escalation.started", created_at: now, data: {notification: view}})
+  );
   return {status: "queued", notification_uuid: id, channels_planned: CHANNELS, escalation_chain_id: chainId};
 }
 
@@ -226,7 +289,11 @@ function enqueue(input, done) {
 
 function answer(response, status, body, headers = {}) {
   const text = JSON.stringify(body);
-  response.writeHead(status, {"Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text), ...headers});
+  response.writeHead(status, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(text),
+    ...headers
+  });
   response.end(text);
 }
 
@@ -236,8 +303,10 @@ function problem(response, status, detail) {
 
 function validate(body) {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return "the body must be a JSON object";
-  if (typeof body.recipient_uuid !== "string" || !UUID.test(body.recipient_uuid)) return "recipient_uuid must be a UUID";
-  if (typeof body.message !== "string" || body.message.trim() === "" || body.message.length > 4000) return "message must be 1 to 4000 characters";
+  if (typeof body.recipient_uuid !== "string" || !UUID.test(body.recipient_uuid))
+    return "recipient_uuid must be a UUID";
+  if (typeof body.message !== "string" || body.message.trim() === "" || body.message.length > 4000)
+    return "message must be 1 to 4000 characters";
   if (!PRIORITIES.has(body.priority)) return "priority must be one of low, normal, high, critical";
   return null;
 }

@@ -96,7 +96,19 @@ const serialTag = `#${SERIAL_MARK} `;
 /** One alert per POST to /api/v2/alerts, padded to the same size as Klaxon's body. */
 function alertmanagerBody() {
   return padBody(
-    (message) => JSON.stringify([{labels: {alertname: "DiskFull", instance: "db-primary-01", serial: serialTag.trim(), priority: "high", source: "bench"}, annotations: {summary: message}}]),
+    (message) =>
+      JSON.stringify([
+        {
+          labels: {
+            alertname: "DiskFull",
+            instance: "db-primary-01",
+            serial: serialTag.trim(),
+            priority: "high",
+            source: "bench"
+          },
+          annotations: {summary: message}
+        }
+      ]),
     ALERT_TEXT
   );
 }
@@ -112,7 +124,9 @@ async function alertsReceived(port) {
 
 /** Start, prepare, probe, warm up, measure, stop; then check what the target kept. */
 async function measure(name, recipientUuidRef) {
-  const subject = {alertmanager, "klaxon-other": OTHER_GATEWAY && klaxonSubject(OTHER_GATEWAY, "klaxon-other")}[name] ?? SUBJECTS[name];
+  const subject =
+    {alertmanager, "klaxon-other": OTHER_GATEWAY && klaxonSubject(OTHER_GATEWAY, "klaxon-other")}[name] ??
+    SUBJECTS[name];
   const isKlaxon = name === "klaxon" || name === "klaxon-other";
   const {record, port, dataDir} = await startSubject(subject);
   try {
@@ -140,9 +154,20 @@ async function measure(name, recipientUuidRef) {
     const cpuMsPerAlert = perAlertMs(measured.cpu.server);
     const generatorCpuMsPerAlert = perAlertMs(measured.cpu.generators);
     const peakRssMb = readProcStatus(record.child.pid).hwmKb / 1024;
-    const kept = name === "alertmanager" ? `${fmt.int(await alertsReceived(port))} alerts received (its counter), in memory` : null;
+    const kept =
+      name === "alertmanager"
+        ? `${fmt.int(await alertsReceived(port))} alerts received (its counter), in memory`
+        : null;
     await stopCleanly(record);
-    return {name, measured, cpuMsPerAlert, generatorCpuMsPerAlert, peakRssMb, bodyBytes: Buffer.byteLength(withSerial(body, 0)), kept: kept ?? journalCheck(subject, dataDir, ackedIds)};
+    return {
+      name,
+      measured,
+      cpuMsPerAlert,
+      generatorCpuMsPerAlert,
+      peakRssMb,
+      bodyBytes: Buffer.byteLength(withSerial(body, 0)),
+      kept: kept ?? journalCheck(subject, dataDir, ackedIds)
+    };
   } catch (error) {
     await stopChild(record, 5000);
     throw error;
@@ -167,7 +192,20 @@ async function round(index) {
   console.log(`\nRound ${index} (measured ${LOAD.seconds} s each; only 2xx answers count as alerts)\n`);
   console.log(
     table([
-      ["target", "alerts/s", "p50", "p99", "max", "non-2xx / errors / timeouts", "CPU per alert: server / generators", "generators (cores each)", "machine busy", "peak RSS", "body", "what it kept"],
+      [
+        "target",
+        "alerts/s",
+        "p50",
+        "p99",
+        "max",
+        "non-2xx / errors / timeouts",
+        "CPU per alert: server / generators",
+        "generators (cores each)",
+        "machine busy",
+        "peak RSS",
+        "body",
+        "what it kept"
+      ],
       ...runs.map((run) => [
         run.name,
         fmt.int(run.measured.alertsPerSecond),
@@ -185,15 +223,29 @@ async function round(index) {
     ])
   );
   const ratio = klaxon.measured.alertsPerSecond / am.measured.alertsPerSecond;
-  console.log(`\nklaxon / alertmanager: rate ${ratio.toFixed(2)}, p99 ${(klaxon.measured.latency.p99 / am.measured.latency.p99).toFixed(1)}x`);
-  console.log(`klaxon / baseline:     rate ${(klaxon.measured.alertsPerSecond / baseline.measured.alertsPerSecond).toFixed(2)}, p99 ${(klaxon.measured.latency.p99 / baseline.measured.latency.p99).toFixed(1)}x`);
-  console.log(`klaxon CPU per alert: ${(klaxon.cpuMsPerAlert / am.cpuMsPerAlert).toFixed(1)}x alertmanager's, ${(klaxon.cpuMsPerAlert / baseline.cpuMsPerAlert).toFixed(1)}x the baseline's`);
-  if (OTHER_GATEWAY) console.log(`klaxon-other / alertmanager: rate ${(runs[1].measured.alertsPerSecond / am.measured.alertsPerSecond).toFixed(2)}, CPU per alert ${(runs[1].cpuMsPerAlert / am.cpuMsPerAlert).toFixed(1)}x`);
-  console.log(`baseline / alertmanager: rate ${(baseline.measured.alertsPerSecond / am.measured.alertsPerSecond).toFixed(2)}`);
+  console.log(
+    `\nklaxon / alertmanager: rate ${ratio.toFixed(2)}, p99 ${(klaxon.measured.latency.p99 / am.measured.latency.p99).toFixed(1)}x`
+  );
+  console.log(
+    `klaxon / baseline:     rate ${(klaxon.measured.alertsPerSecond / baseline.measured.alertsPerSecond).toFixed(2)}, p99 ${(klaxon.measured.latency.p99 / baseline.measured.latency.p99).toFixed(1)}x`
+  );
+  console.log(
+    `klaxon CPU per alert: ${(klaxon.cpuMsPerAlert / am.cpuMsPerAlert).toFixed(1)}x alertmanager's, ${(klaxon.cpuMsPerAlert / baseline.cpuMsPerAlert).toFixed(1)}x the baseline's`
+  );
+  if (OTHER_GATEWAY)
+    console.log(
+      `klaxon-other / alertmanager: rate ${(runs[1].measured.alertsPerSecond / am.measured.alertsPerSecond).toFixed(2)}, CPU per alert ${(runs[1].cpuMsPerAlert / am.cpuMsPerAlert).toFixed(1)}x`
+    );
+  console.log(
+    `baseline / alertmanager: rate ${(baseline.measured.alertsPerSecond / am.measured.alertsPerSecond).toFixed(2)}`
+  );
   const durable = klaxon.kept.endsWith("-> durable");
   const p99 = klaxon.measured.latency.p99;
   const bound = runs.filter((run) => run.measured.cpu.generatorBound).map((run) => run.name);
-  if (bound.length) console.log(`GENERATOR-BOUND: ${bound.join(", ")}: a generator used nearly a whole core, so that rate is the client's ceiling and this round's ratio is not a finding`);
+  if (bound.length)
+    console.log(
+      `GENERATOR-BOUND: ${bound.join(", ")}: a generator used nearly a whole core, so that rate is the client's ceiling and this round's ratio is not a finding`
+    );
   console.log(
     `target: klaxon >= ${TARGET_RATIO}x alertmanager's rate, p99 <= ${TARGET_P99_MS} ms, committing durably: ${ratio.toFixed(2)}x, p99 ${fmt.ms(p99)}, ${durable ? "durable" : "NOT durable"} -> ` +
       `${bound.length ? "NO VERDICT (generator-bound)" : verdict(ratio >= TARGET_RATIO && p99 <= TARGET_P99_MS && durable)}\n`
@@ -202,7 +254,8 @@ async function round(index) {
 
 async function main() {
   assertGatewayBuilt();
-  if (!existsSync(ALERTMANAGER)) throw new Error(`${ALERTMANAGER} is missing: apt-get install prometheus-alertmanager (or set BENCH_ALERTMANAGER)`);
+  if (!existsSync(ALERTMANAGER))
+    throw new Error(`${ALERTMANAGER} is missing: apt-get install prometheus-alertmanager (or set BENCH_ALERTMANAGER)`);
   console.log(`bench:compare  ${new Date().toISOString()}`);
   console.log(describeMachine());
   console.log(describeChannel());
@@ -210,12 +263,22 @@ async function main() {
     `load: autocannon in ${GENERATORS} separate generator process(es), ${LOAD.connections} connections in all, pipelining 1, ${LOAD.warmupSeconds} s warm-up then ${LOAD.seconds} s measured per target, ` +
       `${BODY_BYTES}-byte JSON bodies (a different alert each request), loopback 127.0.0.1, ${ROUNDS} round(s)`
   );
-  console.log(`klaxon: ${relative(process.cwd(), GATEWAY_ENTRY)}, answers 202 after an fsynced group commit; baseline: node:http + better-sqlite3, same rows and commits;`);
-  if (OTHER_GATEWAY) console.log(`klaxon-other: ${relative(process.cwd(), OTHER_GATEWAY)} (BENCH_OTHER_GATEWAY), measured like klaxon, right after it`);
+  console.log(
+    `klaxon: ${relative(process.cwd(), GATEWAY_ENTRY)}, answers 202 after an fsynced group commit; baseline: node:http + better-sqlite3, same rows and commits;`
+  );
+  if (OTHER_GATEWAY)
+    console.log(
+      `klaxon-other: ${relative(process.cwd(), OTHER_GATEWAY)} (BENCH_OTHER_GATEWAY), measured like klaxon, right after it`
+    );
   console.log("alertmanager: one alert per POST to /api/v2/alerts, gossip off, kept in memory only.");
-  console.log("the generators share the cores with the server under test (and anything else running here): compare ratios within one round.\n");
+  console.log(
+    "the generators share the cores with the server under test (and anything else running here): compare ratios within one round.\n"
+  );
   for (let index = 1; index <= ROUNDS; index++) await round(index);
-  if (mailSink.server) console.log(`emails the loopback SMTP sink took over the whole bench (all Klaxon starts): ${fmt.int(mailSink.received)}`);
+  if (mailSink.server)
+    console.log(
+      `emails the loopback SMTP sink took over the whole bench (all Klaxon starts): ${fmt.int(mailSink.received)}`
+    );
 }
 
 await runBench("bench:compare", main);

@@ -50,11 +50,15 @@ const busy = total - (areas.get("(idle)") ?? 0);
 const pct = (count, of) => `${((100 * count) / of).toFixed(1)}%`.padStart(6);
 const ms = (count) => `${Math.round(count * msPerSample)} ms`.padStart(9);
 
-console.log(`${file}: ${total} samples over ${Math.round(total * msPerSample)} ms; busy (not idle) ${Math.round(busy * msPerSample)} ms`);
+console.log(
+  `${file}: ${total} samples over ${Math.round(total * msPerSample)} ms; busy (not idle) ${Math.round(busy * msPerSample)} ms`
+);
 console.log("\nself time by area (% of busy time)");
-for (const [area, count] of [...areas].sort((a, b) => b[1] - a[1]).filter(([area]) => area !== "(idle)")) console.log(`${pct(count, busy)} ${ms(count)}  ${area}`);
+for (const [area, count] of [...areas].sort((a, b) => b[1] - a[1]).filter(([area]) => area !== "(idle)"))
+  console.log(`${pct(count, busy)} ${ms(count)}  ${area}`);
 console.log(`\ntop ${top} functions by self time (% of busy time)`);
-for (const [name, count] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(count, busy)} ${ms(count)}  ${name}`);
+for (const [name, count] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, top))
+  console.log(`${pct(count, busy)} ${ms(count)}  ${name}`);
 
 if (frames.length > 0) {
   // Inclusive time: samples whose stack contains the frame, counted once per sample.

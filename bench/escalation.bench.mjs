@@ -60,7 +60,11 @@ const ms = (value) => `${value.toFixed(1)} ms`;
 function client(url, dataDir) {
   const key = readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim();
   return async (method, path, body) => {
-    const response = await fetch(url + path, {method, headers: {"X-API-Key": key, "Content-Type": "application/json"}, body: body === undefined ? undefined : JSON.stringify(body)});
+    const response = await fetch(url + path, {
+      method,
+      headers: {"X-API-Key": key, "Content-Type": "application/json"},
+      body: body === undefined ? undefined : JSON.stringify(body)
+    });
     const text = await response.text();
     if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
     return text ? JSON.parse(text) : null;
@@ -69,7 +73,8 @@ function client(url, dataDir) {
 
 async function recipients(call, count, fields) {
   const uuids = [];
-  for (let i = 0; i < count; i++) uuids.push((await call("POST", "/api/v1/recipients", {name: `Bench ${i}`, ...fields(i)})).uuid);
+  for (let i = 0; i < count; i++)
+    uuids.push((await call("POST", "/api/v1/recipients", {name: `Bench ${i}`, ...fields(i)})).uuid);
   return uuids;
 }
 
@@ -91,33 +96,53 @@ async function paced(total, rate, send) {
 async function latency() {
   const dataDir = freshDir("latency");
   const firstAttempt = new Map();
-  const drivers = CHANNELS.map((channel) => new InstantDriver(channel, (delivery) => {
-    const now = performance.now();
-    for (const alert of delivery.alerts) if (!firstAttempt.has(alert.notification_id)) firstAttempt.set(alert.notification_id, now);
-  }));
+  const drivers = CHANNELS.map(
+    (channel) =>
+      new InstantDriver(channel, (delivery) => {
+        const now = performance.now();
+        for (const alert of delivery.alerts)
+          if (!firstAttempt.has(alert.notification_id)) firstAttempt.set(alert.notification_id, now);
+      })
+  );
   const gateway = await startGateway(benchSettings(dataDir), {logger: createLogger("warn"), drivers});
   const call = client(gateway.url, dataDir);
   // One person per alert: alerts to someone already being paged wait for that page (storm grouping), which is not what this measures.
-  const people = await recipients(call, RATE * SECONDS, (i) => ({email: `bench${i}@factory.lan`, channel_order: ["email"], escalation: {ack_timeout_seconds: 3600, repeat: 0}}));
+  const people = await recipients(call, RATE * SECONDS, (i) => ({
+    email: `bench${i}@factory.lan`,
+    channel_order: ["email"],
+    escalation: {ack_timeout_seconds: 3600, repeat: 0}
+  }));
   const sentAt = new Map();
   await paced(RATE * SECONDS, RATE, async (i) => {
     const at = performance.now();
-    const answer = await call("POST", "/api/v1/notifications/send", {recipient_uuid: people[i % people.length], message: `Bench alert ${i}: oil temperature high on press 7`, priority: "high", source: "bench"});
+    const answer = await call("POST", "/api/v1/notifications/send", {
+      recipient_uuid: people[i % people.length],
+      message: `Bench alert ${i}: oil temperature high on press 7`,
+      priority: "high",
+      source: "bench"
+    });
     sentAt.set(answer.notification_uuid, at);
   });
   await gateway.services.runner.idle();
-  const delays = [...sentAt].map(([id, at]) => firstAttempt.get(id) - at).filter(Number.isFinite).sort((a, b) => a - b);
+  const delays = [...sentAt]
+    .map(([id, at]) => firstAttempt.get(id) - at)
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
   await gateway.stop();
   const p50 = percentile(delays, 50);
   const p99 = percentile(delays, 99);
-  console.log(`\n# 1. Accepted POST to first attempt started, ${RATE} alerts/s for ${SECONDS} s (${delays.length} of ${sentAt.size} alerts attempted)`);
+  console.log(
+    `\n# 1. Accepted POST to first attempt started, ${RATE} alerts/s for ${SECONDS} s (${delays.length} of ${sentAt.size} alerts attempted)`
+  );
   console.log(`p50 ${ms(p50)} (target <= ${TARGETS.p50Ms} ms) ${verdict(p50 <= TARGETS.p50Ms)}`);
   console.log(`p99 ${ms(p99)} (target <= ${TARGETS.p99Ms} ms) ${verdict(p99 <= TARGETS.p99Ms)}`);
   console.log(`max ${ms(delays.at(-1))}`);
 }
 
 function spawnGateway(dataDir, port) {
-  const child = spawn(process.execPath, [join(ROOT, "bench", "escalation-gateway.mjs"), dataDir, String(port)], {stdio: ["ignore", "pipe", "inherit"]});
+  const child = spawn(process.execPath, [join(ROOT, "bench", "escalation-gateway.mjs"), dataDir, String(port)], {
+    stdio: ["ignore", "pipe", "inherit"]
+  });
   const serving = new Promise((resolve, reject) => {
     child.stdout.on("data", (chunk) => {
       const match = /serving (\S+)/.exec(String(chunk));
@@ -141,8 +166,18 @@ async function restart() {
   let {child, serving} = spawnGateway(dataDir, port);
   const url = await serving;
   const call = client(url, dataDir);
-  const people = await recipients(call, 100, (i) => ({email: `bench${i}@factory.lan`, channel_order: ["email"], escalation: {ack_timeout_seconds: 3600, repeat: 1}}));
-  await paced(RUNNING, 2000, (i) => call("POST", "/api/v1/notifications/send", {recipient_uuid: people[i % people.length], message: `Running escalation ${i}`, priority: "high"}));
+  const people = await recipients(call, 100, (i) => ({
+    email: `bench${i}@factory.lan`,
+    channel_order: ["email"],
+    escalation: {ack_timeout_seconds: 3600, repeat: 1}
+  }));
+  await paced(RUNNING, 2000, (i) =>
+    call("POST", "/api/v1/notifications/send", {
+      recipient_uuid: people[i % people.length],
+      message: `Running escalation ${i}`,
+      priority: "high"
+    })
+  );
   await sleep(1000);
   await stopChild(child);
 
@@ -154,11 +189,13 @@ async function restart() {
   const chains = db.prepare("SELECT notification_id FROM escalations WHERE state = 'running'").all();
   const setDue = db.prepare("UPDATE escalations SET next_step_at = ? WHERE notification_id = ?");
   const dueOf = new Map();
-  db.transaction(() => chains.forEach(({notification_id: id}, i) => {
-    const due = new Date(firstDue + Math.floor((i / chains.length) * RESTART_SPREAD * 1000)).toISOString();
-    dueOf.set(id, due);
-    setDue.run(due, id);
-  }))();
+  db.transaction(() =>
+    chains.forEach(({notification_id: id}, i) => {
+      const due = new Date(firstDue + Math.floor((i / chains.length) * RESTART_SPREAD * 1000)).toISOString();
+      dueOf.set(id, due);
+      setDue.run(due, id);
+    })
+  )();
   const running = chains.length;
   db.close();
 
@@ -166,7 +203,10 @@ async function restart() {
   ({child, serving} = spawnGateway(dataDir, port));
   await serving;
   for (;;) {
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false
+    );
     if (ok) break;
     await sleep(5);
   }
@@ -176,15 +216,25 @@ async function restart() {
   const count = reader.prepare("SELECT COUNT(*) AS n FROM attempts WHERE step = 1");
   const deadline = Date.now() + 60_000;
   while (count.get().n < running && Date.now() < deadline) await sleep(100);
-  const lateness = reader.prepare("SELECT notification_id, started_at FROM attempts WHERE step = 1").all().map((row) => Date.parse(row.started_at) - Date.parse(dueOf.get(row.notification_id))).sort((a, b) => a - b);
+  const lateness = reader
+    .prepare("SELECT notification_id, started_at FROM attempts WHERE step = 1")
+    .all()
+    .map((row) => Date.parse(row.started_at) - Date.parse(dueOf.get(row.notification_id)))
+    .sort((a, b) => a - b);
   reader.close();
   await stopChild(child);
 
   console.log(`\n# 2. Restart with ${running} running escalations`);
-  console.log(`time to serving (spawn to /healthz 200) ${ms(servingMs)} (target <= ${TARGETS.servingMs} ms) ${verdict(servingMs <= TARGETS.servingMs)}`);
-  console.log(`due steps fired: ${lateness.length} of ${running}, ${RESTART_SPREAD ? `due times spread over ${RESTART_SPREAD} s` : "all due at the same instant"}`);
+  console.log(
+    `time to serving (spawn to /healthz 200) ${ms(servingMs)} (target <= ${TARGETS.servingMs} ms) ${verdict(servingMs <= TARGETS.servingMs)}`
+  );
+  console.log(
+    `due steps fired: ${lateness.length} of ${running}, ${RESTART_SPREAD ? `due times spread over ${RESTART_SPREAD} s` : "all due at the same instant"}`
+  );
   const p99 = percentile(lateness, 99);
-  console.log(`lateness p50 ${ms(percentile(lateness, 50))}, p99 ${ms(p99)}, max ${ms(lateness.at(-1) ?? NaN)} (target <= ${TARGETS.latenessMs} ms) ${verdict(lateness.length === running && lateness.at(-1) <= TARGETS.latenessMs)}`);
+  console.log(
+    `lateness p50 ${ms(percentile(lateness, 50))}, p99 ${ms(p99)}, max ${ms(lateness.at(-1) ?? NaN)} (target <= ${TARGETS.latenessMs} ms) ${verdict(lateness.length === running && lateness.at(-1) <= TARGETS.latenessMs)}`
+  );
 }
 
 /** A one-line voice channel whose calls take CALL_MS and are never acknowledged. */
@@ -204,14 +254,30 @@ async function storm() {
   const gateway = await startGateway(benchSettings(dataDir), {logger: createLogger("warn"), drivers: [voice]});
   const call = client(gateway.url, dataDir);
   const ackTimeout = 30;
-  const [maria] = await recipients(call, 1, () => ({phone: "+4915112345678", channel_order: ["voice_call"], escalation: {ack_timeout_seconds: ackTimeout, repeat: 1}}));
-  await paced(STORM_ALERTS, STORM_ALERTS / STORM_SECONDS, (i) => call("POST", "/api/v1/notifications/send", {recipient_uuid: maria, message: `Storm alert ${i}`, priority: "critical"}));
+  const [maria] = await recipients(call, 1, () => ({
+    phone: "+4915112345678",
+    channel_order: ["voice_call"],
+    escalation: {ack_timeout_seconds: ackTimeout, repeat: 1}
+  }));
+  await paced(STORM_ALERTS, STORM_ALERTS / STORM_SECONDS, (i) =>
+    call("POST", "/api/v1/notifications/send", {
+      recipient_uuid: maria,
+      message: `Storm alert ${i}`,
+      priority: "critical"
+    })
+  );
   const exhausted = gateway.journal.db.prepare("SELECT COUNT(*) AS n FROM escalations WHERE state = 'exhausted'");
   const deadline = Date.now() + (STORM_SECONDS + 4 * ackTimeout) * 1000;
   while (exhausted.get().n < STORM_ALERTS && Date.now() < deadline) await sleep(500);
   await gateway.services.runner.idle();
-  const attempts = gateway.journal.db.prepare("SELECT COUNT(*) AS n FROM attempts WHERE channel = 'voice_call'").get().n;
-  const unpaged = gateway.journal.db.prepare("SELECT COUNT(*) AS n FROM notifications n WHERE NOT EXISTS (SELECT 1 FROM attempts a WHERE a.notification_id = n.id)").get().n;
+  const attempts = gateway.journal.db
+    .prepare("SELECT COUNT(*) AS n FROM attempts WHERE channel = 'voice_call'")
+    .get().n;
+  const unpaged = gateway.journal.db
+    .prepare(
+      "SELECT COUNT(*) AS n FROM notifications n WHERE NOT EXISTS (SELECT 1 FROM attempts a WHERE a.notification_id = n.id)"
+    )
+    .get().n;
   const chains = exhausted.get().n;
   await gateway.stop();
   // Each escalation step of the storm is one ack-timeout window, counted from the first call.
@@ -221,14 +287,23 @@ async function storm() {
     const window = Math.floor((at - first) / (ackTimeout * 1000));
     perWindow.set(window, (perWindow.get(window) ?? 0) + 1);
   }
-  console.log(`\n# 3. Storm: ${STORM_ALERTS} alerts to one person in ${STORM_SECONDS} s, calls of ${CALL_MS} ms, ack timeout ${ackTimeout} s, 2 steps each`);
-  console.log(`${chains} of ${STORM_ALERTS} chains ran to the end; ${attempts} voice attempts recorded, carried by ${voice.calls.length} calls`);
+  console.log(
+    `\n# 3. Storm: ${STORM_ALERTS} alerts to one person in ${STORM_SECONDS} s, calls of ${CALL_MS} ms, ack timeout ${ackTimeout} s, 2 steps each`
+  );
+  console.log(
+    `${chains} of ${STORM_ALERTS} chains ran to the end; ${attempts} voice attempts recorded, carried by ${voice.calls.length} calls`
+  );
   console.log(`alerts per call: ${voice.calls.map((c) => c.alerts).join(", ")}`);
   console.log(`alerts never named in any call: ${unpaged} (target 0) ${verdict(unpaged === 0)}`);
-  for (const [window, calls] of [...perWindow].sort((a, b) => a[0] - b[0])) console.log(`step window ${window} (${window * ackTimeout}-${(window + 1) * ackTimeout} s after the first call): ${calls} call(s) (target <= 1) ${verdict(calls <= 1)}`);
+  for (const [window, calls] of [...perWindow].sort((a, b) => a[0] - b[0]))
+    console.log(
+      `step window ${window} (${window * ackTimeout}-${(window + 1) * ackTimeout} s after the first call): ${calls} call(s) (target <= 1) ${verdict(calls <= 1)}`
+    );
 }
 
-console.log(`bench:escalation on ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}, ${new Date().toISOString()}`);
+console.log(
+  `bench:escalation on ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}, ${new Date().toISOString()}`
+);
 try {
   if (!ONLY || ONLY === "latency") await latency();
   if (!ONLY || ONLY === "restart") await restart();

@@ -25,7 +25,9 @@ import Database from "better-sqlite3";
 import {SMTPServer} from "smtp-server";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const GATEWAY_ENTRY = process.env.BENCH_GATEWAY ? resolve(process.env.BENCH_GATEWAY) : join(ROOT, "dist", "main.js");
+export const GATEWAY_ENTRY = process.env.BENCH_GATEWAY
+  ? resolve(process.env.BENCH_GATEWAY)
+  : join(ROOT, "dist", "main.js");
 const BASELINE_ENTRY = join(ROOT, "bench", "baseline-server.mjs");
 const UNIT = readFileSync(join(ROOT, "systemd", "klaxon.service"), "utf8");
 // The node flags the installed gateway runs with: those between node and main.js on the systemd unit's ExecStart line.
@@ -35,7 +37,9 @@ const GATEWAY_NODE_FLAGS = UNIT.match(/^ExecStart=\S+((?: --\S+)*) \S+main\.js$/
 // The unit's environment apart from Klaxon's own settings (which each bench sets): NODE_ENV=production
 // changes what the framework does at start-up (it builds the OpenAPI document then), so it counts.
 const GATEWAY_RUNTIME_ENV = Object.fromEntries(
-  [...UNIT.matchAll(/^Environment=([A-Z_]+)=(.*)$/gm)].filter(([, name]) => !name.startsWith("KLAXON_")).map(([, name, value]) => [name, value])
+  [...UNIT.matchAll(/^Environment=([A-Z_]+)=(.*)$/gm)]
+    .filter(([, name]) => !name.startsWith("KLAXON_"))
+    .map(([, name, value]) => [name, value])
 );
 const START_TIMEOUT_MS = 20_000;
 export const BODY_BYTES = 280;
@@ -44,7 +48,8 @@ export function envNumber(name, fallback) {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
   return value;
 }
 
@@ -55,7 +60,8 @@ export const LOAD = {
 };
 const KEEP_DATA = process.env.BENCH_KEEP_DATA === "1";
 export const CHANNEL = process.env.BENCH_CHANNEL ?? "email";
-if (!["email", "none"].includes(CHANNEL)) throw new Error(`BENCH_CHANNEL must be email or none, got ${JSON.stringify(CHANNEL)}`);
+if (!["email", "none"].includes(CHANNEL))
+  throw new Error(`BENCH_CHANNEL must be email or none, got ${JSON.stringify(CHANNEL)}`);
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
 
 // ---------------------------------------------------------------- child processes
@@ -118,7 +124,8 @@ export async function stopChild(record, timeoutMs = 15_000) {
 /** Stops a child that must shut down cleanly; a non-zero exit is a failed run. */
 export async function stopCleanly(record) {
   const exited = await stopChild(record);
-  if (exited.code !== 0) throw new Error(`${record.label} exited with ${JSON.stringify(exited)} on SIGTERM:\n${record.output}`);
+  if (exited.code !== 0)
+    throw new Error(`${record.label} exited with ${JSON.stringify(exited)} on SIGTERM:\n${record.output}`);
 }
 
 function killAllChildren() {
@@ -144,7 +151,7 @@ export async function runBench(name, main) {
   try {
     await main();
   } catch (error) {
-    console.error(`\n${name} failed: ${error instanceof Error ? error.stack ?? error.message : error}`);
+    console.error(`\n${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : error}`);
     process.exitCode = 1;
   } finally {
     killAllChildren();
@@ -157,13 +164,26 @@ export async function runBench(name, main) {
 
 export function request(port, method, path, {headers = {}, body} = {}) {
   return new Promise((resolveResponse, reject) => {
-    const payload = body === undefined ? undefined : Buffer.from(typeof body === "string" ? body : JSON.stringify(body));
+    const payload =
+      body === undefined ? undefined : Buffer.from(typeof body === "string" ? body : JSON.stringify(body));
     const req = http.request(
-      {host: "127.0.0.1", port, method, path, agent: false, headers: {...headers, ...(payload ? {"content-type": "application/json", "content-length": payload.length} : {})}},
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        agent: false,
+        headers: {
+          ...headers,
+          ...(payload ? {"content-type": "application/json", "content-length": payload.length} : {})
+        }
+      },
       (res) => {
         const chunks = [];
         res.on("data", (chunk) => chunks.push(chunk));
-        res.on("end", () => resolveResponse({status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString("utf8")}));
+        res.on("end", () =>
+          resolveResponse({status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString("utf8")})
+        );
       }
     );
     req.setTimeout(5000, () => req.destroy(new Error(`${method} ${path}: timed out`)));
@@ -176,7 +196,8 @@ export function request(port, method, path, {headers = {}, body} = {}) {
 async function waitReady(record, port, path, startedAt) {
   const deadline = startedAt + START_TIMEOUT_MS;
   while (performance.now() < deadline) {
-    if (record.exited) throw new Error(`${record.label} exited during start (${JSON.stringify(record.exited)}):\n${record.output}`);
+    if (record.exited)
+      throw new Error(`${record.label} exited during start (${JSON.stringify(record.exited)}):\n${record.output}`);
     try {
       const res = await request(port, "GET", path);
       if (res.status === 200) return performance.now() - startedAt;
@@ -215,7 +236,11 @@ async function mailEnvironment() {
     mailSink.server.server.unref();
     mailSink.port = mailSink.server.server.address().port;
   }
-  return {KLAXON_SMTP_HOST: "127.0.0.1", KLAXON_SMTP_PORT: String(mailSink.port), KLAXON_SMTP_FROM: "klaxon-bench@example.com"};
+  return {
+    KLAXON_SMTP_HOST: "127.0.0.1",
+    KLAXON_SMTP_PORT: String(mailSink.port),
+    KLAXON_SMTP_FROM: "klaxon-bench@example.com"
+  };
 }
 
 /** One line for a bench's header: what the bench recipient's alerts do after they are accepted. */
@@ -235,7 +260,11 @@ export function klaxonSubject(entry = GATEWAY_ENTRY, label = "klaxon") {
     environment: mailEnvironment,
     command: (port, dataDir) => ({
       file: process.execPath,
-      args: [...GATEWAY_NODE_FLAGS, ...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : []), entry],
+      args: [
+        ...GATEWAY_NODE_FLAGS,
+        ...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : []),
+        entry
+      ],
       env: {
         ...GATEWAY_RUNTIME_ENV,
         KLAXON_HOST: "127.0.0.1",
@@ -261,7 +290,11 @@ export const SUBJECTS = {
   baseline: {
     label: "baseline",
     readyPath: "/healthz",
-    command: (port, dataDir) => ({file: process.execPath, args: [BASELINE_ENTRY], env: {BASELINE_PORT: String(port), BASELINE_DATA_DIR: dataDir}}),
+    command: (port, dataDir) => ({
+      file: process.execPath,
+      args: [BASELINE_ENTRY],
+      env: {BASELINE_PORT: String(port), BASELINE_DATA_DIR: dataDir}
+    }),
     journal: (dataDir) => join(dataDir, "baseline.sqlite")
   }
 };
@@ -279,7 +312,8 @@ export async function startSubject(subject) {
 }
 
 export function assertGatewayBuilt() {
-  if (!existsSync(GATEWAY_ENTRY)) throw new Error(`${GATEWAY_ENTRY} is missing: run \`npm run build\` first (the npm bench scripts do)`);
+  if (!existsSync(GATEWAY_ENTRY))
+    throw new Error(`${GATEWAY_ENTRY} is missing: run \`npm run build\` first (the npm bench scripts do)`);
 }
 
 // ---------------------------------------------------------------- Klaxon's side of a load run
@@ -299,7 +333,11 @@ export const ALERT_TEXT = "bench: disk /var/lib/postgresql on db-primary-01 is 9
 
 /** Klaxon's send body; `tag` (fixed width) makes each alert's message unique when wanted. */
 export function alertBody(recipientUuid, tag = "") {
-  return padBody((message) => JSON.stringify({recipient_uuid: recipientUuid, message: tag + message, priority: "high", source: "bench"}), ALERT_TEXT);
+  return padBody(
+    (message) =>
+      JSON.stringify({recipient_uuid: recipientUuid, message: tag + message, priority: "high", source: "bench"}),
+    ALERT_TEXT
+  );
 }
 
 /** Reads the admin key the gateway wrote on first start and creates the bench recipient through the API. */
@@ -307,8 +345,12 @@ export async function prepareKlaxon(port, dataDir) {
   const keyFile = join(dataDir, "initial-admin-key");
   if (!existsSync(keyFile)) throw new Error(`the gateway wrote no ${keyFile}`);
   const key = readFileSync(keyFile, "utf8").trim();
-  const res = await request(port, "POST", "/api/v1/recipients", {headers: {"X-API-Key": key}, body: {name: "Bench", email: "bench@example.com"}});
-  if (res.status !== 201 && res.status !== 200) throw new Error(`creating the bench recipient answered ${res.status}: ${res.text}`);
+  const res = await request(port, "POST", "/api/v1/recipients", {
+    headers: {"X-API-Key": key},
+    body: {name: "Bench", email: "bench@example.com"}
+  });
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`creating the bench recipient answered ${res.status}: ${res.text}`);
   return {headers: {"X-API-Key": key}, recipientUuid: JSON.parse(res.text).uuid};
 }
 
@@ -336,7 +378,8 @@ export function countRows(dbFile) {
 // ---------------------------------------------------------------- report
 
 function machine() {
-  const cpuModel = (readFileSync("/proc/cpuinfo", "utf8").match(/^model name\s*:\s*(.+)$/m) ?? [])[1] ?? cpus()[0]?.model ?? "unknown";
+  const cpuModel =
+    (readFileSync("/proc/cpuinfo", "utf8").match(/^model name\s*:\s*(.+)$/m) ?? [])[1] ?? cpus()[0]?.model ?? "unknown";
   return {
     cpus: cpus().length,
     cpuModel: cpuModel.trim(),
@@ -356,7 +399,11 @@ export function describeMachine() {
 export function table(rows) {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => String(row[column]).length)));
   const line = (row) => "| " + row.map((cell, column) => String(cell).padEnd(widths[column])).join(" | ") + " |";
-  return [line(rows[0]), "|" + widths.map((width) => "-".repeat(width + 2)).join("|") + "|", ...rows.slice(1).map(line)].join("\n");
+  return [
+    line(rows[0]),
+    "|" + widths.map((width) => "-".repeat(width + 2)).join("|") + "|",
+    ...rows.slice(1).map(line)
+  ].join("\n");
 }
 
 export const fmt = {

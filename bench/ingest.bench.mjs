@@ -64,8 +64,14 @@ async function measureStart(subject, runs) {
     await stopCleanly(record);
   }
   return {
-    starts, justStarted, rss, startAvg: average(starts), rssAvg: average(rss), rssMax: Math.max(...rss),
-    justStartedAvg: average(justStarted), justStartedMax: Math.max(...justStarted)
+    starts,
+    justStarted,
+    rss,
+    startAvg: average(starts),
+    rssAvg: average(rss),
+    rssMax: Math.max(...rss),
+    justStartedAvg: average(justStarted),
+    justStartedMax: Math.max(...justStarted)
   };
 }
 
@@ -80,8 +86,25 @@ async function loadRun(subjectName, sameBody) {
     const body = sameBody ?? alertBody(prepared.recipientUuid);
     await probe(port, SEND_PATH, headers, body, 202);
     const ackedIds = [];
-    const warmup = await drive({port, path: SEND_PATH, seconds: LOAD.warmupSeconds, connections: LOAD.connections, headers, body, ackedIds});
-    const measured = await drive({port, path: SEND_PATH, seconds: LOAD.seconds, connections: LOAD.connections, headers, body, ackedIds, serverPid: record.child.pid});
+    const warmup = await drive({
+      port,
+      path: SEND_PATH,
+      seconds: LOAD.warmupSeconds,
+      connections: LOAD.connections,
+      headers,
+      body,
+      ackedIds
+    });
+    const measured = await drive({
+      port,
+      path: SEND_PATH,
+      seconds: LOAD.seconds,
+      connections: LOAD.connections,
+      headers,
+      body,
+      ackedIds,
+      serverPid: record.child.pid
+    });
     const loadedStatus = readProcStatus(record.child.pid);
     await stopCleanly(record);
     const rows = countRows(subject.journal(dataDir));
@@ -121,12 +144,22 @@ async function main() {
   console.log(`bench:ingest  ${new Date().toISOString()}`);
   console.log(describeMachine());
   console.log(describeChannel());
-  console.log(`load: autocannon in ${GENERATORS} generator process(es), ${LOAD.connections} connections, pipelining 1, ${LOAD.warmupSeconds} s warm-up then ${LOAD.seconds} s measured per target, ${BODY_BYTES}-byte JSON body, loopback 127.0.0.1`);
-  console.log("baseline: node:http + better-sqlite3, same four rows per alert, same WAL/synchronous=FULL and the same group commit");
-  console.log("          (one transaction per event-loop turn via setImmediate), so the ratio measures framework/validation overhead, not fsync policy.");
-  console.log("load generator and servers share this machine's cores: figures are noisy; compare the ratio within one run.\n");
+  console.log(
+    `load: autocannon in ${GENERATORS} generator process(es), ${LOAD.connections} connections, pipelining 1, ${LOAD.warmupSeconds} s warm-up then ${LOAD.seconds} s measured per target, ${BODY_BYTES}-byte JSON body, loopback 127.0.0.1`
+  );
+  console.log(
+    "baseline: node:http + better-sqlite3, same four rows per alert, same WAL/synchronous=FULL and the same group commit"
+  );
+  console.log(
+    "          (one transaction per event-loop turn via setImmediate), so the ratio measures framework/validation overhead, not fsync policy."
+  );
+  console.log(
+    "load generator and servers share this machine's cores: figures are noisy; compare the ratio within one run.\n"
+  );
 
-  console.log(`cold start + RSS ${JUST_STARTED_MS / 1000} s after it + idle RSS ${IDLE_MS / 1000} s after it: ${COLD_STARTS} fresh starts of each ...`);
+  console.log(
+    `cold start + RSS ${JUST_STARTED_MS / 1000} s after it + idle RSS ${IDLE_MS / 1000} s after it: ${COLD_STARTS} fresh starts of each ...`
+  );
   const describeStarts = (measured) =>
     `starts ${measured.starts.map((ms) => fmt.ms(ms)).join(", ")}; RSS just started ${measured.justStarted.map((mb) => fmt.mb(mb)).join(", ")}; idle ${measured.rss.map((mb) => fmt.mb(mb)).join(", ")}`;
   const klaxonStart = await measureStart(SUBJECTS.klaxon, COLD_STARTS);
@@ -140,11 +173,15 @@ async function main() {
   console.log(`  body (${Buffer.byteLength(klaxon.body)} bytes, the same for both targets): ${klaxon.body}`);
   console.log(`load: baseline (bench/baseline-server.mjs) ...`);
   const baseline = await loadRun("baseline", klaxon.body);
-  console.log(`  ${fmt.int(baseline.alertsPerSecond)} alerts/s, p50 ${fmt.ms(baseline.p50)}, p99 ${fmt.ms(baseline.p99)}`);
+  console.log(
+    `  ${fmt.int(baseline.alertsPerSecond)} alerts/s, p50 ${fmt.ms(baseline.p50)}, p99 ${fmt.ms(baseline.p99)}`
+  );
 
   const ratio = klaxon.alertsPerSecond / baseline.alertsPerSecond;
-  const cpuPerAlert = (measured) => `${((measured.cpu.server * 1000) / measured["2xx"]).toFixed(3)} / ${((measured.cpu.generators * 1000) / measured["2xx"]).toFixed(3)} ms`;
-  const nonOk = (run) => `${fmt.int(run.measured.non2xx)} / ${fmt.int(run.measured.errors)} / ${fmt.int(run.measured.timeouts)}`;
+  const cpuPerAlert = (measured) =>
+    `${((measured.cpu.server * 1000) / measured["2xx"]).toFixed(3)} / ${((measured.cpu.generators * 1000) / measured["2xx"]).toFixed(3)} ms`;
+  const nonOk = (run) =>
+    `${fmt.int(run.measured.non2xx)} / ${fmt.int(run.measured.errors)} / ${fmt.int(run.measured.timeouts)}`;
   console.log("\nSummary (measured window only; only 2xx answers count as alerts)\n");
   console.log(
     table([
@@ -156,20 +193,43 @@ async function main() {
       ["latency max", fmt.ms(klaxon.measured.latency.max), fmt.ms(baseline.measured.latency.max), ""],
       ["non-2xx / errors / timeouts", nonOk(klaxon), nonOk(baseline), ""],
       ["server / generator CPU per alert", cpuPerAlert(klaxon.measured), cpuPerAlert(baseline.measured), ""],
-      ["generator-bound", klaxon.measured.cpu.generatorBound ? "YES" : "no", baseline.measured.cpu.generatorBound ? "YES" : "no", ""],
+      [
+        "generator-bound",
+        klaxon.measured.cpu.generatorBound ? "YES" : "no",
+        baseline.measured.cpu.generatorBound ? "YES" : "no",
+        ""
+      ],
       ["cold start (avg of " + COLD_STARTS + ")", fmt.ms(klaxonStart.startAvg), fmt.ms(baselineStart.startAvg), ""],
-      [`RSS ${JUST_STARTED_MS / 1000} s after start (avg / max)`, `${fmt.mb(klaxonStart.justStartedAvg)} / ${fmt.mb(klaxonStart.justStartedMax)}`, `${fmt.mb(baselineStart.justStartedAvg)} / ${fmt.mb(baselineStart.justStartedMax)}`, ""],
-      [`idle RSS, ${IDLE_MS / 1000} s after start (avg / max)`, `${fmt.mb(klaxonStart.rssAvg)} / ${fmt.mb(klaxonStart.rssMax)}`, `${fmt.mb(baselineStart.rssAvg)} / ${fmt.mb(baselineStart.rssMax)}`, ""],
+      [
+        `RSS ${JUST_STARTED_MS / 1000} s after start (avg / max)`,
+        `${fmt.mb(klaxonStart.justStartedAvg)} / ${fmt.mb(klaxonStart.justStartedMax)}`,
+        `${fmt.mb(baselineStart.justStartedAvg)} / ${fmt.mb(baselineStart.justStartedMax)}`,
+        ""
+      ],
+      [
+        `idle RSS, ${IDLE_MS / 1000} s after start (avg / max)`,
+        `${fmt.mb(klaxonStart.rssAvg)} / ${fmt.mb(klaxonStart.rssMax)}`,
+        `${fmt.mb(baselineStart.rssAvg)} / ${fmt.mb(baselineStart.rssMax)}`,
+        ""
+      ],
       ["peak RSS under load", fmt.mb(klaxon.peakRssMb), fmt.mb(baseline.peakRssMb), ""]
     ])
   );
-  for (const [name, run] of [["klaxon", klaxon], ["baseline", baseline]]) {
-    const codes = Object.entries(run.measured.statusCodeStats).map(([code, {count}]) => `${code}: ${count}`).join(", ");
+  for (const [name, run] of [
+    ["klaxon", klaxon],
+    ["baseline", baseline]
+  ]) {
+    const codes = Object.entries(run.measured.statusCodeStats)
+      .map(([code, {count}]) => `${code}: ${count}`)
+      .join(", ");
     console.log(`${name} status codes (measured): ${codes || "none"}`);
   }
 
   console.log("\nDurability check (after SIGTERM, database opened read-only)");
-  for (const [name, run] of [["klaxon", klaxon], ["baseline", baseline]]) {
+  for (const [name, run] of [
+    ["klaxon", klaxon],
+    ["baseline", baseline]
+  ]) {
     const d = run.durability;
     // Every acknowledged alert must be in the table (durability); beyond those, only the requests
     // that were in flight when autocannon hung up may have been committed (exact accounting).
@@ -184,21 +244,44 @@ async function main() {
     );
   }
 
-  if (mailSink.server) console.log(`  emails the loopback SMTP sink took over the whole bench (all Klaxon starts): ${fmt.int(mailSink.received)}`);
+  if (mailSink.server)
+    console.log(
+      `  emails the loopback SMTP sink took over the whole bench (all Klaxon starts): ${fmt.int(mailSink.received)}`
+    );
 
   const checks = [
     [`ratio klaxon/baseline >= ${TARGETS.ratio}`, ratio.toFixed(2), ratio >= TARGETS.ratio],
-    [`durable alerts/s >= ${fmt.int(TARGETS.alertsPerSecond)}`, fmt.int(klaxon.alertsPerSecond), klaxon.alertsPerSecond >= TARGETS.alertsPerSecond],
+    [
+      `durable alerts/s >= ${fmt.int(TARGETS.alertsPerSecond)}`,
+      fmt.int(klaxon.alertsPerSecond),
+      klaxon.alertsPerSecond >= TARGETS.alertsPerSecond
+    ],
     [`p99 <= ${TARGETS.p99Ms} ms`, fmt.ms(klaxon.p99), klaxon.p99 <= TARGETS.p99Ms],
-    [`idle RSS <= ${TARGETS.idleRssMb} MB (max of ${COLD_STARTS}, ${IDLE_MS / 1000} s idle)`, fmt.mb(klaxonStart.rssMax), klaxonStart.rssMax <= TARGETS.idleRssMb],
-    [`cold start <= ${TARGETS.coldStartMs} ms (avg of ${COLD_STARTS})`, fmt.ms(klaxonStart.startAvg), klaxonStart.startAvg <= TARGETS.coldStartMs]
+    [
+      `idle RSS <= ${TARGETS.idleRssMb} MB (max of ${COLD_STARTS}, ${IDLE_MS / 1000} s idle)`,
+      fmt.mb(klaxonStart.rssMax),
+      klaxonStart.rssMax <= TARGETS.idleRssMb
+    ],
+    [
+      `cold start <= ${TARGETS.coldStartMs} ms (avg of ${COLD_STARTS})`,
+      fmt.ms(klaxonStart.startAvg),
+      klaxonStart.startAvg <= TARGETS.coldStartMs
+    ]
   ];
   console.log("\nTargets (klaxon)\n");
-  console.log(table([["target", "measured", "verdict"], ...checks.map(([name, value, ok]) => [name, value, verdict(ok)])]));
+  console.log(
+    table([["target", "measured", "verdict"], ...checks.map(([name, value, ok]) => [name, value, verdict(ok)])])
+  );
 
-  for (const [name, run] of [["klaxon", klaxon], ["baseline", baseline]]) {
+  for (const [name, run] of [
+    ["klaxon", klaxon],
+    ["baseline", baseline]
+  ]) {
     const lines = run.log.split("\n").filter((line) => line.trim() !== "" && !/^listening \d+$/.test(line));
-    if (lines.length > 0) console.log(`\n${name} server output (warn and above; last ${Math.min(lines.length, 5)} of ${lines.length} lines):\n${lines.slice(-5).join("\n")}`);
+    if (lines.length > 0)
+      console.log(
+        `\n${name} server output (warn and above; last ${Math.min(lines.length, 5)} of ${lines.length} lines):\n${lines.slice(-5).join("\n")}`
+      );
   }
 }
 

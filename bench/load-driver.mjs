@@ -37,7 +37,9 @@ export function withSerial(body, serial) {
 function startGenerator(run) {
   const child = fork(GENERATOR_ENTRY, [JSON.stringify(run)], {stdio: ["ignore", "inherit", "inherit", "ipc"]});
   const ready = new Promise((resolveReady, reject) => {
-    child.once("message", (message) => (message.ready ? resolveReady() : reject(new Error(`generator said ${JSON.stringify(message)}`))));
+    child.once("message", (message) =>
+      message.ready ? resolveReady() : reject(new Error(`generator said ${JSON.stringify(message)}`))
+    );
     child.once("exit", (code) => reject(new Error(`a load generator exited with ${code} before it was ready`)));
   });
   const result = new Promise((resolveResult, reject) => {
@@ -60,7 +62,8 @@ function percentile(sortedBuckets, total, p, bucketMs) {
 
 function mergeLatencies(results) {
   const merged = new Map();
-  for (const result of results) for (const [bucket, count] of result.latencies) merged.set(bucket, (merged.get(bucket) ?? 0) + count);
+  for (const result of results)
+    for (const [bucket, count] of result.latencies) merged.set(bucket, (merged.get(bucket) ?? 0) + count);
   const sorted = [...merged].sort((a, b) => a[0] - b[0]);
   const total = sorted.reduce((sum, [, count]) => sum + count, 0);
   const bucketMs = results[0].latencyBucketMs;
@@ -74,7 +77,8 @@ function mergeLatencies(results) {
 function mergeStatusCodes(results) {
   const merged = {};
   for (const result of results) {
-    for (const [code, {count}] of Object.entries(result.statusCodeStats)) merged[code] = {count: (merged[code]?.count ?? 0) + count};
+    for (const [code, {count}] of Object.entries(result.statusCodeStats))
+      merged[code] = {count: (merged[code]?.count ?? 0) + count};
   }
   return merged;
 }
@@ -132,7 +136,8 @@ export async function drive({port, path, seconds, connections, headers, body, ac
       generatorShares,
       generatorBound: generatorShares.some((share) => share >= GENERATOR_BOUND_SHARE),
       /** Every process on the machine, in cores: what the server and generators used plus anyone else's work. */
-      machineCores: (machineAfter.busy - machineBefore.busy) / ((machineAfter.total - machineBefore.total) / cpus().length)
+      machineCores:
+        (machineAfter.busy - machineBefore.busy) / ((machineAfter.total - machineBefore.total) / cpus().length)
     }
   };
 }

@@ -20,7 +20,9 @@ function start() {
   const ackedIds = [];
   const clients = [];
   let serial = firstSerial;
-  const perRequest = serialMark ? [{method: "POST", path, setupRequest: (req) => ({...req, body: body.replace(serialMark, serialText(serial++))})}] : undefined;
+  const perRequest = serialMark
+    ? [{method: "POST", path, setupRequest: (req) => ({...req, body: body.replace(serialMark, serialText(serial++))})}]
+    : undefined;
   const cpuBefore = cpuSeconds(process.pid);
   const startedAt = process.hrtime.bigint();
   const instance = autocannon(

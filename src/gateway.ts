@@ -17,7 +17,12 @@ import {EventsRepository} from "./store/journal/events.repository.js";
 import {IdempotencyRepository} from "./store/journal/idempotency.repository.js";
 import {ContactFailuresRepository} from "./store/journal/contact-failures.repository.js";
 import {ConfigStore} from "./store/config/config-store.js";
-import {ApiKeysRepository, GroupsRepository, RecipientsRepository, WebhooksRepository} from "./store/config/repositories.js";
+import {
+  ApiKeysRepository,
+  GroupsRepository,
+  RecipientsRepository,
+  WebhooksRepository
+} from "./store/config/repositories.js";
 import {AuditService} from "./services/shared/audit.service.js";
 import {ApiKeysService, INITIAL_ADMIN_KEY_FILE} from "./services/keys/api-keys.service.js";
 import {ChannelStatusService} from "./services/shared/channel-status.service.js";
@@ -74,7 +79,13 @@ export interface Gateway {
   settings: Settings;
   journal: Journal;
   config: ConfigStore;
-  services: {keys: ApiKeysService; notifications: NotificationsService; recipients: RecipientsService; groups: GroupsService; runner: EscalationRunner};
+  services: {
+    keys: ApiKeysService;
+    notifications: NotificationsService;
+    recipients: RecipientsService;
+    groups: GroupsService;
+    runner: EscalationRunner;
+  };
   initialAdminKeyFile: string | null;
   /** Heartbeat use cases and their sweep (tests drive `monitor.tick()` with a manual clock). */
   heartbeats: {service: HeartbeatsService; monitor: HeartbeatMonitor};
@@ -95,15 +106,26 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const journalPath = join(dataDir, BACKUP_FILES.journal);
   // What this start may add before it serves: a failed bind takes back what it made.
   const footprint = StartFootprint.create(dataDir, [
-    OPTIONAL_BACKUP_FILES.ackLinkKey, BACKUP_FILES.config, `${BACKUP_FILES.config}.bak`, ...JOURNAL_FILE_SUFFIXES.map((suffix) => BACKUP_FILES.journal + suffix), INITIAL_ADMIN_KEY_FILE
+    OPTIONAL_BACKUP_FILES.ackLinkKey,
+    BACKUP_FILES.config,
+    `${BACKUP_FILES.config}.bak`,
+    ...JOURNAL_FILE_SUFFIXES.map((suffix) => BACKUP_FILES.journal + suffix),
+    INITIAL_ADMIN_KEY_FILE
   ]);
 
   // Before the stores open: a damaged key file stops the start with nothing left open.
-  const ackLinkSigner = new AckLinkSigner(loadAckLinkKey(join(dataDir, OPTIONAL_BACKUP_FILES.ackLinkKey)), clock, {publicUrl: settings.public_url, lifetimeDays: settings.smtp.ack_link_days});
+  const ackLinkSigner = new AckLinkSigner(loadAckLinkKey(join(dataDir, OPTIONAL_BACKUP_FILES.ackLinkKey)), clock, {
+    publicUrl: settings.public_url,
+    lifetimeDays: settings.smtp.ack_link_days
+  });
   // A journal beside a missing config store means the store was lost, not that the data dir is new.
   const config = await ConfigStore.open(join(dataDir, BACKUP_FILES.config), {dataBeside: [journalPath]});
   const journal = new Journal({
-    path: journalPath, logger, checkpointIntervalMs: settings.journal.checkpoint_interval_ms, maxBatch: settings.journal.max_batch, acceptWalLoss: options.acceptWalLoss
+    path: journalPath,
+    logger,
+    checkpointIntervalMs: settings.journal.checkpoint_interval_ms,
+    maxBatch: settings.journal.max_batch,
+    acceptWalLoss: options.acceptWalLoss
   });
 
   const notificationsRepository = new NotificationsRepository(journal);
@@ -117,29 +139,88 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const registry = new ChannelRegistry(
     options.drivers ??
       createChannelDrivers({
-        settings, dataDir, logger, clock, journal, ackLinks: ackLinkSigner,
+        settings,
+        dataDir,
+        logger,
+        clock,
+        journal,
+        ackLinks: ackLinkSigner,
         // Called only once serving, when `notifications` below exists.
-        acknowledgements: {acknowledge: (ids, by, via, contacts = []): Promise<void> => notifications.acknowledgeMany(ids, by, via, recipients.actorFor(via, contacts))}
+        acknowledgements: {
+          acknowledge: (ids, by, via, contacts = []): Promise<void> =>
+            notifications.acknowledgeMany(ids, by, via, recipients.actorFor(via, contacts))
+        }
       })
   );
   const channelStatus = new ChannelStatusService(settings, registry);
-  const webhooks = createWebhooks({journal, config, audit, clock, logger, destinations: {allowLinkLocal: settings.webhooks.allow_link_local}});
-  const events = new EventPublisher(journal, eventsRepository, new WebhooksRepository(config), () => webhooks.dispatcher.nudge());
+  const webhooks = createWebhooks({
+    journal,
+    config,
+    audit,
+    clock,
+    logger,
+    destinations: {allowLinkLocal: settings.webhooks.allow_link_local}
+  });
+  const events = new EventPublisher(journal, eventsRepository, new WebhooksRepository(config), () =>
+    webhooks.dispatcher.nudge()
+  );
   const keys = new ApiKeysService(new ApiKeysRepository(config), audit, clock, logger);
-  const idempotency = new IdempotencyService(journal, new IdempotencyRepository(journal), clock, settings.journal.idempotency_hours);
+  const idempotency = new IdempotencyService(
+    journal,
+    new IdempotencyRepository(journal),
+    clock,
+    settings.journal.idempotency_hours
+  );
   const heartbeatsRepository = new HeartbeatsRepository(config);
   const integrationsRepository = new IntegrationsRepository(config);
   const pagingReferences = new PagingReferences(heartbeatsRepository, integrationsRepository);
-  const recipients = new RecipientsService(recipientsRepository, groupsRepository, notificationsRepository, channelStatus, contactFailures, audit, clock, pagingReferences);
-  const groups = new GroupsService(groupsRepository, recipientsRepository, notificationsRepository, audit, clock, pagingReferences);
+  const recipients = new RecipientsService(
+    recipientsRepository,
+    groupsRepository,
+    notificationsRepository,
+    channelStatus,
+    contactFailures,
+    audit,
+    clock,
+    pagingReferences
+  );
+  const groups = new GroupsService(
+    groupsRepository,
+    recipientsRepository,
+    notificationsRepository,
+    audit,
+    clock,
+    pagingReferences
+  );
   const storms = new StormGrouping(journal, escalationsRepository);
   const notifications = new NotificationsService(
-    journal, notificationsRepository, escalationsRepository, attemptsRepository, events, recipientsRepository, groupsRepository, audit, idempotency, storms, clock
+    journal,
+    notificationsRepository,
+    escalationsRepository,
+    attemptsRepository,
+    events,
+    recipientsRepository,
+    groupsRepository,
+    audit,
+    idempotency,
+    storms,
+    clock
   );
   const runner = new EscalationRunner(
     {
-      journal, notificationRecords: notificationsRepository, escalations: escalationsRepository, attempts: attemptsRepository,
-      events, audit, notifications, registry, channelStatus, contactFailures, storms, clock, logger
+      journal,
+      notificationRecords: notificationsRepository,
+      escalations: escalationsRepository,
+      attempts: attemptsRepository,
+      events,
+      audit,
+      notifications,
+      registry,
+      channelStatus,
+      contactFailures,
+      storms,
+      clock,
+      logger
     },
     options.runner
   );
@@ -148,26 +229,76 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   let servingUrl = "";
   const publicBase = () => settings.public_url || servingUrl;
   const heartbeats = new HeartbeatsService({
-    definitions: heartbeatsRepository, states: new HeartbeatStatesRepository(journal), recipients: recipientsRepository, groups: groupsRepository,
-    notifications, journal, audit, clock, logger: logger.child({component: "heartbeats"}), publicBase, onRescheduled: () => heartbeatMonitor.arm()
+    definitions: heartbeatsRepository,
+    states: new HeartbeatStatesRepository(journal),
+    recipients: recipientsRepository,
+    groups: groupsRepository,
+    notifications,
+    journal,
+    audit,
+    clock,
+    logger: logger.child({component: "heartbeats"}),
+    publicBase,
+    onRescheduled: () => heartbeatMonitor.arm()
   });
   const heartbeatMonitor = new HeartbeatMonitor(heartbeats, clock, logger.child({component: "heartbeats"}));
-  const integrations = new IntegrationsService(integrationsRepository, recipientsRepository, groupsRepository, audit, clock, publicBase);
+  const integrations = new IntegrationsService(
+    integrationsRepository,
+    recipientsRepository,
+    groupsRepository,
+    audit,
+    clock,
+    publicBase
+  );
   const integrationCredentials = new IntegrationCredentials(integrationsRepository, clock);
   const integrationEvents = new IntegrationEvents({
-    alerts: new IntegrationAlertsRepository(journal), notificationRecords: notificationsRepository, notifications, heartbeats, idempotency, journal, clock
+    alerts: new IntegrationAlertsRepository(journal),
+    notificationRecords: notificationsRepository,
+    notifications,
+    heartbeats,
+    idempotency,
+    journal,
+    clock
   });
-  const readiness = new ReadinessService(journal, eventsRepository, escalationsRepository, channelStatus, clock, dataDir, heartbeatMonitor);
+  const readiness = new ReadinessService(
+    journal,
+    eventsRepository,
+    escalationsRepository,
+    channelStatus,
+    clock,
+    dataDir,
+    heartbeatMonitor
+  );
   const runtime = new Runtime(
-    settings, logger, clock,
+    settings,
+    logger,
+    clock,
     new RateLimiter(settings.rate_limit.per_second, settings.rate_limit.burst, clock),
-    new RateLimiter(settings.rate_limit.auth_failures_per_minute / 60, settings.rate_limit.auth_failures_per_minute, clock)
+    new RateLimiter(
+      settings.rate_limit.auth_failures_per_minute / 60,
+      settings.rate_limit.auth_failures_per_minute,
+      clock
+    )
   );
   const initialAdminKeyFile = await keys.ensureInitialAdminKey(dataDir);
   const pruner = new PeriodicTask("idempotency-prune", 3600_000, () => idempotency.prune(), logger);
   const operations = createOperations({
-    settings, dataDir, journal, clock, logger, registry, channelStatus, runner, notifications,
-    repositories: {notifications: notificationsRepository, escalations: escalationsRepository, events: eventsRepository, recipients: recipientsRepository, groups: groupsRepository}
+    settings,
+    dataDir,
+    journal,
+    clock,
+    logger,
+    registry,
+    channelStatus,
+    runner,
+    notifications,
+    repositories: {
+      notifications: notificationsRepository,
+      escalations: escalationsRepository,
+      events: eventsRepository,
+      recipients: recipientsRepository,
+      groups: groupsRepository
+    }
   });
   const dashboard = createDashboard({settings, journal, config, keys, audit, clock, logger});
 
@@ -222,9 +353,12 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
   logger.info("gateway serving", {url, data_dir: dataDir});
   if (CHANNELS.every((channel) => channelStatus.missingSetting(channel) !== null)) {
-    logger.warn("no channel is configured: alerts are accepted but cannot reach anyone until smtp, modem or telegram is set up", {
-      missing: [...new Set(CHANNELS.map((channel) => channelStatus.missingSetting(channel)))]
-    });
+    logger.warn(
+      "no channel is configured: alerts are accepted but cannot reach anyone until smtp, modem or telegram is set up",
+      {
+        missing: [...new Set(CHANNELS.map((channel) => channelStatus.missingSetting(channel)))]
+      }
+    );
   }
   servingUrl = url;
   // Only now: a heartbeat's fresh grace after a restart counts from the moment the gateway serves.
@@ -255,5 +389,17 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     return stopping;
   };
 
-  return {url, settings, journal, config, services: {keys, notifications, recipients, groups, runner}, initialAdminKeyFile, operations, heartbeats: {service: heartbeats, monitor: heartbeatMonitor}, webhooks: {dispatcher: webhooks.dispatcher}, laneRoutes: servedByLane, stop};
+  return {
+    url,
+    settings,
+    journal,
+    config,
+    services: {keys, notifications, recipients, groups, runner},
+    initialAdminKeyFile,
+    operations,
+    heartbeats: {service: heartbeats, monitor: heartbeatMonitor},
+    webhooks: {dispatcher: webhooks.dispatcher},
+    laneRoutes: servedByLane,
+    stop
+  };
 }

@@ -31,8 +31,17 @@ function parseArguments(argv: string[]): {acceptWalLoss: boolean} {
 async function main(): Promise<void> {
   const {acceptWalLoss} = parseArguments(process.argv.slice(2));
   const {settings, configFile} = loadSettings();
-  const logger = createLogger(settings.log.level, undefined, {}, logFormatFor(settings.log.syslog_prefix, journalStream()));
-  logger.info("starting klaxon", {config_file: configFile ?? "(none: embedded defaults and environment)", host: settings.host, port: settings.port});
+  const logger = createLogger(
+    settings.log.level,
+    undefined,
+    {},
+    logFormatFor(settings.log.syslog_prefix, journalStream())
+  );
+  logger.info("starting klaxon", {
+    config_file: configFile ?? "(none: embedded defaults and environment)",
+    host: settings.host,
+    port: settings.port
+  });
   const gateway = await startGateway(settings, {logger, acceptWalLoss});
   // Under systemd (Type=notify): ready once serving, then watchdog pings while the liveness probe passes.
   const systemd = SystemdNotifier.fromEnvironment(logger);
@@ -61,7 +70,9 @@ async function main(): Promise<void> {
 
 main().catch((thrown: unknown) => {
   const error = thrown instanceof Error ? thrown : new Error(String(thrown));
-  const refused = [UsageError, SettingsError, CorruptConfigError, WalLossError, NewerJournalError].some((kind) => error instanceof kind);
+  const refused = [UsageError, SettingsError, CorruptConfigError, WalLossError, NewerJournalError].some(
+    (kind) => error instanceof kind
+  );
   // The structured line for the journal, and one plain line on stderr for whoever ran it by hand.
   bootLogger.error("klaxon failed to start", {error});
   process.stderr.write(`klaxon: cannot start: ${error.message.replace(/\s*\n\s*/g, " ")}\n`);

@@ -20,10 +20,28 @@ import {DashboardController, DashboardEntryController} from "./api/controllers/d
 import {openApiDocument} from "./api/http/openapi-document.js";
 import {requestIdOf} from "./api/http/request-id.js";
 
-export const API_CONTROLLERS = [NotificationsController, RecipientsController, GroupsController, KeysController, AuditController, WebhooksController, BackupsController, HeartbeatsController, IntegrationsController];
+export const API_CONTROLLERS = [
+  NotificationsController,
+  RecipientsController,
+  GroupsController,
+  KeysController,
+  AuditController,
+  WebhooksController,
+  BackupsController,
+  HeartbeatsController,
+  IntegrationsController
+];
 
 /** Every controller, mounted at "/": Ts.ED routes them all, and the lane serves their `@Lane()` routes. */
-export const CONTROLLERS = [HealthController, AckLinkController, MetricsController, PingController, ...API_CONTROLLERS, DashboardController, DashboardEntryController];
+export const CONTROLLERS = [
+  HealthController,
+  AckLinkController,
+  MetricsController,
+  PingController,
+  ...API_CONTROLLERS,
+  DashboardController,
+  DashboardEntryController
+];
 
 /** The Ts.ED application: routes, validation, documentation. Runtime values arrive through `imports`. */
 @Configuration({
@@ -43,7 +61,8 @@ export const CONTROLLERS = [HealthController, AckLinkController, MetricsControll
         info: {
           title: "Klaxon API",
           version: "1.0.0",
-          description: "Alert escalation gateway: send alerts, track and acknowledge them. Errors are RFC 9457 problem+json.",
+          description:
+            "Alert escalation gateway: send alerts, track and acknowledge them. Errors are RFC 9457 problem+json.",
           license: {name: "MIT", url: "https://opensource.org/license/mit"}
         },
         // The gateway that serves this document: clients resolve "/" against the address they read it from.

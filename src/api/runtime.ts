@@ -31,7 +31,9 @@ export class Runtime {
     if (this.authFailureLimiter.exhausted(address)) {
       const decision = this.authFailureLimiter.take(address);
       this.showAuthFailureBudget(response, decision);
-      throw new AppError("rate_limited", "too many failed authentications from this address", {retryAfterSeconds: decision.resetSeconds});
+      throw new AppError("rate_limited", "too many failed authentications from this address", {
+        retryAfterSeconds: decision.resetSeconds
+      });
     }
     return address;
   }

@@ -56,7 +56,10 @@ export interface LateConfirmation {
  */
 export class ChannelError extends Error {
   override name = "ChannelError";
-  constructor(message: string, readonly permanent: boolean) {
+  constructor(
+    message: string,
+    readonly permanent: boolean
+  ) {
     super(message);
   }
 }

@@ -69,7 +69,13 @@ export class ConnectivityProbe {
 
   get snapshot(): LinkSnapshot {
     const next = this.timer.wakeAt;
-    return {state: this.state, since: this.since, last_checked_at: this.lastCheckedAt, last_error: this.lastError, next_check_at: next === null ? null : isoTimestamp(next)};
+    return {
+      state: this.state,
+      since: this.since,
+      last_checked_at: this.lastCheckedAt,
+      last_error: this.lastError,
+      next_check_at: next === null ? null : isoTimestamp(next)
+    };
   }
 
   get isOffline(): boolean {
@@ -79,7 +85,8 @@ export class ConnectivityProbe {
   /** Why the service cannot be used now, or null (also while the first probe is still out: a call then finds out). */
   unavailableReason(): string | null {
     if (this.state === "offline") return `${this.options.name} is unreachable since ${this.since} (${this.lastError})`;
-    if (this.state === "refused") return `${this.options.name} refuses this gateway since ${this.since} (${this.lastError})`;
+    if (this.state === "refused")
+      return `${this.options.name} refuses this gateway since ${this.since} (${this.lastError})`;
     return null;
   }
 
@@ -108,7 +115,10 @@ export class ConnectivityProbe {
         if (!this.stopper.signal.aborted) this.observe(observation);
       } finally {
         this.running = null;
-        if (this.started) this.timer.aim(this.options.clock.now() + probeDelayMs(this.failures, this.options.intervalMs, this.options.maxBackoffMs));
+        if (this.started)
+          this.timer.aim(
+            this.options.clock.now() + probeDelayMs(this.failures, this.options.intervalMs, this.options.maxBackoffMs)
+          );
       }
     })();
     return this.running;

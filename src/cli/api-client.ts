@@ -67,17 +67,24 @@ export class ApiClient {
       if ("answer" in outcome) return outcome.answer;
       if (!outcome.retryable || attempt >= attempts) throw outcome.failure;
       if (outcome.waitMs !== null && outcome.waitMs > MAX_RETRY_AFTER_MS) {
-        throw new CliError(`${outcome.failure.message} (the gateway asks to retry after ${Math.ceil(outcome.waitMs / 1000)} s)`, EXIT.unavailable, outcome.failure.problem);
+        throw new CliError(
+          `${outcome.failure.message} (the gateway asks to retry after ${Math.ceil(outcome.waitMs / 1000)} s)`,
+          EXIT.unavailable,
+          outcome.failure.problem
+        );
       }
       const waitMs = Math.max(backoffMs(attempt, this.random), outcome.waitMs ?? 0);
-      this.options.onRetry?.(`retrying in ${(waitMs / 1000).toFixed(1)} s (attempt ${attempt + 1} of ${attempts}): ${outcome.failure.message.split("\n")[0]}`);
+      this.options.onRetry?.(
+        `retrying in ${(waitMs / 1000).toFixed(1)} s (attempt ${attempt + 1} of ${attempts}): ${outcome.failure.message.split("\n")[0]}`
+      );
       await this.sleep(waitMs);
     }
   }
 
   private url(request: ApiRequest): string {
     const url = new URL(request.path, this.options.baseUrl.replace(/\/?$/, "/"));
-    for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined && value !== "") url.searchParams.set(name, value);
+    for (const [name, value] of Object.entries(request.query ?? {}))
+      if (value !== undefined && value !== "") url.searchParams.set(name, value);
     return url.toString();
   }
 
@@ -99,7 +106,11 @@ export class ApiClient {
     } catch (error) {
       const reason = networkReason(error);
       const refused = reason.includes("ECONNREFUSED");
-      return {failure: new CliError(`cannot reach the gateway at ${this.options.baseUrl}: ${reason}`, EXIT.unavailable), retryable: request.retry === "idempotent" || refused, waitMs: null};
+      return {
+        failure: new CliError(`cannot reach the gateway at ${this.options.baseUrl}: ${reason}`, EXIT.unavailable),
+        retryable: request.retry === "idempotent" || refused,
+        waitMs: null
+      };
     }
     const body = parseJson(text);
     if (response.ok) return {answer: {status: response.status, headers: response.headers, body: body as T}};
@@ -110,7 +121,11 @@ export class ApiClient {
       (response.status >= 500 && request.retry === "idempotent") ||
       // The same Idempotency-Key is still being committed by an earlier attempt: its answer will be replayed.
       problem.code === "idempotency_in_flight";
-    return {failure: apiFailure(problem), retryable, waitMs: retryAfterMs(response.headers.get("retry-after"), Date.now())};
+    return {
+      failure: apiFailure(problem),
+      retryable,
+      waitMs: retryAfterMs(response.headers.get("retry-after"), Date.now())
+    };
   }
 }
 
@@ -125,7 +140,8 @@ function parseJson(text: string): unknown {
 
 /** The gateway answers problem+json; a proxy in between may not, so anything else becomes a minimal problem. */
 function asProblem(body: unknown, response: Response): Problem {
-  if (body && typeof body === "object" && typeof (body as Problem).title === "string") return {...(body as Problem), status: response.status};
+  if (body && typeof body === "object" && typeof (body as Problem).title === "string")
+    return {...(body as Problem), status: response.status};
   return {title: response.statusText || "HTTP error", status: response.status};
 }
 
@@ -133,7 +149,8 @@ function networkReason(error: unknown): string {
   if (error instanceof Error && error.name === "TimeoutError") return "no answer within the timeout";
   // fetch reports "fetch failed"; the reason (ECONNREFUSED, ECONNRESET, a DNS failure) is in its cause.
   const cause = (error as {cause?: {code?: string; message?: string}}).cause;
-  if (cause?.code) return cause.message?.includes(cause.code) ? cause.message : `${cause.code} ${cause.message ?? ""}`.trim();
+  if (cause?.code)
+    return cause.message?.includes(cause.code) ? cause.message : `${cause.code} ${cause.message ?? ""}`.trim();
   if (cause?.message) return cause.message;
   return error instanceof Error ? error.message : String(error);
 }

@@ -32,7 +32,10 @@ const result = await build({
   define: {KLAXON_CLI_VERSION: JSON.stringify(version)}
 });
 
-writeFileSync(seaConfig, JSON.stringify({main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true}));
+writeFileSync(
+  seaConfig,
+  JSON.stringify({main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true})
+);
 execFileSync(process.execPath, ["--experimental-sea-config", seaConfig], {stdio: "pipe"});
 
 const pending = binary + ".pending";
@@ -40,9 +43,23 @@ rmSync(pending, {force: true});
 copyFileSync(process.execPath, pending);
 chmodSync(pending, 0o755);
 // postject (a devDependency) is Node's own tool for injecting the blob.
-execFileSync(process.execPath, [join(root, "node_modules", "postject", "dist", "cli.js"), pending, "NODE_SEA_BLOB", blob, "--sentinel-fuse", SEA_FUSE], {cwd: root, stdio: "pipe"});
+execFileSync(
+  process.execPath,
+  [
+    join(root, "node_modules", "postject", "dist", "cli.js"),
+    pending,
+    "NODE_SEA_BLOB",
+    blob,
+    "--sentinel-fuse",
+    SEA_FUSE
+  ],
+  {cwd: root, stdio: "pipe"}
+);
 renameSync(pending, binary);
 
 // The source files inside the binary, so tests can tell whether it is older than the code.
-writeFileSync(join(outDir, "inputs.json"), JSON.stringify(Object.keys(result.metafile.inputs).map((input) => relative(root, resolve(root, input)))));
+writeFileSync(
+  join(outDir, "inputs.json"),
+  JSON.stringify(Object.keys(result.metafile.inputs).map((input) => relative(root, resolve(root, input))))
+);
 console.log(`built ${relative(root, binary)} (klaxon ${version}, node ${process.version})`);

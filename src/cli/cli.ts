@@ -18,13 +18,26 @@ const DEFAULT_URL = "http://127.0.0.1:8080";
 const DEFAULT_RETRIES = 3;
 const DEFAULT_TIMEOUT_SECONDS = 10;
 
-const COMMANDS: Command[] = [...notificationCommands, ...recipientCommands, ...groupCommands, ...keyCommands, ...heartbeatCommands, doctorCommand, ...backupCommands, restoreCommand];
+const COMMANDS: Command[] = [
+  ...notificationCommands,
+  ...recipientCommands,
+  ...groupCommands,
+  ...keyCommands,
+  ...heartbeatCommands,
+  doctorCommand,
+  ...backupCommands,
+  restoreCommand
+];
 
 const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   url: {type: "string", value: "URL", description: `the gateway (default: $KLAXON_URL, else ${DEFAULT_URL})`},
   "api-key": {type: "string", value: "KEY", description: "the API key (default: $KLAXON_API_KEY)"},
   json: {type: "boolean", description: "print the API's JSON instead of the human form"},
-  retries: {type: "string", value: "N", description: `repeats after a server or network error (default: $KLAXON_RETRIES, else ${DEFAULT_RETRIES})`},
+  retries: {
+    type: "string",
+    value: "N",
+    description: `repeats after a server or network error (default: $KLAXON_RETRIES, else ${DEFAULT_RETRIES})`
+  },
   timeout: {type: "string", value: "SECONDS", description: `per-request timeout (default ${DEFAULT_TIMEOUT_SECONDS})`},
   help: {type: "boolean", short: "h", description: "show help"}
 };
@@ -102,14 +115,24 @@ function positiveInteger(raw: string | undefined, name: string, fallback: number
   return Number(raw);
 }
 
-function contextFor(command: Command, values: OptionValues, positionals: string[], {env, output}: CliEnvironment): CommandContext {
+function contextFor(
+  command: Command,
+  values: OptionValues,
+  positionals: string[],
+  {env, output}: CliEnvironment
+): CommandContext {
   const [min, max] = command.arity ?? [0, 0];
   if (positionals.length < min) throw new UsageError(`missing argument: ${synopsis(command)}`);
   if (positionals.length > max) throw new UsageError(`unexpected argument "${positionals[max]}": ${synopsis(command)}`);
   const baseUrl = (values.url as string | undefined) ?? env.KLAXON_URL ?? DEFAULT_URL;
-  const retries = positiveInteger((values.retries as string | undefined) ?? env.KLAXON_RETRIES, "--retries", DEFAULT_RETRIES);
+  const retries = positiveInteger(
+    (values.retries as string | undefined) ?? env.KLAXON_RETRIES,
+    "--retries",
+    DEFAULT_RETRIES
+  );
   const timeoutMs = positiveInteger(values.timeout as string | undefined, "--timeout", DEFAULT_TIMEOUT_SECONDS) * 1000;
-  if (!/^https?:\/\//.test(baseUrl)) throw new UsageError(`the gateway URL must start with http:// or https://, got "${baseUrl}"`);
+  if (!/^https?:\/\//.test(baseUrl))
+    throw new UsageError(`the gateway URL must start with http:// or https://, got "${baseUrl}"`);
   let client: ApiClient | null = null;
   return {
     positionals,
@@ -146,7 +169,9 @@ export async function runCli(argv: string[], environment: CliEnvironment): Promi
         return EXIT.ok;
       }
       output.err(overview(group));
-      throw new UsageError(group.length ? `unknown ${group[0]} command "${argv[1] ?? ""}"` : `unknown command "${argv[0]}"`);
+      throw new UsageError(
+        group.length ? `unknown ${group[0]} command "${argv[1] ?? ""}"` : `unknown command "${argv[0]}"`
+      );
     }
     const {values, positionals} = parse(found.command, found.rest);
     json = values.json === true;
@@ -157,10 +182,14 @@ export async function runCli(argv: string[], environment: CliEnvironment): Promi
     await found.command.run(contextFor(found.command, values, positionals, environment));
     return EXIT.ok;
   } catch (error) {
-    const failure = error instanceof CliError ? error : new CliError(`unexpected error: ${(error as Error)?.message ?? String(error)}`, EXIT.failed);
+    const failure =
+      error instanceof CliError
+        ? error
+        : new CliError(`unexpected error: ${(error as Error)?.message ?? String(error)}`, EXIT.failed);
     if (json && failure.problem) output.out(jsonText(failure.problem));
     output.err(`error: ${scrub(failure.message, secrets)}`);
-    if (failure instanceof UsageError) output.err("`klaxon --help` lists the commands; `klaxon <command> --help` their flags.");
+    if (failure instanceof UsageError)
+      output.err("`klaxon --help` lists the commands; `klaxon <command> --help` their flags.");
     return failure.exitCode;
   }
 }
@@ -169,5 +198,7 @@ export async function runCli(argv: string[], environment: CliEnvironment): Promi
 function givenSecrets(argv: string[], env: Record<string, string | undefined>): string[] {
   const flagAt = argv.indexOf("--api-key");
   const inline = argv.find((arg) => arg.startsWith("--api-key="))?.slice("--api-key=".length);
-  return [env.KLAXON_API_KEY, flagAt >= 0 ? argv[flagAt + 1] : undefined, inline].filter((value): value is string => !!value);
+  return [env.KLAXON_API_KEY, flagAt >= 0 ? argv[flagAt + 1] : undefined, inline].filter(
+    (value): value is string => !!value
+  );
 }

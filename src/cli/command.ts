@@ -61,7 +61,10 @@ export function integerOption(ctx: CommandContext, name: string): number | undef
 export function listOption(ctx: CommandContext, name: string): string[] | undefined {
   const value = ctx.values[name];
   if (!Array.isArray(value)) return undefined;
-  return value.flatMap((item) => item.split(",")).map((item) => item.trim()).filter(Boolean);
+  return value
+    .flatMap((item) => item.split(","))
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 /** `--data JSON`: fields the flags do not cover, as one JSON object. */
@@ -74,7 +77,8 @@ export function jsonObjectOption(ctx: CommandContext, name: string): Record<stri
   } catch (error) {
     throw new UsageError(`--${name} is not valid JSON: ${(error as Error).message}`);
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError(`--${name} must be a JSON object`);
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new UsageError(`--${name} must be a JSON object`);
   return parsed as Record<string, unknown>;
 }
 

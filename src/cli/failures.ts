@@ -32,7 +32,11 @@ export interface Problem {
 export class CliError extends Error {
   override name = "CliError";
 
-  constructor(message: string, readonly exitCode: ExitCode, readonly problem: Problem | null = null) {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode,
+    readonly problem: Problem | null = null
+  ) {
     super(message);
   }
 }
@@ -55,7 +59,9 @@ function exitCodeForStatus(status: number): ExitCode {
 
 /** The error for a non-2xx answer that is final (not retried, or retried until the attempts ran out). */
 export function apiFailure(problem: Problem): CliError {
-  const fieldLines = (problem.errors ?? []).map((error) => `\n  ${error.pointer || "(body)"}: ${error.detail}`).join("");
+  const fieldLines = (problem.errors ?? [])
+    .map((error) => `\n  ${error.pointer || "(body)"}: ${error.detail}`)
+    .join("");
   const message = `${problem.status} ${problem.title}${problem.detail ? `: ${problem.detail}` : ""}${fieldLines}`;
   return new CliError(message, exitCodeForStatus(problem.status), problem);
 }

@@ -32,7 +32,11 @@ export function fieldsText(rows: Array<[string, Cell]>): string {
 export function tableText(headers: string[], rows: Cell[][]): string {
   const cells = [headers, ...rows.map((row) => row.map(cellText))];
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => row[column].length)));
-  return cells.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join("  ")).join("\n");
+  return cells
+    .map((row) =>
+      row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join("  ")
+    )
+    .join("\n");
 }
 
 /** Shortens free text for one table cell, on one line. */

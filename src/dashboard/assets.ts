@@ -9,14 +9,18 @@ const here = dirname(fileURLToPath(import.meta.url));
  * The dashboard's files. Beside this module when run from source; `tsc` copies no assets into
  * dist/, so a built gateway serves them from the source tree it was built from.
  */
-export const DASHBOARD_ASSETS = [join(here, "public"), join(here, "..", "..", "src", "dashboard", "public")].find((dir) => existsSync(join(dir, "index.html"))) ?? join(here, "public");
+export const DASHBOARD_ASSETS =
+  [join(here, "public"), join(here, "..", "..", "src", "dashboard", "public")].find((dir) =>
+    existsSync(join(dir, "index.html"))
+  ) ?? join(here, "public");
 
 /** Where the dashboard is served; `/` redirects here. */
 export const DASHBOARD_PATH = "/dashboard";
 
 // Everything the page loads comes from the box itself (it must work with no internet); nothing
 // inline, so an injected string can never run as script; no framing (clickjacking).
-const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 function setSecurityHeaders(response: ServerResponse): void {
   response.setHeader("Content-Security-Policy", CONTENT_SECURITY_POLICY);
@@ -28,5 +32,7 @@ function setSecurityHeaders(response: ServerResponse): void {
 
 /** Ts.ED `statics` entry serving the dashboard. */
 export const dashboardStatics = {
-  [DASHBOARD_PATH]: [{root: DASHBOARD_ASSETS, index: "index.html", redirect: true, dotfiles: "ignore", setHeaders: setSecurityHeaders}]
+  [DASHBOARD_PATH]: [
+    {root: DASHBOARD_ASSETS, index: "index.html", redirect: true, dotfiles: "ignore", setHeaders: setSecurityHeaders}
+  ]
 };

@@ -25,7 +25,6 @@ export interface SignedIn {
   session: DashboardSession;
 }
 
-
 /**
  * The dashboard's one user: an admin password (stored as a scrypt hash), sessions, and the CSRF
  * check. Setting the password needs an admin API key, so on first start only whoever can read
@@ -53,12 +52,19 @@ export class DashboardAuthService {
     const key = this.keys.authenticate(adminKey);
     if (!key || !hasScope(key, "admin")) {
       this.logger.warn("dashboard password change refused: not an admin key", {address});
-      throw new AppError("unauthenticated", "that is not an active admin API key", {errors: [{pointer: "/admin_key", detail: "not an active admin API key"}]});
+      throw new AppError("unauthenticated", "that is not an active admin API key", {
+        errors: [{pointer: "/admin_key", detail: "not an active admin API key"}]
+      });
     }
     const hash = await hashPassword(password);
     await this.credential.save({password_hash: hash, password_set_at: isoTimestamp(this.clock.now())});
     this.sessions.revokeAll();
-    await this.audit.record({type: "api_key", id: key.id}, "dashboard.password_set", {type: "dashboard", id: "admin"}, {address});
+    await this.audit.record(
+      {type: "api_key", id: key.id},
+      "dashboard.password_set",
+      {type: "dashboard", id: "admin"},
+      {address}
+    );
   }
 
   async signIn(password: string, address: string): Promise<SignedIn> {
@@ -67,10 +73,17 @@ export class DashboardAuthService {
     if (!stored) throw new AppError("conflict", "no admin password is set yet: set one with an admin API key first");
     if (!(await verifyPassword(password, stored))) {
       this.logger.warn("dashboard sign-in refused: wrong password", {address});
-      throw new AppError("unauthenticated", "wrong password", {errors: [{pointer: "/password", detail: "wrong password"}]});
+      throw new AppError("unauthenticated", "wrong password", {
+        errors: [{pointer: "/password", detail: "wrong password"}]
+      });
     }
     const signedIn = this.sessions.create();
-    await this.audit.record(DASHBOARD_ACTOR, "dashboard.signed_in", {type: "dashboard_session", id: signedIn.session.id}, {address});
+    await this.audit.record(
+      DASHBOARD_ACTOR,
+      "dashboard.signed_in",
+      {type: "dashboard_session", id: signedIn.session.id},
+      {address}
+    );
     return signedIn;
   }
 
@@ -88,8 +101,14 @@ export class DashboardAuthService {
     const session = this.sessions.find(sessionTokenOf(request));
     if (!session) return null;
     const presented = request.headers[CSRF_HEADER];
-    if (!SAFE_METHODS.has(request.method) && !(typeof presented === "string" && tokensEqual(presented, session.csrfToken))) {
-      throw new AppError("csrf_token_invalid", "this dashboard request lacks the session's X-CSRF-Token header, or it does not match");
+    if (
+      !SAFE_METHODS.has(request.method) &&
+      !(typeof presented === "string" && tokensEqual(presented, session.csrfToken))
+    ) {
+      throw new AppError(
+        "csrf_token_invalid",
+        "this dashboard request lacks the session's X-CSRF-Token header, or it does not match"
+      );
     }
     return session;
   }
@@ -102,7 +121,9 @@ export class DashboardAuthService {
     const decision = this.attempts.take(address);
     if (!decision.allowed) {
       this.logger.warn("dashboard sign-in throttled", {address});
-      throw new AppError("rate_limited", "too many sign-in attempts from this address; wait and try again", {retryAfterSeconds: decision.resetSeconds});
+      throw new AppError("rate_limited", "too many sign-in attempts from this address; wait and try again", {
+        retryAfterSeconds: decision.resetSeconds
+      });
     }
   }
 }

@@ -20,7 +20,9 @@ export class EventFeedRepository {
   constructor(private readonly journal: Journal) {
     // events has no sequence column; its rowid grows with every insert (rows are never deleted).
     this.latest = journal.db.prepare(`SELECT COALESCE(MAX(rowid), 0) AS seq FROM events`);
-    this.since = journal.db.prepare(`SELECT rowid AS seq, type, notification_id FROM events WHERE rowid > ? ORDER BY rowid LIMIT ?`);
+    this.since = journal.db.prepare(
+      `SELECT rowid AS seq, type, notification_id FROM events WHERE rowid > ? ORDER BY rowid LIMIT ?`
+    );
   }
 
   lastSeq(): number {

@@ -28,11 +28,20 @@ export interface DashboardDependencies {
 export function createDashboard({settings, journal, config, keys, audit, clock, logger}: DashboardDependencies) {
   const {session_hours: sessionHours, sign_in_attempts_per_minute: attemptsPerMinute} = settings.dashboard;
   if (!(sessionHours > 0)) throw new SettingsError(`dashboard.session_hours: must be > 0, got ${sessionHours}`);
-  if (!(attemptsPerMinute >= 1)) throw new SettingsError(`dashboard.sign_in_attempts_per_minute: must be >= 1, got ${attemptsPerMinute}`);
+  if (!(attemptsPerMinute >= 1))
+    throw new SettingsError(`dashboard.sign_in_attempts_per_minute: must be >= 1, got ${attemptsPerMinute}`);
   const sessions = new SessionStore(clock, sessionHours * 3600_000);
   const attempts = new RateLimiter(attemptsPerMinute / 60, attemptsPerMinute, clock);
   const dashboardLogger = logger.child({component: "dashboard"});
-  const auth = new DashboardAuthService(new AdminCredentialRepository(config), keys, sessions, attempts, audit, clock, dashboardLogger);
+  const auth = new DashboardAuthService(
+    new AdminCredentialRepository(config),
+    keys,
+    sessions,
+    attempts,
+    audit,
+    clock,
+    dashboardLogger
+  );
   const feed = new LiveFeed(new EventFeedRepository(journal), clock, dashboardLogger);
   return {
     feed,

@@ -66,7 +66,11 @@ export class LiveFeed {
       this.lastSeq = this.events.lastSeq();
       return;
     }
-    for (let entries = this.events.after(this.lastSeq, BATCH); entries.length > 0; entries = this.events.after(this.lastSeq, BATCH)) {
+    for (
+      let entries = this.events.after(this.lastSeq, BATCH);
+      entries.length > 0;
+      entries = this.events.after(this.lastSeq, BATCH)
+    ) {
       for (const entry of entries) for (const subscriber of this.subscribers) subscriber.send(entry);
       this.lastSeq = entries[entries.length - 1].seq;
     }

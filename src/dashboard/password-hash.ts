@@ -10,7 +10,13 @@ const PREFIX = "scrypt";
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     // maxmem above 128 * N * r bytes, or Node refuses the cost above.
-    scrypt(password.normalize("NFC"), salt, KEY_BYTES, {...options, maxmem: 256 * options.N! * options.r!}, (error, key) => (error ? reject(error) : resolve(key)));
+    scrypt(
+      password.normalize("NFC"),
+      salt,
+      KEY_BYTES,
+      {...options, maxmem: 256 * options.N! * options.r!},
+      (error, key) => (error ? reject(error) : resolve(key))
+    );
   });
 }
 

@@ -36,7 +36,13 @@ export class SessionStore {
     this.forgetExpired();
     const token = secretToken(32);
     const now = this.clock.now();
-    const session: DashboardSession = {id: randomBytes(6).toString("hex"), csrfToken: secretToken(32), createdAtMs: now, expiresAtMs: now + this.lifetimeMs, ended: false};
+    const session: DashboardSession = {
+      id: randomBytes(6).toString("hex"),
+      csrfToken: secretToken(32),
+      createdAtMs: now,
+      expiresAtMs: now + this.lifetimeMs,
+      ended: false
+    };
     this.sessions.set(digest(token), session);
     // Maps iterate in insertion order: the first entry is the oldest session.
     if (this.sessions.size > this.maxSessions) this.end(this.sessions.keys().next().value as string);

@@ -62,7 +62,9 @@ function parseValue(text: string, spec: FieldSpec): number {
   const byName = spec.names?.indexOf(text.toLowerCase()) ?? -1;
   const value = byName >= 0 ? byName + (spec.namesFrom ?? 0) : /^\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isInteger(value) || value < spec.min || value > spec.max) {
-    throw new CronSyntaxError(`${spec.name} "${text}" is not a value from ${spec.min} to ${spec.max}${spec.names ? " or a name" : ""}`);
+    throw new CronSyntaxError(
+      `${spec.name} "${text}" is not a value from ${spec.min} to ${spec.max}${spec.names ? " or a name" : ""}`
+    );
   }
   return value;
 }
@@ -73,7 +75,8 @@ function parseField(text: string, spec: FieldSpec): number[] {
     const [range, stepText, extra] = part.split("/");
     if (extra !== undefined || range === "") throw new CronSyntaxError(`${spec.name} "${part}" is malformed`);
     const step = stepText === undefined ? 1 : Number(stepText);
-    if (!/^\d+$/.test(stepText ?? "1") || step < 1) throw new CronSyntaxError(`${spec.name} step "${stepText}" must be a positive integer`);
+    if (!/^\d+$/.test(stepText ?? "1") || step < 1)
+      throw new CronSyntaxError(`${spec.name} step "${stepText}" must be a positive integer`);
     let from: number;
     let to: number;
     if (range === "*") [from, to] = [spec.min, spec.max];
@@ -95,8 +98,11 @@ function parseField(text: string, spec: FieldSpec): number[] {
 /** Parses `minute hour day-of-month month day-of-week` (names and 7 for Sunday allowed). */
 export function parseCron(expression: string): CronExpression {
   const fields = expression.trim().split(/\s+/);
-  if (fields.length !== 5) throw new CronSyntaxError(`expected 5 fields (minute hour day-of-month month day-of-week), got ${fields.length}`);
-  const [minutes, hours, daysOfMonth, months, daysOfWeek] = fields.map((field, index) => parseField(field, FIELDS[index]));
+  if (fields.length !== 5)
+    throw new CronSyntaxError(`expected 5 fields (minute hour day-of-month month day-of-week), got ${fields.length}`);
+  const [minutes, hours, daysOfMonth, months, daysOfWeek] = fields.map((field, index) =>
+    parseField(field, FIELDS[index])
+  );
   return {
     minutes,
     hours,

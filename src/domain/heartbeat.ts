@@ -73,10 +73,19 @@ export interface HeartbeatTransition {
   effects: HeartbeatEffect[];
 }
 
-export const NEW_HEARTBEAT: HeartbeatState = {status: "new", last_ping_at: null, last_start_at: null, expected_at: null, down_at: null, paged: false};
+export const NEW_HEARTBEAT: HeartbeatState = {
+  status: "new",
+  last_ping_at: null,
+  last_start_at: null,
+  expected_at: null,
+  down_at: null,
+  paged: false
+};
 
 /** The definition's schedule as the domain reads it. */
-export function timingOf(definition: Pick<HeartbeatDefinition, "period_seconds" | "schedule" | "timezone" | "grace_seconds">): HeartbeatTiming {
+export function timingOf(
+  definition: Pick<HeartbeatDefinition, "period_seconds" | "schedule" | "timezone" | "grace_seconds">
+): HeartbeatTiming {
   const schedule: HeartbeatSchedule =
     definition.schedule !== null
       ? {kind: "cron", schedule: definition.schedule, timezone: definition.timezone ?? "UTC"}
@@ -90,7 +99,8 @@ export function timingOf(definition: Pick<HeartbeatDefinition, "period_seconds" 
  */
 export function alertAfter(state: HeartbeatState): number | null {
   if (state.down_at === null) return null;
-  if (state.status === "up" && state.expected_at !== null && state.expected_at < state.down_at) return state.expected_at;
+  if (state.status === "up" && state.expected_at !== null && state.expected_at < state.down_at)
+    return state.expected_at;
   if (state.status === "up" || state.status === "late" || state.status === "new") return state.down_at;
   return null;
 }
@@ -102,7 +112,10 @@ function downAt(expectedAt: number | null, lastStartAt: number | null, graceMs: 
 }
 
 function changed(from: HeartbeatState, state: HeartbeatState, effects: HeartbeatEffect[] = []): HeartbeatTransition {
-  const all: HeartbeatEffect[] = from.status === state.status ? effects : [{type: "status_changed", from: from.status, to: state.status}, ...effects];
+  const all: HeartbeatEffect[] =
+    from.status === state.status
+      ? effects
+      : [{type: "status_changed", from: from.status, to: state.status}, ...effects];
   return {state, effects: all};
 }
 
@@ -113,12 +126,31 @@ function unchanged(state: HeartbeatState): HeartbeatTransition {
 /** Up from now on: the next ping is expected per the schedule, and any outstanding page is resolved. */
 function upAfterPing(state: HeartbeatState, timing: HeartbeatTiming, now: number): HeartbeatTransition {
   const expectedAt = nextExpectedAt(timing.schedule, now);
-  const next: HeartbeatState = {status: "up", last_ping_at: now, last_start_at: null, expected_at: expectedAt, down_at: downAt(expectedAt, null, timing.grace_seconds * 1000), paged: false};
+  const next: HeartbeatState = {
+    status: "up",
+    last_ping_at: now,
+    last_start_at: null,
+    expected_at: expectedAt,
+    down_at: downAt(expectedAt, null, timing.grace_seconds * 1000),
+    paged: false
+  };
   return changed(state, next, state.paged ? [{type: "resolve"}] : []);
 }
 
-function down(state: HeartbeatState, reason: "missed" | "failed", patch: Partial<HeartbeatState> = {}): HeartbeatTransition {
-  const next: HeartbeatState = {...state, ...patch, status: "down", expected_at: null, down_at: null, last_start_at: null, paged: true};
+function down(
+  state: HeartbeatState,
+  reason: "missed" | "failed",
+  patch: Partial<HeartbeatState> = {}
+): HeartbeatTransition {
+  const next: HeartbeatState = {
+    ...state,
+    ...patch,
+    status: "down",
+    expected_at: null,
+    down_at: null,
+    last_start_at: null,
+    paged: true
+  };
   return changed(state, next, [{type: "page", reason}]);
 }
 
@@ -129,7 +161,12 @@ function down(state: HeartbeatState, reason: "missed" | "failed", patch: Partial
  * pages at once; `paused` is inert until a ping or a resume. After a restart every deadline
  * is at least a full grace away, so time the gateway spent stopped never pages.
  */
-export function transition(state: HeartbeatState, event: HeartbeatEvent, timing: HeartbeatTiming, now: number): HeartbeatTransition {
+export function transition(
+  state: HeartbeatState,
+  event: HeartbeatEvent,
+  timing: HeartbeatTiming,
+  now: number
+): HeartbeatTransition {
   const graceMs = timing.grace_seconds * 1000;
   switch (event.type) {
     case "ping":
@@ -143,8 +180,14 @@ export function transition(state: HeartbeatState, event: HeartbeatEvent, timing:
       return unchanged({...state, last_start_at: now, down_at: downAt(state.expected_at, now, graceMs)});
     }
     case "due": {
-      if (state.down_at !== null && now >= state.down_at && (state.status === "up" || state.status === "late" || state.status === "new")) return down(state, "missed");
-      if (state.status === "up" && state.expected_at !== null && now >= state.expected_at) return changed(state, {...state, status: "late"});
+      if (
+        state.down_at !== null &&
+        now >= state.down_at &&
+        (state.status === "up" || state.status === "late" || state.status === "new")
+      )
+        return down(state, "missed");
+      if (state.status === "up" && state.expected_at !== null && now >= state.expected_at)
+        return changed(state, {...state, status: "late"});
       return unchanged(state);
     }
     case "pause":
@@ -156,13 +199,23 @@ export function transition(state: HeartbeatState, event: HeartbeatEvent, timing:
       // A heartbeat that has pinged before is watched again from now, so a device that died during the pause is noticed.
       if (state.last_ping_at === null) return changed(state, {...state, status: "new"});
       const expectedAt = nextExpectedAt(timing.schedule, now);
-      return changed(state, {...state, status: "up", expected_at: expectedAt, down_at: downAt(expectedAt, null, graceMs)});
+      return changed(state, {
+        ...state,
+        status: "up",
+        expected_at: expectedAt,
+        down_at: downAt(expectedAt, null, graceMs)
+      });
     }
     case "reconfigured": {
       if (state.status !== "up" && state.status !== "late") return unchanged(state);
       const expectedAt = nextExpectedAt(timing.schedule, state.last_ping_at ?? now);
       const status = expectedAt !== null && now >= expectedAt ? "late" : "up";
-      return changed(state, {...state, status, expected_at: expectedAt, down_at: downAt(expectedAt, state.last_start_at, graceMs)});
+      return changed(state, {
+        ...state,
+        status,
+        expected_at: expectedAt,
+        down_at: downAt(expectedAt, state.last_start_at, graceMs)
+      });
     }
     case "restart": {
       if (state.down_at === null) return unchanged(state);

@@ -96,7 +96,15 @@ export function acknowledge(record: NotificationRecord, ack: Acknowledgement, no
   if (record.status === "resolved") return {kind: "conflict", reason: `notification ${record.id} is already resolved`};
   return {
     kind: "changed",
-    record: {...record, status: "acknowledged", acknowledged_at: nowIso, acknowledged_by: ack.by, acknowledged_via: ack.via, ack_note: ack.note, updated_at: nowIso}
+    record: {
+      ...record,
+      status: "acknowledged",
+      acknowledged_at: nowIso,
+      acknowledged_by: ack.by,
+      acknowledged_via: ack.via,
+      ack_note: ack.note,
+      updated_at: nowIso
+    }
   };
 }
 

@@ -1,4 +1,11 @@
-import {channelsForPriority, contactFor, retryAfterFailureSeconds, type Group, type QuietHours, type Recipient} from "./recipient.js";
+import {
+  channelsForPriority,
+  contactFor,
+  retryAfterFailureSeconds,
+  type Group,
+  type QuietHours,
+  type Recipient
+} from "./recipient.js";
 import type {Channel, GroupStrategy, Priority} from "./vocabulary.js";
 
 /** One person's part of an escalation, frozen when the alert is accepted. */

@@ -51,8 +51,14 @@ export const DEFAULT_ESCALATION: EscalationSettings = {ack_timeout_seconds: 120,
 const DEFAULT_RETRY_AFTER_FAILURE_SECONDS = 30;
 
 /** The retry wait after a failed step: as set, else 30 s, never longer than the ack timeout. */
-export function retryAfterFailureSeconds(escalation: {ack_timeout_seconds: number; retry_after_failure_seconds?: number}): number {
-  return escalation.retry_after_failure_seconds ?? Math.min(DEFAULT_RETRY_AFTER_FAILURE_SECONDS, escalation.ack_timeout_seconds);
+export function retryAfterFailureSeconds(escalation: {
+  ack_timeout_seconds: number;
+  retry_after_failure_seconds?: number;
+}): number {
+  return (
+    escalation.retry_after_failure_seconds ??
+    Math.min(DEFAULT_RETRY_AFTER_FAILURE_SECONDS, escalation.ack_timeout_seconds)
+  );
 }
 export const DEFAULT_CHANNEL_ORDER: Channel[] = ["telegram_voice", "voice_call", "email"];
 export const DEFAULT_QUIET_ALLOW: Priority[] = ["critical"];
@@ -71,12 +77,18 @@ const CONTACT_WORDS: Record<"telegram_id" | "phone" | "email", string> = {
   email: "no email address"
 };
 
-export function contactFor(recipient: Pick<Recipient, "telegram_id" | "phone" | "email">, channel: Channel): string | null {
+export function contactFor(
+  recipient: Pick<Recipient, "telegram_id" | "phone" | "email">,
+  channel: Channel
+): string | null {
   return recipient[CHANNEL_CONTACT[channel]];
 }
 
 /** Why a recipient cannot be reached on a channel, or null when the contact field is there. */
-export function missingContactReason(recipient: Pick<Recipient, "telegram_id" | "phone" | "email">, channel: Channel): string | null {
+export function missingContactReason(
+  recipient: Pick<Recipient, "telegram_id" | "phone" | "email">,
+  channel: Channel
+): string | null {
   return contactFor(recipient, channel) ? null : CONTACT_WORDS[CHANNEL_CONTACT[channel]];
 }
 
@@ -84,7 +96,9 @@ export function missingContactReason(recipient: Pick<Recipient, "telegram_id" | 
 export function channelsForPriority(recipient: Recipient, priority: Priority): Channel[] {
   const matching = recipient.routing_rules.filter((rule) => rule.priorities.includes(priority));
   const allowed = matching.length > 0 ? new Set(matching.flatMap((rule) => rule.channels)) : null;
-  return recipient.channel_order.filter((channel) => (allowed ? allowed.has(channel) : true) && contactFor(recipient, channel) !== null);
+  return recipient.channel_order.filter(
+    (channel) => (allowed ? allowed.has(channel) : true) && contactFor(recipient, channel) !== null
+  );
 }
 
 export function isValidTimeZone(zone: string): boolean {

@@ -21,10 +21,27 @@ export const OPEN_STATUSES: readonly NotificationStatus[] = ["queued", "notifyin
 export const ACK_VIA = ["api", "dashboard", "voice_call", "telegram_voice", "email", "sms"] as const;
 export type AckVia = (typeof ACK_VIA)[number];
 
-export const ATTEMPT_OUTCOMES = ["pending", "sent", "delivered", "answered", "no_answer", "busy", "failed", "skipped", "deferred"] as const;
+export const ATTEMPT_OUTCOMES = [
+  "pending",
+  "sent",
+  "delivered",
+  "answered",
+  "no_answer",
+  "busy",
+  "failed",
+  "skipped",
+  "deferred"
+] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
-export const SCOPES = ["notifications:send", "notifications:read", "notifications:ack", "recipients:read", "recipients:write", "admin"] as const;
+export const SCOPES = [
+  "notifications:send",
+  "notifications:read",
+  "notifications:ack",
+  "recipients:read",
+  "recipients:write",
+  "admin"
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const GROUP_STRATEGIES = ["sequential", "parallel"] as const;

@@ -49,11 +49,16 @@ export class AckLinkSigner {
     if (this.disabledReason) return null;
     const base = this.options.publicUrl.trim().replace(/\/+$/, "");
     const expiresAtMs = this.clock.now() + this.options.lifetimeDays * 86_400_000;
-    return {url: `${base}/ack/${this.sign({notification_ids: notificationIds, recipient, expires_at_ms: expiresAtMs})}`, expiresAtMs};
+    return {
+      url: `${base}/ack/${this.sign({notification_ids: notificationIds, recipient, expires_at_ms: expiresAtMs})}`,
+      expiresAtMs
+    };
   }
 
   sign(claims: AckLinkClaims): string {
-    const payload = Buffer.from(JSON.stringify({n: claims.notification_ids, r: claims.recipient, x: claims.expires_at_ms})).toString("base64url");
+    const payload = Buffer.from(
+      JSON.stringify({n: claims.notification_ids, r: claims.recipient, x: claims.expires_at_ms})
+    ).toString("base64url");
     return `${VERSION}.${payload}.${this.mac(payload).toString("base64url")}`;
   }
 
@@ -65,7 +70,12 @@ export class AckLinkSigner {
     const expected = this.mac(payload);
     const given = Buffer.from(signature, "base64url");
     // Re-encoding refuses the spare-bit variants of the last base64 character: one link, one spelling.
-    if (given.length !== expected.length || given.toString("base64url") !== signature || !timingSafeEqual(given, expected)) return {valid: false, reason: "invalid"};
+    if (
+      given.length !== expected.length ||
+      given.toString("base64url") !== signature ||
+      !timingSafeEqual(given, expected)
+    )
+      return {valid: false, reason: "invalid"};
     const claims = parseClaims(payload);
     if (!claims) return {valid: false, reason: "invalid"};
     if (this.clock.now() >= claims.expires_at_ms) return {valid: false, reason: "expired"};
@@ -80,12 +90,26 @@ export class AckLinkSigner {
 // Only reached with a valid signature, so a failure here means a bug or a changed format, never an attacker.
 function parseClaims(payload: string): AckLinkClaims | null {
   try {
-    const raw = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as {n?: unknown; r?: {uuid?: unknown; name?: unknown; email?: unknown}; x?: unknown};
+    const raw = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as {
+      n?: unknown;
+      r?: {uuid?: unknown; name?: unknown; email?: unknown};
+      x?: unknown;
+    };
     const ids = raw.n;
     const recipient = raw.r;
     if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string") || typeof raw.x !== "number") return null;
-    if (!recipient || typeof recipient.uuid !== "string" || typeof recipient.name !== "string" || typeof recipient.email !== "string") return null;
-    return {notification_ids: ids, recipient: {uuid: recipient.uuid, name: recipient.name, email: recipient.email}, expires_at_ms: raw.x};
+    if (
+      !recipient ||
+      typeof recipient.uuid !== "string" ||
+      typeof recipient.name !== "string" ||
+      typeof recipient.email !== "string"
+    )
+      return null;
+    return {
+      notification_ids: ids,
+      recipient: {uuid: recipient.uuid, name: recipient.name, email: recipient.email},
+      expires_at_ms: raw.x
+    };
   } catch {
     return null;
   }

@@ -24,5 +24,7 @@ function render(value: Interpolation): string {
  * into element content or double-quoted attributes only.
  */
 export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
-  return new SafeHtml(strings.reduce((out, part, index) => out + part + (index < values.length ? render(values[index]) : ""), ""));
+  return new SafeHtml(
+    strings.reduce((out, part, index) => out + part + (index < values.length ? render(values[index]) : ""), "")
+  );
 }

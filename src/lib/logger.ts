@@ -57,7 +57,12 @@ class RepeatFolder {
   /** True when the line is to be written now. */
   admit(lvl: LogLevel, record: Record<string, unknown>): boolean {
     if (this.windowMs <= 0) return true;
-    const key = JSON.stringify([lvl, LEVELS[lvl] >= LEVELS.warn ? {...record, ...Object.fromEntries(PER_REQUEST_FIELDS.map((field) => [field, undefined]))} : record]);
+    const key = JSON.stringify([
+      lvl,
+      LEVELS[lvl] >= LEVELS.warn
+        ? {...record, ...Object.fromEntries(PER_REQUEST_FIELDS.map((field) => [field, undefined]))}
+        : record
+    ]);
     const fold = this.folds.get(key);
     if (fold) {
       fold.repeats++;
@@ -97,7 +102,12 @@ export function createLogger(
   return buildLogger(LEVELS[level], base, emit, new RepeatFolder(format.foldRepeatsMs ?? FOLD_WINDOW_MS, emit));
 }
 
-function buildLogger(threshold: number, base: Record<string, unknown>, emit: (lvl: LogLevel, record: Record<string, unknown>) => void, folder: RepeatFolder): Logger {
+function buildLogger(
+  threshold: number,
+  base: Record<string, unknown>,
+  emit: (lvl: LogLevel, record: Record<string, unknown>) => void,
+  folder: RepeatFolder
+): Logger {
   const write = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[lvl] < threshold) return;
     const record = redact({msg, ...base, ...fields}) as Record<string, unknown>;

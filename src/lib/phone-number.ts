@@ -43,7 +43,11 @@ export function checkPhoneNumber(text: string): PhoneNumberCheck {
     if (!(error instanceof ParseError)) throw error;
     return {ok: false, detail: parseErrorWords(error.message, trimmed)};
   }
-  if (parsed.ext) return {ok: false, detail: `has an extension (${parsed.ext}), which a call or an SMS cannot reach; give the direct number`};
+  if (parsed.ext)
+    return {
+      ok: false,
+      detail: `has an extension (${parsed.ext}), which a call or an SMS cannot reach; give the direct number`
+    };
   if (parsed.isValid()) return {ok: true, e164: parsed.number};
   const lengthProblem = validatePhoneNumberLength(trimmed);
   const code = `+${parsed.countryCallingCode}`;

@@ -37,7 +37,11 @@ export class RateLimiter {
       return {allowed: false, remaining: 0, resetSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond))};
     }
     bucket.tokens -= 1;
-    return {allowed: true, remaining: Math.floor(bucket.tokens), resetSeconds: Math.ceil((this.burst - bucket.tokens) / this.perSecond)};
+    return {
+      allowed: true,
+      remaining: Math.floor(bucket.tokens),
+      resetSeconds: Math.ceil((this.burst - bucket.tokens) / this.perSecond)
+    };
   }
 
   /** True while a key has no token left, without spending one. */

@@ -29,7 +29,13 @@ export function retryAfterMs(header: string | null, nowMs: number): number | nul
  * The next attempt's time, or null to give up. A receiver's Retry-After is honoured by never
  * coming back sooner than it asked; our own backoff still applies when it asks for less.
  */
-export function nextAttemptAt(options: {attempt: number; nowMs: number; createdMs: number; retryAfterMs: number | null; random: () => number}): number | null {
+export function nextAttemptAt(options: {
+  attempt: number;
+  nowMs: number;
+  createdMs: number;
+  retryAfterMs: number | null;
+  random: () => number;
+}): number | null {
   const delay = Math.max(backoffMs(options.attempt, options.random), options.retryAfterMs ?? 0);
   const at = options.nowMs + delay;
   return at > options.createdMs + GIVE_UP_AFTER_MS ? null : at;

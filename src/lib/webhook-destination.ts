@@ -37,7 +37,8 @@ export function refusedAddress(address: string, policy: DestinationPolicy, via?:
  * The text never repeats the URL, so it cannot carry the password anywhere.
  */
 export function refusedDestination(url: URL, policy: DestinationPolicy): string | null {
-  if (url.username || url.password) return "must not contain a user name or password (user:pass@); the receiver can verify the webhook-signature header instead";
+  if (url.username || url.password)
+    return "must not contain a user name or password (user:pass@); the receiver can verify the webhook-signature header instead";
   return refusedAddress(bareHost(url), policy);
 }
 

@@ -34,7 +34,10 @@ export function signatureOf(secret: string, id: string, timestampSeconds: number
 
 /** The secrets a delivery at `nowMs` is signed with: the current one first, then a previous one still in its grace period. */
 export function activeSecrets(secrets: SigningSecrets, nowMs: number): string[] {
-  const previousValid = secrets.previous_secret && secrets.previous_secret_expires_at && Date.parse(secrets.previous_secret_expires_at) > nowMs;
+  const previousValid =
+    secrets.previous_secret &&
+    secrets.previous_secret_expires_at &&
+    Date.parse(secrets.previous_secret_expires_at) > nowMs;
   return previousValid ? [secrets.secret, secrets.previous_secret as string] : [secrets.secret];
 }
 
@@ -44,5 +47,10 @@ export function signDelivery(secrets: SigningSecrets, id: string, nowMs: number,
   const signature = activeSecrets(secrets, nowMs)
     .map((secret) => signatureOf(secret, id, timestampSeconds, rawBody))
     .join(" ");
-  return {"webhook-id": id, "webhook-timestamp": String(timestampSeconds), "webhook-signature": signature, "X-Service-Signature": signature};
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": String(timestampSeconds),
+    "webhook-signature": signature,
+    "X-Service-Signature": signature
+  };
 }

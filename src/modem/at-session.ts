@@ -172,7 +172,11 @@ export class AtSession extends EventEmitter<AtSessionEvents> {
     if (line === pending.command || line === pending.options.payload) return;
     const final = classifyFinal(line, pending.options.callResultsAreFinal === true);
     if (final) {
-      this.finish(final.kind === "ok" || final.kind === "connect" ? {command: pending.name, lines: pending.lines, final} : toError(pending, final));
+      this.finish(
+        final.kind === "ok" || final.kind === "connect"
+          ? {command: pending.name, lines: pending.lines, final}
+          : toError(pending, final)
+      );
       return;
     }
     const prefixes = pending.options.prefixes;
@@ -181,7 +185,9 @@ export class AtSession extends EventEmitter<AtSessionEvents> {
       pending.lines.push(line);
       return;
     }
-    const expected = prefixes ? hasPrefix(line, prefixes) : !looksUnsolicited(line) && !hasPrefix(line, this.urcPrefixes);
+    const expected = prefixes
+      ? hasPrefix(line, prefixes)
+      : !looksUnsolicited(line) && !hasPrefix(line, this.urcPrefixes);
     if (expected) {
       pending.lines.push(line);
       pending.bodyOwed = pending.options.bodyLines ?? 0;
@@ -204,7 +210,9 @@ export class AtSession extends EventEmitter<AtSessionEvents> {
 // A command that declared no prefixes (ATI, AT+CGSN) collects bare lines; lines shaped like a
 // URC (`+XYZ:`, `^XYZ:`, RING, call results, VOICE CALL:) still go to the bus.
 function looksUnsolicited(line: string): boolean {
-  return /^[+^][A-Z]+:/.test(line) || line === "RING" || callResultCode(line) !== null || line.startsWith("VOICE CALL:");
+  return (
+    /^[+^][A-Z]+:/.test(line) || line === "RING" || callResultCode(line) !== null || line.startsWith("VOICE CALL:")
+  );
 }
 
 function toError(pending: Pending, final: Exclude<FinalResult, {kind: "ok" | "connect"}>): AtCommandError {
@@ -214,6 +222,12 @@ function toError(pending: Pending, final: Exclude<FinalResult, {kind: "ok" | "co
     case "call_result":
       return new AtCommandError("call_result", pending.name, final.code, null, pending.lines);
     default:
-      return new AtCommandError(final.kind, pending.name, `+${final.kind.toUpperCase()} ERROR: ${final.message}`, final.code, pending.lines);
+      return new AtCommandError(
+        final.kind,
+        pending.name,
+        `+${final.kind.toUpperCase()} ERROR: ${final.message}`,
+        final.code,
+        pending.lines
+      );
   }
 }

@@ -60,7 +60,8 @@ export class CallTracker {
 
   signal(signal: CallSignal): void {
     if (this.phase === "ended") {
-      if (this.endReason === "ring_timeout" && signal.kind === "state" && signal.state === "active") this.lateAnswer = true;
+      if (this.endReason === "ring_timeout" && signal.kind === "state" && signal.state === "active")
+        this.lateAnswer = true;
       return;
     }
     if (signal.kind === "result") {
@@ -126,7 +127,10 @@ export class CallTracker {
     if (this.pendingEnd) return;
     this.pendingEnd = setTimeout(() => {
       this.pendingEnd = null;
-      this.end("remote_hangup", this.seenAlerting ? {result: "no_answer", reason: "not_answered"} : {result: "failed", reason: "call_ended"});
+      this.end(
+        "remote_hangup",
+        this.seenAlerting ? {result: "no_answer", reason: "not_answered"} : {result: "failed", reason: "call_ended"}
+      );
     }, this.endGraceMs);
   }
 
@@ -135,7 +139,7 @@ export class CallTracker {
     this.pendingEnd = null;
     const wasActive = this.phase === "active";
     this.phase = "ended";
-    this.endReason = wasActive ? reason : outcomeIfUnanswered.reason ?? reason;
+    this.endReason = wasActive ? reason : (outcomeIfUnanswered.reason ?? reason);
     this.settle(outcomeIfUnanswered);
     this.keyWaiter?.({kind: "ended", reason: this.endReason});
     for (const waiter of this.endWaiters.splice(0)) waiter();

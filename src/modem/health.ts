@@ -2,7 +2,16 @@
 
 import type {Capability, ProfileName} from "./profiles.js";
 
-export type SimState = "unknown" | "ready" | "initialising" | "pin_required" | "sim_pin_rejected" | "puk_required" | "not_inserted" | "failure" | "busy";
+export type SimState =
+  | "unknown"
+  | "ready"
+  | "initialising"
+  | "pin_required"
+  | "sim_pin_rejected"
+  | "puk_required"
+  | "not_inserted"
+  | "failure"
+  | "busy";
 export type Registration = "unknown" | "not_registered" | "home" | "searching" | "denied" | "roaming";
 export type ModemState = "stopped" | "opening" | "ready" | "unresponsive" | "reconnecting";
 
@@ -31,7 +40,14 @@ export function parseCsq(line: string): {rssi: number | null; dbm: number | null
   return {rssi, dbm: -113 + 2 * rssi};
 }
 
-const REGISTRATION: Record<string, Registration> = {"0": "not_registered", "1": "home", "2": "searching", "3": "denied", "4": "unknown", "5": "roaming"};
+const REGISTRATION: Record<string, Registration> = {
+  "0": "not_registered",
+  "1": "home",
+  "2": "searching",
+  "3": "denied",
+  "4": "unknown",
+  "5": "roaming"
+};
 
 /** `+CREG: <n>,<stat>[,...]` (query) or `+CREG: <stat>[,...]` (URC); same for +CEREG/+CGREG. */
 export function parseRegistration(line: string): Registration | null {

@@ -30,7 +30,9 @@ export class LineLock {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         release();
-        reject(signal!.reason instanceof Error ? signal!.reason : new Error("aborted while waiting for the modem line"));
+        reject(
+          signal!.reason instanceof Error ? signal!.reason : new Error("aborted while waiting for the modem line")
+        );
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort, {once: true});

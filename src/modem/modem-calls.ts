@@ -61,17 +61,21 @@ export class ModemCalls {
     // The hang-up itself happens below, where the line is also confirmed free.
     const ringTimer = setTimeout(() => call.fail("ring_timeout", "no_answer"), ringTimeoutMs);
     if (!this.context.capabilities.has("call_urcs")) this.startCallPoll(call);
-    session.send(`ATD${number};`, {timeoutMs: settings.dialCommandTimeoutMs, callResultsAreFinal: true}).then(() => link.countOutcome(null), (error: unknown) => {
-      const code = error instanceof AtCommandError && error.kind === "call_result" ? callResultCode(error.reason) : null;
-      if (code) {
-        call.signal({kind: "result", code});
-      } else {
-        link.countOutcome(error);
-        // A closed session already recorded why (the port went away); keep that message.
-        if (!(error instanceof AtCommandError && error.kind === "closed")) link.recordError(error);
-        call.fail(dialFailureReason(error));
+    session.send(`ATD${number};`, {timeoutMs: settings.dialCommandTimeoutMs, callResultsAreFinal: true}).then(
+      () => link.countOutcome(null),
+      (error: unknown) => {
+        const code =
+          error instanceof AtCommandError && error.kind === "call_result" ? callResultCode(error.reason) : null;
+        if (code) {
+          call.signal({kind: "result", code});
+        } else {
+          link.countOutcome(error);
+          // A closed session already recorded why (the port went away); keep that message.
+          if (!(error instanceof AtCommandError && error.kind === "closed")) link.recordError(error);
+          call.fail(dialFailureReason(error));
+        }
       }
-    });
+    );
     let outcome = await call.outcome;
     clearTimeout(ringTimer);
     if (outcome.result === "answered") {
@@ -92,7 +96,8 @@ export class ModemCalls {
   async speak(text: string): Promise<void> {
     const profile = this.context.profile;
     this.activeCall();
-    if (!this.context.capabilities.has("tts")) throw new ModemError("tts_unsupported", `${profile.name} firmware did not accept the TTS setup`);
+    if (!this.context.capabilities.has("tts"))
+      throw new ModemError("tts_unsupported", `${profile.name} firmware did not accept the TTS setup`);
     for (const piece of splitSpeech(text, profile.maxSpeechBytes)) await this.speakPiece(piece);
   }
 
@@ -231,6 +236,7 @@ function dialFailureReason(error: unknown): string {
   if (!(error instanceof AtCommandError)) return "dial_failed";
   if (error.kind === "closed") return "modem_disconnected";
   if (error.kind === "timeout") return "dial_timeout";
-  if (error.kind === "cme" || error.kind === "cms") return error.code !== null ? `${error.kind}_${error.code}` : error.reason;
+  if (error.kind === "cme" || error.kind === "cms")
+    return error.code !== null ? `${error.kind}_${error.code}` : error.reason;
   return "dial_error";
 }

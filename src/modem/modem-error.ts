@@ -1,5 +1,6 @@
 /** Failures of the high-level operations that are not a modem answer. */
-export type ModemErrorCode = "not_ready" | "call_in_progress" | "no_active_call" | "invalid_number" | "tts_unsupported" | "sms_too_long";
+export type ModemErrorCode =
+  "not_ready" | "call_in_progress" | "no_active_call" | "invalid_number" | "tts_unsupported" | "sms_too_long";
 
 /** Raised by the high-level operations when they cannot even be attempted. */
 export class ModemError extends Error {

@@ -125,7 +125,8 @@ export class ModemLink implements AtLink {
   }
 
   readySession(): AtSession {
-    if (!this.session || this.session.closed || !this.sessionInitialised) throw new ModemError("not_ready", `modem is ${this.currentState}`);
+    if (!this.session || this.session.closed || !this.sessionInitialised)
+      throw new ModemError("not_ready", `modem is ${this.currentState}`);
     return this.session;
   }
 
@@ -179,7 +180,9 @@ export class ModemLink implements AtLink {
       this.options.logger.warn("modem still not answering after re-open; resetting it with AT+CFUN=1,1");
       this.sessionInitialised = false;
       this.hooks.moduleReset();
-      await this.run("AT+CFUN=1,1", {timeoutMs: Math.max(this.options.settings.commandTimeoutMs, 1000)}).catch((error: unknown) => this.recordError(error));
+      await this.run("AT+CFUN=1,1", {timeoutMs: Math.max(this.options.settings.commandTimeoutMs, 1000)}).catch(
+        (error: unknown) => this.recordError(error)
+      );
     } else if (this.currentState !== "unresponsive") {
       this.options.logger.error("modem unresponsive after re-open and reset");
       this.setState("unresponsive");

@@ -2,7 +2,17 @@ import type {Clock} from "../lib/clock.js";
 import {isoTimestamp} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
 import {AtCommandError} from "./at-session.js";
-import {bestRegistration, parseCpin, parseCsq, parseOperator, parseRegistration, simStateForCme, type ModemHealth, type Registration, type SimState} from "./health.js";
+import {
+  bestRegistration,
+  parseCpin,
+  parseCsq,
+  parseOperator,
+  parseRegistration,
+  simStateForCme,
+  type ModemHealth,
+  type Registration,
+  type SimState
+} from "./health.js";
 import type {AtLink} from "./modem-link.js";
 import type {ModemSettings} from "./modem-options.js";
 import type {Capability, ModemProfile} from "./profiles.js";
@@ -88,7 +98,13 @@ export class ModemSim implements Capabilities {
           await link.run(step.command);
           if (step.capability) this.capabilities.add(step.capability);
         } catch (error) {
-          if (!step.optional || !(error instanceof AtCommandError) || error.kind === "timeout" || error.kind === "closed") throw error;
+          if (
+            !step.optional ||
+            !(error instanceof AtCommandError) ||
+            error.kind === "timeout" ||
+            error.kind === "closed"
+          )
+            throw error;
           logger.info("modem optional init command refused", {command: step.command, error: error.message});
         }
       }
@@ -127,7 +143,10 @@ export class ModemSim implements Capabilities {
   private async checkSim(): Promise<void> {
     let sim: SimState;
     try {
-      const response = await this.context.link.run("AT+CPIN?", {prefixes: ["+CPIN:"], timeoutMs: Math.max(this.context.settings.commandTimeoutMs, 1000)});
+      const response = await this.context.link.run("AT+CPIN?", {
+        prefixes: ["+CPIN:"],
+        timeoutMs: Math.max(this.context.settings.commandTimeoutMs, 1000)
+      });
       sim = parseCpin(response.lines[0] ?? "");
     } catch (error) {
       if (!(error instanceof AtCommandError) || error.kind !== "cme") throw error;

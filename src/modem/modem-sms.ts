@@ -4,7 +4,15 @@ import {assertDialable, ModemError} from "./modem-error.js";
 import type {AtLink} from "./modem-link.js";
 import type {ModemSettings} from "./modem-options.js";
 import type {Capabilities} from "./modem-sim.js";
-import {parseCmgl, parseCmgr, SINGLE_SMS_LIMIT, smsEncodingFor, smsLength, ucs2Hex, type StoredSms} from "./sms-codec.js";
+import {
+  parseCmgl,
+  parseCmgr,
+  SINGLE_SMS_LIMIT,
+  smsEncodingFor,
+  smsLength,
+  ucs2Hex,
+  type StoredSms
+} from "./sms-codec.js";
 import {SmsStatusReports, type SmsDeliveryReport} from "./sms-status-reports.js";
 
 /** What the SMS part works with. */
@@ -29,13 +37,18 @@ export class ModemSms {
    * the text allows, else UCS-2; resolves with the message reference and, when the modem takes
    * status reports, the network's later report on it (null: none requested). Waits for a call to end.
    */
-  async sendSms(number: string, text: string, signal?: AbortSignal): Promise<{messageRef: number | null; report: Promise<SmsDeliveryReport | null> | null}> {
+  async sendSms(
+    number: string,
+    text: string,
+    signal?: AbortSignal
+  ): Promise<{messageRef: number | null; report: Promise<SmsDeliveryReport | null> | null}> {
     const {link, settings} = this.context;
     assertDialable(number);
     // Ctrl-Z would send early and ESC would abort: neither may appear inside the text.
     const clean = text.replace(/[\x1a\x1b]/g, "");
     const encoding = smsEncodingFor(clean);
-    if (smsLength(clean, encoding) > SINGLE_SMS_LIMIT[encoding]) throw new ModemError("sms_too_long", `${encoding} text longer than one SMS (${SINGLE_SMS_LIMIT[encoding]})`);
+    if (smsLength(clean, encoding) > SINGLE_SMS_LIMIT[encoding])
+      throw new ModemError("sms_too_long", `${encoding} text longer than one SMS (${SINGLE_SMS_LIMIT[encoding]})`);
     return this.withSmsCharset(encoding === "gsm7" ? "IRA" : "UCS2", signal, async () => {
       // first octet 17 (SMS-SUBMIT, relative validity), plus 32 (TP-SRR) to ask for a status report
       // where the modem passes them on; validity 167 (one day), pid 0, dcs 0 GSM-7 or 8 UCS-2
@@ -43,7 +56,11 @@ export class ModemSms {
       await link.run(`AT+CSMP=${reported ? 49 : 17},167,0,${encoding === "gsm7" ? 0 : 8}`);
       const address = encoding === "gsm7" ? number : ucs2Hex(number);
       const payload = encoding === "gsm7" ? clean : ucs2Hex(clean);
-      const response = await link.run(`AT+CMGS="${address}"`, {prefixes: ["+CMGS:"], payload, payloadTimeoutMs: settings.smsSendTimeoutMs});
+      const response = await link.run(`AT+CMGS="${address}"`, {
+        prefixes: ["+CMGS:"],
+        payload,
+        payloadTimeoutMs: settings.smsSendTimeoutMs
+      });
       const match = /^\+CMGS:\s*(\d+)/.exec(response.lines[0] ?? "");
       const messageRef = match ? Number(match[1]) : null;
       return {messageRef, report: reported && messageRef !== null ? this.statusReports.expect(messageRef) : null};
@@ -66,7 +83,9 @@ export class ModemSms {
 
   /** The message at `index`, or null when that slot is empty. */
   readMessage(index: number, signal?: AbortSignal): Promise<StoredSms | null> {
-    return this.withSmsCharset("UCS2", signal, async () => parseCmgr(index, (await this.context.link.run(`AT+CMGR=${index}`, {prefixes: ["+CMGR:"], bodyLines: 1})).lines));
+    return this.withSmsCharset("UCS2", signal, async () =>
+      parseCmgr(index, (await this.context.link.run(`AT+CMGR=${index}`, {prefixes: ["+CMGR:"], bodyLines: 1})).lines)
+    );
   }
 
   async deleteMessage(index: number, signal?: AbortSignal): Promise<void> {
@@ -88,7 +107,11 @@ export class ModemSms {
   }
 
   // Holds the line, sets the charset the operation is written in, and puts IRA back for ATD and TTS.
-  private withSmsCharset<T>(charset: "IRA" | "UCS2", signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+  private withSmsCharset<T>(
+    charset: "IRA" | "UCS2",
+    signal: AbortSignal | undefined,
+    work: () => Promise<T>
+  ): Promise<T> {
     const link = this.context.link;
     return this.context.line.with(async () => {
       link.readySession();

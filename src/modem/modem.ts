@@ -150,7 +150,11 @@ export class Modem extends EventEmitter<ModemEvents> {
   }
 
   /** See ModemSms.sendSms: one text-mode SMS, and the network's later report on it when asked for. */
-  sendSms(number: string, text: string, signal?: AbortSignal): Promise<{messageRef: number | null; report: Promise<SmsDeliveryReport | null> | null}> {
+  sendSms(
+    number: string,
+    text: string,
+    signal?: AbortSignal
+  ): Promise<{messageRef: number | null; report: Promise<SmsDeliveryReport | null> | null}> {
     return this.sms.sendSms(number, text, signal);
   }
 

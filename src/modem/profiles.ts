@@ -63,7 +63,18 @@ const COMMON_INIT: InitStep[] = [
   {command: "AT+CNMI=2,1,0,1,0", optional: true, capability: "sms_status_reports"}
 ];
 
-const COMMON_URCS = ["RING", "+CRING:", "+CLIP:", "+CMTI:", "+CDS:", "MISSED_CALL:", "Call Ready", "SMS Ready", "+CPIN:", "+CFUN:"];
+const COMMON_URCS = [
+  "RING",
+  "+CRING:",
+  "+CLIP:",
+  "+CMTI:",
+  "+CDS:",
+  "MISSED_CALL:",
+  "Call Ready",
+  "SMS Ready",
+  "+CPIN:",
+  "+CFUN:"
+];
 
 export const PROFILES: Record<ProfileName, ModemProfile> = {
   sim800: {
@@ -133,7 +144,11 @@ export const PROFILES: Record<ProfileName, ModemProfile> = {
     parseCallSignal: (line) => parseDsci(line) ?? callResultSignal(line) ?? parseClcc(line),
     // Bits: 1 SIM ready, 2 SMS initialised, 4 phonebook. ofono waits for 7 on EC21 but 3 on
     // EC200, which never sets the phonebook bit; calls and SMS need only the first two.
-    simReadyQuery: {command: "AT+QINISTAT", prefix: "+QINISTAT:", ready: (line) => (Number(/\d+/.exec(line)?.[0] ?? 0) & 3) === 3},
+    simReadyQuery: {
+      command: "AT+QINISTAT",
+      prefix: "+QINISTAT:",
+      ready: (line) => (Number(/\d+/.exec(line)?.[0] ?? 0) & 3) === 3
+    },
     urcPortCommand: (port) => `AT+QURCCFG="urcport","${port}"`
   }
 };
@@ -144,7 +159,13 @@ export function profileByName(name: string): ModemProfile {
   return profile;
 }
 
-const CLCC_STATES: Record<string, CallState> = {"0": "active", "1": "held", "2": "dialing", "3": "alerting", "6": "ended"};
+const CLCC_STATES: Record<string, CallState> = {
+  "0": "active",
+  "1": "held",
+  "2": "dialing",
+  "3": "alerting",
+  "6": "ended"
+};
 
 /** `+CLCC: <id>,<dir>,<stat>,<mode>,...`: only outgoing (dir 0) voice (mode 0) calls are ours. */
 export function parseClcc(line: string): CallSignal | null {
@@ -157,7 +178,13 @@ export function parseClcc(line: string): CallSignal | null {
 // Quectel's ^DSCI numbers its states differently from +CLCC (chan_quectel and a Quectel provider
 // agree: 2 dialing, 7 alerting, 3 connected, 6 ended). Unverified on hardware, hence +CLCC polling
 // stays the fallback when AT^DSCI=1 is refused.
-const DSCI_STATES: Record<string, CallState> = {"1": "held", "2": "dialing", "3": "active", "6": "ended", "7": "alerting"};
+const DSCI_STATES: Record<string, CallState> = {
+  "1": "held",
+  "2": "dialing",
+  "3": "active",
+  "6": "ended",
+  "7": "alerting"
+};
 
 /** `^DSCI: <id>,<dir>,<stat>,<type>,<number>,<ntype>`: only outgoing (dir 0) voice (type 0) calls are ours. */
 export function parseDsci(line: string): CallSignal | null {
@@ -186,7 +213,8 @@ export function ttsArgument(text: string, maxBytes: number): string {
   const ascii = isPlainSpeech(text);
   const encoded = ascii ? text : ucs2Hex(text);
   if (encoded.length === 0) throw new RangeError("speech text is empty");
-  if (encoded.length > maxBytes) throw new RangeError(`speech text is ${encoded.length} bytes encoded; the modem takes at most ${maxBytes}`);
+  if (encoded.length > maxBytes)
+    throw new RangeError(`speech text is ${encoded.length} bytes encoded; the modem takes at most ${maxBytes}`);
   return `${ascii ? 2 : 1},"${encoded}"`;
 }
 

@@ -84,7 +84,11 @@ export function parseCmgl(lines: string[]): StoredSms[] {
     const index = Number(fields[0]);
     if (!Number.isInteger(index)) return;
     const body = lines[position + 1];
-    messages.push({index, sender: decodeSender(fields[2] ?? ""), text: body === undefined || body.startsWith("+CMGL:") ? "" : fromUcs2Hex(body)});
+    messages.push({
+      index,
+      sender: decodeSender(fields[2] ?? ""),
+      text: body === undefined || body.startsWith("+CMGL:") ? "" : fromUcs2Hex(body)
+    });
   });
   return messages;
 }

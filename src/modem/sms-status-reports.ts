@@ -65,9 +65,13 @@ const STATUS_WORDS: Record<number, string> = {
  */
 export function reportFor(status: number): SmsDeliveryReport | null {
   const words = STATUS_WORDS[status];
-  if (status <= 0x1f) return {outcome: "delivered", detail: `the network reports the SMS ${words ?? "delivered"} (TP-Status ${status})`};
+  if (status <= 0x1f)
+    return {outcome: "delivered", detail: `the network reports the SMS ${words ?? "delivered"} (TP-Status ${status})`};
   if (status >= 0x40 && status <= 0x7f) {
-    return {outcome: "failed", detail: `the network gave up delivering the SMS: ${words ?? "service centre specific error"} (TP-Status ${status})`};
+    return {
+      outcome: "failed",
+      detail: `the network gave up delivering the SMS: ${words ?? "service centre specific error"} (TP-Status ${status})`
+    };
   }
   return null;
 }

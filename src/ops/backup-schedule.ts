@@ -39,7 +39,11 @@ export class BackupSchedule {
     if (!this.cron || this.nextAtMs !== null) return;
     this.nextAtMs = nextCronTime(this.cron, this.zone, this.clock.now());
     this.timer.aim(this.nextAtMs);
-    this.logger.info("backups scheduled", {schedule: this.expression, timezone: this.zone, next: this.nextAtMs === null ? null : isoTimestamp(this.nextAtMs)});
+    this.logger.info("backups scheduled", {
+      schedule: this.expression,
+      timezone: this.zone,
+      next: this.nextAtMs === null ? null : isoTimestamp(this.nextAtMs)
+    });
   }
 
   /** One pass: when the due time has come, aims at the following one and runs the backup. */

@@ -48,7 +48,8 @@ export class BackupService {
     private readonly keep: number,
     private readonly audit: AuditService
   ) {
-    if (!Number.isInteger(keep) || keep < 1) throw new Error(`backup.keep: must be a whole number of at least 1, got ${keep}`);
+    if (!Number.isInteger(keep) || keep < 1)
+      throw new Error(`backup.keep: must be a whole number of at least 1, got ${keep}`);
   }
 
   get directory(): string {
@@ -68,7 +69,9 @@ export class BackupService {
   async list(): Promise<BackupInfo[]> {
     let names: string[];
     try {
-      names = (await readdir(this.directory, {withFileTypes: true})).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name);
+      names = (await readdir(this.directory, {withFileTypes: true}))
+        .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
+        .map((entry) => entry.name);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw error;
@@ -103,7 +106,12 @@ export class BackupService {
     this.logger.info("backup written", {path: info.path, bytes});
     const deleted = await this.prune();
     // A backup holds every secret the gateway has, so who made one (and which it deleted) is on record.
-    await this.audit.record(actor, "backup.created", {type: "backup", id: name}, {bytes, files: info.files.map((file) => file.name), deleted});
+    await this.audit.record(
+      actor,
+      "backup.created",
+      {type: "backup", id: name},
+      {bytes, files: info.files.map((file) => file.name), deleted}
+    );
     return info;
   }
 
@@ -130,7 +138,9 @@ export class BackupService {
   private async describe(name: string): Promise<BackupInfo> {
     const path = join(this.directory, name);
     const entries = (await readdir(path)).filter((file) => file !== MANIFEST).sort();
-    const files = await Promise.all(entries.map(async (file) => ({name: file, bytes: (await stat(join(path, file))).size})));
+    const files = await Promise.all(
+      entries.map(async (file) => ({name: file, bytes: (await stat(join(path, file))).size}))
+    );
     let createdAt: string;
     try {
       createdAt = (JSON.parse(await readFile(join(path, MANIFEST), "utf8")) as Manifest).created_at;

@@ -52,25 +52,61 @@ const RETENTION_INTERVAL_MS = 3600_000;
  */
 export function createOperations(context: OperationsContext) {
   const {settings, dataDir, journal, clock, logger, repositories} = context;
-  const backups = new BackupService(dataDir, journal, clock, logger, settings.backup.keep, new AuditService(journal, new AuditRepository(journal), clock));
+  const backups = new BackupService(
+    dataDir,
+    journal,
+    clock,
+    logger,
+    settings.backup.keep,
+    new AuditService(journal, new AuditRepository(journal), clock)
+  );
   // The box's own zone (TZ, else /etc/localtime), as the system cron would read the expression.
   const boxZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
   const schedule = new BackupSchedule(settings.backup.schedule, boxZone, backups, clock, logger);
   const processMetrics = new ProcessMetrics(readBuildInfo());
-  const metrics = new GatewayMetrics(journal, new MetricsRepository(journal), repositories.escalations, repositories.events, context.channelStatus, context.runner, backups, clock, processMetrics);
+  const metrics = new GatewayMetrics(
+    journal,
+    new MetricsRepository(journal),
+    repositories.escalations,
+    repositories.events,
+    context.channelStatus,
+    context.runner,
+    backups,
+    clock,
+    processMetrics
+  );
   const retention = new RetentionService(journal, new RetentionRepository(journal), settings.retention, clock, logger);
   const selfMonitor = new SelfMonitorService(
-    settings.self_monitoring, journal, context.notifications, repositories.notifications, repositories.escalations, repositories.events,
-    context.channelStatus, context.registry, repositories.recipients, repositories.groups, clock, logger
+    settings.self_monitoring,
+    journal,
+    context.notifications,
+    repositories.notifications,
+    repositories.escalations,
+    repositories.events,
+    context.channelStatus,
+    context.registry,
+    repositories.recipients,
+    repositories.groups,
+    clock,
+    logger
   );
-  if (!(settings.self_monitoring.interval_seconds >= 1)) throw new Error(`self_monitoring.interval_seconds: must be at least 1, got ${settings.self_monitoring.interval_seconds}`);
+  if (!(settings.self_monitoring.interval_seconds >= 1))
+    throw new Error(
+      `self_monitoring.interval_seconds: must be at least 1, got ${settings.self_monitoring.interval_seconds}`
+    );
   const tasks = [
     new PeriodicTask("retention", RETENTION_INTERVAL_MS, () => retention.prune(), logger),
-    new PeriodicTask("self-monitoring", settings.self_monitoring.interval_seconds * 1000, () => selfMonitor.tick(), logger)
+    new PeriodicTask(
+      "self-monitoring",
+      settings.self_monitoring.interval_seconds * 1000,
+      () => selfMonitor.tick(),
+      logger
+    )
   ];
   let lock: DataDirLock | null = null;
   // Shaped as the API pipeline's RequestObserver, which ops/ does not import: the edge sits above it.
-  const observeRequest = (method: string, route: string, status: number, seconds: number): void => metrics.observeRequest(method, route, status, seconds);
+  const observeRequest = (method: string, route: string, status: number, seconds: number): void =>
+    metrics.observeRequest(method, route, status, seconds);
 
   return {
     backups,

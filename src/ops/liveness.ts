@@ -42,7 +42,8 @@ export class LivenessProbe {
     if (journalFailure) failures.push(journalFailure);
     if (!journalFailure && !this.journal.isStorageFailing) {
       const lagMs = escalationLagMs(this.journal, this.escalations, this.clock.now());
-      if (lagMs > RUNNER_STUCK_AFTER_MS) failures.push(`escalation runner: a due step is ${Math.round(lagMs / 1000)} s overdue`);
+      if (lagMs > RUNNER_STUCK_AFTER_MS)
+        failures.push(`escalation runner: a due step is ${Math.round(lagMs / 1000)} s overdue`);
     }
     return {alive: failures.length === 0, failures};
   }
@@ -50,7 +51,10 @@ export class LivenessProbe {
   private async probeJournal(): Promise<string | null> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<string>((resolve) => {
-      timer = setTimeout(() => resolve(`journal: no answer to a probe commit within ${this.timeoutMs} ms`), this.timeoutMs);
+      timer = setTimeout(
+        () => resolve(`journal: no answer to a probe commit within ${this.timeoutMs} ms`),
+        this.timeoutMs
+      );
     });
     const answer = this.journal.probe(isoTimestamp(this.clock.now())).then(
       () => null,

@@ -1,4 +1,15 @@
-import {chownSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readSync, closeSync, renameSync, statSync} from "node:fs";
+import {
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  closeSync,
+  renameSync,
+  statSync
+} from "node:fs";
 import {join, resolve} from "node:path";
 import {isoTimestamp, systemClock, type Clock} from "../lib/clock.js";
 import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./backup-layout.js";
@@ -18,12 +29,20 @@ export interface RestoreResult {
 
 const SQLITE_HEADER = "SQLite format 3\u0000";
 // Everything that makes up the live state; the WAL and shared-memory files belong to the journal.
-const LIVE_FILES = [...JOURNAL_FILE_SUFFIXES.map((suffix) => BACKUP_FILES.journal + suffix), BACKUP_FILES.config, `${BACKUP_FILES.config}.bak`, ...Object.values(OPTIONAL_BACKUP_FILES)];
+const LIVE_FILES = [
+  ...JOURNAL_FILE_SUFFIXES.map((suffix) => BACKUP_FILES.journal + suffix),
+  BACKUP_FILES.config,
+  `${BACKUP_FILES.config}.bak`,
+  ...Object.values(OPTIONAL_BACKUP_FILES)
+];
 
 function validateBackup(backupDir: string): void {
   const journal = join(backupDir, BACKUP_FILES.journal);
   const config = join(backupDir, BACKUP_FILES.config);
-  if (!existsSync(journal) || !existsSync(config)) throw new RestoreError(`${backupDir} is not a Klaxon backup: it needs ${BACKUP_FILES.journal} and ${BACKUP_FILES.config}`);
+  if (!existsSync(journal) || !existsSync(config))
+    throw new RestoreError(
+      `${backupDir} is not a Klaxon backup: it needs ${BACKUP_FILES.journal} and ${BACKUP_FILES.config}`
+    );
   const header = Buffer.alloc(SQLITE_HEADER.length);
   const fd = openSync(journal, "r");
   try {
@@ -38,7 +57,8 @@ function validateBackup(backupDir: string): void {
   } catch (error) {
     throw new RestoreError(`${config} is not valid JSON: ${(error as Error).message}`);
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new RestoreError(`${config} is not a Klaxon config store (expected a JSON object)`);
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new RestoreError(`${config} is not a Klaxon config store (expected a JSON object)`);
 }
 
 /**
@@ -54,10 +74,14 @@ export function restoreBackup(backupDir: string, dataDir: string, options: {cloc
   if (!existsSync(target)) throw new RestoreError(`data dir ${target} does not exist`);
   const holder = dataDirHolder(target);
   if (holder !== null) {
-    throw new RestoreError(`a gateway (process ${holder}) is running on ${target}; stop it first (systemctl stop klaxon), or delete ${join(target, "klaxon.pid")} if no gateway runs`);
+    throw new RestoreError(
+      `a gateway (process ${holder}) is running on ${target}; stop it first (systemctl stop klaxon), or delete ${join(target, "klaxon.pid")} if no gateway runs`
+    );
   }
   const owner = statSync(target);
-  const stamp = isoTimestamp((options.clock ?? systemClock).now()).replace(/\.\d+Z$/, "Z").replace(/:/g, "-");
+  const stamp = isoTimestamp((options.clock ?? systemClock).now())
+    .replace(/\.\d+Z$/, "Z")
+    .replace(/:/g, "-");
   const present = LIVE_FILES.filter((file) => existsSync(join(target, file)));
   let aside: string | null = null;
   if (present.length) {

@@ -27,7 +27,10 @@ export class SystemdNotifier {
 
   /** Reads the protocol's variables; they are systemd's, not Klaxon settings. */
   static fromEnvironment(logger: Logger, env: NodeJS.ProcessEnv = process.env): SystemdNotifier {
-    return new SystemdNotifier({NOTIFY_SOCKET: env.NOTIFY_SOCKET, WATCHDOG_USEC: env.WATCHDOG_USEC, WATCHDOG_PID: env.WATCHDOG_PID}, logger);
+    return new SystemdNotifier(
+      {NOTIFY_SOCKET: env.NOTIFY_SOCKET, WATCHDOG_USEC: env.WATCHDOG_USEC, WATCHDOG_PID: env.WATCHDOG_PID},
+      logger
+    );
   }
 
   get enabled(): boolean {
@@ -64,7 +67,11 @@ export class SystemdNotifier {
     const args = Object.entries(assignments).map(([name, value]) => `${name}=${value.replace(/\n/g, " ")}`);
     return new Promise((resolve) => {
       execFile(this.command, args, {env: {NOTIFY_SOCKET: socket}, timeout: 10_000}, (error, _stdout, stderr) => {
-        if (error) this.logger.warn("systemd notification failed", {message: Object.keys(assignments).join(","), error: stderr.trim() || error.message});
+        if (error)
+          this.logger.warn("systemd notification failed", {
+            message: Object.keys(assignments).join(","),
+            error: stderr.trim() || error.message
+          });
         resolve();
       });
     });

@@ -47,6 +47,15 @@ export function createWebhooks(deps: WebhooksDependencies): Webhooks {
     destinations: deps.destinations,
     resolveHost: deps.resolveHost
   });
-  const service = new WebhooksService(subscriptions, deps.journal, outbox, deliveries, deps.audit, deps.clock, () => dispatcher.nudge(), deps.destinations);
+  const service = new WebhooksService(
+    subscriptions,
+    deps.journal,
+    outbox,
+    deliveries,
+    deps.audit,
+    deps.clock,
+    () => dispatcher.nudge(),
+    deps.destinations
+  );
   return {service, dispatcher};
 }

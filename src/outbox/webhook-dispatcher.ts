@@ -11,7 +11,13 @@ import type {AuditService} from "../services/shared/audit.service.js";
 import {signDelivery} from "../lib/webhook-signing.js";
 import {nextAttemptAt, retryAfterMs} from "../lib/retry-policy.js";
 import {WakeTimer} from "../lib/wake-timer.js";
-import {bareHost, refusedAddress, refusedDestination, STRICT_DESTINATIONS, type DestinationPolicy} from "../lib/webhook-destination.js";
+import {
+  bareHost,
+  refusedAddress,
+  refusedDestination,
+  STRICT_DESTINATIONS,
+  type DestinationPolicy
+} from "../lib/webhook-destination.js";
 
 /** What the dispatcher needs; `random` and `requestTimeoutMs` exist so tests are exact and quick. */
 export interface WebhookDispatcherOptions {
@@ -134,7 +140,10 @@ export class WebhookDispatcher {
   }
 
   private enabledSubscriptions(): string[] {
-    return this.options.subscriptions.all().filter((hook) => hook.enabled).map((hook) => hook.id);
+    return this.options.subscriptions
+      .all()
+      .filter((hook) => hook.enabled)
+      .map((hook) => hook.id);
   }
 
   private async pass(): Promise<void> {
@@ -143,7 +152,13 @@ export class WebhookDispatcher {
       const now = isoTimestamp(clock.now());
       return outbox.claimDue(now, this.enabledSubscriptions()).map((row) => ({
         row,
-        deliveryId: deliveries.start({outbox_seq: row.seq, subscription_id: row.destination, event_id: row.event_id, attempt: row.attempt, started_at: now})
+        deliveryId: deliveries.start({
+          outbox_seq: row.seq,
+          subscription_id: row.destination,
+          event_id: row.event_id,
+          attempt: row.attempt,
+          started_at: now
+        })
       }));
     });
     await Promise.all(claimed.map(({row, deliveryId}) => this.deliver(row, deliveryId)));
@@ -155,7 +170,12 @@ export class WebhookDispatcher {
     const finishedMs = this.options.clock.now();
     await this.record(row, deliveryId, outcome, startedMs, finishedMs);
     if (outcome.statusCode === GONE) {
-      await this.disableGone(row.destination).catch((error) => this.options.logger.error("could not disable a gone webhook subscription", {subscription_id: row.destination, error: error as Error}));
+      await this.disableGone(row.destination).catch((error) =>
+        this.options.logger.error("could not disable a gone webhook subscription", {
+          subscription_id: row.destination,
+          error: error as Error
+        })
+      );
     }
     // Another row of this subscription may now be its head.
     this.nudge();
@@ -163,13 +183,18 @@ export class WebhookDispatcher {
 
   private async send(row: ClaimedDelivery, nowMs: number): Promise<Outcome> {
     const subscription = this.options.subscriptions.get(row.destination);
-    if (!subscription) return {statusCode: null, error: "the subscription no longer exists", retryAfter: null, retry: "never"};
+    if (!subscription)
+      return {statusCode: null, error: "the subscription no longer exists", retryAfter: null, retry: "never"};
     const refused = await this.refusedTarget(subscription.url);
     if (refused) return {statusCode: null, error: `destination refused: ${refused}`, retryAfter: null, retry: "never"};
     try {
       const response = await fetch(subscription.url, {
         method: "POST",
-        headers: {"Content-Type": "application/json", "User-Agent": USER_AGENT, ...signDelivery(subscription, row.event_id, nowMs, row.body)},
+        headers: {
+          "Content-Type": "application/json",
+          "User-Agent": USER_AGENT,
+          ...signDelivery(subscription, row.event_id, nowMs, row.body)
+        },
         body: row.body,
         // A redirect is a failure, not a hop: the signed body goes only to the address the admin gave.
         redirect: "manual",
@@ -178,11 +203,20 @@ export class WebhookDispatcher {
       // The answer's body is of no use; dropping it frees the connection.
       await response.body?.cancel();
       const ok = isSuccess(response.status);
-      return {statusCode: response.status, error: ok ? null : `HTTP ${response.status}`, retryAfter: response.headers.get("retry-after"), retry: response.status === GONE ? "never" : "backoff"};
+      return {
+        statusCode: response.status,
+        error: ok ? null : `HTTP ${response.status}`,
+        retryAfter: response.headers.get("retry-after"),
+        retry: response.status === GONE ? "never" : "backoff"
+      };
     } catch (error) {
-      if (this.shutdown.signal.aborted) return {statusCode: null, error: "interrupted: the gateway is stopping", retryAfter: null, retry: "now"};
+      if (this.shutdown.signal.aborted)
+        return {statusCode: null, error: "interrupted: the gateway is stopping", retryAfter: null, retry: "now"};
       const failure = error as Error & {cause?: {message?: string}};
-      const reason = failure.name === "TimeoutError" ? `no answer within ${this.requestTimeoutMs} ms` : (failure.cause?.message ?? failure.message);
+      const reason =
+        failure.name === "TimeoutError"
+          ? `no answer within ${this.requestTimeoutMs} ms`
+          : (failure.cause?.message ?? failure.message);
       return {statusCode: null, error: reason, retryAfter: null, retry: "backoff"};
     }
   }
@@ -205,24 +239,48 @@ export class WebhookDispatcher {
     return null;
   }
 
-  private async record(row: ClaimedDelivery, deliveryId: number, outcome: Outcome, startedMs: number, finishedMs: number): Promise<void> {
+  private async record(
+    row: ClaimedDelivery,
+    deliveryId: number,
+    outcome: Outcome,
+    startedMs: number,
+    finishedMs: number
+  ): Promise<void> {
     const {journal, outbox, deliveries, logger} = this.options;
     const finishedAt = isoTimestamp(finishedMs);
     const fields = {subscription_id: row.destination, event_id: row.event_id, attempt: row.attempt};
     try {
       await journal.write(() => {
-        deliveries.finish(deliveryId, {finished_at: finishedAt, status_code: outcome.statusCode, error: outcome.error, duration_ms: finishedMs - startedMs});
+        deliveries.finish(deliveryId, {
+          finished_at: finishedAt,
+          status_code: outcome.statusCode,
+          error: outcome.error,
+          duration_ms: finishedMs - startedMs
+        });
         if (isSuccess(outcome.statusCode)) return outbox.finish(row.seq, {status: "delivered", error: null});
-        if (outcome.retry === "now") return outbox.finish(row.seq, {status: "pending", next_attempt_at: finishedAt, error: outcome.error});
+        if (outcome.retry === "now")
+          return outbox.finish(row.seq, {status: "pending", next_attempt_at: finishedAt, error: outcome.error});
         const next =
           outcome.retry === "never"
             ? null
-            : nextAttemptAt({attempt: row.attempt, nowMs: finishedMs, createdMs: Date.parse(row.created_at), retryAfterMs: retryAfterMs(outcome.retryAfter, finishedMs), random: this.random});
+            : nextAttemptAt({
+                attempt: row.attempt,
+                nowMs: finishedMs,
+                createdMs: Date.parse(row.created_at),
+                retryAfterMs: retryAfterMs(outcome.retryAfter, finishedMs),
+                random: this.random
+              });
         if (next === null) {
           journal.afterCommit(() => logger.warn("webhook delivery failed for good", {...fields, error: outcome.error}));
           return outbox.finish(row.seq, {status: "failed", error: outcome.error});
         }
-        journal.afterCommit(() => logger.info("webhook delivery failed; will retry", {...fields, error: outcome.error, next_attempt_at: isoTimestamp(next)}));
+        journal.afterCommit(() =>
+          logger.info("webhook delivery failed; will retry", {
+            ...fields,
+            error: outcome.error,
+            next_attempt_at: isoTimestamp(next)
+          })
+        );
         return outbox.finish(row.seq, {status: "pending", next_attempt_at: isoTimestamp(next), error: outcome.error});
       });
     } catch (error) {
@@ -240,7 +298,12 @@ export class WebhookDispatcher {
     const reason = "subscription disabled: the receiver answered 410 Gone";
     await journal.write(() => {
       const failed = outbox.failOpen(subscriptionId, reason);
-      audit.append(SYSTEM_ACTOR, "webhook.disabled", {type: "webhook", id: subscriptionId}, {reason: "410 Gone", failed_deliveries: failed});
+      audit.append(
+        SYSTEM_ACTOR,
+        "webhook.disabled",
+        {type: "webhook", id: subscriptionId},
+        {reason: "410 Gone", failed_deliveries: failed}
+      );
     });
     logger.warn("webhook subscription disabled after 410 Gone", {subscription_id: subscriptionId});
   }

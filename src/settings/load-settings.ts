@@ -22,7 +22,8 @@ function envName(path: string[]): string {
 function coerce(raw: unknown, example: Leaf, where: string): Leaf {
   if (typeof example === "number") {
     const value = typeof raw === "number" ? raw : Number(String(raw).trim());
-    if (!Number.isFinite(value) || String(raw).trim() === "") throw new SettingsError(`${where}: expected a number, got ${JSON.stringify(raw)}`);
+    if (!Number.isFinite(value) || String(raw).trim() === "")
+      throw new SettingsError(`${where}: expected a number, got ${JSON.stringify(raw)}`);
     return value;
   }
   if (typeof example === "boolean") {
@@ -59,7 +60,8 @@ function rejectUnknown(file: Tree, defaults: Tree, prefix: string[], path: strin
     if (!(key in defaults)) throw new SettingsError(`config file ${path}: unknown setting "${here.join(".")}"`);
     const expected = defaults[key];
     if (expected && typeof expected === "object") {
-      if (!value || typeof value !== "object") throw new SettingsError(`config file ${path}: "${here.join(".")}" must be a section`);
+      if (!value || typeof value !== "object")
+        throw new SettingsError(`config file ${path}: "${here.join(".")}" must be a section`);
       rejectUnknown(value as Tree, expected as Tree, here, path);
     }
   }
@@ -78,7 +80,8 @@ function merge(defaults: Tree, file: Tree, env: NodeJS.ProcessEnv, prefix: strin
     if (file[key] !== undefined) value = coerce(file[key], example as Leaf, path.join("."));
     if (env[name] !== undefined) value = coerce(env[name], example as Leaf, name);
     const choices = SETTING_CHOICES[path.join(".")];
-    if (choices && !choices.includes(String(value))) throw new SettingsError(`${path.join(".")}: must be one of ${choices.join(", ")}, got "${value}"`);
+    if (choices && !choices.includes(String(value)))
+      throw new SettingsError(`${path.join(".")}: must be one of ${choices.join(", ")}, got "${value}"`);
     out[key] = value;
   }
   return out;
@@ -92,16 +95,28 @@ const OTHER_TOOLS_VARIABLES = [
   // This loader: where the config file is.
   "KLAXON_CONFIG",
   // The klaxon CLI (docs/clients.md) and its build.
-  "KLAXON_URL", "KLAXON_API_KEY", "KLAXON_RETRIES", "KLAXON_CLI_VERSION",
+  "KLAXON_URL",
+  "KLAXON_API_KEY",
+  "KLAXON_RETRIES",
+  "KLAXON_CLI_VERSION",
   // install.sh.
   "KLAXON_NODE",
   // The test and benchmark tooling, whose gateway processes inherit its environment.
-  "KLAXON_CRASH_SEED", "KLAXON_CRASH_CYCLES", "KLAXON_BINARY", "KLAXON_SCREENSHOTS", "KLAXON_PYTHON", "KLAXON_NODE24", "KLAXON_MODEL_SEED", "KLAXON_MODEL_RUNS"
+  "KLAXON_CRASH_SEED",
+  "KLAXON_CRASH_CYCLES",
+  "KLAXON_BINARY",
+  "KLAXON_SCREENSHOTS",
+  "KLAXON_PYTHON",
+  "KLAXON_NODE24",
+  "KLAXON_MODEL_SEED",
+  "KLAXON_MODEL_RUNS"
 ];
 
 function settingVariables(defaults: Tree, prefix: string[]): string[] {
   return Object.entries(defaults).flatMap(([key, example]) =>
-    example && typeof example === "object" ? settingVariables(example as Tree, [...prefix, key]) : [envName([...prefix, key])]
+    example && typeof example === "object"
+      ? settingVariables(example as Tree, [...prefix, key])
+      : [envName([...prefix, key])]
   );
 }
 
@@ -110,7 +125,8 @@ function editDistance(a: string, b: string): number {
   let previous = Array.from({length: b.length + 1}, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     previous = current;
   }
   return previous[b.length];
@@ -119,17 +135,26 @@ function editDistance(a: string, b: string): number {
 // A typo in the environment must stop the start as it does in the file, not leave a default in place.
 function rejectUnknownVariables(env: NodeJS.ProcessEnv): void {
   const known = [...settingVariables(DEFAULT_SETTINGS, []), ...OTHER_TOOLS_VARIABLES];
-  for (const name of Object.keys(env).filter((key) => key.startsWith("KLAXON_")).sort()) {
+  for (const name of Object.keys(env)
+    .filter((key) => key.startsWith("KLAXON_"))
+    .sort()) {
     if (known.includes(name)) continue;
-    const closest = known.reduce((best, candidate) => (editDistance(name, candidate) < editDistance(name, best) ? candidate : best));
-    throw new SettingsError(`unknown environment variable ${name}: did you mean ${closest}? (every setting and its variable: config/klaxon.yaml)`);
+    const closest = known.reduce((best, candidate) =>
+      editDistance(name, candidate) < editDistance(name, best) ? candidate : best
+    );
+    throw new SettingsError(
+      `unknown environment variable ${name}: did you mean ${closest}? (every setting and its variable: config/klaxon.yaml)`
+    );
   }
 }
 
 function validate(settings: Settings): void {
-  if (!Number.isInteger(settings.port) || settings.port < 0 || settings.port > 65535) throw new SettingsError(`port: must be 0..65535, got ${settings.port}`);
-  if (settings.rate_limit.per_second <= 0 || settings.rate_limit.burst < 1) throw new SettingsError("rate_limit: per_second must be > 0 and burst >= 1");
-  if (settings.public_url && !/^https?:\/\//.test(settings.public_url)) throw new SettingsError(`public_url: must be an absolute http(s) URL`);
+  if (!Number.isInteger(settings.port) || settings.port < 0 || settings.port > 65535)
+    throw new SettingsError(`port: must be 0..65535, got ${settings.port}`);
+  if (settings.rate_limit.per_second <= 0 || settings.rate_limit.burst < 1)
+    throw new SettingsError("rate_limit: per_second must be > 0 and burst >= 1");
+  if (settings.public_url && !/^https?:\/\//.test(settings.public_url))
+    throw new SettingsError(`public_url: must be an absolute http(s) URL`);
   if (!settings.data_dir) throw new SettingsError("data_dir: must not be empty");
 }
 
@@ -153,7 +178,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): LoadedSettin
 }
 
 /** Settings for code that builds them in-process (tests, benchmarks): defaults plus overrides, validated. */
-export function settingsWith(overrides: {[K in keyof Settings]?: Settings[K] extends object ? Partial<Settings[K]> : Settings[K]}): Settings {
+export function settingsWith(overrides: {
+  [K in keyof Settings]?: Settings[K] extends object ? Partial<Settings[K]> : Settings[K];
+}): Settings {
   const base = structuredClone<Settings>(DEFAULT_SETTINGS);
   for (const [key, value] of Object.entries(overrides)) {
     const current = (base as unknown as Tree)[key];

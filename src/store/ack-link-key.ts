@@ -16,6 +16,9 @@ export function loadAckLinkKey(path: string): Buffer {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
   const hex = readFileSync(path, "utf8").trim();
-  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`${path} does not hold a 64-hex-digit key; delete it to make a new one (links already sent stop working)`);
+  if (!/^[0-9a-f]{64}$/.test(hex))
+    throw new Error(
+      `${path} does not hold a 64-hex-digit key; delete it to make a new one (links already sent stop working)`
+    );
   return Buffer.from(hex, "hex");
 }

@@ -12,21 +12,43 @@ afterAll(() => gw.stop());
 
 describe("audit log", () => {
   it("records accepted alerts, state changes and admin changes with the key that caused them", async () => {
-    const key = await gw.call("POST", "/api/v1/keys", {body: {name: "plc gateway", scopes: ["notifications:send", "notifications:ack"]}});
+    const key = await gw.call("POST", "/api/v1/keys", {
+      body: {name: "plc gateway", scopes: ["notifications:send", "notifications:ack"]}
+    });
     const alice = await createRecipient(gw);
-    const sent = await gw.call("POST", "/api/v1/notifications/send", {key: key.body.key, body: {recipient_uuid: alice, message: "audit me", priority: "high", source: "plc-4"}});
+    const sent = await gw.call("POST", "/api/v1/notifications/send", {
+      key: key.body.key,
+      body: {recipient_uuid: alice, message: "audit me", priority: "high", source: "plc-4"}
+    });
     await gw.gateway.services.runner.idle();
     await gw.call("POST", `/api/v1/notifications/${sent.body.notification_uuid}/ack`, {key: key.body.key});
     const log = await gw.call("GET", "/api/v1/audit?limit=200");
     expect(log.status).toBe(200);
     const actions = log.body.items.map((entry: {action: string}) => entry.action);
-    expect(actions.slice(0, 4)).toEqual(["notification.acknowledged", "notification.accepted", "recipient.created", "api_key.created"]);
+    expect(actions.slice(0, 4)).toEqual([
+      "notification.acknowledged",
+      "notification.accepted",
+      "recipient.created",
+      "api_key.created"
+    ]);
     const [acked, accepted] = log.body.items;
-    expect(accepted).toMatchObject({actor: {type: "api_key", id: key.body.id}, source: "plc-4", subject: {type: "notification", id: sent.body.notification_uuid}, detail: {priority: "high"}});
+    expect(accepted).toMatchObject({
+      actor: {type: "api_key", id: key.body.id},
+      source: "plc-4",
+      subject: {type: "notification", id: sent.body.notification_uuid},
+      detail: {priority: "high"}
+    });
     expect(acked).toMatchObject({actor: {type: "api_key", id: key.body.id}, detail: {from: "notifying", via: "api"}});
     const adminKeyId = gw.adminKey.split("_")[1];
-    expect(log.body.items.find((entry: {action: string}) => entry.action === "recipient.created").actor).toEqual({type: "api_key", id: adminKeyId});
-    expect(log.body.items[log.body.items.length - 1]).toMatchObject({action: "api_key.created", actor: {type: "system", id: null}, detail: {name: "initial admin"}});
+    expect(log.body.items.find((entry: {action: string}) => entry.action === "recipient.created").actor).toEqual({
+      type: "api_key",
+      id: adminKeyId
+    });
+    expect(log.body.items[log.body.items.length - 1]).toMatchObject({
+      action: "api_key.created",
+      actor: {type: "system", id: null},
+      detail: {name: "initial admin"}
+    });
   });
 
   it("pages with a cursor and filters by action", async () => {
@@ -44,8 +66,12 @@ describe("documentation and health", () => {
   it("gives /docs the same document, errors as problem+json, before the API's copy was ever read", async () => {
     const docs = await fetch(`${gw.url}/docs/openapi.json`);
     expect(docs.status).toBe(200);
-    const spec = (await docs.json()) as {paths: Record<string, Record<string, {responses: Record<string, {content: object}>}>>};
-    expect(Object.keys(spec.paths["/api/v1/notifications/send"].post.responses["400"].content)).toEqual(["application/problem+json"]);
+    const spec = (await docs.json()) as {
+      paths: Record<string, Record<string, {responses: Record<string, {content: object}>}>>;
+    };
+    expect(Object.keys(spec.paths["/api/v1/notifications/send"].post.responses["400"].content)).toEqual([
+      "application/problem+json"
+    ]);
     expect((await gw.call("GET", "/api/v1/openapi.json", {key: null})).body).toEqual(spec);
   });
 
@@ -56,20 +82,44 @@ describe("documentation and health", () => {
     expect(spec.openapi).toBe("3.0.3");
     expect(spec.components.securitySchemes.api_key).toEqual({type: "apiKey", in: "header", name: "X-API-Key"});
     const send = spec.paths["/api/v1/notifications/send"].post;
-    expect(Object.keys(send.responses).sort()).toEqual(["200", "202", "400", "401", "403", "409", "413", "415", "422", "429", "500", "503"]);
+    expect(Object.keys(send.responses).sort()).toEqual([
+      "200",
+      "202",
+      "400",
+      "401",
+      "403",
+      "409",
+      "413",
+      "415",
+      "422",
+      "429",
+      "500",
+      "503"
+    ]);
     expect(send.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/SendNotificationModel");
-    expect(spec.components.schemas.SendNotificationModel.required.sort()).toEqual(["message", "priority", "recipient_uuid"]);
+    expect(spec.components.schemas.SendNotificationModel.required.sort()).toEqual([
+      "message",
+      "priority",
+      "recipient_uuid"
+    ]);
     expect(spec.components.schemas.SendNotificationModel.additionalProperties).toBe(false);
-    for (const [path, operations] of Object.entries<Record<string, {security?: unknown; responses: Record<string, unknown>}>>(spec.paths)) {
+    for (const [path, operations] of Object.entries<
+      Record<string, {security?: unknown; responses: Record<string, unknown>}>
+    >(spec.paths)) {
       if (!path.startsWith("/api/v1/")) continue;
       for (const [method, operation] of Object.entries(operations)) {
         expect(operation.security, `${method} ${path}`).toEqual([{api_key: []}]);
-        expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(["401", "403", "429", "500"]));
+        expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(
+          expect.arrayContaining(["401", "403", "429", "500"])
+        );
         if ((operation as {requestBody?: unknown}).requestBody) {
-          expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(["400", "413", "415"]));
+          expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(
+            expect.arrayContaining(["400", "413", "415"])
+          );
         }
         const parameters = (operation as {parameters?: Array<{in: string; name: string}>}).parameters ?? [];
-        if (parameters.some((parameter) => parameter.in === "query")) expect(Object.keys(operation.responses), `${method} ${path}`).toContain("400");
+        if (parameters.some((parameter) => parameter.in === "query"))
+          expect(Object.keys(operation.responses), `${method} ${path}`).toContain("400");
       }
     }
   });
@@ -84,7 +134,11 @@ describe("documentation and health", () => {
     for (const code of Object.keys(ERROR_CATALOGUE)) {
       const answer = await gw.call("GET", `/problems/${code}`, {key: null});
       expect(answer.status, code).toBe(200);
-      expect(answer.body).toMatchObject({code, type: `/problems/${code}`, status: ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status});
+      expect(answer.body).toMatchObject({
+        code,
+        type: `/problems/${code}`,
+        status: ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status
+      });
     }
     expect((await gw.call("GET", "/problems/no_such_code", {key: null})).status).toBe(404);
   });
@@ -112,7 +166,12 @@ describe("documentation and health", () => {
       expect(answer.status, `${method} ${path}`).toBe(405);
       expect(answer.headers.get("allow"), `${method} ${path}`).toBe(allow);
       expect(answer.headers.get("content-type")).toContain("application/problem+json");
-      expect(answer.body).toMatchObject({code: "method_not_allowed", status: 405, type: "/problems/method_not_allowed", instance: path});
+      expect(answer.body).toMatchObject({
+        code: "method_not_allowed",
+        status: 405,
+        type: "/problems/method_not_allowed",
+        instance: path
+      });
       expect(answer.body.detail).toContain(allow);
     }
     // A path no method serves stays 404, ids or not.
@@ -124,7 +183,16 @@ describe("documentation and health", () => {
     expect((await gw.call("GET", "/healthz", {key: null})).body).toEqual({status: "ok"});
     const ready = await gw.call("GET", "/readyz", {key: null});
     expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({status: "ready", journal: {can_commit: true, schema_version: MIGRATIONS.length}, outbox: {pending: 0}});
-    expect(ready.body.channels.map((c: {channel: string}) => c.channel)).toEqual(["telegram_voice", "voice_call", "sms", "email"]);
+    expect(ready.body).toMatchObject({
+      status: "ready",
+      journal: {can_commit: true, schema_version: MIGRATIONS.length},
+      outbox: {pending: 0}
+    });
+    expect(ready.body.channels.map((c: {channel: string}) => c.channel)).toEqual([
+      "telegram_voice",
+      "voice_call",
+      "sms",
+      "email"
+    ]);
   });
 });

@@ -73,7 +73,10 @@ describe("API keys", () => {
 
   it("answers 403 when the key lacks the scope, naming it", async () => {
     const reader = await newKey(["notifications:read"]);
-    const answer = await gw.call("POST", "/api/v1/notifications/send", {key: reader.key, body: {recipient_uuid: alice, message: "m", priority: "high"}});
+    const answer = await gw.call("POST", "/api/v1/notifications/send", {
+      key: reader.key,
+      body: {recipient_uuid: alice, message: "m", priority: "high"}
+    });
     expect(answer.status).toBe(403);
     expect(answer.body.detail).toContain("notifications:send");
     expect((await gw.call("GET", "/api/v1/keys", {key: reader.key})).status).toBe(403);
@@ -82,7 +85,10 @@ describe("API keys", () => {
 
   it("checks the scope of every endpoint", async () => {
     const sender = await newKey(["notifications:send"]);
-    const sent = await gw.call("POST", "/api/v1/notifications/send", {key: sender.key, body: {recipient_uuid: alice, message: "scoped", priority: "high"}});
+    const sent = await gw.call("POST", "/api/v1/notifications/send", {
+      key: sender.key,
+      body: {recipient_uuid: alice, message: "scoped", priority: "high"}
+    });
     expect(sent.status).toBe(202);
     const id = sent.body.notification_uuid;
     expect((await gw.call("GET", `/api/v1/notifications/${id}`, {key: sender.key})).status).toBe(403);
@@ -90,7 +96,9 @@ describe("API keys", () => {
     const acker = await newKey(["notifications:ack"]);
     expect((await gw.call("POST", `/api/v1/notifications/${id}/ack`, {key: acker.key})).status).toBe(200);
     const writer = await newKey(["recipients:write"]);
-    expect((await gw.call("POST", "/api/v1/recipients", {key: writer.key, body: {email: "x@example.com"}})).status).toBe(201);
+    expect(
+      (await gw.call("POST", "/api/v1/recipients", {key: writer.key, body: {email: "x@example.com"}})).status
+    ).toBe(201);
     expect((await gw.call("GET", "/api/v1/recipients", {key: writer.key})).status).toBe(403);
   });
 
@@ -99,7 +107,9 @@ describe("API keys", () => {
     await gw.call("GET", "/api/v1/recipients", {key: created.key});
     // Recording use is a background write to the config file, off the request path.
     await vi.waitFor(async () => {
-      const listed = (await gw.call("GET", "/api/v1/keys")).body.items.find((item: {id: string}) => item.id === created.id);
+      const listed = (await gw.call("GET", "/api/v1/keys")).body.items.find(
+        (item: {id: string}) => item.id === created.id
+      );
       expect(listed.last_used_at).toBe(new Date(clock.now()).toISOString());
     });
   });
@@ -130,7 +140,11 @@ describe("rate limits", () => {
 
   it("throttles an address that keeps presenting wrong keys", async () => {
     const statuses = [];
-    for (let i = 0; i < 7; i++) statuses.push((await gw.call("GET", "/api/v1/recipients", {key: `klx_guess${String(i).padStart(3, "0")}_${"x".repeat(40)}`})).status);
+    for (let i = 0; i < 7; i++)
+      statuses.push(
+        (await gw.call("GET", "/api/v1/recipients", {key: `klx_guess${String(i).padStart(3, "0")}_${"x".repeat(40)}`}))
+          .status
+      );
     expect(statuses.slice(0, 6).every((status) => status === 401)).toBe(true);
     expect(statuses[6]).toBe(429);
     // A valid key from the throttled address waits too: guessing cannot be interleaved with real use.

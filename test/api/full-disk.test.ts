@@ -21,7 +21,11 @@ async function call(method: string, path: string, body?: unknown) {
     body: body === undefined ? undefined : JSON.stringify(body)
   });
   const text = await response.text();
-  return {status: response.status, retryAfter: response.headers.get("retry-after"), body: text ? JSON.parse(text) : null};
+  return {
+    status: response.status,
+    retryAfter: response.headers.get("retry-after"),
+    body: text ? JSON.parse(text) : null
+  };
 }
 
 /** Fills the filesystem to the last byte with one file; returns its path so it can be freed. */
@@ -50,7 +54,10 @@ describe.skipIf(!CAN_MOUNT)("a full disk under the data dir (tmpfs, needs root)"
     const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", dataDir]);
     if (mounted.status !== 0) throw new Error(`could not mount a tmpfs: ${mounted.stderr.toString()}`);
     // The repeated failures below are the point, not the rate limit.
-    gateway = await startGatewayProcess(dataDir, {KLAXON_RATE_LIMIT_PER_SECOND: "10000", KLAXON_RATE_LIMIT_BURST: "10000"});
+    gateway = await startGatewayProcess(dataDir, {
+      KLAXON_RATE_LIMIT_PER_SECOND: "10000",
+      KLAXON_RATE_LIMIT_BURST: "10000"
+    });
     adminKey = readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim();
   });
   afterAll(async () => {
@@ -61,7 +68,8 @@ describe.skipIf(!CAN_MOUNT)("a full disk under the data dir (tmpfs, needs root)"
   });
 
   it("answers every write 503 with Retry-After, logs the repeats folded, and works again once there is room", async () => {
-    const recipient = (await call("POST", "/api/v1/recipients", {name: "Before", email: "before@factory.lan"})).body.uuid as string;
+    const recipient = (await call("POST", "/api/v1/recipients", {name: "Before", email: "before@factory.lan"})).body
+      .uuid as string;
     const filler = fillDisk();
     const linesBefore = gateway.lines.length;
 
@@ -73,15 +81,22 @@ describe.skipIf(!CAN_MOUNT)("a full disk under the data dir (tmpfs, needs root)"
     ];
     for (const [method, path, body] of writes) {
       const answer = await call(method, path, body);
-      expect({path, status: answer.status, code: answer.body.code}).toEqual({path, status: 503, code: "storage_unavailable"});
+      expect({path, status: answer.status, code: answer.body.code}).toEqual({
+        path,
+        status: 503,
+        code: "storage_unavailable"
+      });
       expect(answer.retryAfter).toMatch(/^\d+$/);
     }
-    for (let i = 0; i < FAILING_REQUESTS; i++) expect((await call("POST", "/api/v1/recipients", {name: `R${i}`, email: "r@factory.lan"})).status).toBe(503);
+    for (let i = 0; i < FAILING_REQUESTS; i++)
+      expect((await call("POST", "/api/v1/recipients", {name: `R${i}`, email: "r@factory.lan"})).status).toBe(503);
     expect((await call("GET", `/api/v1/recipients/${recipient}`)).body.name).toBe("Before");
 
     // One line per distinct failure (and whatever else happened), not one per request.
     const logged = gateway.lines.slice(linesBefore);
-    const aboutRecipientCreation = logged.filter((line) => line.includes('"POST"') && line.includes('"/api/v1/recipients"'));
+    const aboutRecipientCreation = logged.filter(
+      (line) => line.includes('"POST"') && line.includes('"/api/v1/recipients"')
+    );
     expect(aboutRecipientCreation).toHaveLength(2); // the error with its cause, and the request line
     expect(logged.length).toBeLessThan(20);
 

@@ -16,10 +16,13 @@ afterAll(() => gw.stop());
 
 const at = () => new Date(clock.now()).toISOString();
 const sweep = () => gw.gateway.heartbeats.monitor.tick();
-const pointers = (answer: {body: {errors?: Array<{pointer: string}>}}) => (answer.body.errors ?? []).map((error) => error.pointer);
+const pointers = (answer: {body: {errors?: Array<{pointer: string}>}}) =>
+  (answer.body.errors ?? []).map((error) => error.pointer);
 
 async function createHeartbeat(name: string, fields: Record<string, unknown> = {}) {
-  const answer = await gw.call("POST", "/api/v1/heartbeats", {body: {name, period_seconds: 60, grace_seconds: 30, target, ...fields}});
+  const answer = await gw.call("POST", "/api/v1/heartbeats", {
+    body: {name, period_seconds: 60, grace_seconds: 30, target, ...fields}
+  });
   if (answer.status !== 201) throw new Error(`heartbeat not created: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body;
 }
@@ -41,8 +44,19 @@ describe("heartbeats API", () => {
     expect(answer.status).toBe(201);
     expect(answer.headers.get("location")).toBe("/api/v1/heartbeats/press-7");
     expect(answer.body).toMatchObject({
-      name: "press-7", period_seconds: 60, schedule: null, timezone: null, grace_seconds: 60, target, priority: "high", status: "new",
-      last_ping_at: null, expected_at: null, down_at: null, notification_id: null, created_by_integration: null
+      name: "press-7",
+      period_seconds: 60,
+      schedule: null,
+      timezone: null,
+      grace_seconds: 60,
+      target,
+      priority: "high",
+      status: "new",
+      last_ping_at: null,
+      expected_at: null,
+      down_at: null,
+      notification_id: null,
+      created_by_integration: null
     });
     expect(answer.body.ping_url).toMatch(new RegExp(`^${gw.url}/ping/[A-Za-z0-9_-]{32}$`));
     const read = await gw.call("GET", "/api/v1/heartbeats/press-7");
@@ -92,7 +106,10 @@ describe("heartbeats API", () => {
     const pingedAt = clock.now();
     expect(ping.status).toBe(200);
     expect(ping.body).toEqual({name: "boiler-2", status: "up", expected_at: new Date(pingedAt + 60_000).toISOString()});
-    expect((await gw.call("GET", "/api/v1/heartbeats/boiler-2")).body).toMatchObject({last_ping_at: at(), down_at: new Date(pingedAt + 90_000).toISOString()});
+    expect((await gw.call("GET", "/api/v1/heartbeats/boiler-2")).body).toMatchObject({
+      last_ping_at: at(),
+      down_at: new Date(pingedAt + 90_000).toISOString()
+    });
     // /readyz shows the sweep alive and aimed no later than this heartbeat's late time.
     const sweepHealth = (await gw.call("GET", "/readyz", {key: null})).body.heartbeats;
     expect(sweepHealth).toMatchObject({running: true, last_pass_failed: false});
@@ -114,7 +131,12 @@ describe("heartbeats API", () => {
     expect(down).toMatchObject({status: "down", expected_at: null, down_at: null});
     const pages = await pagesOf("boiler-2");
     expect(pages).toHaveLength(1);
-    expect(pages[0]).toMatchObject({id: down.notification_id, priority: "critical", source: "heartbeat:boiler-2", occurrences: 1});
+    expect(pages[0]).toMatchObject({
+      id: down.notification_id,
+      priority: "critical",
+      source: "heartbeat:boiler-2",
+      occurrences: 1
+    });
     expect(pages[0].message).toContain("boiler-2");
 
     // Exactly once: more sweeps, later, page nobody again.
@@ -133,13 +155,25 @@ describe("heartbeats API", () => {
     expect((await gw.call("GET", "/api/v1/heartbeats/boiler-2")).body.notification_id).toBeNull();
 
     const audit = await gw.call("GET", "/api/v1/audit?subject_id=boiler-2");
-    expect(audit.body.items.map((entry: {action: string}) => entry.action)).toEqual(["heartbeat.up", "heartbeat.down", "heartbeat.late", "heartbeat.up", "heartbeat.created"]);
-    expect(audit.body.items[1]).toMatchObject({actor: {type: "system", id: null}, detail: {from: "late", reason: "missed", notification_id: down.notification_id}});
+    expect(audit.body.items.map((entry: {action: string}) => entry.action)).toEqual([
+      "heartbeat.up",
+      "heartbeat.down",
+      "heartbeat.late",
+      "heartbeat.up",
+      "heartbeat.created"
+    ]);
+    expect(audit.body.items[1]).toMatchObject({
+      actor: {type: "system", id: null},
+      detail: {from: "late", reason: "missed", notification_id: down.notification_id}
+    });
     const accepted = await gw.call("GET", `/api/v1/audit?subject_id=${down.notification_id}`);
     const actions = accepted.body.items.map((entry: {action: string}) => entry.action);
     expect(actions[0]).toBe("notification.resolved");
     expect(actions[actions.length - 1]).toBe("notification.accepted");
-    expect(accepted.body.items[actions.length - 1]).toMatchObject({actor: {type: "system"}, source: "heartbeat:boiler-2"});
+    expect(accepted.body.items[actions.length - 1]).toMatchObject({
+      actor: {type: "system"},
+      source: "heartbeat:boiler-2"
+    });
   });
 
   it("pages at once on /fail, not again on a second failure, and resolves on the next ping", async () => {
@@ -163,7 +197,11 @@ describe("heartbeats API", () => {
     clock.advance(3_600_000);
     expect((await gw.call("GET", `${pingPath(url)}/start`, {key: null})).status).toBe(200);
     const started = (await gw.call("GET", "/api/v1/heartbeats/nightly-export")).body;
-    expect(started).toMatchObject({status: "up", last_start_at: at(), down_at: new Date(clock.now() + 300_000).toISOString()});
+    expect(started).toMatchObject({
+      status: "up",
+      last_start_at: at(),
+      down_at: new Date(clock.now() + 300_000).toISOString()
+    });
     clock.advance(299_999);
     await sweep();
     expect(await statusOf("nightly-export")).toBe("up");
@@ -182,7 +220,11 @@ describe("heartbeats API", () => {
     const post = await gw.call("POST", pingPath(url), {key: null, body: {log: "ok"}});
     expect(post.body).toMatchObject({name: "edge-probe", status: "up"});
     // Whatever a device's tool posts (curl -d, a form) is a ping too, not a 415.
-    const plain = await gw.call("POST", pingPath(url), {key: null, raw: "backup finished in 42 s", headers: {"Content-Type": "text/plain"}});
+    const plain = await gw.call("POST", pingPath(url), {
+      key: null,
+      raw: "backup finished in 42 s",
+      headers: {"Content-Type": "text/plain"}
+    });
     expect(plain.status).toBe(200);
     // The token is a credential: it never reaches the log.
     expect(gw.logLines.join("\n")).not.toContain(pingPath(url).split("/")[2]);
@@ -214,14 +256,35 @@ describe("heartbeats API", () => {
     await gw.call("POST", "/api/v1/heartbeats/chiller/ping");
     const pingedAt = clock.now();
     clock.advance(10_000);
-    const longer = await gw.call("PATCH", "/api/v1/heartbeats/chiller", {body: {period_seconds: 600, priority: "medium"}, headers: {"Content-Type": "application/merge-patch+json"}});
+    const longer = await gw.call("PATCH", "/api/v1/heartbeats/chiller", {
+      body: {period_seconds: 600, priority: "medium"},
+      headers: {"Content-Type": "application/merge-patch+json"}
+    });
     expect(longer.status).toBe(200);
-    expect(longer.body).toMatchObject({period_seconds: 600, priority: "medium", status: "up", expected_at: new Date(pingedAt + 600_000).toISOString()});
-    const cron = await gw.call("PATCH", "/api/v1/heartbeats/chiller", {body: {period_seconds: null, schedule: "0 3 * * *", timezone: "Europe/Berlin"}});
+    expect(longer.body).toMatchObject({
+      period_seconds: 600,
+      priority: "medium",
+      status: "up",
+      expected_at: new Date(pingedAt + 600_000).toISOString()
+    });
+    const cron = await gw.call("PATCH", "/api/v1/heartbeats/chiller", {
+      body: {period_seconds: null, schedule: "0 3 * * *", timezone: "Europe/Berlin"}
+    });
     expect(cron.status).toBe(200);
     // Pinged at 11:00 UTC on 2 February: the next 03:00 in Berlin (CET) is 02:00 UTC on the 3rd.
-    expect(cron.body).toMatchObject({period_seconds: null, schedule: "0 3 * * *", timezone: "Europe/Berlin", expected_at: "2026-02-03T02:00:00.000Z"});
-    for (const [body, pointer] of [[{name: "other"}, "/name"], [{status: "paused"}, "/status"], [{ping_url: "x"}, "/ping_url"], [{schedule: null}, "/period_seconds"], [{grace_seconds: 1}, "/grace_seconds"]] as const) {
+    expect(cron.body).toMatchObject({
+      period_seconds: null,
+      schedule: "0 3 * * *",
+      timezone: "Europe/Berlin",
+      expected_at: "2026-02-03T02:00:00.000Z"
+    });
+    for (const [body, pointer] of [
+      [{name: "other"}, "/name"],
+      [{status: "paused"}, "/status"],
+      [{ping_url: "x"}, "/ping_url"],
+      [{schedule: null}, "/period_seconds"],
+      [{grace_seconds: 1}, "/grace_seconds"]
+    ] as const) {
       const refused = await gw.call("PATCH", "/api/v1/heartbeats/chiller", {body});
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(pointers(refused)).toContain(pointer);
@@ -232,7 +295,9 @@ describe("heartbeats API", () => {
 
   it("refuses to delete the recipient or group a heartbeat pages, naming the heartbeat", async () => {
     const boiler = await createRecipient(gw, {name: "Boiler room"});
-    const group = (await gw.call("POST", "/api/v1/groups", {body: {name: "Boiler team", members: [boiler], strategy: "parallel"}})).body.uuid;
+    const group = (
+      await gw.call("POST", "/api/v1/groups", {body: {name: "Boiler team", members: [boiler], strategy: "parallel"}})
+    ).body.uuid;
     await createHeartbeat("kiln-hall-1", {target: boiler});
     await createHeartbeat("kiln-hall-2", {target: group});
     const refused = await gw.call("DELETE", `/api/v1/recipients/${boiler}`);
@@ -272,14 +337,19 @@ describe("heartbeats API", () => {
 
   it("lets a notifications:send key ping but not manage heartbeats", async () => {
     await createHeartbeat("pump-1");
-    const sender = (await gw.call("POST", "/api/v1/keys", {body: {name: "plc", scopes: ["notifications:send"]}})).body.key;
-    const reader = (await gw.call("POST", "/api/v1/keys", {body: {name: "reader", scopes: ["recipients:read"]}})).body.key;
+    const sender = (await gw.call("POST", "/api/v1/keys", {body: {name: "plc", scopes: ["notifications:send"]}})).body
+      .key;
+    const reader = (await gw.call("POST", "/api/v1/keys", {body: {name: "reader", scopes: ["recipients:read"]}})).body
+      .key;
     expect((await gw.call("POST", "/api/v1/heartbeats/pump-1/ping", {key: sender})).status).toBe(200);
     expect((await gw.call("POST", "/api/v1/heartbeats/pump-1/ping", {key: reader})).status).toBe(403);
     expect((await gw.call("POST", "/api/v1/heartbeats/pump-1/ping", {key: null})).status).toBe(401);
     expect((await gw.call("POST", "/api/v1/heartbeats/nothing-here/ping", {key: sender})).status).toBe(404);
     expect((await gw.call("GET", "/api/v1/heartbeats", {key: sender})).status).toBe(403);
-    expect((await gw.call("POST", "/api/v1/heartbeats", {key: sender, body: {name: "x1", period_seconds: 60, target}})).status).toBe(403);
+    expect(
+      (await gw.call("POST", "/api/v1/heartbeats", {key: sender, body: {name: "x1", period_seconds: 60, target}}))
+        .status
+    ).toBe(403);
   });
 
   it("never pages for time the gateway was stopped: every heartbeat gets a fresh grace from the restart", async () => {
@@ -291,7 +361,10 @@ describe("heartbeats API", () => {
     await gw.restart();
     const restartedAt = clock.now();
     await sweep();
-    expect((await gw.call("GET", "/api/v1/heartbeats/conveyor")).body).toMatchObject({status: "late", down_at: new Date(restartedAt + 30_000).toISOString()});
+    expect((await gw.call("GET", "/api/v1/heartbeats/conveyor")).body).toMatchObject({
+      status: "late",
+      down_at: new Date(restartedAt + 30_000).toISOString()
+    });
     expect(await pagesOf("conveyor")).toHaveLength(0);
     clock.advance(29_999);
     await sweep();
@@ -304,8 +377,26 @@ describe("heartbeats API", () => {
 
   it("documents every heartbeat route with its errors", async () => {
     const spec = (await gw.call("GET", "/api/v1/openapi.json", {key: null})).body;
-    expect(Object.keys(spec.paths["/api/v1/heartbeats"].post.responses).sort()).toEqual(["201", "400", "401", "403", "409", "413", "415", "422", "429", "500"]);
-    expect(Object.keys(spec.paths["/api/v1/heartbeats/{name}/ping"].post.responses).sort()).toEqual(["200", "401", "403", "404", "429", "500"]);
+    expect(Object.keys(spec.paths["/api/v1/heartbeats"].post.responses).sort()).toEqual([
+      "201",
+      "400",
+      "401",
+      "403",
+      "409",
+      "413",
+      "415",
+      "422",
+      "429",
+      "500"
+    ]);
+    expect(Object.keys(spec.paths["/api/v1/heartbeats/{name}/ping"].post.responses).sort()).toEqual([
+      "200",
+      "401",
+      "403",
+      "404",
+      "429",
+      "500"
+    ]);
     for (const path of ["/ping/{token}", "/ping/{token}/start", "/ping/{token}/fail"]) {
       expect(Object.keys(spec.paths[path]).sort(), path).toEqual(["get", "head", "post"]);
       expect(Object.keys(spec.paths[path].get.responses).sort(), path).toEqual(["200", "404", "429"]);
@@ -317,7 +408,8 @@ describe("heartbeats API", () => {
     const {ping_url: url} = await createHeartbeat("last-one");
     clock.advance(3_600_000);
     const statuses: number[] = [];
-    for (let i = 0; i < 21; i++) statuses.push((await gw.call("GET", `/ping/guess-${i}-AAAAAAAAAAAAAAAAAAAAAAAA`, {key: null})).status);
+    for (let i = 0; i < 21; i++)
+      statuses.push((await gw.call("GET", `/ping/guess-${i}-AAAAAAAAAAAAAAAAAAAAAAAA`, {key: null})).status);
     expect(statuses).toEqual([...Array(20).fill(404), 429]);
     const throttled = await gw.call("GET", pingPath(url), {key: null});
     expect(throttled.status).toBe(429);

@@ -47,7 +47,9 @@ describe("Idempotency-Key", () => {
   });
 
   it("scopes keys to the API key that sent them", async () => {
-    const created = await gw.call("POST", "/api/v1/keys", {body: {name: "second sender", scopes: ["notifications:send"]}});
+    const created = await gw.call("POST", "/api/v1/keys", {
+      body: {name: "second sender", scopes: ["notifications:send"]}
+    });
     const body = {recipient_uuid: alice, message: "same key, other sender", priority: "high"};
     const first = await send(body, "shared-name");
     const second = await send(body, "shared-name", {}, created.body.key);
@@ -60,7 +62,9 @@ describe("Idempotency-Key", () => {
     const body = {recipient_uuid: alice, message: "concurrent duplicates", priority: "critical"};
     const before = (await journalCounts(gw)).notifications;
     const answers = await Promise.all(Array.from({length: 25}, () => send(body, "burst-1")));
-    const fresh = answers.filter((answer) => answer.status === 202 && answer.headers.get("idempotent-replayed") === null);
+    const fresh = answers.filter(
+      (answer) => answer.status === 202 && answer.headers.get("idempotent-replayed") === null
+    );
     const replays = answers.filter((answer) => answer.headers.get("idempotent-replayed") === "true");
     const conflicts = answers.filter((answer) => answer.status === 409);
     expect(fresh).toHaveLength(1);

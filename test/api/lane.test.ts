@@ -26,16 +26,33 @@ interface Fixture {
 async function fixture(lane: boolean): Promise<Fixture> {
   const gw = await startTestGateway({}, {lane});
   const recipient = await createRecipient(gw);
-  const readerKey = (await gw.call("POST", "/api/v1/keys", {body: {name: "reader", scopes: ["notifications:read"]}})).body.key;
-  const heartbeat = (await gw.call("POST", "/api/v1/heartbeats", {body: {name: "nightly-backup", period_seconds: 3600, target: recipient}})).body;
-  const integration = (await gw.call("POST", "/api/v1/integrations", {body: {name: "go-services", kind: "generic", target: recipient}})).body;
-  const alert = async () => (await gw.call("POST", SEND_PATH, {body: {recipient_uuid: recipient, message: "to acknowledge", priority: "info"}})).body.notification_uuid as string;
+  const readerKey = (await gw.call("POST", "/api/v1/keys", {body: {name: "reader", scopes: ["notifications:read"]}}))
+    .body.key;
+  const heartbeat = (
+    await gw.call("POST", "/api/v1/heartbeats", {
+      body: {name: "nightly-backup", period_seconds: 3600, target: recipient}
+    })
+  ).body;
+  const integration = (
+    await gw.call("POST", "/api/v1/integrations", {body: {name: "go-services", kind: "generic", target: recipient}})
+  ).body;
+  const alert = async () =>
+    (await gw.call("POST", SEND_PATH, {body: {recipient_uuid: recipient, message: "to acknowledge", priority: "info"}}))
+      .body.notification_uuid as string;
   return {
-    gw, recipient, readerKey, heartbeat: heartbeat.name, pingToken: new URL(heartbeat.ping_url).pathname.split("/")[2],
-    integration: {id: integration.id, secret: integration.secret, token: new URL(integration.url).searchParams.get("token")!}, alert
+    gw,
+    recipient,
+    readerKey,
+    heartbeat: heartbeat.name,
+    pingToken: new URL(heartbeat.ping_url).pathname.split("/")[2],
+    integration: {
+      id: integration.id,
+      secret: integration.secret,
+      token: new URL(integration.url).searchParams.get("token")!
+    },
+    alert
   };
 }
-
 
 interface Request {
   method: string;
@@ -57,7 +74,13 @@ function send(gw: TestGateway, {method, path, body, headers}: Request): Promise<
     const request = http.request({host: url.hostname, port: url.port, method, path, headers: sized}, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString("utf8")}));
+      response.on("end", () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          text: Buffer.concat(chunks).toString("utf8")
+        })
+      );
     });
     request.on("error", reject);
     request.end(body);
@@ -67,14 +90,22 @@ function send(gw: TestGateway, {method, path, body, headers}: Request): Promise<
 // Ids, times, remaining budgets and per-request headers differ between two gateways by nature; everything else must not.
 function comparable(answer: RawAnswer, fx: Fixture) {
   const varying = new Set(["date", "connection", "keep-alive", "x-request-id", "ratelimit"]);
-  const own: Array<[string, string]> = [[fx.recipient, "RECIPIENT"], [fx.integration.id, "INTEGRATION"], [fx.gw.adminKey.split("_")[1], "ADMIN"], [fx.readerKey.split("_")[1], "READER"]];
+  const own: Array<[string, string]> = [
+    [fx.recipient, "RECIPIENT"],
+    [fx.integration.id, "INTEGRATION"],
+    [fx.gw.adminKey.split("_")[1], "ADMIN"],
+    [fx.readerKey.split("_")[1], "READER"]
+  ];
   const normal = (text: string) =>
-    own.reduce((result, [value, name]) => result.replaceAll(value, name), text)
+    own
+      .reduce((result, [value, name]) => result.replaceAll(value, name), text)
       .replace(/(notif|esc|att)_[0-9A-Z]{26}/g, "$1_ID")
       .replace(/\d{4}-\d\d-\d\dT[0-9:.]+Z/g, "TIME");
   return {
     status: answer.status,
-    headerNames: Object.keys(answer.headers).filter((name) => !varying.has(name)).sort(),
+    headerNames: Object.keys(answer.headers)
+      .filter((name) => !varying.has(name))
+      .sort(),
     contentType: answer.headers["content-type"],
     location: normal(String(answer.headers.location)),
     body: normal(answer.text)
@@ -82,9 +113,19 @@ function comparable(answer: RawAnswer, fx: Fixture) {
 }
 
 const json = {"Content-Type": "application/json"};
-const post = (path: string, body: unknown, headers: Record<string, string>): Request => ({method: "POST", path, body: typeof body === "string" ? body : JSON.stringify(body), headers: {...json, ...headers}});
+const post = (path: string, body: unknown, headers: Record<string, string>): Request => ({
+  method: "POST",
+  path,
+  body: typeof body === "string" ? body : JSON.stringify(body),
+  headers: {...json, ...headers}
+});
 const admin = (fx: Fixture) => ({"X-API-Key": fx.gw.adminKey});
-const alertBody = (fx: Fixture, fields: Record<string, unknown> = {}) => ({recipient_uuid: fx.recipient, message: "disk full", priority: "high", ...fields});
+const alertBody = (fx: Fixture, fields: Record<string, unknown> = {}) => ({
+  recipient_uuid: fx.recipient,
+  message: "disk full",
+  priority: "high",
+  ...fields
+});
 const event = (alertId: string) => ({alert_id: alertId, action: "fire", title: `event ${alertId}`});
 const eventsPath = (fx: Fixture) => `/api/v1/integrations/${fx.integration.id}/events`;
 
@@ -93,41 +134,110 @@ type Case = [string, number, (fx: Fixture) => Request | Promise<Request>];
 
 const sendCases: Case[] = [
   ["accepted, short form", 202, (fx) => post(SEND_PATH, alertBody(fx), admin(fx))],
-  ["accepted, long form", 200, (fx) => post(SEND_PATH, alertBody(fx, {priority: "low"}), {...admin(fx), Prefer: "return=representation"})],
+  [
+    "accepted, long form",
+    200,
+    (fx) => post(SEND_PATH, alertBody(fx, {priority: "low"}), {...admin(fx), Prefer: "return=representation"})
+  ],
   ["an enum value out of range", 400, (fx) => post(SEND_PATH, alertBody(fx, {priority: "urgent"}), admin(fx))],
-  ["an unknown field and a missing one", 400, (fx) => post(SEND_PATH, {recipient_uuid: fx.recipient, priority: "high", colour: "red"}, admin(fx))],
+  [
+    "an unknown field and a missing one",
+    400,
+    (fx) => post(SEND_PATH, {recipient_uuid: fx.recipient, priority: "high", colour: "red"}, admin(fx))
+  ],
   ["malformed JSON", 400, (fx) => post(SEND_PATH, '{"recipient_uuid": ', admin(fx))],
-  ["malformed JSON without a valid key (the body is read first)", 400, () => post(SEND_PATH, "{", {"X-API-Key": "klx_nope"})],
+  [
+    "malformed JSON without a valid key (the body is read first)",
+    400,
+    () => post(SEND_PATH, "{", {"X-API-Key": "klx_nope"})
+  ],
   ["JSON null", 400, (fx) => post(SEND_PATH, "null", admin(fx))],
   ["a JSON array", 400, (fx) => post(SEND_PATH, "[1]", admin(fx))],
   ["a BOM before the JSON", 202, (fx) => post(SEND_PATH, `\uFEFF${JSON.stringify(alertBody(fx))}`, admin(fx))],
   ["a body over 64 KiB", 413, (fx) => post(SEND_PATH, alertBody(fx, {message: "x".repeat(70_000)}), admin(fx))],
-  ["a text body", 415, (fx) => ({...post(SEND_PATH, "disk full", admin(fx)), headers: {"Content-Type": "text/plain", ...admin(fx)}})],
+  [
+    "a text body",
+    415,
+    (fx) => ({...post(SEND_PATH, "disk full", admin(fx)), headers: {"Content-Type": "text/plain", ...admin(fx)}})
+  ],
   ["no body", 400, (fx) => ({method: "POST", path: SEND_PATH, headers: admin(fx)})],
   ["no key", 401, (fx) => post(SEND_PATH, alertBody(fx), {})],
   ["an unknown key", 401, (fx) => post(SEND_PATH, alertBody(fx), {"X-API-Key": "klx_00000000_unknown"})],
   ["a key without the send scope", 403, (fx) => post(SEND_PATH, alertBody(fx), {"X-API-Key": fx.readerKey})],
-  ["an unknown recipient", 422, (fx) => post(SEND_PATH, alertBody(fx, {recipient_uuid: "0f8c5a2e-8a34-4c1e-9a7b-4c5d1e2f3a4b"}), admin(fx))],
-  ["an Idempotency-Key of the wrong form", 400, (fx) => post(SEND_PATH, alertBody(fx), {...admin(fx), "Idempotency-Key": "two words"})],
-  ["a charset in the content type", 202, (fx) => post(SEND_PATH, alertBody(fx), {"Content-Type": "application/json; charset=UTF-8", ...admin(fx)})],
+  [
+    "an unknown recipient",
+    422,
+    (fx) => post(SEND_PATH, alertBody(fx, {recipient_uuid: "0f8c5a2e-8a34-4c1e-9a7b-4c5d1e2f3a4b"}), admin(fx))
+  ],
+  [
+    "an Idempotency-Key of the wrong form",
+    400,
+    (fx) => post(SEND_PATH, alertBody(fx), {...admin(fx), "Idempotency-Key": "two words"})
+  ],
+  [
+    "a charset in the content type",
+    202,
+    (fx) => post(SEND_PATH, alertBody(fx), {"Content-Type": "application/json; charset=UTF-8", ...admin(fx)})
+  ],
   ["a trailing slash and capitals", 202, (fx) => post("/API/v1/notifications/send/", alertBody(fx), admin(fx))]
 ];
 
 const ackCases: Case[] = [
-  ["acknowledged", 200, async (fx) => post(`/api/v1/notifications/${await fx.alert()}/ack`, {by: "alice", note: "on it"}, admin(fx))],
-  ["acknowledged without a body", 200, async (fx) => ({method: "POST", path: `/api/v1/notifications/${await fx.alert()}/ack`, headers: admin(fx)})],
-  ["an unknown field in the body", 400, async (fx) => post(`/api/v1/notifications/${await fx.alert()}/ack`, {by: "alice", mood: "grim"}, admin(fx))],
-  ["an unknown notification", 404, (fx) => post("/api/v1/notifications/notif_00000000000000000000000000/ack", {}, admin(fx))],
-  ["a key without the ack scope", 403, async (fx) => post(`/api/v1/notifications/${await fx.alert()}/ack`, {}, {"X-API-Key": fx.readerKey})]
+  [
+    "acknowledged",
+    200,
+    async (fx) => post(`/api/v1/notifications/${await fx.alert()}/ack`, {by: "alice", note: "on it"}, admin(fx))
+  ],
+  [
+    "acknowledged without a body",
+    200,
+    async (fx) => ({method: "POST", path: `/api/v1/notifications/${await fx.alert()}/ack`, headers: admin(fx)})
+  ],
+  [
+    "an unknown field in the body",
+    400,
+    async (fx) => post(`/api/v1/notifications/${await fx.alert()}/ack`, {by: "alice", mood: "grim"}, admin(fx))
+  ],
+  [
+    "an unknown notification",
+    404,
+    (fx) => post("/api/v1/notifications/notif_00000000000000000000000000/ack", {}, admin(fx))
+  ],
+  [
+    "a key without the ack scope",
+    403,
+    async (fx) => post(`/api/v1/notifications/${await fx.alert()}/ack`, {}, {"X-API-Key": fx.readerKey})
+  ]
 ];
 
 const pingCases: Case[] = [
-  ["a keyed ping", 200, (fx) => ({method: "POST", path: `/api/v1/heartbeats/${fx.heartbeat}/ping`, headers: admin(fx)})],
-  ["a keyed ping of an unknown heartbeat", 404, (fx) => ({method: "POST", path: "/api/v1/heartbeats/no-such-job/ping", headers: admin(fx)})],
-  ["a keyed ping without a key", 401, (fx) => ({method: "POST", path: `/api/v1/heartbeats/${fx.heartbeat}/ping`, headers: {}})],
+  [
+    "a keyed ping",
+    200,
+    (fx) => ({method: "POST", path: `/api/v1/heartbeats/${fx.heartbeat}/ping`, headers: admin(fx)})
+  ],
+  [
+    "a keyed ping of an unknown heartbeat",
+    404,
+    (fx) => ({method: "POST", path: "/api/v1/heartbeats/no-such-job/ping", headers: admin(fx)})
+  ],
+  [
+    "a keyed ping without a key",
+    401,
+    (fx) => ({method: "POST", path: `/api/v1/heartbeats/${fx.heartbeat}/ping`, headers: {}})
+  ],
   ["a ping URL, GET", 200, (fx) => ({method: "GET", path: `/ping/${fx.pingToken}`, headers: {}})],
   ["a ping URL, HEAD", 200, (fx) => ({method: "HEAD", path: `/ping/${fx.pingToken}`, headers: {}})],
-  ["a ping URL, POST with a text body", 200, (fx) => ({method: "POST", path: `/ping/${fx.pingToken}/start`, body: "rsync done", headers: {"Content-Type": "text/plain"}})],
+  [
+    "a ping URL, POST with a text body",
+    200,
+    (fx) => ({
+      method: "POST",
+      path: `/ping/${fx.pingToken}/start`,
+      body: "rsync done",
+      headers: {"Content-Type": "text/plain"}
+    })
+  ],
   ["a ping URL's fail", 200, (fx) => ({method: "POST", path: `/ping/${fx.pingToken}/fail`, body: "{}", headers: json})],
   ["an unknown ping token", 404, () => ({method: "GET", path: "/ping/no-such-token", headers: {}})],
   // The lane leaves a path it cannot decode to Express, which words the refusal.
@@ -136,11 +246,26 @@ const pingCases: Case[] = [
 
 const eventCases: Case[] = [
   ["an event with a key", 202, (fx) => post(eventsPath(fx), event("by-key"), admin(fx))],
-  ["an event with the url's token", 202, (fx) => post(`${eventsPath(fx)}?token=${fx.integration.token}`, event("by-token"), {})],
+  [
+    "an event with the url's token",
+    202,
+    (fx) => post(`${eventsPath(fx)}?token=${fx.integration.token}`, event("by-token"), {})
+  ],
   ["an event with a wrong token", 401, (fx) => post(`${eventsPath(fx)}?token=wrong`, event("by-token"), {})],
-  ["a signed event", 202, (fx) => post(eventsPath(fx), event("signed"), {...signDelivery({secret: fx.integration.secret}, "msg_lane_1", Date.now(), JSON.stringify(event("signed")))})],
+  [
+    "a signed event",
+    202,
+    (fx) =>
+      post(eventsPath(fx), event("signed"), {
+        ...signDelivery({secret: fx.integration.secret}, "msg_lane_1", Date.now(), JSON.stringify(event("signed")))
+      })
+  ],
   ["an event that fails its schema", 400, (fx) => post(eventsPath(fx), {alert_id: "x", action: "explode"}, admin(fx))],
-  ["an event for an unknown integration", 404, (fx) => post("/api/v1/integrations/int_unknown/events", event("x"), admin(fx))]
+  [
+    "an event for an unknown integration",
+    404,
+    (fx) => post("/api/v1/integrations/int_unknown/events", event("x"), admin(fx))
+  ]
 ];
 
 const cases = [...sendCases, ...ackCases, ...pingCases, ...eventCases];
@@ -176,18 +301,26 @@ describe("the lane's routes answer as Ts.ED's do", () => {
   it("serves exactly the routes declared @Lane()", () => {
     expect(viaLane.laneRoutes.sort()).toEqual(
       [
-        "POST /api/v1/notifications/send", "POST /api/v1/notifications/:id/ack", "POST /api/v1/heartbeats/:name/ping", "POST /api/v1/integrations/:id/events",
-        ...["", "/start", "/fail"].flatMap((kind) => ["GET", "HEAD", "POST"].map((method) => `${method} /ping/:token${kind}`))
+        "POST /api/v1/notifications/send",
+        "POST /api/v1/notifications/:id/ack",
+        "POST /api/v1/heartbeats/:name/ping",
+        "POST /api/v1/integrations/:id/events",
+        ...["", "/start", "/fail"].flatMap((kind) =>
+          ["GET", "HEAD", "POST"].map((method) => `${method} /ping/:token${kind}`)
+        )
       ].sort()
     );
     expect(viaFramework.laneRoutes).toEqual([]);
   });
 
-  it.each(cases.map(([name, status], index) => [name, status, index] as const))("answer alike: %s (%i)", (_name, status, index) => {
-    expect(viaLane.answers[index].comparable.status).toBe(status);
-    expect(viaLane.answers[index].comparable).toEqual(viaFramework.answers[index].comparable);
-    expect(viaLane.answers[index].requestId).toMatch(/^[0-9a-f]{32}$/);
-  });
+  it.each(cases.map(([name, status], index) => [name, status, index] as const))(
+    "answer alike: %s (%i)",
+    (_name, status, index) => {
+      expect(viaLane.answers[index].comparable.status).toBe(status);
+      expect(viaLane.answers[index].comparable).toEqual(viaFramework.answers[index].comparable);
+      expect(viaLane.answers[index].requestId).toMatch(/^[0-9a-f]{32}$/);
+    }
+  );
 });
 
 describe("the lane", () => {
@@ -198,12 +331,18 @@ describe("the lane", () => {
   afterAll(() => lane.gw.stop());
 
   it("echoes the client's X-Request-Id and logs the request under it with the route and the key's id", async () => {
-    const answer = await send(lane.gw, post(SEND_PATH, alertBody(lane), {...admin(lane), "X-Request-Id": "trace-4711"}));
+    const answer = await send(
+      lane.gw,
+      post(SEND_PATH, alertBody(lane), {...admin(lane), "X-Request-Id": "trace-4711"})
+    );
     expect(answer.status).toBe(202);
     expect(answer.headers["x-request-id"]).toBe("trace-4711");
     const line = await eventually(
       "the request's log line",
-      () => lane.gw.logLines.map((text) => JSON.parse(text)).find((entry) => entry.msg === "http" && entry.request_id === "trace-4711"),
+      () =>
+        lane.gw.logLines
+          .map((text) => JSON.parse(text))
+          .find((entry) => entry.msg === "http" && entry.request_id === "trace-4711"),
       (entry) => entry !== undefined
     );
     expect(line).toMatchObject({method: "POST", path: SEND_PATH, status: 202, key_id: lane.gw.adminKey.split("_")[1]});
@@ -213,7 +352,13 @@ describe("the lane", () => {
     const before = await journalCounts(lane.gw);
     const url = new URL(lane.gw.url);
     await new Promise<void>((resolve) => {
-      const request = http.request({host: url.hostname, port: url.port, method: "POST", path: SEND_PATH, headers: {...json, ...admin(lane), "Content-Length": 500}});
+      const request = http.request({
+        host: url.hostname,
+        port: url.port,
+        method: "POST",
+        path: SEND_PATH,
+        headers: {...json, ...admin(lane), "Content-Length": 500}
+      });
       request.on("error", () => resolve());
       request.write(JSON.stringify(alertBody(lane)).slice(0, 20), () => setTimeout(() => request.destroy(), 50));
       request.on("close", () => resolve());

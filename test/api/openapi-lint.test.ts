@@ -36,25 +36,35 @@ describe("the OpenAPI document", () => {
     const file = join(dir, "openapi.json");
     writeFileSync(file, JSON.stringify(answer.body, null, 2));
     // Exit code 1 means problems were found; the JSON report on stdout lists them either way.
-    const {stdout} = await run(REDOCLY, ["lint", "--format=json", "--config", join(process.cwd(), "redocly.yaml"), file], {
-      env: {...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1"},
-      maxBuffer: 16 * 1024 * 1024
-    }).catch((error: {stdout?: string; stderr?: string; code?: number}) => {
+    const {stdout} = await run(
+      REDOCLY,
+      ["lint", "--format=json", "--config", join(process.cwd(), "redocly.yaml"), file],
+      {
+        env: {...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1"},
+        maxBuffer: 16 * 1024 * 1024
+      }
+    ).catch((error: {stdout?: string; stderr?: string; code?: number}) => {
       if (!error.stdout) throw new Error(`redocly failed (exit ${error.code}): ${error.stderr}`);
       return {stdout: error.stdout};
     });
     const report = JSON.parse(stdout) as {problems: LintProblem[]};
-    const problems = report.problems.map((problem) => `${problem.severity} ${problem.ruleId} at ${problem.location?.[0]?.pointer ?? "?"}: ${problem.message}`);
+    const problems = report.problems.map(
+      (problem) =>
+        `${problem.severity} ${problem.ruleId} at ${problem.location?.[0]?.pointer ?? "?"}: ${problem.message}`
+    );
     expect(problems).toEqual([]);
   }, 60_000);
 
   // redocly.yaml turns operation-4xx-response off for the probes' sake; this holds it for the rest.
   it("documents a client error on every operation but the probes", async () => {
-    const spec = (await gw.call("GET", "/api/v1/openapi.json", {key: null})).body as {paths: Record<string, Record<string, {responses: object}>>};
+    const spec = (await gw.call("GET", "/api/v1/openapi.json", {key: null})).body as {
+      paths: Record<string, Record<string, {responses: object}>>;
+    };
     const without: string[] = [];
     for (const [path, operations] of Object.entries(spec.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
-        if (!Object.keys(operation.responses).some((status) => /^4(\d\d|XX)$/.test(status))) without.push(`${method.toUpperCase()} ${path}`);
+        if (!Object.keys(operation.responses).some((status) => /^4(\d\d|XX)$/.test(status)))
+          without.push(`${method.toUpperCase()} ${path}`);
       }
     }
     expect(without.sort()).toEqual(["GET /healthz", "GET /metrics", "GET /readyz"]);

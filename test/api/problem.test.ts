@@ -27,7 +27,10 @@ describe("problem mapping", () => {
   });
 
   it("carries a service error's Retry-After and field errors", () => {
-    const {problem, headers, unexpected} = toProblem(new AppError("rate_limited", "slow down", {retryAfterSeconds: 7}), "/x");
+    const {problem, headers, unexpected} = toProblem(
+      new AppError("rate_limited", "slow down", {retryAfterSeconds: 7}),
+      "/x"
+    );
     expect(problem).toMatchObject({status: 429, code: "rate_limited", detail: "slow down"});
     expect(headers).toEqual({"Retry-After": "7"});
     expect(unexpected).toBe(false);

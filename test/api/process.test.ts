@@ -10,13 +10,26 @@ import {launchGatewayProcess, startGatewayProcess} from "../support/gateway-proc
 describe("the gateway process", () => {
   it("starts on defaults, survives SIGTERM cleanly and keeps every accepted alert across a restart", async () => {
     const dataDir = tempDir();
-    const first = await startGatewayProcess(dataDir, {KLAXON_SMTP_PASSWORD: "hunter2-smtp", KLAXON_TELEGRAM_BOT_TOKEN: "123456789:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQr"});
+    const first = await startGatewayProcess(dataDir, {
+      KLAXON_SMTP_PASSWORD: "hunter2-smtp",
+      KLAXON_TELEGRAM_BOT_TOKEN: "123456789:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQr"
+    });
     const keyFile = join(dataDir, "initial-admin-key");
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     const key = readFileSync(keyFile, "utf8").trim();
     const headers = {"X-API-Key": key, "Content-Type": "application/json"};
-    const recipient = (await (await fetch(`${first.url}/api/v1/recipients`, {method: "POST", headers, body: JSON.stringify({email: "ops@factory.lan"})})).json()) as {uuid: string};
-    const sent = await fetch(`${first.url}/api/v1/notifications/send`, {method: "POST", headers, body: JSON.stringify({recipient_uuid: recipient.uuid, message: "kept", priority: "high"})});
+    const recipient = (await (
+      await fetch(`${first.url}/api/v1/recipients`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({email: "ops@factory.lan"})
+      })
+    ).json()) as {uuid: string};
+    const sent = await fetch(`${first.url}/api/v1/notifications/send`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({recipient_uuid: recipient.uuid, message: "kept", priority: "high"})
+    });
     expect(sent.status).toBe(202);
     const {notification_uuid: id} = (await sent.json()) as {notification_uuid: string};
 
@@ -56,15 +69,27 @@ describe("the gateway process", () => {
       stdio: ["ignore", "pipe", "pipe"]
     });
     const output: Array<{stream: "stdout" | "stderr"; line: string}> = [];
-    for (const stream of ["stdout", "stderr"] as const) npm[stream].on("data", (chunk: Buffer) => output.push(...chunk.toString().split("\n").filter(Boolean).map((line) => ({stream, line}))));
+    for (const stream of ["stdout", "stderr"] as const)
+      npm[stream].on("data", (chunk: Buffer) =>
+        output.push(
+          ...chunk
+            .toString()
+            .split("\n")
+            .filter(Boolean)
+            .map((line) => ({stream, line}))
+        )
+      );
     const npmExited = new Promise<number | null>((resolve) => npm.on("close", (code) => resolve(code)));
     const serving = () => output.find(({line}) => line.includes('"gateway serving"'));
     const deadline = Date.now() + 90_000;
-    while (!serving() && npm.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (!serving() && npm.exitCode === null && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     const url = new URL(JSON.parse(serving()!.line).url);
     // The notice comes first, on stderr: stdout stays JSON lines only.
     expect(output.find(({line}) => line.startsWith("klaxon: compiling TypeScript"))?.stream).toBe("stderr");
-    expect(output.findIndex(({line}) => line.startsWith("klaxon: compiling TypeScript"))).toBeLessThan(output.findIndex(({line}) => line.startsWith("{")));
+    expect(output.findIndex(({line}) => line.startsWith("klaxon: compiling TypeScript"))).toBeLessThan(
+      output.findIndex(({line}) => line.startsWith("{"))
+    );
     const gatewayPid = Number(readFileSync(join(dataDir, "klaxon.pid"), "utf8"));
     expect(gatewayPid).not.toBe(npm.pid);
 
@@ -85,7 +110,9 @@ describe("the gateway process", () => {
     expect(output.some(({line}) => line.includes('"gateway stopped"'))).toBe(true);
     // The port is free again: something else can listen on it.
     const probe = createServer();
-    await new Promise<void>((resolve, reject) => probe.once("error", reject).listen(Number(url.port), "127.0.0.1", resolve));
+    await new Promise<void>((resolve, reject) =>
+      probe.once("error", reject).listen(Number(url.port), "127.0.0.1", resolve)
+    );
     await new Promise((resolve) => probe.close(resolve));
   }, 120_000);
 

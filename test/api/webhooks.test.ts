@@ -17,7 +17,8 @@ afterAll(async () => {
 });
 
 const create = (body: Record<string, unknown>) => gw.call("POST", "/api/v1/webhooks", {body});
-const pointers = (answer: {body: {errors?: Array<{pointer: string}>}}) => (answer.body.errors ?? []).map((error) => error.pointer);
+const pointers = (answer: {body: {errors?: Array<{pointer: string}>}}) =>
+  (answer.body.errors ?? []).map((error) => error.pointer);
 
 describe("webhook subscriptions API", () => {
   it("creates a subscription and shows its secret only in that answer", async () => {
@@ -27,7 +28,12 @@ describe("webhook subscriptions API", () => {
     expect(answer.headers.get("location")).toBe(`/api/v1/webhooks/${id}`);
     expect(id).toMatch(/^whk_[0-9A-Z]{26}$/);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect(answer.body).toMatchObject({url: receiver.url, events: ["escalation.started", "contact.failed"], enabled: true, previous_secret_expires_at: null});
+    expect(answer.body).toMatchObject({
+      url: receiver.url,
+      events: ["escalation.started", "contact.failed"],
+      enabled: true,
+      previous_secret_expires_at: null
+    });
 
     const read = await gw.call("GET", `/api/v1/webhooks/${id}`);
     expect(read.status).toBe(200);
@@ -54,9 +60,16 @@ describe("webhook subscriptions API", () => {
 
   it("updates with JSON Merge Patch, refuses read-only fields and answers 404 for unknown ids", async () => {
     const {id} = (await create({url: "http://factory.lan/a", events: ["*"]})).body;
-    const patched = await gw.call("PATCH", `/api/v1/webhooks/${id}`, {body: {enabled: false, events: ["notification.resolved"]}, headers: {"Content-Type": "application/merge-patch+json"}});
+    const patched = await gw.call("PATCH", `/api/v1/webhooks/${id}`, {
+      body: {enabled: false, events: ["notification.resolved"]},
+      headers: {"Content-Type": "application/merge-patch+json"}
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({url: "http://factory.lan/a", events: ["notification.resolved"], enabled: false});
+    expect(patched.body).toMatchObject({
+      url: "http://factory.lan/a",
+      events: ["notification.resolved"],
+      enabled: false
+    });
     for (const body of [{events: null}, {url: "mailto:ops@factory.lan"}, {secret: "x"}, {id: "whk_x"}]) {
       const refused = await gw.call("PATCH", `/api/v1/webhooks/${id}`, {body});
       expect(refused.status, JSON.stringify(body)).toBe(400);
@@ -75,18 +88,26 @@ describe("webhook subscriptions API", () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(first.secret);
-    expect(Date.parse(rotated.body.previous_secret_expires_at) - Date.parse(rotated.body.updated_at)).toBe(24 * 3_600_000);
+    expect(Date.parse(rotated.body.previous_secret_expires_at) - Date.parse(rotated.body.updated_at)).toBe(
+      24 * 3_600_000
+    );
     expect((await gw.call("DELETE", `/api/v1/webhooks/${first.id}`)).status).toBe(204);
     expect((await gw.call("GET", `/api/v1/webhooks/${first.id}`)).status).toBe(404);
 
     const audit = await gw.call("GET", `/api/v1/audit?subject_id=${first.id}`);
-    expect(audit.body.items.map((entry: {action: string}) => entry.action)).toEqual(["webhook.deleted", "webhook.secret_rotated", "webhook.created"]);
+    expect(audit.body.items.map((entry: {action: string}) => entry.action)).toEqual([
+      "webhook.deleted",
+      "webhook.secret_rotated",
+      "webhook.created"
+    ]);
     expect(audit.body.items.every((entry: {actor: {type: string}}) => entry.actor.type === "api_key")).toBe(true);
     expect(JSON.stringify(audit.body)).not.toContain("whsec_");
   });
 
   it("is for admin keys only", async () => {
-    const reader = await gw.call("POST", "/api/v1/keys", {body: {name: "reader", scopes: ["recipients:read", "recipients:write"]}});
+    const reader = await gw.call("POST", "/api/v1/keys", {
+      body: {name: "reader", scopes: ["recipients:read", "recipients:write"]}
+    });
     const answer = await gw.call("GET", "/api/v1/webhooks", {key: reader.body.key});
     expect(answer.status).toBe(403);
     expect((await gw.call("GET", "/api/v1/webhooks", {key: null})).status).toBe(401);
@@ -98,7 +119,9 @@ describe("webhook subscriptions API", () => {
     receivers.push(own);
     const {id, secret} = (await create({url: own.url, events: ["escalation.started"]})).body;
     const recipient = await createRecipient(gw, {name: "Webhook watcher"});
-    const sent = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message: "Boiler 2 pressure high", priority: "high"}});
+    const sent = await gw.call("POST", "/api/v1/notifications/send", {
+      body: {recipient_uuid: recipient, message: "Boiler 2 pressure high", priority: "high"}
+    });
     expect(sent.status).toBe(202);
 
     const delivery = await own.next();
@@ -130,12 +153,18 @@ describe("webhook subscriptions API", () => {
     expect(answer.status).toBe(201);
     expect(answer.body.events).toEqual(["escalation.*", "contact.*"]);
     const recipient = await createRecipient(gw, {name: "Family watcher"});
-    const sent = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message: "Press 4 stopped", priority: "high"}});
+    const sent = await gw.call("POST", "/api/v1/notifications/send", {
+      body: {recipient_uuid: recipient, message: "Press 4 stopped", priority: "high"}
+    });
     await gw.call("POST", `/api/v1/notifications/${sent.body.notification_uuid}/resolve`);
     const first = verifyDelivery(await own.next(), answer.body.secret);
     expect(first).toMatchObject({type: "escalation.started", data: {notification: {id: sent.body.notification_uuid}}});
     // notification.resolved was emitted after it but is not of the family: nothing else arrives.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(own.received.map((delivery) => (JSON.parse(delivery.body) as {type: string}).type).filter((type) => type.startsWith("notification."))).toEqual([]);
+    expect(
+      own.received
+        .map((delivery) => (JSON.parse(delivery.body) as {type: string}).type)
+        .filter((type) => type.startsWith("notification."))
+    ).toEqual([]);
   });
 });

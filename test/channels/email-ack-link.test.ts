@@ -22,7 +22,10 @@ interface Page {
 async function open(r: EmailRig, link: string, method: "GET" | "POST" = "GET"): Promise<Page> {
   expect(link.startsWith(`${PUBLIC_URL}/ack/`)).toBe(true);
   // A submitted form without fields: an empty urlencoded body, as every browser sends it.
-  const response = await fetch(r.gw.url + link.slice(PUBLIC_URL.length), method === "POST" ? {method, headers: FORM, body: ""} : {method});
+  const response = await fetch(
+    r.gw.url + link.slice(PUBLIC_URL.length),
+    method === "POST" ? {method, headers: FORM, body: ""} : {method}
+  );
   return {status: response.status, headers: response.headers, html: await response.text()};
 }
 
@@ -67,7 +70,11 @@ describe("email acknowledge links", () => {
     expect(done.html).toContain("Acknowledged 1 alert");
     expect(done.html).toContain("The escalation has stopped");
     const n = await r.notification(id);
-    expect(n).toMatchObject({status: "acknowledged", acknowledged_via: "email", acknowledged_by: "Maria <maria@factory.lan>"});
+    expect(n).toMatchObject({
+      status: "acknowledged",
+      acknowledged_via: "email",
+      acknowledged_by: "Maria <maria@factory.lan>"
+    });
     const audit = await acknowledgements(r, id);
     expect(audit).toHaveLength(1);
     expect(audit[0].detail).toMatchObject({via: "email", by: "Maria <maria@factory.lan>", from: "notifying"});
@@ -142,7 +149,11 @@ describe("email acknowledge links", () => {
     const [version, payload, signature] = link.slice(`${PUBLIC_URL}/ack/`.length).split(".");
 
     // The same claims signed with a key that is not this gateway's.
-    const stranger = new AckLinkSigner(randomBytes(32), {now: () => Date.now()}, {publicUrl: PUBLIC_URL, lifetimeDays: 7});
+    const stranger = new AckLinkSigner(
+      randomBytes(32),
+      {now: () => Date.now()},
+      {publicUrl: PUBLIC_URL, lifetimeDays: 7}
+    );
     const forged = stranger.linkFor([id], {uuid: maria, name: "Maria", email: "maria@factory.lan"})!.url;
     // The payload re-encoded to name someone else, with the original signature.
     const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
@@ -199,9 +210,16 @@ describe("email acknowledge links", () => {
       await page.goto(r.gw.url + link.slice(PUBLIC_URL.length));
       expect(await page.getByRole("heading", {level: 1}).textContent()).toBe("Acknowledge 1 alert?");
       // The inline stylesheet applies under the page's Content-Security-Policy.
-      expect(await page.getByRole("button").evaluate((button) => (globalThis as any).getComputedStyle(button).backgroundColor)).toBe("rgb(26, 86, 219)");
+      expect(
+        await page
+          .getByRole("button")
+          .evaluate((button) => (globalThis as any).getComputedStyle(button).backgroundColor)
+      ).toBe("rgb(26, 86, 219)");
       expect((await r.notification(id)).status).toBe("notifying");
-      await Promise.all([page.waitForURL(`**${link.slice(PUBLIC_URL.length)}`, {waitUntil: "load"}), page.getByRole("button", {name: "Acknowledge 1 alert"}).click()]);
+      await Promise.all([
+        page.waitForURL(`**${link.slice(PUBLIC_URL.length)}`, {waitUntil: "load"}),
+        page.getByRole("button", {name: "Acknowledge 1 alert"}).click()
+      ]);
       expect(await page.getByRole("status").textContent()).toBe("Acknowledged 1 alert");
       expect(outside).toEqual([]);
       expect(scriptErrors).toEqual([]);

@@ -22,17 +22,31 @@ const maria = {uuid: "4b0e7f7e-1c39-4c4e-9d0b-1f0d6c3f3a11", name: "Maria", emai
 describe("email message", () => {
   it("names the priority, source and message in the subject of a single alert", () => {
     expect(subjectOf("Maria", [alert()])).toBe("[CRITICAL] press-7: Oil temperature high");
-    expect(subjectOf("Maria", [alert({source: null, priority: "low", message: "Disk\nalmost full"})])).toBe("[LOW] Disk almost full");
+    expect(subjectOf("Maria", [alert({source: null, priority: "low", message: "Disk\nalmost full"})])).toBe(
+      "[LOW] Disk almost full"
+    );
   });
 
   it("counts several alerts in the subject and leads with the most urgent", () => {
-    const subject = subjectOf("Maria", [alert({priority: "low", message: "Filter due"}), alert({priority: "critical", message: "Press 7 stopped"}), alert({priority: "high", message: "Coolant low"})]);
+    const subject = subjectOf("Maria", [
+      alert({priority: "low", message: "Filter due"}),
+      alert({priority: "critical", message: "Press 7 stopped"}),
+      alert({priority: "high", message: "Coolant low"})
+    ]);
     expect(subject).toBe("3 alerts for Maria: [CRITICAL] press-7: Press 7 stopped and 2 more");
   });
 
   it("escapes alert text in the HTML part and keeps it verbatim in the text part", () => {
-    const hostile = alert({message: `<script>alert("x")</script> & <b>bold</b>`, source: `"><img src=x onerror=alert(1)>`, link: `https://scada.lan/?a=1&b="2"`});
-    const email = composeEmail({recipientName: "<Maria>", alerts: [hostile], ack: {url: "http://klaxon.lan/ack/v1.abc.def", validUntilMs: T0}});
+    const hostile = alert({
+      message: `<script>alert("x")</script> & <b>bold</b>`,
+      source: `"><img src=x onerror=alert(1)>`,
+      link: `https://scada.lan/?a=1&b="2"`
+    });
+    const email = composeEmail({
+      recipientName: "<Maria>",
+      alerts: [hostile],
+      ack: {url: "http://klaxon.lan/ack/v1.abc.def", validUntilMs: T0}
+    });
     expect(email.html).not.toContain("<script>");
     expect(email.html).not.toContain("<img");
     expect(email.html).not.toContain("<b>bold");
@@ -69,7 +83,10 @@ describe("acknowledge link tokens", () => {
     const link = signer.linkFor(ids, maria);
     expect(link?.url).toMatch(/^http:\/\/klaxon\.lan:8080\/ack\/v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     const token = link!.url.split("/ack/")[1];
-    expect(signer.check(token)).toEqual({valid: true, claims: {notification_ids: ids, recipient: maria, expires_at_ms: T0 + 7 * 86_400_000}});
+    expect(signer.check(token)).toEqual({
+      valid: true,
+      claims: {notification_ids: ids, recipient: maria, expires_at_ms: T0 + 7 * 86_400_000}
+    });
   });
 
   it("refuses a token changed in any character, or signed with another key", () => {
@@ -79,7 +96,10 @@ describe("acknowledge link tokens", () => {
       expect(signer.check(changed).valid, `changed at ${i}`).toBe(false);
     }
     const other = new AckLinkSigner(randomBytes(32), clock, {publicUrl: "http://klaxon.lan", lifetimeDays: 7});
-    expect(signer.check(other.sign({notification_ids: ids, recipient: maria, expires_at_ms: T0 + 1000}))).toEqual({valid: false, reason: "invalid"});
+    expect(signer.check(other.sign({notification_ids: ids, recipient: maria, expires_at_ms: T0 + 1000}))).toEqual({
+      valid: false,
+      reason: "invalid"
+    });
     expect(signer.check("")).toEqual({valid: false, reason: "invalid"});
     expect(signer.check(`${token}.extra`)).toEqual({valid: false, reason: "invalid"});
   });
@@ -103,20 +123,45 @@ describe("SMTP failures", () => {
   const password = "s3cret-Pa55";
 
   it("treats a 5xx to RCPT TO as permanent for the contact, and a 4xx as transient", () => {
-    const rejected = {code: "EENVELOPE", command: "RCPT TO", responseCode: 550, response: "550 5.1.1 <x@lan>: User unknown", message: "Can't send mail"};
-    expect(classifySmtpFailure(rejected, password)).toEqual({reason: "SMTP RCPT TO answered 550 5.1.1 <x@lan>: User unknown", permanent: true, serverFailing: false});
-    expect(classifySmtpFailure({...rejected, responseCode: 451, response: "451 try later"}, password)).toMatchObject({permanent: false, serverFailing: false});
+    const rejected = {
+      code: "EENVELOPE",
+      command: "RCPT TO",
+      responseCode: 550,
+      response: "550 5.1.1 <x@lan>: User unknown",
+      message: "Can't send mail"
+    };
+    expect(classifySmtpFailure(rejected, password)).toEqual({
+      reason: "SMTP RCPT TO answered 550 5.1.1 <x@lan>: User unknown",
+      permanent: true,
+      serverFailing: false
+    });
+    expect(classifySmtpFailure({...rejected, responseCode: 451, response: "451 try later"}, password)).toMatchObject({
+      permanent: false,
+      serverFailing: false
+    });
   });
 
   it("counts connection, timeout and login failures against the server, never permanent", () => {
     for (const code of ["ECONNECTION", "ETIMEDOUT", "EAUTH", "ESOCKET"]) {
-      expect(classifySmtpFailure({code, message: "x"}, password)).toMatchObject({permanent: false, serverFailing: true});
+      expect(classifySmtpFailure({code, message: "x"}, password)).toMatchObject({
+        permanent: false,
+        serverFailing: true
+      });
     }
-    expect(classifySmtpFailure({code: "EENVELOPE", command: "MAIL FROM", responseCode: 553, response: "553 sender rejected"}, password)).toMatchObject({permanent: false, serverFailing: true});
+    expect(
+      classifySmtpFailure(
+        {code: "EENVELOPE", command: "MAIL FROM", responseCode: 553, response: "553 sender rejected"},
+        password
+      )
+    ).toMatchObject({permanent: false, serverFailing: true});
   });
 
   it("removes the password, plain or base64, from the reason", () => {
-    const echoed = {code: "EAUTH", response: `535 bad credentials ${password} ${Buffer.from(password).toString("base64")}`, message: "Invalid login"};
+    const echoed = {
+      code: "EAUTH",
+      response: `535 bad credentials ${password} ${Buffer.from(password).toString("base64")}`,
+      message: "Invalid login"
+    };
     const {reason} = classifySmtpFailure(echoed, password);
     expect(reason).not.toContain(password);
     expect(reason).not.toContain(Buffer.from(password).toString("base64"));

@@ -1,5 +1,10 @@
 import {afterEach, expect} from "vitest";
-import {startTestGateway, type SettingsOverrides, type TestGateway, type TestGatewayOptions} from "../support/gateway.js";
+import {
+  startTestGateway,
+  type SettingsOverrides,
+  type TestGateway,
+  type TestGatewayOptions
+} from "../support/gateway.js";
 import {startSmtpPeer, type SmtpPeer, type SmtpPeerOptions} from "../support/smtp-peer.js";
 import {eventually} from "../support/eventually.js";
 
@@ -46,22 +51,46 @@ export async function emailRig(options: EmailRigOptions = {}): Promise<EmailRig>
   const gw = await startTestGateway(
     {
       public_url: options.publicUrl ?? PUBLIC_URL,
-      smtp: {host: "127.0.0.1", port: peer.port, from: "Klaxon <klaxon@factory.lan>", user: "klaxon", password: PASSWORD, timeout_seconds: 2, check_seconds: 1, ...options.smtp}
+      smtp: {
+        host: "127.0.0.1",
+        port: peer.port,
+        from: "Klaxon <klaxon@factory.lan>",
+        user: "klaxon",
+        password: PASSWORD,
+        timeout_seconds: 2,
+        check_seconds: 1,
+        ...options.smtp
+      }
     },
     {drivers: "production", ...options.gateway}
   );
   const runner = () => gw.gateway.services.runner;
   // Deterministic tests: the first server check, started with the gateway, has had its answer.
-  await eventually("first SMTP check", () => emailStateOf(gw), (state) => state.details.state !== "unknown");
+  await eventually(
+    "first SMTP check",
+    () => emailStateOf(gw),
+    (state) => state.details.state !== "unknown"
+  );
   const rig: EmailRig = {
-    gw, peer,
+    gw,
+    peer,
     async recipient(fields = {}) {
-      const answer = await gw.call("POST", "/api/v1/recipients", {body: {name: "Maria", email: "maria@factory.lan", escalation: {ack_timeout_seconds: 60, repeat: 0}, ...fields}});
+      const answer = await gw.call("POST", "/api/v1/recipients", {
+        body: {name: "Maria", email: "maria@factory.lan", escalation: {ack_timeout_seconds: 60, repeat: 0}, ...fields}
+      });
       expect(answer.status).toBe(201);
       return answer.body.uuid;
     },
     async send(recipient, fields = {}) {
-      const answer = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message: "Oil temperature high", priority: "critical", source: "press-7", ...fields}});
+      const answer = await gw.call("POST", "/api/v1/notifications/send", {
+        body: {
+          recipient_uuid: recipient,
+          message: "Oil temperature high",
+          priority: "critical",
+          source: "press-7",
+          ...fields
+        }
+      });
       expect(answer.status).toBe(202);
       return answer.body.notification_uuid;
     },
@@ -75,7 +104,9 @@ export async function emailRig(options: EmailRigOptions = {}): Promise<EmailRig>
   return rig;
 }
 
-async function emailStateOf(gw: TestGateway): Promise<{available: boolean; reason: string | null; details: Record<string, any>}> {
+async function emailStateOf(
+  gw: TestGateway
+): Promise<{available: boolean; reason: string | null; details: Record<string, any>}> {
   const ready = await gw.call("GET", "/readyz");
   return ready.body.channels.find((channel: {channel: string}) => channel.channel === "email");
 }

@@ -3,7 +3,8 @@ import {emailRig, eventually, PASSWORD, stopEmailRigs} from "./email-rig.js";
 
 stopEmailRigs();
 
-const attemptsOf = (n: any) => n.attempts.map((a: {channel: string; outcome: string; error: string | null}) => [a.channel, a.outcome, a.error]);
+const attemptsOf = (n: any) =>
+  n.attempts.map((a: {channel: string; outcome: string; error: string | null}) => [a.channel, a.outcome, a.error]);
 
 describe("email channel", () => {
   it("mails an alert with its subject, plain text, HTML and an Acknowledge link, and records the server's reply", async () => {
@@ -35,7 +36,14 @@ describe("email channel", () => {
     expect(n.attempts[0].error).toMatch(/^accepted by the SMTP server: 250 .*\(message id <.+>\)$/);
     const email = await r.emailState();
     expect(email).toMatchObject({available: true, reason: null});
-    expect(email.details).toMatchObject({host: "127.0.0.1", port: r.peer.port, secure: false, state: "ok", last_error: null, ack_links: "on, valid 7 days"});
+    expect(email.details).toMatchObject({
+      host: "127.0.0.1",
+      port: r.peer.port,
+      secure: false,
+      state: "ok",
+      last_error: null,
+      ack_links: "on, valid 7 days"
+    });
     expect(email.details.last_success_at).not.toBeNull();
   });
 
@@ -55,7 +63,9 @@ describe("email channel", () => {
     const maria = await r.recipient({email: "gone@factory.lan"});
     const id = await r.send(maria);
     const n = await r.notification(id);
-    expect(attemptsOf(n)).toEqual([["email", "failed", expect.stringMatching(/^SMTP RCPT TO answered 550 .*User unknown/)]]);
+    expect(attemptsOf(n)).toEqual([
+      ["email", "failed", expect.stringMatching(/^SMTP RCPT TO answered 550 .*User unknown/)]
+    ]);
     const recipient = (await r.gw.call("GET", `/api/v1/recipients/${maria}`)).body;
     const email = recipient.channels.find((c: {channel: string}) => c.channel === "email");
     expect(email.available).toBe(false);
@@ -85,16 +95,25 @@ describe("email channel", () => {
     const maria = await r.recipient({phone: "+4915112345678", channel_order: ["email", "sms"]});
     const first = await r.send(maria);
     let n = await r.notification(first);
-    expect(attemptsOf(n)).toEqual([["email", "failed", expect.stringMatching(/^SMTP connection failed \(ECONNREFUSED\)/)]]);
+    expect(attemptsOf(n)).toEqual([
+      ["email", "failed", expect.stringMatching(/^SMTP connection failed \(ECONNREFUSED\)/)]
+    ]);
 
     const failing = await r.emailState();
     expect(failing.available).toBe(false);
-    expect(failing.reason).toMatch(new RegExp(`^SMTP server 127.0.0.1:${r.peer.port} is failing: SMTP connection failed`));
+    expect(failing.reason).toMatch(
+      new RegExp(`^SMTP server 127.0.0.1:${r.peer.port} is failing: SMTP connection failed`)
+    );
     expect(failing.details.state).toBe("failing");
 
     // Known to fail: a new alert (for someone else, so it is not folded into Maria's running
     // chain) does not wait on email, it goes to the next channel at once.
-    const jonas = await r.recipient({name: "Jonas", email: "jonas@factory.lan", phone: "+4915112345679", channel_order: ["email", "sms"]});
+    const jonas = await r.recipient({
+      name: "Jonas",
+      email: "jonas@factory.lan",
+      phone: "+4915112345679",
+      channel_order: ["email", "sms"]
+    });
     const second = await r.send(jonas, {message: "Press 7 stopped"});
     n = await r.notification(second);
     expect(attemptsOf(n)).toEqual([
@@ -103,10 +122,20 @@ describe("email channel", () => {
     ]);
 
     await r.peer.up();
-    await eventually("email available again", () => r.emailState(), (state) => state.available);
-    const third = await r.send(await r.recipient({name: "Ana", email: "ana@factory.lan"}), {message: "Press 7 running again"});
+    await eventually(
+      "email available again",
+      () => r.emailState(),
+      (state) => state.available
+    );
+    const third = await r.send(await r.recipient({name: "Ana", email: "ana@factory.lan"}), {
+      message: "Press 7 running again"
+    });
     expect((await r.peer.next()).subject).toBe("[CRITICAL] press-7: Press 7 running again");
-    expect(attemptsOf(await r.notification(third))[0]).toEqual(["email", "delivered", expect.stringMatching(/^accepted/)]);
+    expect(attemptsOf(await r.notification(third))[0]).toEqual([
+      "email",
+      "delivered",
+      expect.stringMatching(/^accepted/)
+    ]);
     expect(r.gw.logLines.some((line) => line.includes("SMTP server works again"))).toBe(true);
   });
 
@@ -116,7 +145,9 @@ describe("email channel", () => {
     const maria = await r.recipient();
     const id = await r.send(maria);
     const n = await r.notification(id);
-    expect(attemptsOf(n)).toEqual([["email", "failed", expect.stringMatching(/SMTP server did not answer in time|SMTP connection failed/)]]);
+    expect(attemptsOf(n)).toEqual([
+      ["email", "failed", expect.stringMatching(/SMTP server did not answer in time|SMTP connection failed/)]
+    ]);
     expect((await r.emailState()).available).toBe(false);
   });
 
@@ -126,7 +157,9 @@ describe("email channel", () => {
     const maria = await r.recipient();
     const id = await r.send(maria);
     const n = await r.notification(id);
-    expect(attemptsOf(n)).toEqual([["email", "failed", expect.stringMatching(/^SMTP login refused: 535 Authentication credentials invalid/)]]);
+    expect(attemptsOf(n)).toEqual([
+      ["email", "failed", expect.stringMatching(/^SMTP login refused: 535 Authentication credentials invalid/)]
+    ]);
     // The peer saw the password, so it was really in play.
     expect(r.peer.logins).toContainEqual({username: "klaxon", password: PASSWORD});
     const state = await r.emailState();
@@ -153,7 +186,9 @@ describe("email channel", () => {
     expect(state).toMatchObject({available: false, details: {state: "failing", login: "yes"}});
     expect(state.reason).toMatch(/SMTP login refused: 535/);
     const id = await r.send(await r.recipient());
-    expect(attemptsOf(await r.notification(id))).toEqual([["email", "skipped", expect.stringMatching(/login refused/)]]);
+    expect(attemptsOf(await r.notification(id))).toEqual([
+      ["email", "skipped", expect.stringMatching(/login refused/)]
+    ]);
   });
 
   it("uses STARTTLS when the server offers it, and will not send past a certificate it cannot verify", async () => {
@@ -162,7 +197,9 @@ describe("email channel", () => {
     expect(state.available).toBe(false);
     expect(state.reason).toMatch(/SMTP connection failed \(CERT_HAS_EXPIRED\)/);
     const id = await r.send(await r.recipient());
-    expect(attemptsOf(await r.notification(id))).toEqual([["email", "skipped", expect.stringMatching(/certificate has expired/)]]);
+    expect(attemptsOf(await r.notification(id))).toEqual([
+      ["email", "skipped", expect.stringMatching(/certificate has expired/)]
+    ]);
     expect(r.peer.messages).toHaveLength(0);
     expect(r.peer.logins).toHaveLength(0);
   });

@@ -3,16 +3,30 @@ import {composeSms, planSms, replyCode, sameNumber} from "../../src/channels/sms
 import type {AlertSummary} from "../../src/channels/channel.js";
 import {smsEncodingFor, smsLength} from "../../src/modem/sms-codec.js";
 
-const alert = (fields: Partial<AlertSummary> = {}): AlertSummary => ({notification_id: "notif_1", priority: "critical", message: "Oil temperature high", source: "press-7", link: null, ...fields});
+const alert = (fields: Partial<AlertSummary> = {}): AlertSummary => ({
+  notification_id: "notif_1",
+  priority: "critical",
+  message: "Oil temperature high",
+  source: "press-7",
+  link: null,
+  ...fields
+});
 
 describe("SMS text", () => {
   it("fits one alert and its reply instruction into one GSM-7 SMS", () => {
-    expect(planSms(composeSms([alert()], "4821"), 3)).toEqual(["Klaxon CRITICAL from press-7: Oil temperature high. Reply 1 4821 or ACK 4821 to acknowledge."]);
+    expect(planSms(composeSms([alert()], "4821"), 3)).toEqual([
+      "Klaxon CRITICAL from press-7: Oil temperature high. Reply 1 4821 or ACK 4821 to acknowledge."
+    ]);
   });
 
   it("lists several alerts and says the code acknowledges all of them", () => {
-    const [text] = planSms(composeSms([alert(), alert({priority: "high", source: null, message: "Door open"})], "77"), 3);
-    expect(text).toBe("Klaxon: 2 alerts. 1) CRITICAL from press-7: Oil temperature high. 2) HIGH: Door open. Reply 1 77 or ACK 77 to acknowledge all 2.");
+    const [text] = planSms(
+      composeSms([alert(), alert({priority: "high", source: null, message: "Door open"})], "77"),
+      3
+    );
+    expect(text).toBe(
+      "Klaxon: 2 alerts. 1) CRITICAL from press-7: Oil temperature high. 2) HIGH: Door open. Reply 1 77 or ACK 77 to acknowledge all 2."
+    );
   });
 
   it("chooses UCS-2 for text outside GSM-7 and counts extension characters twice", () => {

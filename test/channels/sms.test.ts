@@ -22,7 +22,11 @@ async function alertBySms(r: ModemGatewayRig, message = "Oil temperature high"):
 
 /** The attempts once the first one has its delivery report recorded (delivered or failed). */
 async function confirmedAttempts(r: ModemGatewayRig, id: string): Promise<any[]> {
-  return eventually("the SMS attempt's delivery report", async () => (await r.notification(id)).attempts, (attempts: any[]) => ["delivered", "failed"].includes(attempts[0]?.outcome));
+  return eventually(
+    "the SMS attempt's delivery report",
+    async () => (await r.notification(id)).attempts,
+    (attempts: any[]) => ["delivered", "failed"].includes(attempts[0]?.outcome)
+  );
 }
 
 /** Resolves once the modem has been told to delete `count` messages in all. */
@@ -32,16 +36,35 @@ async function deletions(r: ModemGatewayRig, count: number): Promise<void> {
 
 describe.each(["sim800", "sim7600", "quectel"] as const)("sms through a production gateway, %s dialect", (dialect) => {
   it("sends the alert with a reply code, records the network's delivery report, and ACK <code> from the recipient's number acknowledges it", async () => {
-    rig = await startModemGateway(dialect, {smsRef: 51, statusReport: {outcome: "delivered", afterMs: 800, interleave: false}});
+    rig = await startModemGateway(dialect, {
+      smsRef: 51,
+      statusReport: {outcome: "delivered", afterMs: 800, interleave: false}
+    });
     const {id, code} = await alertBySms(rig);
-    expect(rig.simulator.sent).toEqual([{number: PHONE, text: `Klaxon CRITICAL from press-7: Oil temperature high. Reply 1 ${code} or ACK ${code} to acknowledge.`, encoding: "gsm7"}]);
-    expect((await rig.notification(id)).attempts).toMatchObject([{channel: "sms", outcome: "sent", error: `accepted by the modem (message reference 51); reply code ${code}`}]);
+    expect(rig.simulator.sent).toEqual([
+      {
+        number: PHONE,
+        text: `Klaxon CRITICAL from press-7: Oil temperature high. Reply 1 ${code} or ACK ${code} to acknowledge.`,
+        encoding: "gsm7"
+      }
+    ]);
+    expect((await rig.notification(id)).attempts).toMatchObject([
+      {channel: "sms", outcome: "sent", error: `accepted by the modem (message reference 51); reply code ${code}`}
+    ]);
     expect(await confirmedAttempts(rig, id)).toMatchObject([
-      {channel: "sms", outcome: "delivered", error: `the network reports the SMS received by the phone (TP-Status 0); message reference 51; reply code ${code}`}
+      {
+        channel: "sms",
+        outcome: "delivered",
+        error: `the network reports the SMS received by the phone (TP-Status 0); message reference 51; reply code ${code}`
+      }
     ]);
     rig.simulator.receiveSms(PHONE, `ack ${code}`);
     await deletions(rig, 1);
-    expect(await rig.notification(id)).toMatchObject({status: "acknowledged", acknowledged_via: "sms", acknowledged_by: PHONE});
+    expect(await rig.notification(id)).toMatchObject({
+      status: "acknowledged",
+      acknowledged_via: "sms",
+      acknowledged_by: PHONE
+    });
     expect(rig.simulator.storage.size).toBe(0);
   });
 });
@@ -80,11 +103,16 @@ describe("sms replies", () => {
 
   it("sends text outside GSM-7 as UCS-2, split into numbered parts when long", async () => {
     rig = await startModemGateway("sim800", {}, {sms_max_parts: 3});
-    const id = await rig.send(await rig.recipient(["sms"], {phone: PHONE}), "Öltemperatur an Presse 7 über 80 °C, Pumpe 2 abgeschaltet, bitte sofort prüfen");
+    const id = await rig.send(
+      await rig.recipient(["sms"], {phone: PHONE}),
+      "Öltemperatur an Presse 7 über 80 °C, Pumpe 2 abgeschaltet, bitte sofort prüfen"
+    );
     const notification = await rig.notification(id);
     const parts = rig.simulator.sent;
     // Each part is its own SMS: one with only plain ASCII left goes as GSM-7, the others as UCS-2.
-    expect(parts.map((part) => part.encoding)).toEqual(parts.map((part) => (/^[\x20-\x7e]*$/.test(part.text) ? "gsm7" : "ucs2")));
+    expect(parts.map((part) => part.encoding)).toEqual(
+      parts.map((part) => (/^[\x20-\x7e]*$/.test(part.text) ? "gsm7" : "ucs2"))
+    );
     expect(parts[0].encoding).toBe("ucs2");
     expect(parts[0].text).toMatch(/^\(1\/3\) Klaxon CRITICAL from press-7: Öltemperatur/);
     expect(parts[2].text).toMatch(/^\(3\/3\) .*Reply 1 \d{4} or ACK \d{4} to acknowledge\.$/);
@@ -93,16 +121,27 @@ describe("sms replies", () => {
     // One reference and one report per part; delivered once all three are.
     expect((await confirmedAttempts(rig, id))[0]).toMatchObject({
       outcome: "delivered",
-      error: expect.stringMatching(/^all 3 parts: the network reports the SMS received by the phone \(TP-Status 0\); message reference 37, 38, 39; reply code \d{4}$/)
+      error: expect.stringMatching(
+        /^all 3 parts: the network reports the SMS received by the phone \(TP-Status 0\); message reference 37, 38, 39; reply code \d{4}$/
+      )
     });
   });
 
   it("turns the attempt failed when the network reports one part undeliverable", async () => {
-    rig = await startModemGateway("sim7600", {statusReport: {outcome: "failed", afterMs: 20, interleave: false}}, {sms_max_parts: 2});
-    const id = await rig.send(await rig.recipient(["sms"], {phone: PHONE}), "Oil temperature high on press 7, pump 2 switched off, cooling water flow below minimum, please check now");
+    rig = await startModemGateway(
+      "sim7600",
+      {statusReport: {outcome: "failed", afterMs: 20, interleave: false}},
+      {sms_max_parts: 2}
+    );
+    const id = await rig.send(
+      await rig.recipient(["sms"], {phone: PHONE}),
+      "Oil temperature high on press 7, pump 2 switched off, cooling water flow below minimum, please check now"
+    );
     expect((await confirmedAttempts(rig, id))[0]).toMatchObject({
       outcome: "failed",
-      error: expect.stringMatching(/^part 1 of 2: the network gave up delivering the SMS: incompatible destination \(TP-Status 65\); message reference 37, 38;/)
+      error: expect.stringMatching(
+        /^part 1 of 2: the network gave up delivering the SMS: incompatible destination \(TP-Status 65\); message reference 37, 38;/
+      )
     });
   });
 
@@ -116,7 +155,11 @@ describe("sms replies", () => {
   it("is unavailable while the modem has no network, and the alert is skipped with that reason", async () => {
     rig = await startModemGateway("quectel", {registration: 3});
     const ready = await rig.gw.call("GET", "/readyz");
-    expect(ready.body.channels.find((channel: any) => channel.channel === "sms")).toMatchObject({available: false, reason: "the mobile network denied the modem's registration", details: {registration: "denied", last_sms: null}});
+    expect(ready.body.channels.find((channel: any) => channel.channel === "sms")).toMatchObject({
+      available: false,
+      reason: "the mobile network denied the modem's registration",
+      details: {registration: "denied", last_sms: null}
+    });
     const notification = await rig.notification(await rig.send(await rig.recipient(["sms"])));
     expect(notification.attempts).toMatchObject([{channel: "sms", outcome: "skipped"}]);
     expect(rig.simulator.count("AT+CMGS")).toBe(0);

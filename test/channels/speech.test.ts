@@ -4,7 +4,14 @@ import {SpeechSynthesizer, SpeechUnavailableError} from "../../src/channels/spee
 import type {AlertSummary} from "../../src/channels/channel.js";
 import {isOggOpus} from "../support/telegram-bot-api.js";
 
-const alert = (message: string, fields: Partial<AlertSummary> = {}): AlertSummary => ({notification_id: `notif_${message.length}`, priority: "critical", message, source: null, link: null, ...fields});
+const alert = (message: string, fields: Partial<AlertSummary> = {}): AlertSummary => ({
+  notification_id: `notif_${message.length}`,
+  priority: "critical",
+  message,
+  source: null,
+  link: null,
+  ...fields
+});
 
 describe("spoken alert text", () => {
   it("says one alert's priority, source and message, then how to acknowledge", () => {
@@ -20,7 +27,10 @@ describe("spoken alert text", () => {
   });
 
   it("numbers several alerts and asks to acknowledge them all", () => {
-    const text = spokenAlerts([alert("Disk full on db1", {source: "nagios"}), alert("Backup failed", {priority: "medium"})]);
+    const text = spokenAlerts([
+      alert("Disk full on db1", {source: "nagios"}),
+      alert("Backup failed", {priority: "medium"})
+    ]);
     expect(text).toBe(
       "Klaxon, 2 alerts. Alert 1, priority critical, from nagios: Disk full on db1. Alert 2, priority medium: Backup failed. Press the Acknowledge button under the message to acknowledge them all."
     );
@@ -67,11 +77,19 @@ describe("speech synthesizer (espeak-ng and opusenc)", () => {
   it("reports a missing program clearly and remembers it", async () => {
     const speech = new SpeechSynthesizer({voice: "en-us", timeoutMs: 20_000, espeakCommand: "espeak-ng-not-installed"});
     await expect(speech.synthesize("hello")).rejects.toBeInstanceOf(SpeechUnavailableError);
-    expect(speech.unavailable).toBe("espeak-ng-not-installed is not installed (Debian: apt install espeak-ng opus-tools)");
+    expect(speech.unavailable).toBe(
+      "espeak-ng-not-installed is not installed (Debian: apt install espeak-ng opus-tools)"
+    );
     expect(await speech.check()).toMatch(/not installed/);
 
-    const noEncoder = new SpeechSynthesizer({voice: "en-us", timeoutMs: 20_000, opusencCommand: "opusenc-not-installed"});
-    expect(await noEncoder.check()).toBe("opusenc-not-installed is not installed (Debian: apt install espeak-ng opus-tools)");
+    const noEncoder = new SpeechSynthesizer({
+      voice: "en-us",
+      timeoutMs: 20_000,
+      opusencCommand: "opusenc-not-installed"
+    });
+    expect(await noEncoder.check()).toBe(
+      "opusenc-not-installed is not installed (Debian: apt install espeak-ng opus-tools)"
+    );
   });
 
   it("reports a program that fails, with its exit code", async () => {

@@ -25,7 +25,10 @@ async function setup(options: {token?: string; requestTimeoutMs?: number; maxRet
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<BotApiError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught
+  );
   expect(error).toBeInstanceOf(BotApiError);
   return error as BotApiError;
 }
@@ -42,7 +45,9 @@ describe("Bot API client against the loopback Bot API", () => {
     const keyboard = {inline_keyboard: [[{text: "Acknowledge", callback_data: "ack:abc"}]]};
     const sent = await client.sendMessage("111", "Disk full on db1", keyboard);
     expect(sent.chat.id).toBe(111);
-    expect(api.messages).toEqual([expect.objectContaining({chat_id: "111", kind: "text", text: "Disk full on db1", reply_markup: keyboard})]);
+    expect(api.messages).toEqual([
+      expect.objectContaining({chat_id: "111", kind: "text", text: "Disk full on db1", reply_markup: keyboard})
+    ]);
   });
 
   it("uploads a voice note as multipart with the caption", async () => {
@@ -69,7 +74,9 @@ describe("Bot API client against the loopback Bot API", () => {
     await api.next("getUpdates");
     const updateId = api.press({message, data: "ack:abc"});
     const updates = await polling;
-    expect(updates.map((update) => [update.update_id, update.callback_query?.data, update.callback_query?.from.id])).toEqual([[updateId, "ack:abc", 111]]);
+    expect(
+      updates.map((update) => [update.update_id, update.callback_query?.data, update.callback_query?.from.id])
+    ).toEqual([[updateId, "ack:abc", 111]]);
     // Not yet confirmed: asked again from the start, the same update comes back.
     expect((await client.getUpdates(0, 0)).map((update) => update.update_id)).toEqual([updateId]);
     expect(await client.getUpdates(updateId + 1, 0)).toEqual([]);
@@ -93,7 +100,13 @@ describe("Bot API client against the loopback Bot API", () => {
     await client.sendMessage("111", "Disk full", null);
     expect(api.calls("sendMessage")).toHaveLength(2);
     expect(api.messages).toHaveLength(1);
-    expect(logLines.map((line) => JSON.parse(line))).toContainEqual(expect.objectContaining({msg: "Telegram flood control: waiting before repeating the call", method: "sendMessage", retry_after_seconds: 1}));
+    expect(logLines.map((line) => JSON.parse(line))).toContainEqual(
+      expect.objectContaining({
+        msg: "Telegram flood control: waiting before repeating the call",
+        method: "sendMessage",
+        retry_after_seconds: 1
+      })
+    );
   });
 
   it("a 429 asking for longer than the cap fails the call as flood, with the wait", async () => {
@@ -107,9 +120,16 @@ describe("Bot API client against the loopback Bot API", () => {
   it("a blocked bot (403) and an unknown chat (400) are failures of the contact", async () => {
     const {api, client} = await setup();
     api.block("111");
-    expect(await failureOf(client.sendMessage("111", "Disk full", null))).toMatchObject({failure: "contact", errorCode: 403, message: "Telegram sendMessage: 403 Forbidden: bot was blocked by the user"});
+    expect(await failureOf(client.sendMessage("111", "Disk full", null))).toMatchObject({
+      failure: "contact",
+      errorCode: 403,
+      message: "Telegram sendMessage: 403 Forbidden: bot was blocked by the user"
+    });
     api.script("sendMessage", {error_code: 400, description: "Bad Request: chat not found"});
-    expect(await failureOf(client.sendMessage("222", "Disk full", null))).toMatchObject({failure: "contact", errorCode: 400});
+    expect(await failureOf(client.sendMessage("222", "Disk full", null))).toMatchObject({
+      failure: "contact",
+      errorCode: 400
+    });
   });
 
   it("any other 400 is a refusal of the request, not of the contact", async () => {
@@ -123,7 +143,10 @@ describe("Bot API client against the loopback Bot API", () => {
     expect(await failureOf(client.getMe())).toMatchObject({failure: "unreachable", errorCode: 502});
 
     await api.cutWan("hang");
-    expect(await failureOf(client.getMe())).toMatchObject({failure: "unreachable", message: "Telegram getMe: no answer within 300 ms"});
+    expect(await failureOf(client.getMe())).toMatchObject({
+      failure: "unreachable",
+      message: "Telegram getMe: no answer within 300 ms"
+    });
     await api.restoreWan();
 
     await api.cutWan("refuse");

@@ -29,7 +29,9 @@ const down: LinkObservation = {ok: false, state: "offline", error: "Telegram get
 
 describe("connectivity probe", () => {
   it("probes at the interval while the link works, and backs off by doubling up to the cap while it does not", () => {
-    expect([0, 1, 2, 3, 4, 5].map((failures) => probeDelayMs(failures, 30_000, 120_000))).toEqual([30_000, 30_000, 60_000, 120_000, 120_000, 120_000]);
+    expect([0, 1, 2, 3, 4, 5].map((failures) => probeDelayMs(failures, 30_000, 120_000))).toEqual([
+      30_000, 30_000, 60_000, 120_000, 120_000, 120_000
+    ]);
     // A cap below the interval never makes a failing link probed more often than a working one.
     expect(probeDelayMs(3, 30_000, 10_000)).toBe(30_000);
   });
@@ -41,14 +43,24 @@ describe("connectivity probe", () => {
 
     await probe.tick();
     expect(probe.isOffline).toBe(true);
-    expect(probe.unavailableReason()).toBe(`the Telegram Bot API is unreachable since ${new Date(T0).toISOString()} (Telegram getMe: connect ECONNREFUSED)`);
+    expect(probe.unavailableReason()).toBe(
+      `the Telegram Bot API is unreachable since ${new Date(T0).toISOString()} (Telegram getMe: connect ECONNREFUSED)`
+    );
     clock.advance(30_000);
     await probe.tick();
-    expect(probe.snapshot).toMatchObject({state: "offline", since: new Date(T0).toISOString(), last_checked_at: new Date(T0 + 30_000).toISOString()});
+    expect(probe.snapshot).toMatchObject({
+      state: "offline",
+      since: new Date(T0).toISOString(),
+      last_checked_at: new Date(T0 + 30_000).toISOString()
+    });
 
     clock.advance(60_000);
     await probe.tick();
-    expect(probe.snapshot).toMatchObject({state: "online", since: new Date(T0 + 90_000).toISOString(), last_error: "Telegram getMe: connect ECONNREFUSED"});
+    expect(probe.snapshot).toMatchObject({
+      state: "online",
+      since: new Date(T0 + 90_000).toISOString(),
+      last_error: "Telegram getMe: connect ECONNREFUSED"
+    });
     expect(probe.unavailableReason()).toBeNull();
     expect(messages()).toEqual(["the Telegram Bot API is offline", "the Telegram Bot API is reachable"]);
   });
@@ -57,7 +69,9 @@ describe("connectivity probe", () => {
     const {probe} = scriptedProbe({ok: false, state: "refused", error: "Telegram getMe: 401 Unauthorized"});
     await probe.tick();
     expect(probe.isOffline).toBe(false);
-    expect(probe.unavailableReason()).toMatch(/^the Telegram Bot API refuses this gateway since .* \(Telegram getMe: 401 Unauthorized\)$/);
+    expect(probe.unavailableReason()).toMatch(
+      /^the Telegram Bot API refuses this gateway since .* \(Telegram getMe: 401 Unauthorized\)$/
+    );
   });
 
   it("real calls report too, and every success is heard by the listeners", () => {

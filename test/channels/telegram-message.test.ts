@@ -1,18 +1,40 @@
 import {describe, expect, it} from "vitest";
-import {acknowledgedText, acknowledgeKeyboard, alertText, callbackToken, displayName, MAX_TEXT_CHARS, voiceCaption} from "../../src/channels/telegram/telegram-message.js";
+import {
+  acknowledgedText,
+  acknowledgeKeyboard,
+  alertText,
+  callbackToken,
+  displayName,
+  MAX_TEXT_CHARS,
+  voiceCaption
+} from "../../src/channels/telegram/telegram-message.js";
 import type {AlertSummary} from "../../src/channels/channel.js";
 
-const alert = (message: string, fields: Partial<AlertSummary> = {}): AlertSummary => ({notification_id: "notif_1", priority: "critical", message, source: "plc-7", link: null, ...fields});
+const alert = (message: string, fields: Partial<AlertSummary> = {}): AlertSummary => ({
+  notification_id: "notif_1",
+  priority: "critical",
+  message,
+  source: "plc-7",
+  link: null,
+  ...fields
+});
 
 describe("Telegram message texts", () => {
   it("writes one alert as headline, message and link", () => {
-    expect(alertText([alert("Oil over 80 °C", {link: "https://grafana.lan/d/press7"})])).toBe("🚨 CRITICAL · plc-7\nOil over 80 °C\nhttps://grafana.lan/d/press7");
+    expect(alertText([alert("Oil over 80 °C", {link: "https://grafana.lan/d/press7"})])).toBe(
+      "🚨 CRITICAL · plc-7\nOil over 80 °C\nhttps://grafana.lan/d/press7"
+    );
     expect(voiceCaption([alert("Oil over 80 °C")])).toBe("🚨 CRITICAL · plc-7");
   });
 
   it("numbers several alerts and says when a message was held back", () => {
-    const text = alertText([alert("Oil over 80 °C"), alert("Backup failed", {priority: "low", source: null})], "2026-11-23T09:00:00.000Z");
-    expect(text).toBe("⏳ Held while Telegram was unreachable (since 2026-11-23T09:00:00.000Z)\n\n🚨 2 alerts\n\n1. CRITICAL · plc-7\nOil over 80 °C\n\n2. LOW\nBackup failed");
+    const text = alertText(
+      [alert("Oil over 80 °C"), alert("Backup failed", {priority: "low", source: null})],
+      "2026-11-23T09:00:00.000Z"
+    );
+    expect(text).toBe(
+      "⏳ Held while Telegram was unreachable (since 2026-11-23T09:00:00.000Z)\n\n🚨 2 alerts\n\n1. CRITICAL · plc-7\nOil over 80 °C\n\n2. LOW\nBackup failed"
+    );
     expect(voiceCaption([alert("a"), alert("b")])).toBe("🚨 2 alerts");
   });
 
@@ -37,7 +59,9 @@ describe("Telegram message texts", () => {
   });
 
   it("names the person who pressed as well as Telegram lets it", () => {
-    expect(displayName({id: 1, first_name: "Maria", last_name: "Keller", username: "maria_k"})).toBe("Maria Keller (@maria_k)");
+    expect(displayName({id: 1, first_name: "Maria", last_name: "Keller", username: "maria_k"})).toBe(
+      "Maria Keller (@maria_k)"
+    );
     expect(displayName({id: 1, first_name: "Jonas"})).toBe("Jonas");
     expect(displayName({id: 1, username: "ops"})).toBe("@ops");
     expect(displayName({id: 42})).toBe("Telegram user 42");

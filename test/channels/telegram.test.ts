@@ -31,11 +31,20 @@ afterEach(async () => {
   expect(gw.logLines.filter((line) => line.includes(TOKEN))).toEqual([]);
 });
 
-
 async function makeRig(): Promise<Rig> {
   const api = await startFakeBotApi(TOKEN);
   const gw = await startTestGateway(
-    {telegram: {bot_token: TOKEN, api_url: api.url, poll_timeout_seconds: 2, probe_interval_seconds: 0.2, probe_max_backoff_seconds: 0.4, request_timeout_seconds: 1, max_retry_after_seconds: 5}},
+    {
+      telegram: {
+        bot_token: TOKEN,
+        api_url: api.url,
+        poll_timeout_seconds: 2,
+        probe_interval_seconds: 0.2,
+        probe_max_backoff_seconds: 0.4,
+        request_timeout_seconds: 1,
+        max_retry_after_seconds: 5
+      }
+    },
     {drivers: "production"}
   );
   rig = {
@@ -43,13 +52,21 @@ async function makeRig(): Promise<Rig> {
     gw,
     async recipient(fields = {}) {
       const answer = await gw.call("POST", "/api/v1/recipients", {
-        body: {name: "Maria", telegram_id: CHAT, channel_order: ["telegram_voice"], escalation: {ack_timeout_seconds: 60, repeat: 0}, ...fields}
+        body: {
+          name: "Maria",
+          telegram_id: CHAT,
+          channel_order: ["telegram_voice"],
+          escalation: {ack_timeout_seconds: 60, repeat: 0},
+          ...fields
+        }
       });
       expect(answer.status).toBe(201);
       return answer.body.uuid;
     },
     async send(recipient, message = "Press 7 hydraulic oil over 80 °C") {
-      const answer = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message, priority: "critical", source: "plc-7"}});
+      const answer = await gw.call("POST", "/api/v1/notifications/send", {
+        body: {recipient_uuid: recipient, message, priority: "critical", source: "plc-7"}
+      });
       expect(answer.status).toBe(202);
       return answer.body.notification_uuid;
     },
@@ -69,8 +86,18 @@ async function makeRig(): Promise<Rig> {
   return rig;
 }
 
-const online = (r: Rig) => eventually("the probe to see Telegram", () => r.telegram(), (channel) => channel.details.link.state === "online");
-const offline = (r: Rig) => eventually("the probe to see the WAN down", () => r.telegram(), (channel) => channel.details.link.state === "offline");
+const online = (r: Rig) =>
+  eventually(
+    "the probe to see Telegram",
+    () => r.telegram(),
+    (channel) => channel.details.link.state === "online"
+  );
+const offline = (r: Rig) =>
+  eventually(
+    "the probe to see the WAN down",
+    () => r.telegram(),
+    (channel) => channel.details.link.state === "offline"
+  );
 const buttonData = (message: BotMessage): string => message.reply_markup.inline_keyboard[0][0].callback_data;
 
 describe("telegram_voice over the loopback Bot API (production wiring)", () => {
@@ -86,13 +113,24 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     expect(voice.params.caption).toBe("🚨 CRITICAL · plc-7");
     expect(message.chat_id).toBe(CHAT);
     expect(message.text).toBe("🚨 CRITICAL · plc-7\nPress 7 hydraulic oil over 80 °C");
-    expect(message.reply_markup.inline_keyboard).toEqual([[{text: "Acknowledge", callback_data: expect.stringMatching(/^ack:[A-Za-z0-9_-]{22}$/)}]]);
+    expect(message.reply_markup.inline_keyboard).toEqual([
+      [{text: "Acknowledge", callback_data: expect.stringMatching(/^ack:[A-Za-z0-9_-]{22}$/)}]
+    ]);
     // Voice first, so the notification a phone shows is the one that speaks.
-    expect(r.api.requests.findIndex((request) => request.method === "sendVoice")).toBeLessThan(r.api.requests.findIndex((request) => request.method === "sendMessage"));
+    expect(r.api.requests.findIndex((request) => request.method === "sendVoice")).toBeLessThan(
+      r.api.requests.findIndex((request) => request.method === "sendMessage")
+    );
 
     const n = await r.notification(id);
     expect(n.status).toBe("notifying");
-    expect(n.attempts).toEqual([expect.objectContaining({channel: "telegram_voice", outcome: "delivered", error: "voice note and message with an Acknowledge button sent", target: expect.not.stringContaining(CHAT)})]);
+    expect(n.attempts).toEqual([
+      expect.objectContaining({
+        channel: "telegram_voice",
+        outcome: "delivered",
+        error: "voice note and message with an Acknowledge button sent",
+        target: expect.not.stringContaining(CHAT)
+      })
+    ]);
     const details = (await r.telegram()).details;
     expect(details.voice_notes).toEqual({available: true, reason: null});
     expect(details.updates.state).toBe("polling");
@@ -105,12 +143,23 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     const message = await r.alertMessage();
     r.api.press({message, data: buttonData(message)});
 
-    const n = await eventually("the acknowledgement", () => r.notification(id), (view) => view.status === "acknowledged");
+    const n = await eventually(
+      "the acknowledgement",
+      () => r.notification(id),
+      (view) => view.status === "acknowledged"
+    );
     expect(n).toMatchObject({acknowledged_via: "telegram_voice", acknowledged_by: "Maria Keller (@maria_k)"});
-    const audit = (await r.gw.call("GET", `/api/v1/audit?subject_id=${id}&action=notification.acknowledged`)).body.items;
+    const audit = (await r.gw.call("GET", `/api/v1/audit?subject_id=${id}&action=notification.acknowledged`)).body
+      .items;
     expect(audit).toMatchObject([{actor: {type: "recipient", id: maria}, detail: {via: "telegram_voice"}}]);
-    await eventually("the edit", () => r.api.messages.find((m) => m.message_id === message.message_id)!.reply_markup, (markup) => markup === null);
-    expect(r.api.messages.find((m) => m.message_id === message.message_id)!.text).toBe("🚨 CRITICAL · plc-7\nPress 7 hydraulic oil over 80 °C\n\n✅ Acknowledged by Maria Keller (@maria_k)");
+    await eventually(
+      "the edit",
+      () => r.api.messages.find((m) => m.message_id === message.message_id)!.reply_markup,
+      (markup) => markup === null
+    );
+    expect(r.api.messages.find((m) => m.message_id === message.message_id)!.text).toBe(
+      "🚨 CRITICAL · plc-7\nPress 7 hydraulic oil over 80 °C\n\n✅ Acknowledged by Maria Keller (@maria_k)"
+    );
     expect(r.api.answers.map((answer) => answer.text)).toEqual([ANSWERS.acknowledged]);
   });
 
@@ -119,14 +168,22 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     const id = await r.send(await r.recipient());
     const message = await r.alertMessage();
     r.api.press({message, data: buttonData(message), chatId: "999", from: {id: 999, first_name: "Mallory"}});
-    await eventually("the refusal", () => r.api.answers.length, (count) => count === 1);
+    await eventually(
+      "the refusal",
+      () => r.api.answers.length,
+      (count) => count === 1
+    );
     expect(r.api.answers[0].text).toBe(ANSWERS.notYours);
     expect((await r.notification(id)).status).toBe("notifying");
     expect(r.api.calls("editMessageText")).toEqual([]);
 
     // An unknown button is answered too, so the person's spinner stops.
     r.api.press({message, data: "ack:not-a-token-we-made"});
-    await eventually("the second answer", () => r.api.answers.length, (count) => count === 2);
+    await eventually(
+      "the second answer",
+      () => r.api.answers.length,
+      (count) => count === 2
+    );
     expect(r.api.answers[1].text).toBe(ANSWERS.unknown);
     expect((await r.notification(id)).status).toBe("notifying");
   });
@@ -138,7 +195,9 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     await r.alertMessage();
     expect(r.api.calls("sendVoice")).toHaveLength(2);
     expect((await r.notification(id)).attempts).toEqual([expect.objectContaining({outcome: "delivered"})]);
-    expect(r.gw.logLines.some((line) => line.includes("Telegram flood control") && line.includes('"retry_after_seconds":1'))).toBe(true);
+    expect(
+      r.gw.logLines.some((line) => line.includes("Telegram flood control") && line.includes('"retry_after_seconds":1'))
+    ).toBe(true);
   });
 
   it("a bot blocked by the person (403) fails the attempt for good and marks the contact unavailable", async () => {
@@ -146,21 +205,35 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     r.api.block(CHAT);
     const maria = await r.recipient();
     const first = await r.send(maria);
-    const failed = await eventually("the failed attempt", () => r.notification(first), (n) => n.attempts[0]?.outcome === "failed");
+    const failed = await eventually(
+      "the failed attempt",
+      () => r.notification(first),
+      (n) => n.attempts[0]?.outcome === "failed"
+    );
     expect(failed.attempts[0].error).toBe("Telegram sendVoice: 403 Forbidden: bot was blocked by the user");
 
     const recipient = (await r.gw.call("GET", `/api/v1/recipients/${maria}`)).body;
     expect(recipient.channels.find((channel: any) => channel.channel === "telegram_voice")).toEqual({
       channel: "telegram_voice",
       available: false,
-      reason: expect.stringMatching(/^permanent failure since .*: Telegram sendVoice: 403 Forbidden: bot was blocked by the user$/)
+      reason: expect.stringMatching(
+        /^permanent failure since .*: Telegram sendVoice: 403 Forbidden: bot was blocked by the user$/
+      )
     });
     // Closed first, so the next alert is paged on its own instead of waiting behind this chain (storm grouping).
     expect((await r.gw.call("POST", `/api/v1/notifications/${first}/resolve`)).status).toBe(200);
     // A high alert skips the unusable contact and waits, saying why; a critical one would try it again.
-    const answer = await r.gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: maria, message: "Boiler 2 pressure high", priority: "high"}});
+    const answer = await r.gw.call("POST", "/api/v1/notifications/send", {
+      body: {recipient_uuid: maria, message: "Boiler 2 pressure high", priority: "high"}
+    });
     const second = await r.notification(answer.body.notification_uuid);
-    expect(second.attempts).toEqual([expect.objectContaining({channel: "telegram_voice", outcome: "skipped", error: "contact marked unusable after a permanent failure (see the recipient)"})]);
+    expect(second.attempts).toEqual([
+      expect.objectContaining({
+        channel: "telegram_voice",
+        outcome: "skipped",
+        error: "contact marked unusable after a permanent failure (see the recipient)"
+      })
+    ]);
     expect(second.status).toBe("notifying");
   });
 
@@ -170,21 +243,41 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     const first = await r.send(maria);
     const firstMessage = await r.alertMessage();
     const firstPress = r.api.press({message: firstMessage, data: buttonData(firstMessage)});
-    await eventually("the first acknowledgement", () => r.notification(first), (n) => n.status === "acknowledged");
-    const savedOffset = () => (r.gw.gateway.journal.db.prepare("SELECT next_offset FROM telegram_offsets").get() as {next_offset: number} | undefined)?.next_offset;
+    await eventually(
+      "the first acknowledgement",
+      () => r.notification(first),
+      (n) => n.status === "acknowledged"
+    );
+    const savedOffset = () =>
+      (
+        r.gw.gateway.journal.db.prepare("SELECT next_offset FROM telegram_offsets").get() as
+          {next_offset: number} | undefined
+      )?.next_offset;
     await eventually("the offset to be committed", savedOffset, (offset) => offset === firstPress + 1);
 
     const second = await r.send(maria, "Boiler 2 pressure high");
     const secondMessage = await r.alertMessage();
     // The second press arrives while the gateway is down.
     await r.gw.gateway.stop();
-    const secondPress = r.api.press({message: secondMessage, data: buttonData(secondMessage), from: {id: Number(CHAT), first_name: "Jonas"}});
+    const secondPress = r.api.press({
+      message: secondMessage,
+      data: buttonData(secondMessage),
+      from: {id: Number(CHAT), first_name: "Jonas"}
+    });
     const pollsBefore = r.api.calls("getUpdates").length;
     await r.gw.restart();
 
-    const firstPoll = await eventually("the first poll after the restart", () => r.api.calls("getUpdates")[pollsBefore], (poll) => poll !== undefined);
+    const firstPoll = await eventually(
+      "the first poll after the restart",
+      () => r.api.calls("getUpdates")[pollsBefore],
+      (poll) => poll !== undefined
+    );
     expect(firstPoll.params.offset).toBe(firstPress + 1);
-    const n = await eventually("the press made while down", () => r.notification(second), (view) => view.status === "acknowledged");
+    const n = await eventually(
+      "the press made while down",
+      () => r.notification(second),
+      (view) => view.status === "acknowledged"
+    );
     expect(n.acknowledged_by).toBe("Jonas");
     await eventually("the second offset", savedOffset, (offset) => offset === secondPress + 1);
     expect(r.api.answers.map((answer) => answer.text)).toEqual([ANSWERS.acknowledged, ANSWERS.acknowledged]);
@@ -203,18 +296,30 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     for (const id of [stillOpen, ackedMeanwhile]) {
       const n = await r.notification(id);
       // Neither channel can be used (no modem is configured): nothing was carried, so the alert waits.
-      expect(n.attempts.map((attempt: any) => [attempt.channel, attempt.outcome])).toEqual([["telegram_voice", "skipped"], ["voice_call", "skipped"]]);
+      expect(n.attempts.map((attempt: any) => [attempt.channel, attempt.outcome])).toEqual([
+        ["telegram_voice", "skipped"],
+        ["voice_call", "skipped"]
+      ]);
       expect(n.attempts[0].error).toMatch(/^the Telegram Bot API is unreachable since \S+ \(Telegram \w+: .+\)$/);
       expect(n.status).toBe("notifying");
-      expect(n.escalation.waiting_for.map((wait: {channel: string}) => wait.channel)).toEqual(["telegram_voice", "voice_call"]);
+      expect(n.escalation.waiting_for.map((wait: {channel: string}) => wait.channel)).toEqual([
+        "telegram_voice",
+        "voice_call"
+      ]);
     }
     const ready = await r.gw.call("GET", "/readyz", {key: null});
     expect(ready.status).toBe(503);
     expect(ready.body.undeliverable.count).toBe(2);
     const channel = await r.telegram();
-    expect(channel).toMatchObject({available: false, reason: expect.stringMatching(/unreachable/), details: {link: {state: "offline"}, relay: {pending: 0}}});
+    expect(channel).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/unreachable/),
+      details: {link: {state: "offline"}, relay: {pending: 0}}
+    });
     expect(JSON.stringify(channel)).not.toContain(TOKEN);
-    expect((await r.gw.call("POST", `/api/v1/notifications/${ackedMeanwhile}/ack`, {body: {by: "Jonas"}})).status).toBe(200);
+    expect((await r.gw.call("POST", `/api/v1/notifications/${ackedMeanwhile}/ack`, {body: {by: "Jonas"}})).status).toBe(
+      200
+    );
     expect(r.api.calls("sendMessage")).toEqual([]);
 
     // The runner sees the link back and carries the waiting Telegram step of the alert still open.
@@ -226,12 +331,20 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
 
     // Several probes later it has still gone out once.
     const probes = r.api.calls("getMe").length;
-    await eventually("two more probes", () => r.api.calls("getMe").length, (count) => count >= probes + 2);
+    await eventually(
+      "two more probes",
+      () => r.api.calls("getMe").length,
+      (count) => count >= probes + 2
+    );
     expect(r.api.calls("sendMessage")).toHaveLength(1);
 
     // Its button acknowledges the alert.
     r.api.press({message: sent, data: buttonData(sent)});
-    const n = await eventually("the acknowledgement", () => r.notification(stillOpen), (view) => view.status === "acknowledged");
+    const n = await eventually(
+      "the acknowledgement",
+      () => r.notification(stillOpen),
+      (view) => view.status === "acknowledged"
+    );
     expect(n.acknowledged_via).toBe("telegram_voice");
   });
 
@@ -250,12 +363,22 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     await online(r);
     r.api.script("sendMessage", "hang");
     const id = await r.send(await r.recipient());
-    const failed = await eventually("the cut-off attempt", () => r.notification(id), (n) => n.attempts[0]?.outcome === "failed");
-    expect(failed.attempts[0].error).toBe("Telegram sendMessage: no answer within 1000 ms; kept to relay when Telegram is reachable again");
+    const failed = await eventually(
+      "the cut-off attempt",
+      () => r.notification(id),
+      (n) => n.attempts[0]?.outcome === "failed"
+    );
+    expect(failed.attempts[0].error).toBe(
+      "Telegram sendMessage: no answer within 1000 ms; kept to relay when Telegram is reachable again"
+    );
     // The one that got no answer, then the relay.
     await r.api.next("sendMessage");
     const relayed = await r.alertMessage();
     expect(relayed.text).toMatch(/^⏳ Held while Telegram was unreachable/);
-    await eventually("the relay to finish", () => r.telegram(), (telegram) => telegram.details.relay.pending === 0);
+    await eventually(
+      "the relay to finish",
+      () => r.telegram(),
+      (telegram) => telegram.details.relay.pending === 0
+    );
   });
 });

@@ -13,49 +13,73 @@ afterEach(async () => {
 
 function spoken(r: ModemGatewayRig): string[] {
   const prefix = SPEECH[r.simulator.dialect];
-  return r.simulator.received.filter((command) => command.startsWith(prefix)).map((command) => command.slice(prefix.length + 1, -1));
+  return r.simulator.received
+    .filter((command) => command.startsWith(prefix))
+    .map((command) => command.slice(prefix.length + 1, -1));
 }
 
-describe.each(["sim800", "sim7600", "quectel"] as const)("voice_call through a production gateway, %s dialect", (dialect) => {
-  it("rings, speaks the alert and the prompt, commits key 1, then confirms and hangs up", async () => {
-    rig = await startModemGateway(dialect, {call: {outcome: "answer", afterMs: 60, keys: ["1"]}});
-    const r = rig;
-    const maria = await r.recipient(["voice_call"], {phone: PHONE});
-    // When the confirmation is being spoken, the acknowledgement must already be committed.
-    const statusAtConfirmation = new Promise<string>((resolve) => {
-      r.simulator.on("command", (command) => {
-        if (command.includes("Acknowledged. Thank you")) resolve(r.gw.gateway.journal.read((db) => (db.prepare("SELECT status FROM notifications").get() as {status: string}).status));
+describe.each(["sim800", "sim7600", "quectel"] as const)(
+  "voice_call through a production gateway, %s dialect",
+  (dialect) => {
+    it("rings, speaks the alert and the prompt, commits key 1, then confirms and hangs up", async () => {
+      rig = await startModemGateway(dialect, {call: {outcome: "answer", afterMs: 60, keys: ["1"]}});
+      const r = rig;
+      const maria = await r.recipient(["voice_call"], {phone: PHONE});
+      // When the confirmation is being spoken, the acknowledgement must already be committed.
+      const statusAtConfirmation = new Promise<string>((resolve) => {
+        r.simulator.on("command", (command) => {
+          if (command.includes("Acknowledged. Thank you"))
+            resolve(
+              r.gw.gateway.journal.read(
+                (db) => (db.prepare("SELECT status FROM notifications").get() as {status: string}).status
+              )
+            );
+        });
       });
+      const id = await r.send(maria);
+      expect(await r.simulator.waitForCommand("ATD")).toBe(`ATD${PHONE};`);
+      const notification = await r.notification(id);
+      expect(spoken(r)).toEqual([
+        "Klaxon alert. Critical. From press-7. Oil temperature high. Press 1 to acknowledge, 2 to hear it again, 9 to pass it on.",
+        "Acknowledged. Thank you. Goodbye."
+      ]);
+      expect(await statusAtConfirmation).toBe("acknowledged");
+      const confirmation = r.simulator.received.findIndex((command) => command.includes("Acknowledged. Thank you"));
+      expect(r.simulator.received.findIndex((command) => command === HANG_UP[dialect])).toBeGreaterThan(confirmation);
+      expect(notification).toMatchObject({
+        status: "acknowledged",
+        acknowledged_via: "voice_call",
+        acknowledged_by: PHONE
+      });
+      expect(notification.attempts).toMatchObject([
+        {channel: "voice_call", outcome: "answered", error: "acknowledged with key 1", target: "+49********678"}
+      ]);
     });
-    const id = await r.send(maria);
-    expect(await r.simulator.waitForCommand("ATD")).toBe(`ATD${PHONE};`);
-    const notification = await r.notification(id);
-    expect(spoken(r)).toEqual([
-      "Klaxon alert. Critical. From press-7. Oil temperature high. Press 1 to acknowledge, 2 to hear it again, 9 to pass it on.",
-      "Acknowledged. Thank you. Goodbye."
-    ]);
-    expect(await statusAtConfirmation).toBe("acknowledged");
-    const confirmation = r.simulator.received.findIndex((command) => command.includes("Acknowledged. Thank you"));
-    expect(r.simulator.received.findIndex((command) => command === HANG_UP[dialect])).toBeGreaterThan(confirmation);
-    expect(notification).toMatchObject({status: "acknowledged", acknowledged_via: "voice_call", acknowledged_by: PHONE});
-    expect(notification.attempts).toMatchObject([{channel: "voice_call", outcome: "answered", error: "acknowledged with key 1", target: "+49********678"}]);
-  });
 
-  it("records busy and no answer as attempts", async () => {
-    rig = await startModemGateway(dialect, {call: {outcome: "busy", afterMs: 40, keys: []}});
-    const busy = await rig.notification(await rig.send(await rig.recipient(["voice_call"])));
-    expect(busy.attempts).toMatchObject([{outcome: "busy", error: "the line was busy"}]);
-    // Another person: an alert for Maria now would join her running chain instead of calling.
-    rig.simulator.script.call = {outcome: "no_answer", afterMs: 40, keys: []};
-    const unanswered = await rig.notification(await rig.send(await rig.recipient(["voice_call"], {name: "Jonas", phone: "+4917612345678"})));
-    expect(unanswered.attempts).toMatchObject([{outcome: "no_answer", error: expect.stringMatching(/^not answered/)}]);
-    expect(unanswered.status).toBe("notifying");
-  });
-});
+    it("records busy and no answer as attempts", async () => {
+      rig = await startModemGateway(dialect, {call: {outcome: "busy", afterMs: 40, keys: []}});
+      const busy = await rig.notification(await rig.send(await rig.recipient(["voice_call"])));
+      expect(busy.attempts).toMatchObject([{outcome: "busy", error: "the line was busy"}]);
+      // Another person: an alert for Maria now would join her running chain instead of calling.
+      rig.simulator.script.call = {outcome: "no_answer", afterMs: 40, keys: []};
+      const unanswered = await rig.notification(
+        await rig.send(await rig.recipient(["voice_call"], {name: "Jonas", phone: "+4917612345678"}))
+      );
+      expect(unanswered.attempts).toMatchObject([
+        {outcome: "no_answer", error: expect.stringMatching(/^not answered/)}
+      ]);
+      expect(unanswered.status).toBe("notifying");
+    });
+  }
+);
 
 describe("voice_call: during the call", () => {
   it("hangs up a call in progress when the alert is acknowledged through the API", async () => {
-    rig = await startModemGateway("sim7600", {call: {outcome: "answer", afterMs: 40, keys: []}}, {key_wait_seconds: 30});
+    rig = await startModemGateway(
+      "sim7600",
+      {call: {outcome: "answer", afterMs: 40, keys: []}},
+      {key_wait_seconds: 30}
+    );
     const id = await rig.send(await rig.recipient(["voice_call"]));
     await rig.simulator.waitForCommand("AT+CTTS=2,");
     const ack = await rig.gw.call("POST", `/api/v1/notifications/${id}/ack`, {body: {by: "Maria at the console"}});
@@ -63,16 +87,24 @@ describe("voice_call: during the call", () => {
     await rig.simulator.waitForCommand("AT+CHUP");
     const notification = await rig.notification(id);
     expect(notification).toMatchObject({status: "acknowledged", acknowledged_via: "api"});
-    expect(notification.attempts).toMatchObject([{outcome: "answered", error: "hung up by Klaxon: acknowledged or resolved elsewhere"}]);
+    expect(notification.attempts).toMatchObject([
+      {outcome: "answered", error: "hung up by Klaxon: acknowledged or resolved elsewhere"}
+    ]);
     expect(spoken(rig)).toHaveLength(1);
   });
 
   it("repeats on key 2, and says so when no key comes", async () => {
-    rig = await startModemGateway("sim800", {call: {outcome: "answer", afterMs: 40, keys: ["2", ""]}}, {speech_repeats: 2});
+    rig = await startModemGateway(
+      "sim800",
+      {call: {outcome: "answer", afterMs: 40, keys: ["2", ""]}},
+      {speech_repeats: 2}
+    );
     const notification = await rig.notification(await rig.send(await rig.recipient(["voice_call"])));
     expect(spoken(rig)).toHaveLength(2);
     expect(spoken(rig)[1]).toBe(spoken(rig)[0]);
-    expect(notification.attempts).toMatchObject([{outcome: "answered", error: "answered, no key pressed after 2 times"}]);
+    expect(notification.attempts).toMatchObject([
+      {outcome: "answered", error: "answered, no key pressed after 2 times"}
+    ]);
     expect(notification.status).toBe("notifying");
   });
 
@@ -99,18 +131,39 @@ describe("voice_call: during the call", () => {
     await rig.simulator.waitForCommand("AT+CTTS=2,");
     await rig.simulator.unplug();
     const notification = await rig.notification(id);
-    expect(notification.attempts).toMatchObject([{outcome: "answered", error: "answered, then the modem was disconnected during the call"}]);
+    expect(notification.attempts).toMatchObject([
+      {outcome: "answered", error: "answered, then the modem was disconnected during the call"}
+    ]);
     const ready = await rig.gw.call("GET", "/readyz");
-    expect(ready.body.channels.find((channel: any) => channel.channel === "voice_call")).toMatchObject({available: false, reason: expect.stringMatching(/^modem port .* is not open/)});
+    expect(ready.body.channels.find((channel: any) => channel.channel === "voice_call")).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/^modem port .* is not open/)
+    });
   });
 });
 
 describe("voice_call availability on /readyz", () => {
   it("shows the modem's live details without the PIN", async () => {
-    rig = await startModemGateway("sim7600", {sim: "pin", pin: "8642", operator: "Factory GSM", csq: 18}, {pin: "8642"});
+    rig = await startModemGateway(
+      "sim7600",
+      {sim: "pin", pin: "8642", operator: "Factory GSM", csq: 18},
+      {pin: "8642"}
+    );
     const ready = await rig.gw.call("GET", "/readyz");
     const voice = ready.body.channels.find((channel: any) => channel.channel === "voice_call");
-    expect(voice).toMatchObject({available: true, reason: null, details: {state: "ready", port_open: true, sim: "ready", registration: "home", operator: "Factory GSM", signal: {rssi: 18, dbm: -77}, last_call: null}});
+    expect(voice).toMatchObject({
+      available: true,
+      reason: null,
+      details: {
+        state: "ready",
+        port_open: true,
+        sim: "ready",
+        registration: "home",
+        operator: "Factory GSM",
+        signal: {rssi: 18, dbm: -77},
+        last_call: null
+      }
+    });
     expect(JSON.stringify(ready.body) + rig.gw.logLines.join("\n")).not.toContain("8642");
   });
 
@@ -121,7 +174,10 @@ describe("voice_call availability on /readyz", () => {
   ])("is unavailable with %j, and escalation skips it with the reason", async (script, reason) => {
     rig = await startModemGateway("sim800", script);
     const ready = await rig.gw.call("GET", "/readyz");
-    expect(ready.body.channels.find((channel: any) => channel.channel === "voice_call")).toMatchObject({available: false, reason});
+    expect(ready.body.channels.find((channel: any) => channel.channel === "voice_call")).toMatchObject({
+      available: false,
+      reason
+    });
     const notification = await rig.notification(await rig.send(await rig.recipient(["voice_call"])));
     expect(notification.attempts).toMatchObject([{outcome: "skipped", error: reason}]);
     expect(rig.simulator.count("ATD")).toBe(0);

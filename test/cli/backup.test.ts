@@ -17,7 +17,9 @@ afterAll(() => gw.stop());
 const klaxon = (...args: string[]) => runKlaxon(args, {KLAXON_URL: gw.url, KLAXON_API_KEY: gw.adminKey});
 
 async function send(message: string): Promise<string> {
-  const answer = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: alice, message, priority: "high"}});
+  const answer = await gw.call("POST", "/api/v1/notifications/send", {
+    body: {recipient_uuid: alice, message, priority: "high"}
+  });
   return answer.body.notification_uuid;
 }
 
@@ -41,7 +43,11 @@ describe("backup and restore", () => {
     const restored = await runKlaxon(["restore", name, "--data-dir", gw.dataDir, "--json"]);
     expect(restored.code, restored.stderr).toBe(0);
     const result = JSON.parse(restored.stdout);
-    expect(result).toMatchObject({backup: path, data_dir: gw.dataDir, restored: ["journal.sqlite", "config.json", "ack-link.key"]});
+    expect(result).toMatchObject({
+      backup: path,
+      data_dir: gw.dataDir,
+      restored: ["journal.sqlite", "config.json", "ack-link.key"]
+    });
     expect(existsSync(join(result.moved_aside, "journal.sqlite"))).toBe(true);
 
     await gw.restart();
@@ -53,8 +59,16 @@ describe("backup and restore", () => {
     const run = await klaxon("backup", "--json");
     expect(run.code, run.stderr).toBe(0);
     const backup = JSON.parse(run.stdout);
-    expect(backup).toMatchObject({name: expect.any(String), created_at: expect.any(String), path: expect.stringContaining(gw.dataDir)});
-    expect(backup.files.map((file: {name: string}) => file.name).sort()).toEqual(["ack-link.key", "config.json", "journal.sqlite"]);
+    expect(backup).toMatchObject({
+      name: expect.any(String),
+      created_at: expect.any(String),
+      path: expect.stringContaining(gw.dataDir)
+    });
+    expect(backup.files.map((file: {name: string}) => file.name).sort()).toEqual([
+      "ack-link.key",
+      "config.json",
+      "journal.sqlite"
+    ]);
   });
 
   it("refuses a folder that is not a backup, changing nothing, and needs an admin key to back up", async () => {

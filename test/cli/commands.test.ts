@@ -14,7 +14,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => gw.stop());
 
-const klaxon = (args: string[], extraEnv: Record<string, string> = {}, stdin?: string) => runKlaxon(args, {...env, ...extraEnv}, stdin);
+const klaxon = (args: string[], extraEnv: Record<string, string> = {}, stdin?: string) =>
+  runKlaxon(args, {...env, ...extraEnv}, stdin);
 const json = async (args: string[]) => {
   const run = await klaxon([...args, "--json"]);
   expect(run.code, run.stderr).toBe(0);
@@ -32,7 +33,25 @@ describe("the single executable", () => {
     const overview = await runKlaxon(["--help"]);
     expect(overview.code).toBe(0);
     const commands = [...overview.stdout.matchAll(/^ {2}([a-z]+(?: [a-z]+)?) {2,}\S/gm)].map((match) => match[1]);
-    expect(commands).toEqual(expect.arrayContaining(["send", "get", "list", "ack", "resolve", "recipients list", "recipients create", "recipients update", "groups create", "keys create", "keys list", "keys revoke", "heartbeat ping", "doctor", "backup"]));
+    expect(commands).toEqual(
+      expect.arrayContaining([
+        "send",
+        "get",
+        "list",
+        "ack",
+        "resolve",
+        "recipients list",
+        "recipients create",
+        "recipients update",
+        "groups create",
+        "keys create",
+        "keys list",
+        "keys revoke",
+        "heartbeat ping",
+        "doctor",
+        "backup"
+      ])
+    );
     for (const command of commands) {
       const help = await runKlaxon([...command.split(" "), "--help"]);
       expect(help.code, command).toBe(0);
@@ -41,7 +60,12 @@ describe("the single executable", () => {
   });
 
   it("exits 2 with a hint for an unknown command, flag or missing argument", async () => {
-    for (const args of [["frobnicate"], ["send", "--to", alice, "--priority", "high", "--colour", "red", "hi"], ["get"], ["recipients", "explode"]]) {
+    for (const args of [
+      ["frobnicate"],
+      ["send", "--to", alice, "--priority", "high", "--colour", "red", "hi"],
+      ["get"],
+      ["recipients", "explode"]
+    ]) {
       const run = await klaxon(args);
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stderr).toContain("error:");
@@ -51,13 +75,29 @@ describe("the single executable", () => {
 
 describe("notifications", () => {
   it("sends an alert and shows it in human form", async () => {
-    const run = await klaxon(["send", "--to", alice, "--priority", "critical", "--source", "plc-7", "--service", "press", "Press 7 hydraulic oil over 80 °C"]);
+    const run = await klaxon([
+      "send",
+      "--to",
+      alice,
+      "--priority",
+      "critical",
+      "--source",
+      "plc-7",
+      "--service",
+      "press",
+      "Press 7 hydraulic oil over 80 °C"
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^notification\s+notif_[0-9A-Z]{20,}$/m);
     expect(run.stdout).toMatch(/^status\s+queued$/m);
     const id = /notif_[0-9A-Z]+/.exec(run.stdout)![0];
     const stored = await gw.call("GET", `/api/v1/notifications/${id}`);
-    expect(stored.body).toMatchObject({message: "Press 7 hydraulic oil over 80 °C", priority: "critical", source: "plc-7", service: "press"});
+    expect(stored.body).toMatchObject({
+      message: "Press 7 hydraulic oil over 80 °C",
+      priority: "critical",
+      source: "plc-7",
+      service: "press"
+    });
 
     const shown = await klaxon(["get", id]);
     expect(shown.code).toBe(0);
@@ -67,22 +107,53 @@ describe("notifications", () => {
   });
 
   it("prints the API's JSON with --json, for the short form and the long form", async () => {
-    const sent = await json(["send", "--to", alice, "--priority", "high", "--dedup-key", "json-1", "--link", "https://grafana.lan/d/1", "compressor", "2", "tripped"]);
-    expect(Object.keys(sent).sort()).toEqual(["channels_planned", "escalation_chain_id", "notification_uuid", "status"]);
+    const sent = await json([
+      "send",
+      "--to",
+      alice,
+      "--priority",
+      "high",
+      "--dedup-key",
+      "json-1",
+      "--link",
+      "https://grafana.lan/d/1",
+      "compressor",
+      "2",
+      "tripped"
+    ]);
+    expect(Object.keys(sent).sort()).toEqual([
+      "channels_planned",
+      "escalation_chain_id",
+      "notification_uuid",
+      "status"
+    ]);
     const long = await json(["get", sent.notification_uuid]);
     expect(long).toEqual((await gw.call("GET", `/api/v1/notifications/${sent.notification_uuid}`)).body);
     expect(long).toMatchObject({message: "compressor 2 tripped", dedup_key: "json-1", link: "https://grafana.lan/d/1"});
   });
 
   it("reads the message from stdin when it is -", async () => {
-    const run = await klaxon(["send", "--to", alice, "--priority", "low", "--json", "-"], {}, "disk 91% full on nas-1\n");
+    const run = await klaxon(
+      ["send", "--to", alice, "--priority", "low", "--json", "-"],
+      {},
+      "disk 91% full on nas-1\n"
+    );
     expect(run.code, run.stderr).toBe(0);
     const id = JSON.parse(run.stdout).notification_uuid;
     expect((await gw.call("GET", `/api/v1/notifications/${id}`)).body.message).toBe("disk 91% full on nas-1");
   });
 
   it("replays a send repeated with the same --idempotency-key instead of paging twice", async () => {
-    const args = ["send", "--to", alice, "--priority", "critical", "--idempotency-key", "cron-backup-2026-11-22", "nightly backup failed"];
+    const args = [
+      "send",
+      "--to",
+      alice,
+      "--priority",
+      "critical",
+      "--idempotency-key",
+      "cron-backup-2026-11-22",
+      "nightly backup failed"
+    ];
     const first = await klaxon(args);
     const again = await klaxon(args);
     expect(first.code).toBe(0);
@@ -113,11 +184,18 @@ describe("notifications", () => {
     const acked = await klaxon(["ack", sent.notification_uuid, "--by", "maria", "--note", "valve closed"]);
     expect(acked.code, acked.stderr).toBe(0);
     expect(acked.stdout).toContain(`acknowledged ${sent.notification_uuid}`);
-    expect((await gw.call("GET", `/api/v1/notifications/${sent.notification_uuid}`)).body).toMatchObject({status: "acknowledged", acknowledged_by: "maria", acknowledged_note: "valve closed", acknowledged_via: "api"});
+    expect((await gw.call("GET", `/api/v1/notifications/${sent.notification_uuid}`)).body).toMatchObject({
+      status: "acknowledged",
+      acknowledged_by: "maria",
+      acknowledged_note: "valve closed",
+      acknowledged_via: "api"
+    });
 
     const resolved = await json(["resolve", sent.notification_uuid]);
     expect(resolved).toMatchObject({id: sent.notification_uuid, status: "resolved"});
-    expect(await json(["list", "--status", "resolved"])).toMatchObject({items: expect.arrayContaining([expect.objectContaining({id: sent.notification_uuid})])});
+    expect(await json(["list", "--status", "resolved"])).toMatchObject({
+      items: expect.arrayContaining([expect.objectContaining({id: sent.notification_uuid})])
+    });
   });
 
   it("maps refusals to the documented exit codes", async () => {
@@ -129,7 +207,14 @@ describe("notifications", () => {
 
     const missing = await klaxon(["get", "notif_00000000000000000000000000"]);
     expect(missing.code).toBe(3);
-    const unknownTarget = await klaxon(["send", "--to", "00000000-0000-4000-8000-000000000000", "--priority", "high", "nobody"]);
+    const unknownTarget = await klaxon([
+      "send",
+      "--to",
+      "00000000-0000-4000-8000-000000000000",
+      "--priority",
+      "high",
+      "nobody"
+    ]);
     expect(unknownTarget.code).toBe(2);
     expect(unknownTarget.stderr).toContain("/recipient_uuid");
     const badPriority = await klaxon(["send", "--to", alice, "--priority", "urgent", "x"]);
@@ -150,7 +235,22 @@ describe("notifications", () => {
 
 describe("recipients and groups", () => {
   it("creates, shows, updates, lists and deletes a recipient", async () => {
-    const created = await klaxon(["recipients", "create", "--name", "Bob", "--phone", "+4915199999999", "--email", "bob@factory.lan", "--channel-order", "email,voice_call", "--ack-timeout", "60", "--repeat", "2"]);
+    const created = await klaxon([
+      "recipients",
+      "create",
+      "--name",
+      "Bob",
+      "--phone",
+      "+4915199999999",
+      "--email",
+      "bob@factory.lan",
+      "--channel-order",
+      "email,voice_call",
+      "--ack-timeout",
+      "60",
+      "--repeat",
+      "2"
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const uuid = /created recipient (\S+)/.exec(created.stdout)![1];
     expect(created.stdout).toMatch(/^channel order\s+email, voice_call$/m);
@@ -158,7 +258,12 @@ describe("recipients and groups", () => {
 
     const quiet = {quiet_hours: {start: "22:00", end: "06:00", timezone: "Europe/Berlin"}};
     const updated = await json(["recipients", "update", uuid, "--name", "Bob B.", "--data", JSON.stringify(quiet)]);
-    expect(updated).toMatchObject({uuid, name: "Bob B.", phone: "+4915199999999", quiet_hours: {start: "22:00", end: "06:00", timezone: "Europe/Berlin"}});
+    expect(updated).toMatchObject({
+      uuid,
+      name: "Bob B.",
+      phone: "+4915199999999",
+      quiet_hours: {start: "22:00", end: "06:00", timezone: "Europe/Berlin"}
+    });
     const cleared = await json(["recipients", "update", uuid, "--data", '{"quiet_hours": null}']);
     expect(cleared.quiet_hours).toBeNull();
 
@@ -182,16 +287,37 @@ describe("recipients and groups", () => {
 
   it("creates, updates, lists and deletes a group, and sends to it", async () => {
     const bob = await createRecipient(gw, {name: "Bob", email: "bob2@factory.lan"});
-    const group = await json(["groups", "create", "--name", "night shift", "--member", alice, "--member", bob, "--strategy", "parallel"]);
+    const group = await json([
+      "groups",
+      "create",
+      "--name",
+      "night shift",
+      "--member",
+      alice,
+      "--member",
+      bob,
+      "--strategy",
+      "parallel"
+    ]);
     expect(group).toMatchObject({name: "night shift", members: [alice, bob], strategy: "parallel"});
-    const updated = await klaxon(["groups", "update", group.uuid, "--member", `${bob},${alice}`, "--strategy", "sequential"]);
+    const updated = await klaxon([
+      "groups",
+      "update",
+      group.uuid,
+      "--member",
+      `${bob},${alice}`,
+      "--strategy",
+      "sequential"
+    ]);
     expect(updated.code, updated.stderr).toBe(0);
     expect(updated.stdout).toMatch(new RegExp(`^members\\s+${bob}, ${alice}$`, "m"));
     expect((await json(["groups", "list"])).items.map((g: {uuid: string}) => g.uuid)).toContain(group.uuid);
     expect((await klaxon(["groups", "get", group.uuid])).stdout).toMatch(/^strategy\s+sequential$/m);
 
     const sent = await json(["send", "--to", group.uuid, "--priority", "high", "line 3 stopped"]);
-    expect((await gw.call("GET", `/api/v1/notifications/${sent.notification_uuid}`)).body.recipient_uuid).toBe(group.uuid);
+    expect((await gw.call("GET", `/api/v1/notifications/${sent.notification_uuid}`)).body.recipient_uuid).toBe(
+      group.uuid
+    );
     await json(["resolve", sent.notification_uuid]);
     expect((await klaxon(["groups", "delete", group.uuid])).code).toBe(0);
     expect((await klaxon(["groups", "get", group.uuid])).code).toBe(3);
@@ -200,18 +326,29 @@ describe("recipients and groups", () => {
 
 describe("keys", () => {
   it("creates a key shown once, lists keys without secrets, and revokes one", async () => {
-    const created = await json(["keys", "create", "--name", "plc-gateway", "--scope", "notifications:send,notifications:read"]);
+    const created = await json([
+      "keys",
+      "create",
+      "--name",
+      "plc-gateway",
+      "--scope",
+      "notifications:send,notifications:read"
+    ]);
     expect(created.key).toMatch(/^klx_/);
     expect(created.scopes).toEqual(["notifications:send", "notifications:read"]);
 
-    const sent = await klaxon(["send", "--to", alice, "--priority", "high", "from the plc"], {KLAXON_API_KEY: created.key});
+    const sent = await klaxon(["send", "--to", alice, "--priority", "high", "from the plc"], {
+      KLAXON_API_KEY: created.key
+    });
     expect(sent.code, sent.stderr).toBe(0);
     const forbidden = await klaxon(["recipients", "list"], {KLAXON_API_KEY: created.key});
     expect(forbidden.code).toBe(4);
     expect(forbidden.stderr).toContain("403");
 
     const listed = await klaxon(["keys", "list"]);
-    expect(listed.stdout).toMatch(new RegExp(`^${created.id}\\s+plc-gateway\\s+notifications:send,notifications:read`, "m"));
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${created.id}\\s+plc-gateway\\s+notifications:send,notifications:read`, "m")
+    );
     expect(listed.stdout).not.toContain(created.key);
     expect(listed.stdout).not.toContain(gw.adminKey);
 
@@ -230,7 +367,9 @@ describe("keys", () => {
 
 describe("heartbeats", () => {
   it("pings a heartbeat and reports its state", async () => {
-    const created = await gw.call("POST", "/api/v1/heartbeats", {body: {name: "nightly-backup", period_seconds: 86400, grace_seconds: 3600, target: alice}});
+    const created = await gw.call("POST", "/api/v1/heartbeats", {
+      body: {name: "nightly-backup", period_seconds: 86400, grace_seconds: 3600, target: alice}
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const run = await klaxon(["heartbeat", "ping", "nightly-backup"]);
     expect(run.code, run.stderr).toBe(0);

@@ -25,11 +25,20 @@ beforeAll(async () => {
   pty = new PtyPair(configDir);
   await pty.start();
   pty.publish();
-  gw = await startTestGateway({
-    smtp: {host: "127.0.0.1", port: smtp.port, user: SMTP_LOGIN.user, password: SMTP_LOGIN.password, from: "klaxon@factory.lan"},
-    telegram: {bot_token: BOT_TOKEN, api_url: bot.url},
-    modem: {port: pty.devicePath}
-  }, NO_CHANNEL_WATCH);
+  gw = await startTestGateway(
+    {
+      smtp: {
+        host: "127.0.0.1",
+        port: smtp.port,
+        user: SMTP_LOGIN.user,
+        password: SMTP_LOGIN.password,
+        from: "klaxon@factory.lan"
+      },
+      telegram: {bot_token: BOT_TOKEN, api_url: bot.url},
+      modem: {port: pty.devicePath}
+    },
+    NO_CHANNEL_WATCH
+  );
 }, 120_000);
 afterAll(async () => {
   await gw.stop();
@@ -45,7 +54,9 @@ function writeConfig(name: string, yaml: string): string {
   return path;
 }
 
-function goodConfig(overrides: {dataDir?: string; port?: number; password?: string; token?: string; modem?: string} = {}): string {
+function goodConfig(
+  overrides: {dataDir?: string; port?: number; password?: string; token?: string; modem?: string} = {}
+): string {
   return [
     `data_dir: ${overrides.dataDir ?? gw.dataDir}`,
     `port: ${overrides.port ?? new URL(gw.url).port}`,
@@ -83,14 +94,25 @@ describe("klaxon doctor", () => {
     const {run, report, status} = await doctor(config);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(report.ok).toBe(true);
-    expect(status).toMatchObject({config: "ok", "data dir": "ok", journal: "ok", gateway: "ok", "gateway journal": "ok", "modem port": "ok", smtp: "ok", telegram: "ok"});
+    expect(status).toMatchObject({
+      config: "ok",
+      "data dir": "ok",
+      journal: "ok",
+      gateway: "ok",
+      "gateway journal": "ok",
+      "modem port": "ok",
+      smtp: "ok",
+      telegram: "ok"
+    });
     expect(report.checks.find((check) => check.name === "telegram")!.detail).toContain("@");
     expect(smtp.logins).toContainEqual({username: SMTP_LOGIN.user, password: SMTP_LOGIN.password});
     expect(bot.calls("getMe").length).toBeGreaterThan(0);
 
     const human = await runKlaxon(["doctor", "--config", config], {KLAXON_API_KEY: gw.adminKey});
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^ok\s+smtp\s+127\.0\.0\.1:\d+ accepted the connection and the login of klaxon@factory\.lan$/m);
+    expect(human.stdout).toMatch(
+      /^ok\s+smtp\s+127\.0\.0\.1:\d+ accepted the connection and the login of klaxon@factory\.lan$/m
+    );
     expect(human.stdout).toContain("no problems found");
     for (const output of [run.stdout, run.stderr, human.stdout, human.stderr]) {
       for (const secret of [SMTP_LOGIN.password, BOT_TOKEN, gw.adminKey]) expect(output).not.toContain(secret);
@@ -101,11 +123,28 @@ describe("klaxon doctor", () => {
     const openDir = tempDir("klaxon-open-data-");
     chmodSync(openDir, 0o755);
     const wrongToken = "777000:AAH-wrong-token-for-the-doctor-0000000";
-    const config = writeConfig("broken.yaml", goodConfig({dataDir: openDir, port: 39999, password: "wrong-Password-99", token: wrongToken, modem: join(configDir, "no-modem")}));
+    const config = writeConfig(
+      "broken.yaml",
+      goodConfig({
+        dataDir: openDir,
+        port: 39999,
+        password: "wrong-Password-99",
+        token: wrongToken,
+        modem: join(configDir, "no-modem")
+      })
+    );
     const {run, report, status} = await doctor(config);
     expect(run.code).toBe(1);
     expect(report.ok).toBe(false);
-    expect(status).toMatchObject({config: "ok", "data dir": "fail", journal: "fail", gateway: "fail", "modem port": "fail", smtp: "fail", telegram: "fail"});
+    expect(status).toMatchObject({
+      config: "ok",
+      "data dir": "fail",
+      journal: "fail",
+      gateway: "fail",
+      "modem port": "fail",
+      smtp: "fail",
+      telegram: "fail"
+    });
     const detail = (name: string) => report.checks.find((check) => check.name === name)!.detail;
     expect(detail("data dir")).toContain("mode 755");
     expect(detail("journal")).toContain("not found");
@@ -123,16 +162,29 @@ describe("klaxon doctor", () => {
     const config = writeConfig("typo.yaml", "smtp:\n  hots: mail.factory.lan\n");
     const {run, report} = await doctor(config);
     expect(run.code).toBe(1);
-    expect(report.checks).toEqual([expect.objectContaining({name: "config", status: "fail", detail: expect.stringContaining('unknown setting "smtp.hots"')})]);
+    expect(report.checks).toEqual([
+      expect.objectContaining({
+        name: "config",
+        status: "fail",
+        detail: expect.stringContaining('unknown setting "smtp.hots"')
+      })
+    ]);
     const unparsable = await doctor(writeConfig("bad.yaml", "smtp: [unclosed\n"));
-    expect(unparsable.report.checks[0]).toMatchObject({name: "config", status: "fail", detail: expect.stringContaining("not valid YAML")});
+    expect(unparsable.report.checks[0]).toMatchObject({
+      name: "config",
+      status: "fail",
+      detail: expect.stringContaining("not valid YAML")
+    });
   });
 
   it("finds a journal that is not a SQLite file", async () => {
     const dataDir = tempDir("klaxon-fake-journal-");
     writeFileSync(join(dataDir, "journal.sqlite"), "not a database");
     const {report} = await doctor(writeConfig("fake-journal.yaml", goodConfig({dataDir})));
-    expect(report.checks.find((check) => check.name === "journal")).toMatchObject({status: "fail", detail: expect.stringContaining("is not a SQLite database")});
+    expect(report.checks.find((check) => check.name === "journal")).toMatchObject({
+      status: "fail",
+      detail: expect.stringContaining("is not a SQLite database")
+    });
     rmSync(dataDir, {recursive: true, force: true});
   });
 
@@ -144,10 +196,14 @@ describe("klaxon doctor", () => {
       const {run, report, status} = await doctor(config);
       expect(run.code).toBe(1);
       expect(status).toMatchObject({undeliverable: "fail", "gateway journal": "ok", smtp: "ok"});
-      expect(report.checks.find((check) => check.name === "undeliverable")!.detail).toBe(`2 open alerts cannot reach anyone: ${SMTP_NOT_CONFIGURED.reason} (email, 2 waiting)`);
+      expect(report.checks.find((check) => check.name === "undeliverable")!.detail).toBe(
+        `2 open alerts cannot reach anyone: ${SMTP_NOT_CONFIGURED.reason} (email, 2 waiting)`
+      );
       const human = await runKlaxon(["doctor", "--config", config], {KLAXON_API_KEY: gw.adminKey});
       expect(human.code).toBe(1);
-      expect(human.stdout).toMatch(/^FAIL\s+undeliverable\s+2 open alerts cannot reach anyone: SMTP is not configured/m);
+      expect(human.stdout).toMatch(
+        /^FAIL\s+undeliverable\s+2 open alerts cannot reach anyone: SMTP is not configured/m
+      );
     } finally {
       for (const id of waiting) await setWaiting(gw, id, null);
     }

@@ -22,7 +22,17 @@ beforeEach(() => {
 });
 
 const klaxon = (...args: string[]) => runKlaxon(args, {KLAXON_URL: proxy.url, KLAXON_API_KEY: gw.adminKey});
-const unavailable = {status: 503, headers: {"Retry-After": "1"}, body: {type: "/problems/storage_unavailable", title: "Storage unavailable", status: 503, code: "storage_unavailable", detail: "disk full"}};
+const unavailable = {
+  status: 503,
+  headers: {"Retry-After": "1"},
+  body: {
+    type: "/problems/storage_unavailable",
+    title: "Storage unavailable",
+    status: 503,
+    code: "storage_unavailable",
+    detail: "disk full"
+  }
+};
 const internal = {status: 500, body: {title: "Internal error", status: 500, code: "internal_error"}};
 
 async function notificationsWithMessage(message: string): Promise<Array<{id: string}>> {
@@ -41,16 +51,31 @@ describe("retries", () => {
     expect(sends[0].headers["idempotency-key"]).toMatch(/^klaxon-cli-/);
     expect(sends[1].headers["idempotency-key"]).toBe(sends[0].headers["idempotency-key"]);
     expect(sends[1].body).toBe(sends[0].body);
-    expect(await notificationsWithMessage("retry after 503")).toEqual([expect.objectContaining({id: JSON.parse(run.stdout).notification_uuid})]);
+    expect(await notificationsWithMessage("retry after 503")).toEqual([
+      expect.objectContaining({id: JSON.parse(run.stdout).notification_uuid})
+    ]);
   });
 
   it("gets the first answer replayed when the connection dropped after the gateway stored the send", async () => {
     // The first attempt reaches the gateway, but its answer is lost: the retry must not page again.
     proxy.script("forward", "drop");
     const body = {recipient_uuid: alice, message: "lost answer", priority: "high"};
-    const direct = await fetch(proxy.url + "/api/v1/notifications/send", {method: "POST", headers: {"X-API-Key": gw.adminKey, "Content-Type": "application/json", "Idempotency-Key": "lost-answer-1"}, body: JSON.stringify(body)});
+    const direct = await fetch(proxy.url + "/api/v1/notifications/send", {
+      method: "POST",
+      headers: {"X-API-Key": gw.adminKey, "Content-Type": "application/json", "Idempotency-Key": "lost-answer-1"},
+      body: JSON.stringify(body)
+    });
     expect(direct.status).toBe(202);
-    const run = await klaxon("send", "--to", alice, "--priority", "high", "--idempotency-key", "lost-answer-1", "lost answer");
+    const run = await klaxon(
+      "send",
+      "--to",
+      alice,
+      "--priority",
+      "high",
+      "--idempotency-key",
+      "lost-answer-1",
+      "lost answer"
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("replayed");
     expect(proxy.seen.filter((request) => request.path === "/api/v1/notifications/send")).toHaveLength(3);
@@ -58,7 +83,11 @@ describe("retries", () => {
   });
 
   it("honours Retry-After on 429 and then succeeds", async () => {
-    proxy.script({status: 429, headers: {"Retry-After": "1"}, body: {title: "Too many requests", status: 429, code: "rate_limited"}});
+    proxy.script({
+      status: 429,
+      headers: {"Retry-After": "1"},
+      body: {title: "Too many requests", status: 429, code: "rate_limited"}
+    });
     const run = await klaxon("list", "--json");
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/retrying in 1\.\d s \(attempt 2 of 4\): 429/);
@@ -99,10 +128,16 @@ describe("retries", () => {
     const run = await klaxon("send", "--to", alice, "--priority", "high", "after a reset");
     expect(run.code, run.stderr).toBe(0);
     const sends = proxy.seen.filter((request) => request.path === "/api/v1/notifications/send");
-    expect(sends.map((request) => request.headers["idempotency-key"])).toEqual([sends[0].headers["idempotency-key"], sends[0].headers["idempotency-key"]]);
+    expect(sends.map((request) => request.headers["idempotency-key"])).toEqual([
+      sends[0].headers["idempotency-key"],
+      sends[0].headers["idempotency-key"]
+    ]);
     expect(await notificationsWithMessage("after a reset")).toHaveLength(1);
 
-    const nobody = await runKlaxon(["list", "--retries", "1"], {KLAXON_URL: "http://127.0.0.1:39999", KLAXON_API_KEY: gw.adminKey});
+    const nobody = await runKlaxon(["list", "--retries", "1"], {
+      KLAXON_URL: "http://127.0.0.1:39999",
+      KLAXON_API_KEY: gw.adminKey
+    });
     expect(nobody.code).toBe(5);
     expect(nobody.stderr).toContain("ECONNREFUSED");
     expect(nobody.stderr).not.toContain(gw.adminKey);

@@ -39,17 +39,37 @@ const RECENT = 40;
  * and deleting recipients and keys so the config file is being rewritten when the kill comes.
  * Every 2xx answer goes into the ledger; a request the kill cut off leaves its subject in doubt.
  */
-export function startLoad(url: string, adminKey: string, targets: LoadTargets, ledger: Ledger, random: SeededRandom, cycle: number): RunningLoad {
+export function startLoad(
+  url: string,
+  adminKey: string,
+  targets: LoadTargets,
+  ledger: Ledger,
+  random: SeededRandom,
+  cycle: number
+): RunningLoad {
   let stopped = false;
   let sequence = 0;
   const counts: LoadCounts = {sends: 0, replays: 0, closes: 0, adminWrites: 0, unanswered: 0};
   const allTargets = [...targets.recipients, ...targets.groups];
 
-  async function call(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Reply | null> {
+  async function call(
+    method: string,
+    path: string,
+    body?: string,
+    headers: Record<string, string> = {}
+  ): Promise<Reply | null> {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(url + path, {method, body, headers: {"X-API-Key": adminKey, ...(body === undefined ? {} : {"Content-Type": "application/json"}), ...headers}});
+      response = await fetch(url + path, {
+        method,
+        body,
+        headers: {
+          "X-API-Key": adminKey,
+          ...(body === undefined ? {} : {"Content-Type": "application/json"}),
+          ...headers
+        }
+      });
       text = await response.text();
     } catch {
       counts.unanswered++;
@@ -70,7 +90,12 @@ export function startLoad(url: string, adminKey: string, targets: LoadTargets, l
 
   function alertBody(target: string): string {
     const n = ++sequence;
-    return JSON.stringify({recipient_uuid: target, message: `crash cycle ${cycle} alert ${n}`, priority: random.pick(PRIORITIES), source: "crash-suite"});
+    return JSON.stringify({
+      recipient_uuid: target,
+      message: `crash cycle ${cycle} alert ${n}`,
+      priority: random.pick(PRIORITIES),
+      source: "crash-suite"
+    });
   }
 
   function remember(id: string, target: string, idempotency: {key: string; body: string} | null): void {
@@ -88,13 +113,23 @@ export function startLoad(url: string, adminKey: string, targets: LoadTargets, l
   }
 
   async function sendKeyed(): Promise<void> {
-    const keyed = ledger.sendOrder.slice(-200).map((id) => ledger.sends.get(id)!).filter((sent) => sent.idempotency !== null);
+    const keyed = ledger.sendOrder
+      .slice(-200)
+      .map((id) => ledger.sends.get(id)!)
+      .filter((sent) => sent.idempotency !== null);
     if (keyed.length > 0 && random.chance(0.25)) {
       // A client retrying an alert it already got an answer for, possibly across restarts.
       const earlier = random.pick(keyed);
-      const reply = await call("POST", "/api/v1/notifications/send", earlier.idempotency!.body, {"Idempotency-Key": earlier.idempotency!.key});
+      const reply = await call("POST", "/api/v1/notifications/send", earlier.idempotency!.body, {
+        "Idempotency-Key": earlier.idempotency!.key
+      });
       if (!reply) return;
-      if (reply.status !== 202 || reply.body.notification_uuid !== earlier.id || reply.headers.get("idempotent-replayed") !== "true") return unexpected(`the replay of ${earlier.id}`, reply);
+      if (
+        reply.status !== 202 ||
+        reply.body.notification_uuid !== earlier.id ||
+        reply.headers.get("idempotent-replayed") !== "true"
+      )
+        return unexpected(`the replay of ${earlier.id}`, reply);
       counts.replays++;
       return;
     }
@@ -109,7 +144,9 @@ export function startLoad(url: string, adminKey: string, targets: LoadTargets, l
 
   async function sendLongForm(): Promise<void> {
     const target = random.pick(targets.groups);
-    const reply = await call("POST", "/api/v1/notifications/send", alertBody(target), {Prefer: "return=representation"});
+    const reply = await call("POST", "/api/v1/notifications/send", alertBody(target), {
+      Prefer: "return=representation"
+    });
     if (!reply) return;
     if (reply.status !== 200 || reply.body.status !== "queued") return unexpected("a long-form send", reply);
     remember(reply.body.id, target, null);
@@ -121,7 +158,10 @@ export function startLoad(url: string, adminKey: string, targets: LoadTargets, l
     const id = random.pick(open);
     const as = random.chance(0.7) ? "acknowledged" : "resolved";
     ledger.closeInDoubt.add(id);
-    const reply = as === "acknowledged" ? await call("POST", `/api/v1/notifications/${id}/ack`, JSON.stringify({by: "crash-suite"})) : await call("POST", `/api/v1/notifications/${id}/resolve`);
+    const reply =
+      as === "acknowledged"
+        ? await call("POST", `/api/v1/notifications/${id}/ack`, JSON.stringify({by: "crash-suite"}))
+        : await call("POST", `/api/v1/notifications/${id}/resolve`);
     if (!reply) return;
     if (reply.status !== 200 || reply.body.status !== as) return unexpected(`closing ${id} as ${as}`, reply);
     ledger.closeInDoubt.delete(id);
@@ -130,8 +170,12 @@ export function startLoad(url: string, adminKey: string, targets: LoadTargets, l
   }
 
   async function administer(): Promise<void> {
-    const present = [...ledger.recipients].filter(([uuid, state]) => state === "present" && !ledger.adminInDoubt.has(uuid)).map(([uuid]) => uuid);
-    const active = [...ledger.keys].filter(([id, key]) => key.state === "active" && !ledger.adminInDoubt.has(id)).map(([id]) => id);
+    const present = [...ledger.recipients]
+      .filter(([uuid, state]) => state === "present" && !ledger.adminInDoubt.has(uuid))
+      .map(([uuid]) => uuid);
+    const active = [...ledger.keys]
+      .filter(([id, key]) => key.state === "active" && !ledger.adminInDoubt.has(id))
+      .map(([id]) => id);
     const roll = random.next();
     if (roll < 0.2 && present.length > 0) {
       const uuid = random.pick(present);
@@ -150,13 +194,21 @@ export function startLoad(url: string, adminKey: string, targets: LoadTargets, l
       ledger.keys.set(id, {...ledger.keys.get(id)!, state: "revoked"});
       ledger.adminInDoubt.delete(id);
     } else if (roll < 0.55) {
-      const reply = await call("POST", "/api/v1/keys", JSON.stringify({name: `crash-${cycle}-${++sequence}`, scopes: ["notifications:read"]}));
+      const reply = await call(
+        "POST",
+        "/api/v1/keys",
+        JSON.stringify({name: `crash-${cycle}-${++sequence}`, scopes: ["notifications:read"]})
+      );
       if (!reply) return;
       if (reply.status !== 201) return unexpected("creating a key", reply);
       ledger.keys.set(reply.body.id, {key: reply.body.key, state: "active"});
     } else {
       const n = ++sequence;
-      const reply = await call("POST", "/api/v1/recipients", JSON.stringify({name: `Crash ${cycle}-${n}`, email: `crash-${n}@factory.lan`}));
+      const reply = await call(
+        "POST",
+        "/api/v1/recipients",
+        JSON.stringify({name: `Crash ${cycle}-${n}`, email: `crash-${n}@factory.lan`})
+      );
       if (!reply) return;
       if (reply.status !== 201) return unexpected("creating a recipient", reply);
       ledger.recipients.set(reply.body.uuid, "present");

@@ -45,6 +45,7 @@ export function seededRandom(seed: number): SeededRandom {
 export function crashSeed(fromEnvironment: string | undefined): number {
   if (fromEnvironment === undefined || fromEnvironment === "") return Math.floor(Math.random() * 2 ** 32);
   const seed = Number(fromEnvironment);
-  if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) throw new Error(`KLAXON_CRASH_SEED must be an integer in [0, 2^32): ${fromEnvironment}`);
+  if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32)
+    throw new Error(`KLAXON_CRASH_SEED must be an integer in [0, 2^32): ${fromEnvironment}`);
   return seed;
 }

@@ -56,7 +56,9 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("button", {name: "Set password and sign in"}).click();
     await expect.poll(() => page.locator("h1").textContent()).toBe("Notifications");
     // Focus moves to the new page's heading once it has rendered; poll, the heading text may come first.
-    await expect.poll(() => page.locator("#page-title").evaluate((heading) => heading === document.activeElement)).toBe(true);
+    await expect
+      .poll(() => page.locator("#page-title").evaluate((heading) => heading === document.activeElement))
+      .toBe(true);
   });
 
   it("keeps the session cookie away from scripts", async () => {
@@ -74,8 +76,14 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("button", {name: "Create recipient"}).click();
     const phoneError = page.locator(".field", {has: page.getByLabel("Phone")}).locator(".field-error");
     // The gateway's own words (the schema checks the leading +, so this comes with the other fields' errors).
-    await expect.poll(() => phoneError.textContent()).toBe("must be international: a + and the country calling code (e.g. +49 151 12345678); 00 and national numbers are not accepted");
-    const timeoutError = page.locator(".field", {has: page.getByLabel("Seconds to wait for an acknowledgement")}).locator(".field-error");
+    await expect
+      .poll(() => phoneError.textContent())
+      .toBe(
+        "must be international: a + and the country calling code (e.g. +49 151 12345678); 00 and national numbers are not accepted"
+      );
+    const timeoutError = page
+      .locator(".field", {has: page.getByLabel("Seconds to wait for an acknowledgement")})
+      .locator(".field-error");
     expect(await timeoutError.textContent()).toContain("must be >= 15");
     expect(await page.locator(".form-problem").textContent()).toContain("Correct the fields marked below");
     await expect.poll(() => page.getByLabel("Phone").evaluate((input) => input === document.activeElement)).toBe(true);
@@ -94,18 +102,31 @@ describe("the dashboard in a real browser", () => {
 
     const [stored] = (await gw.call("GET", "/api/v1/recipients")).body.items;
     expect(stored).toMatchObject({
-      name: "Maria Schmidt", phone: "+4915123456789", email: "maria@factory.lan", channel_order: ["email", "telegram_voice", "voice_call"],
-      escalation: {ack_timeout_seconds: 60, repeat: 1}, quiet_hours: {start: "22:00", end: "06:00", timezone: "Europe/Berlin", allow_priorities: ["critical"]}
+      name: "Maria Schmidt",
+      phone: "+4915123456789",
+      email: "maria@factory.lan",
+      channel_order: ["email", "telegram_voice", "voice_call"],
+      escalation: {ack_timeout_seconds: 60, repeat: 1},
+      quiet_hours: {start: "22:00", end: "06:00", timezone: "Europe/Berlin", allow_priorities: ["critical"]}
     });
     recipientUuid = stored.uuid;
-    expect(await page.locator("article", {hasText: "Maria Schmidt"}).locator("code").first().textContent()).toBe(recipientUuid);
+    expect(await page.locator("article", {hasText: "Maria Schmidt"}).locator("code").first().textContent()).toBe(
+      recipientUuid
+    );
   });
 
   it("shows an alert sent through the API without a reload, and acknowledges it from the page", async () => {
     await go("notifications");
     await expect.poll(() => page.locator(".live-indicator").textContent()).toBe("Live");
     await page.evaluate(() => (window.sameDocument = true));
-    const sent = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipientUuid, message: "Press 7 hydraulic oil over 80 °C", priority: "critical", source: "plc-7"}});
+    const sent = await gw.call("POST", "/api/v1/notifications/send", {
+      body: {
+        recipient_uuid: recipientUuid,
+        message: "Press 7 hydraulic oil over 80 °C",
+        priority: "critical",
+        source: "plc-7"
+      }
+    });
     expect(sent.status).toBe(202);
     const card = page.locator("article.notification", {hasText: "Press 7 hydraulic oil over 80 °C"});
     await card.waitFor();
@@ -149,7 +170,9 @@ describe("the dashboard in a real browser", () => {
     const key = (await secret.textContent()) as string;
     expect(key).toMatch(/^klx_[a-z0-9]{8}_[A-Za-z0-9_-]{43}$/);
     expect((await gw.call("GET", "/api/v1/recipients", {key})).status).toBe(403);
-    await expect.poll(() => page.locator("tbody tr", {hasText: "plc-gateway"}).textContent()).toContain("notifications:send");
+    await expect
+      .poll(() => page.locator("tbody tr", {hasText: "plc-gateway"}).textContent())
+      .toContain("notifications:send");
     await page.reload();
     await page.locator("tbody tr", {hasText: "plc-gateway"}).waitFor();
     expect(await page.content()).not.toContain(key.slice(13));
@@ -157,7 +180,11 @@ describe("the dashboard in a real browser", () => {
 
   it("refuses a state change that lacks the CSRF token, even from the signed-in browser", async () => {
     const answer = await page.evaluate(async () => {
-      const response = await fetch("/api/v1/recipients", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({name: "Mallory", email: "m@example.com"})});
+      const response = await fetch("/api/v1/recipients", {
+        method: "POST",
+        headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({name: "Mallory", email: "m@example.com"})
+      });
       return {status: response.status, body: await response.json()};
     });
     expect(answer).toMatchObject({status: 403, body: {code: "csrf_token_invalid"}});
@@ -168,7 +195,8 @@ describe("the dashboard in a real browser", () => {
     await go("status");
     await page.getByRole("heading", {name: "Disk space"}).waitFor();
     expect(await page.locator("article", {hasText: "Disk space"}).textContent()).toMatch(/free of/);
-    for (const channel of ["Telegram voice", "Voice call", "SMS", "Email"]) expect(await page.getByRole("heading", {name: channel, exact: true}).count()).toBe(1);
+    for (const channel of ["Telegram voice", "Voice call", "SMS", "Email"])
+      expect(await page.getByRole("heading", {name: channel, exact: true}).count()).toBe(1);
   });
 
   it("adds a heartbeat through the form and shows its keyless ping URL", async () => {
@@ -184,12 +212,20 @@ describe("the dashboard in a real browser", () => {
     expect(pingUrl).toMatch(new RegExp(`^${gw.url}/ping/`));
     expect((await fetch(pingUrl, {method: "POST"})).status).toBe(200);
     await page.reload();
-    await expect.poll(() => page.locator("article.heartbeat", {hasText: "press-7-plc"}).locator(".badge").textContent()).toBe("up");
+    await expect
+      .poll(() => page.locator("article.heartbeat", {hasText: "press-7-plc"}).locator(".badge").textContent())
+      .toBe("up");
 
     page.once("dialog", (dialog) => void dialog.accept());
-    await page.locator("article.heartbeat", {hasText: "press-7-plc"}).getByRole("button", {name: "New ping URL"}).click();
+    await page
+      .locator("article.heartbeat", {hasText: "press-7-plc"})
+      .getByRole("button", {name: "New ping URL"})
+      .click();
     await page.getByText("Heartbeat press-7-plc has a new ping URL.").first().waitFor();
-    const newUrl = (await page.locator("article.heartbeat", {hasText: "press-7-plc"}).locator("code").textContent()) as string;
+    const newUrl = (await page
+      .locator("article.heartbeat", {hasText: "press-7-plc"})
+      .locator("code")
+      .textContent()) as string;
     expect(newUrl).not.toBe(pingUrl);
     expect((await fetch(pingUrl, {method: "POST"})).status).toBe(404);
     expect((await fetch(newUrl, {method: "POST"})).status).toBe(200);
@@ -197,7 +233,9 @@ describe("the dashboard in a real browser", () => {
 
   it("rotates an integration's secret and URL, showing the new secret once", async () => {
     const target = (await gw.call("GET", "/api/v1/recipients")).body.items[0].uuid;
-    const before = (await gw.call("POST", "/api/v1/integrations", {body: {name: "scada-line-3", kind: "generic", target}})).body;
+    const before = (
+      await gw.call("POST", "/api/v1/integrations", {body: {name: "scada-line-3", kind: "generic", target}})
+    ).body;
     await go("integrations");
     // The page is already open at this address from the test before: load it again to see the new integration.
     await page.reload();
@@ -212,7 +250,12 @@ describe("the dashboard in a real browser", () => {
     expect(shown).not.toBe(before.secret);
     const url = (await card().locator("code").textContent()) as string;
     expect(url).not.toBe(before.url);
-    const fire = (address: string) => fetch(address, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({alert_id: "pump-2", action: "fire", title: "Pump 2 stalled"})});
+    const fire = (address: string) =>
+      fetch(address, {
+        method: "POST",
+        headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({alert_id: "pump-2", action: "fire", title: "Pump 2 stalled"})
+      });
     expect((await fire(before.url)).status).toBe(401);
     expect((await fire(url)).status).toBe(202);
   });

@@ -13,22 +13,46 @@ let receiver: WebhookReceiver;
 /** A small factory's setup, made through the API: people, a group, keys, a webhook and alerts in every state. */
 async function seed() {
   const maria = await createRecipient(gw, {
-    name: "Maria Schmidt", phone: "+4915123456789", email: "maria@factory.lan", telegram_id: "48213377",
-    escalation: {ack_timeout_seconds: 90, repeat: 2}, quiet_hours: {start: "22:00", end: "06:00", timezone: "Europe/Berlin", allow_priorities: ["critical"]}
+    name: "Maria Schmidt",
+    phone: "+4915123456789",
+    email: "maria@factory.lan",
+    telegram_id: "48213377",
+    escalation: {ack_timeout_seconds: 90, repeat: 2},
+    quiet_hours: {start: "22:00", end: "06:00", timezone: "Europe/Berlin", allow_priorities: ["critical"]}
   });
-  const jonas = await createRecipient(gw, {name: "Jonas Weber", phone: "+4917612345678", email: null, channel_order: ["voice_call", "sms"]});
-  await createRecipient(gw, {name: "Maintenance desk", email: "maintenance@factory.lan", phone: null, routing_rules: [{priorities: ["low", "info"], channels: ["email"]}]});
-  const group = await gw.call("POST", "/api/v1/groups", {body: {name: "Press line 7", members: [maria, jonas], strategy: "sequential"}});
+  const jonas = await createRecipient(gw, {
+    name: "Jonas Weber",
+    phone: "+4917612345678",
+    email: null,
+    channel_order: ["voice_call", "sms"]
+  });
+  await createRecipient(gw, {
+    name: "Maintenance desk",
+    email: "maintenance@factory.lan",
+    phone: null,
+    routing_rules: [{priorities: ["low", "info"], channels: ["email"]}]
+  });
+  const group = await gw.call("POST", "/api/v1/groups", {
+    body: {name: "Press line 7", members: [maria, jonas], strategy: "sequential"}
+  });
   const plc = await gw.call("POST", "/api/v1/keys", {body: {name: "plc-gateway", scopes: ["notifications:send"]}});
-  const grafana = await gw.call("POST", "/api/v1/keys", {body: {name: "grafana", scopes: ["notifications:send", "notifications:read"]}});
+  const grafana = await gw.call("POST", "/api/v1/keys", {
+    body: {name: "grafana", scopes: ["notifications:send", "notifications:read"]}
+  });
   await gw.call("GET", "/api/v1/notifications", {key: grafana.body.key});
   const old = await gw.call("POST", "/api/v1/keys", {body: {name: "old-scada", scopes: ["notifications:send"]}});
   await gw.call("DELETE", `/api/v1/keys/${old.body.id}`);
   await gw.call("POST", "/api/v1/webhooks", {body: {url: receiver.url, events: ["*"]}});
-  const press = await gw.call("POST", "/api/v1/heartbeats", {body: {name: "press-7-plc", period_seconds: 60, grace_seconds: 30, target: group.body.uuid}});
+  const press = await gw.call("POST", "/api/v1/heartbeats", {
+    body: {name: "press-7-plc", period_seconds: 60, grace_seconds: 30, target: group.body.uuid}
+  });
   await fetch(press.body.ping_url, {method: "POST"});
-  await gw.call("POST", "/api/v1/heartbeats", {body: {name: "nightly-backup", period_seconds: 86400, grace_seconds: 3600, target: jonas, priority: "low"}});
-  await gw.call("POST", "/api/v1/integrations", {body: {name: "prometheus", kind: "alertmanager", target: group.body.uuid}});
+  await gw.call("POST", "/api/v1/heartbeats", {
+    body: {name: "nightly-backup", period_seconds: 86400, grace_seconds: 3600, target: jonas, priority: "low"}
+  });
+  await gw.call("POST", "/api/v1/integrations", {
+    body: {name: "prometheus", kind: "alertmanager", target: group.body.uuid}
+  });
   const alerts: Array<[string, string, string, string]> = [
     [maria, "critical", "Press 7 hydraulic oil over 80 °C", "plc-7"],
     [group.body.uuid, "high", "Line 7 conveyor stopped: light curtain tripped", "plc-7"],
@@ -38,12 +62,17 @@ async function seed() {
   ];
   const ids: string[] = [];
   for (const [target, priority, message, source] of alerts) {
-    const sent = await gw.call("POST", "/api/v1/notifications/send", {key: plc.body.key, body: {recipient_uuid: target, priority, message, source, link: "http://scada.factory.lan/alarms"}});
+    const sent = await gw.call("POST", "/api/v1/notifications/send", {
+      key: plc.body.key,
+      body: {recipient_uuid: target, priority, message, source, link: "http://scada.factory.lan/alarms"}
+    });
     ids.push(sent.body.notification_uuid);
   }
   await gw.gateway.services.runner.idle();
   const dashboard = await signIn(gw);
-  await dashboard.call("POST", `/dashboard/api/notifications/${ids[3]}/ack`, {body: {by: "Maria", note: "Closed it, checking the temperature log"}});
+  await dashboard.call("POST", `/dashboard/api/notifications/${ids[3]}/ack`, {
+    body: {by: "Maria", note: "Closed it, checking the temperature log"}
+  });
   await gw.call("POST", `/api/v1/notifications/${ids[4]}/resolve`);
   await dashboard.call("POST", "/dashboard/api/sign-out");
 }
@@ -66,7 +95,10 @@ async function visit(page: Page, route: string, ready: string) {
 
 describe("every page, on a desktop and on a phone", () => {
   it("first visit: set the admin password", async () => {
-    for (const [size, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+    for (const [size, viewport] of [
+      ["desktop", DESKTOP],
+      ["phone", PHONE]
+    ] as const) {
       const {context, page} = await openContext(browser, viewport);
       await visit(page, "", "text=Set the admin password");
       await shoot(page, "set-password", size);
@@ -76,7 +108,10 @@ describe("every page, on a desktop and on a phone", () => {
     await seed();
   });
 
-  for (const [size, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+  for (const [size, viewport] of [
+    ["desktop", DESKTOP],
+    ["phone", PHONE]
+  ] as const) {
     it(`every page at ${size} size`, async () => {
       const {context, page, outside, scriptErrors} = await openContext(browser, viewport);
       await visit(page, "notifications", "text=Sign in to Klaxon");

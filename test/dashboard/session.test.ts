@@ -37,7 +37,10 @@ describe("setting the admin password", () => {
     expect(short.status).toBe(400);
     expect(short.body.errors[0]).toMatchObject({pointer: "/password"});
     expect(short.body.errors[0].detail).toContain("10");
-    const extra = await gw.call("POST", "/dashboard/api/password", {key: null, body: {admin_key: gw.adminKey, password: ADMIN_PASSWORD, user: "root"}});
+    const extra = await gw.call("POST", "/dashboard/api/password", {
+      key: null,
+      body: {admin_key: gw.adminKey, password: ADMIN_PASSWORD, user: "root"}
+    });
     expect(extra.status).toBe(400);
     expect((await gw.call("GET", "/dashboard/api/session", {key: null})).body.password_set).toBe(false);
   });
@@ -48,7 +51,9 @@ describe("setting the admin password", () => {
     expect((await gw.call("GET", "/dashboard/api/session", {key: null})).body.password_set).toBe(true);
     const config = readFileSync(join(gw.dataDir, "config.json"), "utf8");
     expect(config).not.toContain(ADMIN_PASSWORD);
-    expect(JSON.parse(config).dashboard.password_hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
+    expect(JSON.parse(config).dashboard.password_hash).toMatch(
+      /^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/
+    );
     const audit = await gw.call("GET", "/api/v1/audit?action=dashboard.password_set");
     expect(audit.body.items[0]).toMatchObject({actor: {type: "api_key", id: gw.adminKey.split("_")[1]}});
   });
@@ -60,15 +65,27 @@ describe("sessions", () => {
     expect(answer.status).toBe(200);
     const cookie = answer.headers.get("set-cookie") as string;
     expect(cookie).toMatch(/^klaxon_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict$/);
-    expect(answer.body).toEqual({csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), expires_at: new Date(clock.now() + 12 * 3600_000).toISOString()});
-    const status = await gw.call("GET", "/dashboard/api/session", {key: null, headers: {Cookie: cookieOf(answer.headers)}});
+    expect(answer.body).toEqual({
+      csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      expires_at: new Date(clock.now() + 12 * 3600_000).toISOString()
+    });
+    const status = await gw.call("GET", "/dashboard/api/session", {
+      key: null,
+      headers: {Cookie: cookieOf(answer.headers)}
+    });
     expect(status.body).toMatchObject({signed_in: true, csrf_token: answer.body.csrf_token});
   });
 
   it("marks the cookie Secure when a proxy on the box says the page came over https", async () => {
-    const answer = await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: ADMIN_PASSWORD}, headers: {"X-Forwarded-Proto": "https"}});
+    const answer = await gw.call("POST", "/dashboard/api/sign-in", {
+      key: null,
+      body: {password: ADMIN_PASSWORD},
+      headers: {"X-Forwarded-Proto": "https"}
+    });
     expect(answer.status).toBe(200);
-    expect(answer.headers.get("set-cookie")).toMatch(/^klaxon_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict; Secure$/);
+    expect(answer.headers.get("set-cookie")).toMatch(
+      /^klaxon_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict; Secure$/
+    );
     const out = await gw.call("POST", "/dashboard/api/sign-out", {
       key: null,
       headers: {Cookie: cookieOf(answer.headers), "X-CSRF-Token": answer.body.csrf_token, "X-Forwarded-Proto": "https"}
@@ -79,7 +96,10 @@ describe("sessions", () => {
   it("refuses a wrong password without saying more", async () => {
     const answer = await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: "wrong password!"}});
     expect(answer.status).toBe(401);
-    expect(answer.body).toMatchObject({code: "unauthenticated", errors: [{pointer: "/password", detail: "wrong password"}]});
+    expect(answer.body).toMatchObject({
+      code: "unauthenticated",
+      errors: [{pointer: "/password", detail: "wrong password"}]
+    });
     expect(answer.headers.get("set-cookie")).toBeNull();
   });
 
@@ -96,12 +116,17 @@ describe("sessions", () => {
     const other = await signIn(gw);
     const before = (await gw.call("GET", "/api/v1/recipients?limit=200")).body.items.length;
     for (const csrf of [null, other.csrfToken, ""]) {
-      const answer = await dashboard.call("POST", "/api/v1/recipients", {body: {name: "Mallory", email: "m@example.com"}, csrf});
+      const answer = await dashboard.call("POST", "/api/v1/recipients", {
+        body: {name: "Mallory", email: "m@example.com"},
+        csrf
+      });
       expect(answer.status).toBe(403);
       expect(answer.body).toMatchObject({code: "csrf_token_invalid", type: "/problems/csrf_token_invalid"});
     }
     expect((await gw.call("GET", "/api/v1/recipients?limit=200")).body.items.length).toBe(before);
-    const created = await dashboard.call("POST", "/api/v1/recipients", {body: {name: "Maria", email: "maria@factory.lan"}});
+    const created = await dashboard.call("POST", "/api/v1/recipients", {
+      body: {name: "Maria", email: "maria@factory.lan"}
+    });
     expect(created.status).toBe(201);
     const audit = await gw.call("GET", `/api/v1/audit?subject_id=${created.body.uuid}`);
     expect(audit.body.items[0]).toMatchObject({action: "recipient.created", actor: {type: "dashboard", id: "admin"}});
@@ -112,12 +137,20 @@ describe("sessions", () => {
     const reader = await nonAdminKey();
     const withKey = await gw.call("GET", "/api/v1/keys", {key: reader, headers: {Cookie: dashboard.cookie}});
     expect(withKey.status).toBe(403);
-    const badKey = await gw.call("GET", "/api/v1/recipients", {key: "klx_aaaaaaaa_" + "b".repeat(43), headers: {Cookie: dashboard.cookie}});
+    const badKey = await gw.call("GET", "/api/v1/recipients", {
+      key: "klx_aaaaaaaa_" + "b".repeat(43),
+      headers: {Cookie: dashboard.cookie}
+    });
     expect(badKey.status).toBe(401);
   });
 
   it("refuses signed-out access to the API and to the dashboard's own endpoints", async () => {
-    for (const [method, path] of [["GET", "/api/v1/notifications"], ["GET", "/dashboard/api/events"], ["POST", "/dashboard/api/sign-out"], ["POST", "/dashboard/api/notifications/notif_x/ack"]]) {
+    for (const [method, path] of [
+      ["GET", "/api/v1/notifications"],
+      ["GET", "/dashboard/api/events"],
+      ["POST", "/dashboard/api/sign-out"],
+      ["POST", "/dashboard/api/notifications/notif_x/ack"]
+    ]) {
       const answer = await gw.call(method, path, {key: null, headers: {Cookie: "klaxon_session=forged-token"}});
       expect(answer.status, `${method} ${path}`).toBe(401);
       expect(answer.body.code).toBe("unauthenticated");
@@ -145,13 +178,16 @@ describe("sessions", () => {
 
   it("rate-limits sign-in attempts per address, then lets them through again", async () => {
     const answers = [];
-    for (let i = 0; i < 6; i++) answers.push(await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: `guess number ${i}`}}));
+    for (let i = 0; i < 6; i++)
+      answers.push(await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: `guess number ${i}`}}));
     expect(answers.slice(0, 5).map((answer) => answer.status)).toEqual([401, 401, 401, 401, 401]);
     expect(answers[5].status).toBe(429);
     expect(answers[5].body.code).toBe("rate_limited");
     expect(Number(answers[5].headers.get("retry-after"))).toBeGreaterThan(0);
     // The right password is throttled too: the limit is on attempts, so parallel guesses cannot slip past the slow hash.
-    expect((await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: ADMIN_PASSWORD}})).status).toBe(429);
+    expect(
+      (await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: ADMIN_PASSWORD}})).status
+    ).toBe(429);
     clock.advance(60_000);
     await signIn(gw);
   });
@@ -160,7 +196,9 @@ describe("sessions", () => {
     const dashboard = await signIn(gw);
     expect((await setAdminPassword(gw, "a brand new passphrase")).status).toBe(204);
     expect((await dashboard.call("GET", "/api/v1/recipients")).status).toBe(401);
-    expect((await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: ADMIN_PASSWORD}})).status).toBe(401);
+    expect(
+      (await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: ADMIN_PASSWORD}})).status
+    ).toBe(401);
     await signIn(gw, "a brand new passphrase");
     await setAdminPassword(gw);
   });
@@ -183,11 +221,15 @@ describe("acknowledging and the live stream", () => {
     expect(stream.headers.get("content-type")).toBe("text/event-stream");
     const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
     const alice = await createRecipient(gw);
-    const sent = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: alice, message: "Press 7 oil temperature", priority: "high"}});
+    const sent = await gw.call("POST", "/api/v1/notifications/send", {
+      body: {recipient_uuid: alice, message: "Press 7 oil temperature", priority: "high"}
+    });
     const id = sent.body.notification_uuid;
     let received = "";
     while (!received.includes(`"notification_id":"${id}"`)) received += (await reader.read()).value;
-    expect(received).toMatch(new RegExp(`event: change\\ndata: \\{"seq":\\d+,"type":"escalation.started","notification_id":"${id}"\\}`));
+    expect(received).toMatch(
+      new RegExp(`event: change\\ndata: \\{"seq":\\d+,"type":"escalation.started","notification_id":"${id}"\\}`)
+    );
 
     expect((await dashboard.call("POST", `/dashboard/api/notifications/${id}/ack`, {csrf: null})).status).toBe(403);
     const acked = await dashboard.call("POST", `/dashboard/api/notifications/${id}/ack`, {body: {by: "Maria"}});
@@ -195,7 +237,10 @@ describe("acknowledging and the live stream", () => {
     expect(acked.body).toMatchObject({status: "acknowledged", acknowledged_by: "Maria", acknowledged_via: "dashboard"});
     while (!received.includes('"type":"notification.acknowledged"')) received += (await reader.read()).value;
     const audit = await gw.call("GET", `/api/v1/audit?subject_id=${id}&action=notification.acknowledged`);
-    expect(audit.body.items[0]).toMatchObject({actor: {type: "dashboard", id: "admin"}, detail: {via: "dashboard", by: "Maria"}});
+    expect(audit.body.items[0]).toMatchObject({
+      actor: {type: "dashboard", id: "admin"},
+      detail: {via: "dashboard", by: "Maria"}
+    });
     await reader.cancel();
   });
 

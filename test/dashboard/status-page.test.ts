@@ -19,18 +19,25 @@ afterAll(async () => {
   await rig?.stop();
 });
 
-it.each([["desktop", DESKTOP], ["phone", PHONE]] as const)("shows the modem's live state, the last call and the unconfigured channels (%s)", async (size, viewport) => {
-  const {context, page, scriptErrors} = await openContext(browser, viewport);
-  await signInThroughPage(page, rig.gw.url, "status");
-  const modem = page.locator("article", {has: page.getByRole("heading", {name: "Voice call", exact: true})});
-  await modem.locator(".badge-available").waitFor();
-  const text = await modem.textContent();
-  for (const fact of ["port open", "sim", "registration", "operator", "signal", "last call", "answered"]) expect(text, fact).toContain(fact);
-  expect(await modem.getByRole("img", {name: /^Signal: \d of 4 bars$/}).count()).toBe(1);
-  const email = page.locator("article", {has: page.getByRole("heading", {name: "Email", exact: true})});
-  expect(await email.textContent()).toContain("SMTP is not configured");
-  expect(await page.locator("article", {hasText: "Disk space"}).textContent()).toMatch(/free of/);
-  await shoot(page, "status", size);
-  expect(scriptErrors).toEqual([]);
-  await context.close();
-});
+it.each([
+  ["desktop", DESKTOP],
+  ["phone", PHONE]
+] as const)(
+  "shows the modem's live state, the last call and the unconfigured channels (%s)",
+  async (size, viewport) => {
+    const {context, page, scriptErrors} = await openContext(browser, viewport);
+    await signInThroughPage(page, rig.gw.url, "status");
+    const modem = page.locator("article", {has: page.getByRole("heading", {name: "Voice call", exact: true})});
+    await modem.locator(".badge-available").waitFor();
+    const text = await modem.textContent();
+    for (const fact of ["port open", "sim", "registration", "operator", "signal", "last call", "answered"])
+      expect(text, fact).toContain(fact);
+    expect(await modem.getByRole("img", {name: /^Signal: \d of 4 bars$/}).count()).toBe(1);
+    const email = page.locator("article", {has: page.getByRole("heading", {name: "Email", exact: true})});
+    expect(await email.textContent()).toContain("SMTP is not configured");
+    expect(await page.locator("article", {hasText: "Disk space"}).textContent()).toMatch(/free of/);
+    await shoot(page, "status", size);
+    expect(scriptErrors).toEqual([]);
+    await context.close();
+  }
+);

@@ -49,9 +49,11 @@ function timeline(policy: PolicySnapshot, start: string, options: {ackAt?: strin
   const lines: string[] = [];
   while (state.next_step_at !== null) {
     const now = ackAt !== null && ackAt <= state.next_step_at ? ackAt : state.next_step_at;
-    const event: EscalationEvent = now === ackAt ? {type: "acknowledged"} : {type: "wake", generation: state.generation};
+    const event: EscalationEvent =
+      now === ackAt ? {type: "acknowledged"} : {type: "wake", generation: state.generation};
     const result = advance(state, event, now, ctx);
-    if (event.type === "acknowledged") lines.push(`${iso(now)} acknowledged: ${result.state.status}, ${result.effects.length} effects`);
+    if (event.type === "acknowledged")
+      lines.push(`${iso(now)} acknowledged: ${result.state.status}, ${result.effects.length} effects`);
     const lookedAgainOnly = state.waiting_for !== null && result.effects.every((effect) => effect.type === "wake_at");
     if (lookedAgainOnly) {
       lines.push(`${iso(now)} still waiting for ${result.state.waiting_for?.map((wait) => wait.channel).join(", ")}`);
@@ -68,7 +70,13 @@ describe("escalation planner", () => {
     const rows: [string, () => string[], string[]][] = [
       [
         "pages one recipient on two channels, twice over with repeat 1, then exhausts",
-        () => timeline(snapshot("sequential", [member("alice", ["telegram_voice", "voice_call"], {repeat: 1, ack_timeout_seconds: 120})]), "2026-01-15T10:00:00.000Z"),
+        () =>
+          timeline(
+            snapshot("sequential", [
+              member("alice", ["telegram_voice", "voice_call"], {repeat: 1, ack_timeout_seconds: 120})
+            ]),
+            "2026-01-15T10:00:00.000Z"
+          ),
         [
           "2026-01-15T10:00:00.000Z attempt #0 alice telegram_voice",
           "2026-01-15T10:00:00.000Z step #0",
@@ -89,7 +97,10 @@ describe("escalation planner", () => {
         "pages a sequential group one member at a time, each with their own ack timeout",
         () =>
           timeline(
-            snapshot("sequential", [member("alice", ["voice_call"], {repeat: 0, ack_timeout_seconds: 60}), member("bob", ["sms", "email"], {repeat: 0, ack_timeout_seconds: 300})]),
+            snapshot("sequential", [
+              member("alice", ["voice_call"], {repeat: 0, ack_timeout_seconds: 60}),
+              member("bob", ["sms", "email"], {repeat: 0, ack_timeout_seconds: 300})
+            ]),
             "2026-01-15T10:00:00.000Z"
           ),
         [
@@ -132,7 +143,12 @@ describe("escalation planner", () => {
       ],
       [
         "stops paging when acknowledged between steps",
-        () => timeline(snapshot("sequential", [member("alice", ["telegram_voice", "voice_call"], {repeat: 1})]), "2026-01-15T10:00:00.000Z", {ackAt: "2026-01-15T10:03:10.000Z"}),
+        () =>
+          timeline(
+            snapshot("sequential", [member("alice", ["telegram_voice", "voice_call"], {repeat: 1})]),
+            "2026-01-15T10:00:00.000Z",
+            {ackAt: "2026-01-15T10:03:10.000Z"}
+          ),
         [
           "2026-01-15T10:00:00.000Z attempt #0 alice telegram_voice",
           "2026-01-15T10:00:00.000Z step #0",
@@ -152,9 +168,13 @@ describe("escalation planner", () => {
       [
         "records an unavailable channel as skipped, moves on at once, and waits for it before the chain ends",
         () =>
-          timeline(snapshot("sequential", [member("alice", ["telegram_voice", "voice_call"], {repeat: 0})]), "2026-01-15T10:00:00.000Z", {
-            outages: {"alice/telegram_voice": "Telegram relay offline"}
-          }),
+          timeline(
+            snapshot("sequential", [member("alice", ["telegram_voice", "voice_call"], {repeat: 0})]),
+            "2026-01-15T10:00:00.000Z",
+            {
+              outages: {"alice/telegram_voice": "Telegram relay offline"}
+            }
+          ),
         [
           "2026-01-15T10:00:00.000Z skip #0 alice telegram_voice: Telegram relay offline",
           "2026-01-15T10:00:00.000Z attempt #1 alice voice_call",
@@ -167,9 +187,13 @@ describe("escalation planner", () => {
       [
         "waits, naming the channels, when no channel can be used, and looks again every minute",
         () =>
-          timeline(snapshot("sequential", [member("alice", ["voice_call", "sms"], {repeat: 0})]), "2026-01-15T10:00:00.000Z", {
-            outages: {"alice/voice_call": "modem not registered", "alice/sms": "modem not registered"}
-          }),
+          timeline(
+            snapshot("sequential", [member("alice", ["voice_call", "sms"], {repeat: 0})]),
+            "2026-01-15T10:00:00.000Z",
+            {
+              outages: {"alice/voice_call": "modem not registered", "alice/sms": "modem not registered"}
+            }
+          ),
         [
           "2026-01-15T10:00:00.000Z skip #0 alice voice_call: modem not registered",
           "2026-01-15T10:00:00.000Z skip #1 alice sms: modem not registered",
@@ -181,7 +205,10 @@ describe("escalation planner", () => {
         "pages the rest of a parallel step and waits only for those paged",
         () =>
           timeline(
-            snapshot("parallel", [member("alice", ["voice_call"], {repeat: 0, ack_timeout_seconds: 600}), member("bob", ["email"], {repeat: 0, ack_timeout_seconds: 60})]),
+            snapshot("parallel", [
+              member("alice", ["voice_call"], {repeat: 0, ack_timeout_seconds: 600}),
+              member("bob", ["email"], {repeat: 0, ack_timeout_seconds: 60})
+            ]),
             "2026-01-15T10:00:00.000Z",
             {outages: {"alice/voice_call": "modem not registered"}}
           ),
@@ -197,7 +224,12 @@ describe("escalation planner", () => {
         "records an unavailable channel at once even during quiet hours, and defers the next step to their end",
         () =>
           timeline(
-            snapshot("sequential", [member("alice", ["voice_call", "email"], {repeat: 0, quiet_hours: quiet("22:00", "07:00", "Europe/Berlin")})]),
+            snapshot("sequential", [
+              member("alice", ["voice_call", "email"], {
+                repeat: 0,
+                quiet_hours: quiet("22:00", "07:00", "Europe/Berlin")
+              })
+            ]),
             "2026-01-15T23:00:00.000Z",
             {outages: {"alice/voice_call": "modem not registered"}}
           ),
@@ -219,7 +251,8 @@ describe("escalation planner", () => {
 
   describe("respects quiet hours", () => {
     const berlinNights = quiet("22:00", "07:00", "Europe/Berlin");
-    const alice = (overrides = {}) => member("alice", ["voice_call"], {repeat: 0, quiet_hours: berlinNights, ...overrides});
+    const alice = (overrides = {}) =>
+      member("alice", ["voice_call"], {repeat: 0, quiet_hours: berlinNights, ...overrides});
     const rows: [string, () => string[], string[]][] = [
       [
         "holds a high-priority alert during quiet hours",
@@ -245,7 +278,13 @@ describe("escalation planner", () => {
       ],
       [
         "holds the next step when quiet hours begin mid-chain and resume it after midnight",
-        () => timeline(snapshot("sequential", [member("alice", ["telegram_voice", "voice_call"], {repeat: 0, quiet_hours: berlinNights})]), "2026-01-15T20:59:00.000Z"),
+        () =>
+          timeline(
+            snapshot("sequential", [
+              member("alice", ["telegram_voice", "voice_call"], {repeat: 0, quiet_hours: berlinNights})
+            ]),
+            "2026-01-15T20:59:00.000Z"
+          ),
         [
           "2026-01-15T20:59:00.000Z attempt #0 alice telegram_voice",
           "2026-01-15T20:59:00.000Z step #0",
@@ -260,7 +299,14 @@ describe("escalation planner", () => {
       ],
       [
         "pages the awake members of a parallel step and records the sleeping ones as deferred",
-        () => timeline(snapshot("parallel", [alice({ack_timeout_seconds: 900}), member("bob", ["sms"], {repeat: 0, ack_timeout_seconds: 60})]), "2026-01-15T23:00:00.000Z"),
+        () =>
+          timeline(
+            snapshot("parallel", [
+              alice({ack_timeout_seconds: 900}),
+              member("bob", ["sms"], {repeat: 0, ack_timeout_seconds: 60})
+            ]),
+            "2026-01-15T23:00:00.000Z"
+          ),
         [
           "2026-01-15T23:00:00.000Z defer #0 alice voice_call until 2026-01-16T06:00:00.000Z",
           "2026-01-15T23:00:00.000Z attempt #0 bob sms",
@@ -273,7 +319,10 @@ describe("escalation planner", () => {
         "holds a parallel step in which everyone sleeps until the first of them wakes",
         () =>
           timeline(
-            snapshot("parallel", [alice(), member("bob", ["sms"], {repeat: 0, quiet_hours: quiet("23:00", "06:30", "Europe/London")})]),
+            snapshot("parallel", [
+              alice(),
+              member("bob", ["sms"], {repeat: 0, quiet_hours: quiet("23:00", "06:30", "Europe/London")})
+            ]),
             "2026-01-15T23:00:00.000Z"
           ),
         [
@@ -294,7 +343,13 @@ describe("escalation planner", () => {
     const rows: [string, () => string[], string[]][] = [
       [
         "holds until 07:00 CEST on the night Berlin springs forward",
-        () => timeline(snapshot("sequential", [member("alice", ["voice_call"], {repeat: 0, quiet_hours: quiet("22:00", "07:00", "Europe/Berlin")})]), "2026-03-28T23:30:00.000Z"),
+        () =>
+          timeline(
+            snapshot("sequential", [
+              member("alice", ["voice_call"], {repeat: 0, quiet_hours: quiet("22:00", "07:00", "Europe/Berlin")})
+            ]),
+            "2026-03-28T23:30:00.000Z"
+          ),
         [
           "2026-03-28T23:30:00.000Z defer #0 alice voice_call until 2026-03-29T05:00:00.000Z",
           "2026-03-28T23:30:00.000Z wake_at 2026-03-29T05:00:00.000Z gen 1",
@@ -308,7 +363,13 @@ describe("escalation planner", () => {
         "pages in Berlin's repeated hour once quiet hours ended at its first pass",
         () =>
           timeline(
-            snapshot("sequential", [member("alice", ["voice_call", "sms"], {repeat: 0, ack_timeout_seconds: 2700, quiet_hours: quiet("22:00", "02:30", "Europe/Berlin")})]),
+            snapshot("sequential", [
+              member("alice", ["voice_call", "sms"], {
+                repeat: 0,
+                ack_timeout_seconds: 2700,
+                quiet_hours: quiet("22:00", "02:30", "Europe/Berlin")
+              })
+            ]),
             "2026-10-25T00:15:00.000Z"
           ),
         [
@@ -326,7 +387,13 @@ describe("escalation planner", () => {
       ],
       [
         "holds until 03:00 EDT when New York's quiet hours end in the skipped hour",
-        () => timeline(snapshot("sequential", [member("alice", ["voice_call"], {repeat: 0, quiet_hours: quiet("23:00", "02:30", "America/New_York")})]), "2026-03-08T06:30:00.000Z"),
+        () =>
+          timeline(
+            snapshot("sequential", [
+              member("alice", ["voice_call"], {repeat: 0, quiet_hours: quiet("23:00", "02:30", "America/New_York")})
+            ]),
+            "2026-03-08T06:30:00.000Z"
+          ),
         [
           "2026-03-08T06:30:00.000Z defer #0 alice voice_call until 2026-03-08T07:00:00.000Z",
           "2026-03-08T06:30:00.000Z wake_at 2026-03-08T07:00:00.000Z gen 1",
@@ -338,7 +405,13 @@ describe("escalation planner", () => {
       ],
       [
         "holds until 07:00 EST on the night New York falls back",
-        () => timeline(snapshot("sequential", [member("alice", ["voice_call"], {repeat: 0, quiet_hours: quiet("22:00", "07:00", "America/New_York")})]), "2026-11-01T04:30:00.000Z"),
+        () =>
+          timeline(
+            snapshot("sequential", [
+              member("alice", ["voice_call"], {repeat: 0, quiet_hours: quiet("22:00", "07:00", "America/New_York")})
+            ]),
+            "2026-11-01T04:30:00.000Z"
+          ),
         [
           "2026-11-01T04:30:00.000Z defer #0 alice voice_call until 2026-11-01T12:00:00.000Z",
           "2026-11-01T04:30:00.000Z wake_at 2026-11-01T12:00:00.000Z gen 1",
@@ -359,14 +432,32 @@ describe("escalation planner", () => {
     const afterFirstStep = advance(startEscalation(policy, t0), {type: "wake", generation: 0}, t0, ctx).state;
 
     it("starts with step 0 due at once under generation 0", () => {
-      expect(startEscalation(policy, t0)).toEqual({steps_total: 2, generation: 0, next_step_at: t0, status: "running", progress: {carried: [], current: null, noted: {}}, waiting_for: null});
+      expect(startEscalation(policy, t0)).toEqual({
+        steps_total: 2,
+        generation: 0,
+        next_step_at: t0,
+        status: "running",
+        progress: {carried: [], current: null, noted: {}},
+        waiting_for: null
+      });
     });
 
     it("records the attempt with the contact from the snapshot and moves to the next step", () => {
       const result = advance(startEscalation(policy, t0), {type: "wake", generation: 0}, t0, ctx);
-      expect(result.effects[0]).toEqual({type: "attempt", step: 0, recipient_uuid: "alice", channel: "voice_call", contact: "+49-alice"});
+      expect(result.effects[0]).toEqual({
+        type: "attempt",
+        step: 0,
+        recipient_uuid: "alice",
+        channel: "voice_call",
+        contact: "+49-alice"
+      });
       expect(result.state).toEqual({
-        steps_total: 2, generation: 1, next_step_at: at("2026-01-15T10:02:00.000Z"), status: "running", progress: {carried: [0], current: 0, noted: {}}, waiting_for: null
+        steps_total: 2,
+        generation: 1,
+        next_step_at: at("2026-01-15T10:02:00.000Z"),
+        status: "running",
+        progress: {carried: [0], current: 0, noted: {}},
+        waiting_for: null
       });
     });
 
@@ -382,7 +473,11 @@ describe("escalation planner", () => {
 
     it("runs a late wake-up and times the next step from when it ran", () => {
       const result = advance(afterFirstStep, {type: "wake", generation: 1}, at("2026-01-15T10:30:00.000Z"), ctx);
-      expect(result.effects.map(render)).toEqual(["attempt #1 alice sms", "step #1", "wake_at 2026-01-15T10:32:00.000Z gen 2"]);
+      expect(result.effects.map(render)).toEqual([
+        "attempt #1 alice sms",
+        "step #1",
+        "wake_at 2026-01-15T10:32:00.000Z gen 2"
+      ]);
     });
 
     const stops: [string, EscalationEvent][] = [
@@ -391,21 +486,45 @@ describe("escalation planner", () => {
     ];
     it.each(stops)("stops with no effects when %s, and later wake-ups do nothing", (_name, event) => {
       const stopped = advance(afterFirstStep, event, at("2026-01-15T10:01:00.000Z"), ctx);
-      expect(stopped).toEqual({state: {...afterFirstStep, generation: 2, next_step_at: null, status: "stopped"}, effects: []});
+      expect(stopped).toEqual({
+        state: {...afterFirstStep, generation: 2, next_step_at: null, status: "stopped"},
+        effects: []
+      });
       for (const generation of [1, 2]) {
-        expect(advance(stopped.state, {type: "wake", generation}, at("2026-01-15T10:02:00.000Z"), ctx)).toEqual({state: stopped.state, effects: []});
+        expect(advance(stopped.state, {type: "wake", generation}, at("2026-01-15T10:02:00.000Z"), ctx)).toEqual({
+          state: stopped.state,
+          effects: []
+        });
       }
     });
 
     it("keeps an exhausted chain exhausted when it is acknowledged afterwards", () => {
-      const exhausted: EscalationState = {steps_total: 2, generation: 3, next_step_at: null, status: "exhausted", progress: {carried: [0, 1], current: 1, noted: {}}, waiting_for: null};
-      expect(advance(exhausted, {type: "acknowledged"}, at("2026-01-15T11:00:00.000Z"), ctx)).toEqual({state: exhausted, effects: []});
+      const exhausted: EscalationState = {
+        steps_total: 2,
+        generation: 3,
+        next_step_at: null,
+        status: "exhausted",
+        progress: {carried: [0, 1], current: 1, noted: {}},
+        waiting_for: null
+      };
+      expect(advance(exhausted, {type: "acknowledged"}, at("2026-01-15T11:00:00.000Z"), ctx)).toEqual({
+        state: exhausted,
+        effects: []
+      });
     });
 
     it("exhausts when the last step's ack timeout passes", () => {
-      const lastStepRun = advance(afterFirstStep, {type: "wake", generation: 1}, at("2026-01-15T10:02:00.000Z"), ctx).state;
+      const lastStepRun = advance(
+        afterFirstStep,
+        {type: "wake", generation: 1},
+        at("2026-01-15T10:02:00.000Z"),
+        ctx
+      ).state;
       const result = advance(lastStepRun, {type: "wake", generation: 2}, at("2026-01-15T10:04:00.000Z"), ctx);
-      expect(result).toEqual({state: {...lastStepRun, generation: 3, next_step_at: null, status: "exhausted"}, effects: [{type: "exhausted"}]});
+      expect(result).toEqual({
+        state: {...lastStepRun, generation: 3, next_step_at: null, status: "exhausted"},
+        effects: [{type: "exhausted"}]
+      });
     });
   });
 });

@@ -2,7 +2,15 @@ import {afterEach, describe, expect, it} from "vitest";
 import {eventually} from "../support/eventually.js";
 import {mailedAlerts} from "../support/fault-rig.js";
 import {createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
-import {attemptsOf, logged, metric, readyz, startGuaranteeRig, wallTime, type GuaranteeRig} from "../support/paging-guarantee-rig.js";
+import {
+  attemptsOf,
+  logged,
+  metric,
+  readyz,
+  startGuaranteeRig,
+  wallTime,
+  type GuaranteeRig
+} from "../support/paging-guarantee-rig.js";
 
 // The paging guarantee (issue 16) as a user and a monitor meet it: every case the review saw,
 // over HTTP against the production gateway, with the real SMTP server, the modem simulator and
@@ -32,7 +40,11 @@ describe("an alert whose channels cannot be used", () => {
     // The gateway starts while the mail server is down: its first check finds it so.
     await r.smtp.down();
     await r.gw.restart();
-    const down = await eventually("email known to be failing", () => r.channel("email"), (state) => !state.available);
+    const down = await eventually(
+      "email known to be failing",
+      () => r.channel("email"),
+      (state) => !state.available
+    );
 
     const id = await r.alert(maria, "Oil temperature high", "high");
     const n = await r.notification(id);
@@ -41,12 +53,19 @@ describe("an alert whose channels cannot be used", () => {
     expect(down.reason).toMatch(/ECONNREFUSED/);
     const unready = await readyz(r.gw);
     expect(unready.status).toBe(503);
-    expect(unready.body.undeliverable).toEqual({count: 1, reasons: [{channel: "email", reason: down.reason, notifications: 1}]});
+    expect(unready.body.undeliverable).toEqual({
+      count: 1,
+      reasons: [{channel: "email", reason: down.reason, notifications: 1}]
+    });
     expect(await metric(r.gw, "klaxon_notifications_undeliverable")).toBe(1);
     expect(logged(r.gw, "warn", "an alert cannot reach anyone")).toEqual([expect.objectContaining({notification: id})]);
 
     await r.smtp.up();
-    await eventually("the waiting alert mailed", () => mailedAlerts(r), (alerts) => alerts.length > 0);
+    await eventually(
+      "the waiting alert mailed",
+      () => mailedAlerts(r),
+      (alerts) => alerts.length > 0
+    );
     const delivered = await r.notification(id);
     expect(delivered.attempts.map((attempt: {outcome: string}) => attempt.outcome)).toEqual(["skipped", "delivered"]);
     expect(delivered.escalation.waiting_for).toBeNull();
@@ -65,7 +84,9 @@ describe("an alert whose channels cannot be used", () => {
     await r.smtp.down();
     const id = await r.alert(maria, "Oil temperature high", "high");
     let n = await r.notification(id);
-    expect(n.attempts).toMatchObject([{channel: "email", outcome: "failed", error: expect.stringMatching(/ECONNREFUSED/)}]);
+    expect(n.attempts).toMatchObject([
+      {channel: "email", outcome: "failed", error: expect.stringMatching(/ECONNREFUSED/)}
+    ]);
     expect((await r.channel("email")).available).toBe(false);
     await r.at(Date.parse(n.escalation.next_step_at));
     n = await r.notification(id);
@@ -74,7 +95,11 @@ describe("an alert whose channels cannot be used", () => {
     expect(n.escalation.waiting_for).toEqual([{channel: "email", reason: expect.stringMatching(/ECONNREFUSED/)}]);
     expect((await readyz(r.gw)).status).toBe(503);
     await r.smtp.up();
-    await eventually("the alert mailed", () => mailedAlerts(r), (alerts) => alerts.length > 0);
+    await eventually(
+      "the alert mailed",
+      () => mailedAlerts(r),
+      (alerts) => alerts.length > 0
+    );
     expect(mailedAlerts(r)).toEqual([id]);
   });
 
@@ -82,16 +107,31 @@ describe("an alert whose channels cannot be used", () => {
     const r = await start({modem: {dialect: "sim7600", script: {call: ring}}});
     const frank = await r.person("Frank", ["voice_call"]);
     await r.modem!.unplug();
-    await eventually("the modem known to be gone", () => r.channel("voice_call"), (state) => !state.available);
+    await eventually(
+      "the modem known to be gone",
+      () => r.channel("voice_call"),
+      (state) => !state.available
+    );
 
     const id = await r.alert(frank, "Press 7 stopped", "high");
-    expect((await r.notification(id)).escalation.waiting_for).toEqual([{channel: "voice_call", reason: expect.stringMatching(/modem/)}]);
+    expect((await r.notification(id)).escalation.waiting_for).toEqual([
+      {channel: "voice_call", reason: expect.stringMatching(/modem/)}
+    ]);
     expect((await readyz(r.gw)).body.undeliverable.count).toBe(1);
 
     await r.modem!.plug();
-    await eventually("Frank's phone rings", () => r.dialled(), (numbers) => numbers.length > 0, 15_000);
+    await eventually(
+      "Frank's phone rings",
+      () => r.dialled(),
+      (numbers) => numbers.length > 0,
+      15_000
+    );
     expect(r.dialled()).toEqual([r.contacts("Frank").phone]);
-    await eventually("the call recorded", () => r.notification(id), (n) => n.attempts.at(-1).outcome === "answered");
+    await eventually(
+      "the call recorded",
+      () => r.notification(id),
+      (n) => n.attempts.at(-1).outcome === "answered"
+    );
     expect((await readyz(r.gw)).status).toBe(200);
   });
 
@@ -99,7 +139,10 @@ describe("an alert whose channels cannot be used", () => {
     bare = await startTestGateway({}, {drivers: "production"});
     expect(logged(bare, "warn", "no channel is configured")).toHaveLength(1);
     const ana = await createRecipient(bare, {name: "Ana", channel_order: ["voice_call", "email"]});
-    const send = () => bare!.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: ana, message: "Press 4 stopped", priority: "high", dedup_key: "press-4"}});
+    const send = () =>
+      bare!.call("POST", "/api/v1/notifications/send", {
+        body: {recipient_uuid: ana, message: "Press 4 stopped", priority: "high", dedup_key: "press-4"}
+      });
     const first = await send();
     expect(first.status).toBe(202);
     await bare.gateway.services.runner.idle();
@@ -125,7 +168,9 @@ describe("a contact marked unusable by one SMTP 550", () => {
     const address = r.contacts("Olga").email;
     r.smtp.rejectRecipient(address);
     const first = await r.alert(olga, "Oil temperature high", "high");
-    expect((await r.notification(first)).attempts).toMatchObject([{channel: "email", outcome: "failed", error: expect.stringMatching(/550/)}]);
+    expect((await r.notification(first)).attempts).toMatchObject([
+      {channel: "email", outcome: "failed", error: expect.stringMatching(/550/)}
+    ]);
 
     const high = await r.alert(olga, "Cooling water low", "high");
     const waiting = await r.notification(high);
@@ -134,7 +179,9 @@ describe("a contact marked unusable by one SMTP 550", () => {
     const unready = await readyz(r.gw);
     expect(unready.status).toBe(503);
     expect(JSON.stringify(unready.body)).not.toContain(address);
-    expect((await r.gw.call("GET", `/api/v1/recipients/${olga}`)).body.contact_failures).toMatchObject([{channel: "email"}]);
+    expect((await r.gw.call("GET", `/api/v1/recipients/${olga}`)).body.contact_failures).toMatchObject([
+      {channel: "email"}
+    ]);
 
     // The mailbox is fixed on the server; a critical alert does not trust the mark and gets through.
     r.smtp.acceptRecipient(address);
@@ -143,7 +190,10 @@ describe("a contact marked unusable by one SMTP 550", () => {
     expect((await r.gw.call("GET", `/api/v1/recipients/${olga}`)).body.contact_failures).toEqual([]);
     // The waiting alert looks again within a minute and goes out too.
     await r.at(r.clock.now() + 60_000);
-    expect((await r.notification(high)).attempts.map((attempt: {outcome: string}) => attempt.outcome)).toEqual(["skipped", "delivered"]);
+    expect((await r.notification(high)).attempts.map((attempt: {outcome: string}) => attempt.outcome)).toEqual([
+      "skipped",
+      "delivered"
+    ]);
     expect(mailedAlerts(r)).toEqual([critical, high]);
   });
 });
@@ -154,7 +204,10 @@ describe("quiet hours", () => {
   const quietNow = (r: GuaranteeRig) => {
     const now = r.clock.now();
     const end = Math.floor((now + 2 * 3600_000) / 60_000) * 60_000;
-    return {quiet_hours: {start: wallTime(now - 3600_000, ZONE), end: wallTime(end, ZONE), timezone: ZONE}, endsAt: new Date(end).toISOString()};
+    return {
+      quiet_hours: {start: wallTime(now - 3600_000, ZONE), end: wallTime(end, ZONE), timezone: ZONE},
+      endsAt: new Date(end).toISOString()
+    };
   };
 
   it("move a sequential group past the quiet member at once: Frank's phone rings, Quinn's attempt is deferred with the time", async () => {
@@ -162,7 +215,9 @@ describe("quiet hours", () => {
     const {quiet_hours, endsAt} = quietNow(r);
     const quinn = await r.person("Quinn", ["voice_call"], {quiet_hours});
     const frank = await r.person("Frank", ["voice_call"]);
-    const group = await r.gw.call("POST", "/api/v1/groups", {body: {name: "Night shift", members: [quinn, frank], strategy: "sequential"}});
+    const group = await r.gw.call("POST", "/api/v1/groups", {
+      body: {name: "Night shift", members: [quinn, frank], strategy: "sequential"}
+    });
     expect(group.status).toBe(201);
 
     const id = await r.alert(group.body.uuid, "Line 2 stopped", "high");
@@ -181,7 +236,9 @@ describe("quiet hours", () => {
     const quinn = await r.person("Quinn", ["voice_call"], {quiet_hours});
     const id = await r.alert(quinn, "Line 2 stopped", "high");
     const n = await r.notification(id);
-    expect(n.attempts.map((a: any) => [a.channel, a.outcome, a.error])).toEqual([["voice_call", "deferred", `quiet hours until ${endsAt}`]]);
+    expect(n.attempts.map((a: any) => [a.channel, a.outcome, a.error])).toEqual([
+      ["voice_call", "deferred", `quiet hours until ${endsAt}`]
+    ]);
     expect(n.escalation).toMatchObject({next_step_at: endsAt, waiting_for: null});
     expect(r.dialled()).toEqual([]);
     // Undeliverable is for channels that cannot be used, not for policy.
@@ -220,7 +277,10 @@ describe("an alert storm", () => {
     await r.at(Date.parse(n.escalation.next_step_at));
     n = await r.notification(second);
     expect(n.status).toBe("exhausted");
-    expect(n.attempts.map((a: any) => [a.channel, a.outcome])).toEqual([["voice_call", "answered"], ["voice_call", "answered"]]);
+    expect(n.attempts.map((a: any) => [a.channel, a.outcome])).toEqual([
+      ["voice_call", "answered"],
+      ["voice_call", "answered"]
+    ]);
   }
 
   it("names a second alert in the first one's next call and still gives it every page of its own plan before it exhausts", async () => {
@@ -255,7 +315,10 @@ describe("a step whose every attempt failed", () => {
     expect(r.smtp.messages).toEqual([]);
     await r.at(retryAt);
     n = await r.notification(id);
-    expect(n.attempts.map((a: any) => [a.channel, a.outcome])).toEqual([["voice_call", "busy"], ["email", "delivered"]]);
+    expect(n.attempts.map((a: any) => [a.channel, a.outcome])).toEqual([
+      ["voice_call", "busy"],
+      ["email", "delivered"]
+    ]);
     expect(mailedAlerts(r)).toEqual([id]);
     // A delivered step still waits the whole ack timeout.
     expect(n.escalation.next_step_at).toBe(new Date(retryAt + 15_000).toISOString());
@@ -267,17 +330,32 @@ describe("events", () => {
     const r = await start({telegram: true});
     const maria = await r.person("Maria", ["telegram_voice", "email"]);
     await r.telegram!.cutWan("refuse");
-    await eventually("Telegram known to be offline", () => r.channel("telegram_voice"), (state) => !state.available);
+    await eventually(
+      "Telegram known to be offline",
+      () => r.channel("telegram_voice"),
+      (state) => !state.available
+    );
 
     const id = await r.alert(maria, "Oil temperature high", "high");
-    expect((await r.notification(id)).attempts.map((a: any) => [a.channel, a.outcome])).toEqual([["telegram_voice", "skipped"], ["email", "delivered"]]);
+    expect((await r.notification(id)).attempts.map((a: any) => [a.channel, a.outcome])).toEqual([
+      ["telegram_voice", "skipped"],
+      ["email", "delivered"]
+    ]);
     await r.telegram!.restoreWan();
-    await eventually("Telegram back", () => r.channel("telegram_voice"), (state) => state.available);
+    await eventually(
+      "Telegram back",
+      () => r.channel("telegram_voice"),
+      (state) => state.available
+    );
     // The skipped Telegram step is carried now that it can be, then the chain ends.
     let n = await r.notification(id);
     await r.at(Date.parse(n.escalation.next_step_at));
     n = await r.notification(id);
-    expect(n.attempts.map((a: any) => [a.channel, a.outcome])).toEqual([["telegram_voice", "skipped"], ["email", "delivered"], ["telegram_voice", "delivered"]]);
+    expect(n.attempts.map((a: any) => [a.channel, a.outcome])).toEqual([
+      ["telegram_voice", "skipped"],
+      ["email", "delivered"],
+      ["telegram_voice", "delivered"]
+    ]);
     await r.at(Date.parse(n.escalation.next_step_at));
     expect((await r.notification(id)).status).toBe("exhausted");
 
@@ -296,7 +374,10 @@ describe("events", () => {
     ]);
     const steps = events.filter((event) => event.type === "escalation.step").map((event) => event.data.step);
     expect(steps).toEqual([
-      {number: 2, targets: [{recipient_uuid: maria, channel: "email", target: expect.stringMatching(/@factory\.lan$/)}]},
+      {
+        number: 2,
+        targets: [{recipient_uuid: maria, channel: "email", target: expect.stringMatching(/@factory\.lan$/)}]
+      },
       {number: 1, targets: [{recipient_uuid: maria, channel: "telegram_voice", target: expect.any(String)}]}
     ]);
     await r.expectEveryEventDeliveredOnce();

@@ -22,12 +22,21 @@ async function modemRig(modem: NonNullable<FaultRigOptions["modem"]>): Promise<F
 
 /** The modem works again: a new alert for someone else rings, key 1 acknowledges it. */
 async function expectCallsWorkAgain(r: FaultRig, name: string): Promise<string> {
-  await eventually("voice_call available again", () => r.channel("voice_call"), (state) => state.available, 15_000);
+  await eventually(
+    "voice_call available again",
+    () => r.channel("voice_call"),
+    (state) => state.available,
+    15_000
+  );
   r.modem!.script.call = {outcome: "answer", afterMs: 40, keys: ["1"]};
   const id = await r.send(await r.recipient(name, ["voice_call", "email"]), "Press 7 running again");
   const n = await r.notification(id);
   expect(outcomes(n)).toEqual([["voice_call", "answered"]]);
-  expect(n).toMatchObject({status: "acknowledged", acknowledged_via: "voice_call", acknowledged_by: r.contacts(name).phone});
+  expect(n).toMatchObject({
+    status: "acknowledged",
+    acknowledged_via: "voice_call",
+    acknowledged_by: r.contacts(name).phone
+  });
   return id;
 }
 
@@ -36,7 +45,10 @@ async function expectSkippedToEmail(r: FaultRig, reason: string): Promise<string
   expect(await r.channel("voice_call")).toMatchObject({available: false, reason});
   const id = await r.send(await r.recipient("Maria", ["voice_call", "email"]), "Oil temperature high");
   const n = await r.notification(id);
-  expect(outcomes(n)).toEqual([["voice_call", "skipped"], ["email", "delivered"]]);
+  expect(outcomes(n)).toEqual([
+    ["voice_call", "skipped"],
+    ["email", "delivered"]
+  ]);
   expect(n.attempts[0].error).toBe(reason);
   expect(n.attempts[1].started_at).toBe(n.attempts[0].started_at);
   expect(dialled(r)).toEqual([]);
@@ -45,23 +57,39 @@ async function expectSkippedToEmail(r: FaultRig, reason: string): Promise<string
 
 describe("modem faults during a call", () => {
   it("unplugged mid-call: records the cut call, reaches email by the ack timeout, skips calls while unplugged, and calls again once plugged back", async () => {
-    const r = await modemRig({dialect: "sim800", script: {call: {outcome: "answer", afterMs: 40, keys: []}}, settings: {key_wait_seconds: 30}});
+    const r = await modemRig({
+      dialect: "sim800",
+      script: {call: {outcome: "answer", afterMs: 40, keys: []}},
+      settings: {key_wait_seconds: 30}
+    });
     const maria = await r.recipient("Maria", ["voice_call", "email"]);
     const first = await r.send(maria, "Oil temperature high");
     await r.modem!.waitForCommand("AT+CTTS=2,");
     await r.modem!.unplug();
 
     let n = await r.notification(first);
-    expect(n.attempts).toMatchObject([{channel: "voice_call", outcome: "answered", error: "answered, then the modem was disconnected during the call"}]);
+    expect(n.attempts).toMatchObject([
+      {channel: "voice_call", outcome: "answered", error: "answered, then the modem was disconnected during the call"}
+    ]);
     const voice = await r.channel("voice_call");
-    expect(voice).toMatchObject({available: false, reason: expect.stringMatching(/^modem port \S+ is not open/), details: {port_open: false, last_call: {outcome: "answered"}}});
+    expect(voice).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/^modem port \S+ is not open/),
+      details: {port_open: false, last_call: {outcome: "answered"}}
+    });
     // Answered is not acknowledged: the chain goes on when the ack timeout is up.
     n = await r.nextStep(first);
-    expect(outcomes(n)).toEqual([["voice_call", "answered"], ["email", "delivered"]]);
+    expect(outcomes(n)).toEqual([
+      ["voice_call", "answered"],
+      ["email", "delivered"]
+    ]);
 
     const second = await r.send(await r.recipient("Jonas", ["voice_call", "email"]), "Press 7 stopped");
     n = await r.notification(second);
-    expect(outcomes(n)).toEqual([["voice_call", "skipped"], ["email", "delivered"]]);
+    expect(outcomes(n)).toEqual([
+      ["voice_call", "skipped"],
+      ["email", "delivered"]
+    ]);
     expect(n.attempts[0].error).toMatch(/^modem port \S+ is not open/);
 
     await r.modem!.plug();
@@ -82,9 +110,15 @@ describe("modem faults during a call", () => {
     expect(outcomes(n)).toEqual([["voice_call", "failed"]]);
     expect(n.attempts[0].error).toMatch(/^the call failed: /);
     const voice = await r.channel("voice_call");
-    expect(voice.details).toMatchObject({last_call: {outcome: "failed", detail: n.attempts[0].error}, last_error: expect.stringMatching(/ERROR/)});
+    expect(voice.details).toMatchObject({
+      last_call: {outcome: "failed", detail: n.attempts[0].error},
+      last_error: expect.stringMatching(/ERROR/)
+    });
     n = await r.nextStep(first);
-    expect(outcomes(n)).toEqual([["voice_call", "failed"], ["email", "delivered"]]);
+    expect(outcomes(n)).toEqual([
+      ["voice_call", "failed"],
+      ["email", "delivered"]
+    ]);
 
     r.modem!.script.failCommands = [];
     const second = await expectCallsWorkAgain(r, "Jonas");
@@ -99,11 +133,18 @@ describe("modem faults during a call", () => {
     const id = await r.send(maria, "Oil temperature high");
 
     let n = await r.notification(id);
-    expect(n.attempts).toMatchObject([{channel: "voice_call", outcome: "answered", error: "answered, no key pressed after 2 times"}]);
+    expect(n.attempts).toMatchObject([
+      {channel: "voice_call", outcome: "answered", error: "answered, no key pressed after 2 times"}
+    ]);
     expect(n.status).toBe("notifying");
-    expect((await r.channel("voice_call")).details).toMatchObject({last_call: {outcome: "answered", detail: "answered, no key pressed after 2 times"}});
+    expect((await r.channel("voice_call")).details).toMatchObject({
+      last_call: {outcome: "answered", detail: "answered, no key pressed after 2 times"}
+    });
     n = await r.nextStep(id);
-    expect(outcomes(n)).toEqual([["voice_call", "answered"], ["email", "delivered"]]);
+    expect(outcomes(n)).toEqual([
+      ["voice_call", "answered"],
+      ["email", "delivered"]
+    ]);
     expect(dialled(r)).toHaveLength(1);
     expect(mailedAlerts(r)).toEqual([id]);
     await r.expectNothingLost([id]);
@@ -124,14 +165,18 @@ describe("modem unusable before the alert", () => {
     await r.expectEveryEventDeliveredOnce();
   });
 
-  it("no registration: skips the call for email at once, and calls once the health check sees the network again", {timeout: 40_000}, async () => {
-    const r = await modemRig({dialect: "sim800", script: {registration: 2}});
-    const first = await expectSkippedToEmail(r, "the modem is searching for a mobile network");
-    r.modem!.script.registration = 1;
-    // Seen at the modem's next health pass (every 10 s), not before.
-    const second = await expectCallsWorkAgain(r, "Jonas");
-    expect(mailedAlerts(r)).toEqual([first]);
-    await r.expectNothingLost([first, second]);
-    await r.expectEveryEventDeliveredOnce();
-  });
+  it(
+    "no registration: skips the call for email at once, and calls once the health check sees the network again",
+    {timeout: 40_000},
+    async () => {
+      const r = await modemRig({dialect: "sim800", script: {registration: 2}});
+      const first = await expectSkippedToEmail(r, "the modem is searching for a mobile network");
+      r.modem!.script.registration = 1;
+      // Seen at the modem's next health pass (every 10 s), not before.
+      const second = await expectCallsWorkAgain(r, "Jonas");
+      expect(mailedAlerts(r)).toEqual([first]);
+      await r.expectNothingLost([first, second]);
+      await r.expectEveryEventDeliveredOnce();
+    }
+  );
 });

@@ -12,7 +12,6 @@ afterEach(async () => {
   rig = null;
 });
 
-
 interface SmtpFault {
   name: string;
   breakServer(r: FaultRig): Promise<void> | void;
@@ -21,7 +20,12 @@ interface SmtpFault {
 }
 
 const FAULTS: SmtpFault[] = [
-  {name: "down", breakServer: (r) => r.smtp.down(), repairServer: (r) => r.smtp.up(), reason: /^SMTP connection failed \(ECONNREFUSED\)/},
+  {
+    name: "down",
+    breakServer: (r) => r.smtp.down(),
+    repairServer: (r) => r.smtp.up(),
+    reason: /^SMTP connection failed \(ECONNREFUSED\)/
+  },
   {
     name: "slow to greet (past timeout_seconds)",
     breakServer: (r) => void (r.smtp.behaviour = "slow_greeting"),
@@ -49,20 +53,34 @@ describe.each(FAULTS)("SMTP server $name", (fault) => {
     expect(n.attempts[0].error).toMatch(fault.reason);
     const email = await r.channel("email");
     expect(email).toMatchObject({available: false, details: {state: "failing"}});
-    expect(email.reason).toMatch(new RegExp(`^SMTP server 127\\.0\\.0\\.1:${r.smtp.port} is failing: ${fault.reason.source.slice(1)}`));
+    expect(email.reason).toMatch(
+      new RegExp(`^SMTP server 127\\.0\\.0\\.1:${r.smtp.port} is failing: ${fault.reason.source.slice(1)}`)
+    );
     // A failed email is not the end of the step: Telegram follows when the ack timeout is up.
     n = await r.nextStep(first);
-    expect(outcomes(n)).toEqual([["email", "failed"], ["telegram_voice", "delivered"]]);
-    expect(r.telegram!.messages.filter((message) => message.kind === "text").map((message) => message.chat_id)).toEqual([r.contacts("Maria").telegram_id]);
+    expect(outcomes(n)).toEqual([
+      ["email", "failed"],
+      ["telegram_voice", "delivered"]
+    ]);
+    expect(r.telegram!.messages.filter((message) => message.kind === "text").map((message) => message.chat_id)).toEqual(
+      [r.contacts("Maria").telegram_id]
+    );
 
     // Known to be failing: the next person's alert does not wait on email at all.
     const second = await r.send(await r.recipient("Jonas", ["email", "telegram_voice"]), "Press 7 stopped");
     n = await r.notification(second);
-    expect(outcomes(n)).toEqual([["email", "skipped"], ["telegram_voice", "delivered"]]);
+    expect(outcomes(n)).toEqual([
+      ["email", "skipped"],
+      ["telegram_voice", "delivered"]
+    ]);
     expect(n.attempts[0].error).toBe(email.reason);
 
     await fault.repairServer(r);
-    await eventually("email available again", () => r.channel("email"), (state) => state.available);
+    await eventually(
+      "email available again",
+      () => r.channel("email"),
+      (state) => state.available
+    );
     const third = await r.send(await r.recipient("Ana", ["email", "telegram_voice"]), "Press 7 running again");
     expect(outcomes(await r.notification(third))).toEqual([["email", "delivered"]]);
 
@@ -86,16 +104,30 @@ describe("SMTP server slow to answer the end of DATA", () => {
     expect(outcomes(n)).toEqual([["email", "failed"]]);
     expect(n.attempts[0].error).toMatch(/^SMTP server did not answer in time/);
     // The server greets and logs in fine, so its checks pass again: the failure stays on /readyz as the last error.
-    expect((await r.channel("email")).details).toMatchObject({last_error: n.attempts[0].error, last_failure_at: expect.any(String)});
+    expect((await r.channel("email")).details).toMatchObject({
+      last_error: n.attempts[0].error,
+      last_failure_at: expect.any(String)
+    });
 
     n = await r.nextStep(first);
-    expect(outcomes(n)).toEqual([["email", "failed"], ["telegram_voice", "delivered"]]);
+    expect(outcomes(n)).toEqual([
+      ["email", "failed"],
+      ["telegram_voice", "delivered"]
+    ]);
     // SMTP cannot take a message back: the server queued it before its late reply, so it arrives, once.
-    await eventually("the late mail", () => mailedAlerts(r), (alerts) => alerts.length === 1);
+    await eventually(
+      "the late mail",
+      () => mailedAlerts(r),
+      (alerts) => alerts.length === 1
+    );
     expect(mailedAlerts(r)).toEqual([first]);
 
     r.smtp.behaviour = "accept";
-    await eventually("email available", () => r.channel("email"), (state) => state.available);
+    await eventually(
+      "email available",
+      () => r.channel("email"),
+      (state) => state.available
+    );
     const second = await r.send(await r.recipient("Jonas", ["email", "telegram_voice"]), "Press 7 stopped");
     expect(outcomes(await r.notification(second))).toEqual([["email", "delivered"]]);
     expect(mailedAlerts(r)).toEqual([first, second]);

@@ -10,7 +10,11 @@ let integration: {id: string; url: string};
 beforeAll(async () => {
   gw = await startTestGateway(ALL_CHANNELS_CONFIGURED);
   target = await createRecipient(gw, {name: "Prometheus on-call"});
-  integration = (await gw.call("POST", "/api/v1/integrations", {body: {name: "prometheus", kind: "alertmanager", target, default_priority: "low"}})).body;
+  integration = (
+    await gw.call("POST", "/api/v1/integrations", {
+      body: {name: "prometheus", kind: "alertmanager", target, default_priority: "low"}
+    })
+  ).body;
   alertmanager = await startAlertmanager(integration.url);
 });
 afterAll(async () => {
@@ -57,15 +61,23 @@ describe("Prometheus Alertmanager (the real one) into Klaxon", () => {
     });
     const held = await alertmanager.alerts();
     const fingerprintOf = (instance: string) => held.find((each) => each.labels.instance === instance)?.fingerprint;
-    const byInstance = (instance: string) => fired.find((item) => item.dedup_key === `${integration.id}:${fingerprintOf(instance)}`);
-    expect(byInstance("db1")).toMatchObject({message: "DiskFull: db1 disk 97% full", priority: "critical", source: "prometheus"});
+    const byInstance = (instance: string) =>
+      fired.find((item) => item.dedup_key === `${integration.id}:${fingerprintOf(instance)}`);
+    expect(byInstance("db1")).toMatchObject({
+      message: "DiskFull: db1 disk 97% full",
+      priority: "critical",
+      source: "prometheus"
+    });
     expect(["queued", "notifying"]).toContain(byInstance("db1")?.status);
     expect(byInstance("db1")?.link).toContain("instance%3D%22db1%22");
     expect(byInstance("db2")).toMatchObject({message: "DiskFull: db2 disk 97% full", priority: "medium"});
 
     const audit = (await gw.call("GET", `/api/v1/audit?action=notification.accepted`)).body.items;
     for (const item of fired) {
-      expect(audit.find((entry: {subject: {id: string}}) => entry.subject.id === item.id)).toMatchObject({actor: {type: "integration", id: integration.id}, source: "prometheus"});
+      expect(audit.find((entry: {subject: {id: string}}) => entry.subject.id === item.id)).toMatchObject({
+        actor: {type: "integration", id: integration.id},
+        source: "prometheus"
+      });
     }
 
     // Alertmanager resolves an alert whose endsAt has passed, and tells its receivers so.
@@ -73,11 +85,16 @@ describe("Prometheus Alertmanager (the real one) into Klaxon", () => {
     await alertmanager.push([alert("db1", "critical", past), alert("db2", "warning", past)]);
     await eventually(async () => {
       const items = await notifications();
-      expect(items.map((item) => item.status), alertmanager.output()).toEqual(["resolved", "resolved"]);
+      expect(
+        items.map((item) => item.status),
+        alertmanager.output()
+      ).toEqual(["resolved", "resolved"]);
     });
     const resolvedBy = (await gw.call("GET", `/api/v1/audit?action=notification.resolved`)).body.items;
     for (const item of fired) {
-      expect(resolvedBy.find((entry: {subject: {id: string}}) => entry.subject.id === item.id)).toMatchObject({actor: {type: "integration", id: integration.id}});
+      expect(resolvedBy.find((entry: {subject: {id: string}}) => entry.subject.id === item.id)).toMatchObject({
+        actor: {type: "integration", id: integration.id}
+      });
     }
   });
 });

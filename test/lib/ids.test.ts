@@ -7,7 +7,8 @@ describe("sortable ids", () => {
   it("sort in the order they were made, within one millisecond and across many", () => {
     const made: string[] = [];
     // 600 milliseconds of 5 ids each: more than one pool of random bytes is drawn.
-    for (let ms = Date.UTC(2026, 10, 25); made.length < 3000; ms += made.length % 5 === 4 ? 1 : 0) made.push(sortableToken(ms));
+    for (let ms = Date.UTC(2026, 10, 25); made.length < 3000; ms += made.length % 5 === 4 ? 1 : 0)
+      made.push(sortableToken(ms));
     expect(made.every((token) => TOKEN.test(token))).toBe(true);
     expect(new Set(made).size).toBe(made.length);
     expect([...made].sort()).toEqual(made);
@@ -17,7 +18,9 @@ describe("sortable ids", () => {
     const ms = Date.UTC(2026, 10, 25, 12, 0, 0, 1);
     const a = sortableToken(ms);
     const b = sortableToken(ms + 1);
-    expect(parseInt([...a.slice(0, 10)].map((c) => "0123456789ABCDEFGHJKMNPQRSTVWXYZ".indexOf(c).toString(32)).join(""), 32)).toBe(ms);
+    expect(
+      parseInt([...a.slice(0, 10)].map((c) => "0123456789ABCDEFGHJKMNPQRSTVWXYZ".indexOf(c).toString(32)).join(""), 32)
+    ).toBe(ms);
     // Not one incremented from the other: a new millisecond draws new random characters.
     expect(a.slice(10, 24)).not.toBe(b.slice(10, 24));
   });

@@ -40,13 +40,23 @@ describe("the logger", () => {
     it("writes identical lines once per 10 s with a count, so a failure on every request cannot flood the journal", () => {
       vi.useFakeTimers();
       const {lines, logger} = capture(false);
-      const failed = () => logger.child({component: "api"}).error("request failed", {path: "/api/v1/recipients", code: "storage_unavailable"});
+      const failed = () =>
+        logger
+          .child({component: "api"})
+          .error("request failed", {path: "/api/v1/recipients", code: "storage_unavailable"});
       for (let i = 0; i < 5000; i++) failed();
       logger.error("request failed", {path: "/api/v1/groups"});
       expect(lines).toHaveLength(2);
       vi.advanceTimersByTime(10_000);
       expect(lines).toHaveLength(3);
-      expect(JSON.parse(lines[2])).toMatchObject({level: "error", msg: "request failed", component: "api", path: "/api/v1/recipients", repeated: 4999, repeated_within_seconds: 10});
+      expect(JSON.parse(lines[2])).toMatchObject({
+        level: "error",
+        msg: "request failed",
+        component: "api",
+        path: "/api/v1/recipients",
+        repeated: 4999,
+        repeated_within_seconds: 10
+      });
       // Still failing: one line per window with that window's count.
       for (let i = 0; i < 30; i++) failed();
       vi.advanceTimersByTime(10_000);
@@ -62,8 +72,10 @@ describe("the logger", () => {
     it("folds failed requests that differ only in duration and request id, but not ordinary requests", () => {
       vi.useFakeTimers();
       const {lines, logger} = capture(false);
-      for (let i = 0; i < 100; i++) logger.warn("http", {method: "POST", path: "/api/v1/recipients", status: 503, ms: i / 10, request_id: `r${i}`});
-      for (let i = 0; i < 3; i++) logger.debug("http", {method: "POST", path: "/api/v1/recipients", status: 201, ms: 1, request_id: `ok${i}`});
+      for (let i = 0; i < 100; i++)
+        logger.warn("http", {method: "POST", path: "/api/v1/recipients", status: 503, ms: i / 10, request_id: `r${i}`});
+      for (let i = 0; i < 3; i++)
+        logger.debug("http", {method: "POST", path: "/api/v1/recipients", status: 201, ms: 1, request_id: `ok${i}`});
       expect(lines).toHaveLength(4);
       vi.advanceTimersByTime(10_000);
       expect(JSON.parse(lines[4])).toMatchObject({status: 503, request_id: "r0", repeated: 99});

@@ -21,8 +21,14 @@ describe("checkPhoneNumber", () => {
     ["+1234", "is too short for country calling code +1"],
     ["+49", "is too short to be a phone number"],
     ["+call me", "is not a phone number (e.g. +49 151 12345678)"],
-    ["015112345678", "must be international: a + and the country calling code (e.g. +49 151 12345678); 00 and national numbers are not accepted"],
-    ["004915112345678", "must be international: a + and the country calling code (e.g. +49 151 12345678); 00 and national numbers are not accepted"],
+    [
+      "015112345678",
+      "must be international: a + and the country calling code (e.g. +49 151 12345678); 00 and national numbers are not accepted"
+    ],
+    [
+      "004915112345678",
+      "must be international: a + and the country calling code (e.g. +49 151 12345678); 00 and national numbers are not accepted"
+    ],
     ["+49 151 12345678 ext. 12", "has an extension (12), which a call or an SMS cannot reach; give the direct number"]
   ])("refuses %j: %s", (text, detail) => {
     expect(checkPhoneNumber(text)).toEqual({ok: false, detail});

@@ -20,7 +20,12 @@ describe("webhook signing", () => {
   it("matches the Standard Webhooks test vector", () => {
     expect(signatureOf(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
     const headers = signDelivery({secret: VECTOR.secret}, VECTOR.id, VECTOR.timestamp * 1000 + 999, VECTOR.body);
-    expect(headers).toEqual({"webhook-id": VECTOR.id, "webhook-timestamp": "1700000000", "webhook-signature": VECTOR.signature, "X-Service-Signature": VECTOR.signature});
+    expect(headers).toEqual({
+      "webhook-id": VECTOR.id,
+      "webhook-timestamp": "1700000000",
+      "webhook-signature": VECTOR.signature,
+      "X-Service-Signature": VECTOR.signature
+    });
   });
 
   it("is accepted by the stock verifier within 5 minutes and refused after", () => {
@@ -40,7 +45,11 @@ describe("webhook signing", () => {
 
   it("signs with both secrets during a rotation, so either verifies, and with the new one only afterwards", () => {
     const [oldSecret, newSecret] = [newWebhookSecret(), newWebhookSecret()];
-    const rotation = {secret: newSecret, previous_secret: oldSecret, previous_secret_expires_at: new Date((VECTOR.timestamp + 3600) * 1000).toISOString()};
+    const rotation = {
+      secret: newSecret,
+      previous_secret: oldSecret,
+      previous_secret_expires_at: new Date((VECTOR.timestamp + 3600) * 1000).toISOString()
+    };
     const during = signDelivery(rotation, VECTOR.id, VECTOR.timestamp * 1000, VECTOR.body);
     expect(during["webhook-signature"].split(" ")).toHaveLength(2);
     expect(during["X-Service-Signature"]).toBe(during["webhook-signature"]);
@@ -60,7 +69,9 @@ describe("retry policy", () => {
   const middle = () => 0.5;
 
   it("backs off about 10 s, 1 min, 5 min, 30 min, then hourly, with ±10% jitter", () => {
-    expect([1, 2, 3, 4, 5, 40].map((attempt) => backoffMs(attempt, middle))).toEqual([10_000, 60_000, 300_000, 1_800_000, 3_600_000, 3_600_000]);
+    expect([1, 2, 3, 4, 5, 40].map((attempt) => backoffMs(attempt, middle))).toEqual([
+      10_000, 60_000, 300_000, 1_800_000, 3_600_000, 3_600_000
+    ]);
     expect(backoffMs(1, () => 0)).toBe(9_000);
     expect(backoffMs(1, () => 0.999999)).toBe(11_000);
   });
@@ -77,7 +88,11 @@ describe("retry policy", () => {
     const createdMs = 0;
     expect(nextAttemptAt({attempt: 1, nowMs: 0, createdMs, retryAfterMs: 600_000, random: middle})).toBe(600_000);
     expect(nextAttemptAt({attempt: 3, nowMs: 0, createdMs, retryAfterMs: 5_000, random: middle})).toBe(300_000);
-    expect(nextAttemptAt({attempt: 70, nowMs: GIVE_UP_AFTER_MS - 3_600_000, createdMs, retryAfterMs: null, random: middle})).toBe(GIVE_UP_AFTER_MS);
-    expect(nextAttemptAt({attempt: 70, nowMs: GIVE_UP_AFTER_MS - 3_599_999, createdMs, retryAfterMs: null, random: middle})).toBeNull();
+    expect(
+      nextAttemptAt({attempt: 70, nowMs: GIVE_UP_AFTER_MS - 3_600_000, createdMs, retryAfterMs: null, random: middle})
+    ).toBe(GIVE_UP_AFTER_MS);
+    expect(
+      nextAttemptAt({attempt: 70, nowMs: GIVE_UP_AFTER_MS - 3_599_999, createdMs, retryAfterMs: null, random: middle})
+    ).toBeNull();
   });
 });

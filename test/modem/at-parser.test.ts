@@ -11,11 +11,34 @@ describe("AtLineParser", () => {
     ["plain framing", ["\r\nOK\r\n"], [{kind: "line", text: "OK"}]],
     ["SIMCom LTE double CR", ["\r\r\n+RXDTMF: 8\r\r\n"], [{kind: "line", text: "+RXDTMF: 8"}]],
     ["missing CR (Sierra)", ["\nNO CARRIER\n"], [{kind: "line", text: "NO CARRIER"}]],
-    ["line split across chunks", ["\r\n+CS", "Q: 20,", "99\r\n\r\nOK\r\n"], [{kind: "line", text: "+CSQ: 20,99"}, {kind: "line", text: "OK"}]],
-    ["echo then answer", ["AT+CSQ\r\r\n+CSQ: 5,99\r\n\r\nOK\r\n"], [{kind: "line", text: "AT+CSQ"}, {kind: "line", text: "+CSQ: 5,99"}, {kind: "line", text: "OK"}]],
+    [
+      "line split across chunks",
+      ["\r\n+CS", "Q: 20,", "99\r\n\r\nOK\r\n"],
+      [
+        {kind: "line", text: "+CSQ: 20,99"},
+        {kind: "line", text: "OK"}
+      ]
+    ],
+    [
+      "echo then answer",
+      ["AT+CSQ\r\r\n+CSQ: 5,99\r\n\r\nOK\r\n"],
+      [
+        {kind: "line", text: "AT+CSQ"},
+        {kind: "line", text: "+CSQ: 5,99"},
+        {kind: "line", text: "OK"}
+      ]
+    ],
     ["SMS prompt without newline", ["\r\n> "], [{kind: "prompt"}]],
     ["prompt split from its CR LF", ["\r\n", ">", " "], [{kind: "prompt"}]],
-    ["URC inside a response", ["\r\n+CLCC: 1,0,3,0,0,\"+49\",145\r\n\r\n+CSQ: 9,99\r\n\r\nOK\r\n"], [{kind: "line", text: "+CLCC: 1,0,3,0,0,\"+49\",145"}, {kind: "line", text: "+CSQ: 9,99"}, {kind: "line", text: "OK"}]]
+    [
+      "URC inside a response",
+      ['\r\n+CLCC: 1,0,3,0,0,"+49",145\r\n\r\n+CSQ: 9,99\r\n\r\nOK\r\n'],
+      [
+        {kind: "line", text: '+CLCC: 1,0,3,0,0,"+49",145'},
+        {kind: "line", text: "+CSQ: 9,99"},
+        {kind: "line", text: "OK"}
+      ]
+    ]
   ])("splits %s", (_name, chunks, expected) => {
     expect(tokens(...chunks)).toEqual(expected);
   });

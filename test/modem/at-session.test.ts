@@ -36,9 +36,9 @@ describe("AtSession", () => {
     const {port, session, urcs} = setup();
     const reply = session.send("AT+CSQ", {prefixes: ["+CSQ:"]});
     await port.written(1);
-    port.modem("\r\n+CSQ: 17,99\r\n\r\n+CLCC: 1,0,3,0,0,\"+49\",145\r\n\r\nOK\r\n");
+    port.modem('\r\n+CSQ: 17,99\r\n\r\n+CLCC: 1,0,3,0,0,"+49",145\r\n\r\nOK\r\n');
     expect(await reply).toMatchObject({lines: ["+CSQ: 17,99"], final: {kind: "ok"}});
-    expect(urcs).toEqual(["+CLCC: 1,0,3,0,0,\"+49\",145"]);
+    expect(urcs).toEqual(['+CLCC: 1,0,3,0,0,"+49",145']);
   });
 
   it("tolerates echo of the command", async () => {

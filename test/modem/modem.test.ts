@@ -38,7 +38,11 @@ async function setup(dialect: Dialect, script: Partial<SimulatorScript> = {}, op
   return {simulator, modem, logLines};
 }
 
-const SPEECH_COMMAND: Record<Dialect, string> = {sim800: "AT+CTTS=2,", sim7600: "AT+CTTS=2,", quectel: "AT+QWTTS=1,0,2,"};
+const SPEECH_COMMAND: Record<Dialect, string> = {
+  sim800: "AT+CTTS=2,",
+  sim7600: "AT+CTTS=2,",
+  quectel: "AT+QWTTS=1,0,2,"
+};
 
 describe.each(["sim800", "sim7600", "quectel"] as const)("Modem over a pty, %s dialect", (dialect) => {
   it("answers from call state, speaks the text, hears key 1 and hangs up", async () => {
@@ -49,7 +53,9 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("Modem over a pty, %s d
     await simulator.waitForCommand("ATD");
     expect(await dialled).toEqual({result: "answered"});
     await modem.speak("Disk full on db1. Press 1 to acknowledge.");
-    expect(await simulator.waitForCommand(SPEECH_COMMAND[dialect])).toBe(`${SPEECH_COMMAND[dialect]}"Disk full on db1. Press 1 to acknowledge."`);
+    expect(await simulator.waitForCommand(SPEECH_COMMAND[dialect])).toBe(
+      `${SPEECH_COMMAND[dialect]}"Disk full on db1. Press 1 to acknowledge."`
+    );
     expect(await modem.waitForKey(1000)).toEqual({kind: "key", key: "1"});
     await modem.hangUp();
     await simulator.waitForCommand(dialect === "sim800" ? "ATH" : "AT+CHUP");
@@ -68,9 +74,16 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("Modem over a pty, %s d
   });
 
   it("tolerates ERROR to every optional init command and reports what is missing", async () => {
-    const common = ["AT+CSCS=\"IRA\"", "AT+CPMS", "AT+CNMI", "AT+CSMS"];
-    const optional = {sim800: ["AT+CLCC=1", "AT+DDET", "AT+CTTS=?", "AT+COLP"], sim7600: ["AT+CLCC=1", "AT+CDTAM", "AT+DDET", "AT+COLP"], quectel: ["AT+QWTTS=?", "AT+QTONEDET", "AT+COLP", "AT^DSCI", "AT+QINISTAT"]}[dialect];
-    const {modem} = await setup(dialect, {failCommands: [...common, ...optional], call: {outcome: "answer", afterMs: 60, keys: []}});
+    const common = ['AT+CSCS="IRA"', "AT+CPMS", "AT+CNMI", "AT+CSMS"];
+    const optional = {
+      sim800: ["AT+CLCC=1", "AT+DDET", "AT+CTTS=?", "AT+COLP"],
+      sim7600: ["AT+CLCC=1", "AT+CDTAM", "AT+DDET", "AT+COLP"],
+      quectel: ["AT+QWTTS=?", "AT+QTONEDET", "AT+COLP", "AT^DSCI", "AT+QINISTAT"]
+    }[dialect];
+    const {modem} = await setup(dialect, {
+      failCommands: [...common, ...optional],
+      call: {outcome: "answer", afterMs: 60, keys: []}
+    });
     expect(modem.state).toBe("ready");
     expect(modem.health().capabilities).toEqual([]);
     expect(modem.health().sim).toBe("ready");
@@ -87,7 +100,10 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("Modem over a pty, %s d
     // First octet 49: SMS-SUBMIT with TP-SRR, the status report requested.
     expect(simulator.received.slice(-3)).toEqual(["AT+CSMP=49,167,0,0", `AT+CMGS="${NUMBER}"`, "Disk full on db1"]);
     expect(simulator.sent).toEqual([{number: NUMBER, text: "Disk full on db1", encoding: "gsm7"}]);
-    expect(await report).toEqual({outcome: "delivered", detail: "the network reports the SMS received by the phone (TP-Status 0)"});
+    expect(await report).toEqual({
+      outcome: "delivered",
+      detail: "the network reports the SMS received by the phone (TP-Status 0)"
+    });
   });
 
   it("sends text outside GSM-7 as UCS-2 hex, number included, and puts the charset back", async () => {
@@ -120,7 +136,7 @@ describe("Modem SMS storage and the shared line", () => {
     const {simulator, modem} = await setup("sim800");
     simulator.receiveSms("015112345678", "1 4821", {announce: false});
     simulator.receiveSms("+4917000000000", "", {announce: false});
-    simulator.receiveSms("+4917000000001", "+CMTI: \"SM\",9", {announce: false});
+    simulator.receiveSms("+4917000000001", '+CMTI: "SM",9', {announce: false});
     expect(await modem.listMessages()).toEqual([
       {index: 1, sender: "015112345678", text: "1 4821"},
       {index: 2, sender: "+4917000000000", text: ""},
@@ -147,7 +163,7 @@ describe("Modem SMS storage and the shared line", () => {
     await modem.hangUp();
     await sms;
     const order = simulator.received.filter((command) => /^(AT\+CHUP|AT\+CMGS|AT\+CTTS=2)/.test(command));
-    expect(order).toEqual(["AT+CTTS=2,\"Still talking.\"", "AT+CHUP", `AT+CMGS="${NUMBER}"`]);
+    expect(order).toEqual(['AT+CTTS=2,"Still talking."', "AT+CHUP", `AT+CMGS="${NUMBER}"`]);
   });
 
   it("gives up waiting for the line when the caller aborts", async () => {
@@ -166,11 +182,18 @@ const DELIVERED = {outcome: "delivered", detail: "the network reports the SMS re
 
 describe("Modem SMS status reports", () => {
   it("reports a permanent failure in words, and keeps waiting through a temporary error", async () => {
-    const {simulator, modem} = await setup("sim7600", {statusReport: {outcome: "failed", afterMs: 10, interleave: false}});
+    const {simulator, modem} = await setup("sim7600", {
+      statusReport: {outcome: "failed", afterMs: 10, interleave: false}
+    });
     const failed = await modem.sendSms(NUMBER, "first");
-    expect(await failed.report).toEqual({outcome: "failed", detail: "the network gave up delivering the SMS: incompatible destination (TP-Status 65)"});
+    expect(await failed.report).toEqual({
+      outcome: "failed",
+      detail: "the network gave up delivering the SMS: incompatible destination (TP-Status 65)"
+    });
     simulator.script.statusReport = {outcome: "temporary_then_delivered", afterMs: 40, interleave: false};
-    const temporary = new Promise<void>((resolve) => modem.on("urc", (line) => line.startsWith("+CDS:") && line.endsWith(",33") && resolve()));
+    const temporary = new Promise<void>((resolve) =>
+      modem.on("urc", (line) => line.startsWith("+CDS:") && line.endsWith(",33") && resolve())
+    );
     const later = await modem.sendSms(NUMBER, "second");
     let settled = false;
     void later.report!.then(() => (settled = true));
@@ -181,18 +204,28 @@ describe("Modem SMS status reports", () => {
   });
 
   it("ends the wait with null when no report comes within the limit", async () => {
-    const {modem} = await setup("sim800", {statusReport: {outcome: "never", afterMs: 0, interleave: false}}, {smsReportTimeoutMs: 80});
+    const {modem} = await setup(
+      "sim800",
+      {statusReport: {outcome: "never", afterMs: 0, interleave: false}},
+      {smsReportTimeoutMs: 80}
+    );
     const started = Date.now();
     expect(await (await modem.sendSms(NUMBER, "into the void")).report).toBeNull();
     expect(Date.now() - started).toBeGreaterThanOrEqual(70);
   });
 
   it("ignores a report for a reference it is not waiting for", async () => {
-    const {simulator, modem} = await setup("quectel", {smsRef: 12, statusReport: {outcome: "never", afterMs: 0, interleave: false}});
+    const {simulator, modem} = await setup("quectel", {
+      smsRef: 12,
+      statusReport: {outcome: "never", afterMs: 0, interleave: false}
+    });
     const {report} = await modem.sendSms(NUMBER, "waiting");
     simulator.reportStatus(99, 0);
     simulator.reportStatus(12, 0x46, {number: NUMBER});
-    expect(await report).toEqual({outcome: "failed", detail: "the network gave up delivering the SMS: validity period expired (TP-Status 70)"});
+    expect(await report).toEqual({
+      outcome: "failed",
+      detail: "the network gave up delivering the SMS: validity period expired (TP-Status 70)"
+    });
   });
 
   it("matches a report that comes inside the answer to the next command, which still succeeds", async () => {
@@ -201,7 +234,12 @@ describe("Modem SMS status reports", () => {
     // Held by the simulator until a command is answered: the health pass sends AT first.
     await modem.tick();
     expect(await report).toEqual(DELIVERED);
-    expect(modem.health()).toMatchObject({signal: {rssi: 20}, registration: "home", last_error: null, consecutive_timeouts: 0});
+    expect(modem.health()).toMatchObject({
+      signal: {rssi: 20},
+      registration: "home",
+      last_error: null,
+      consecutive_timeouts: 0
+    });
   });
 
   it("sends without a status report when the modem refuses CNMI <ds>=1, and still hears arriving SMS", async () => {
@@ -224,16 +262,23 @@ describe("Modem SMS status reports", () => {
 });
 
 describe("Modem calls: edge cases", () => {
-  it.each(["sim800", "sim7600", "quectel"] as const)("%s: a call answered just as the ring timeout fires is hung up cleanly and reported", async (dialect) => {
-    const {simulator, modem} = await setup(dialect, {call: {outcome: "late_answer", afterMs: 0, keys: []}}, {ringTimeoutMs: 150});
-    expect(await modem.dial(NUMBER)).toEqual({result: "no_answer", reason: "answered_after_ring_timeout"});
-    expect(simulator.count(dialect === "sim800" ? "ATH" : "AT+CHUP")).toBe(1);
-    expect(modem.lineBusy).toBe(false);
-    // The stale call-state lines of that call cannot leak into the next one.
-    simulator.script.call = {outcome: "answer", afterMs: 40, keys: []};
-    expect(await modem.dial(NUMBER)).toEqual({result: "answered"});
-    await modem.hangUp();
-  });
+  it.each(["sim800", "sim7600", "quectel"] as const)(
+    "%s: a call answered just as the ring timeout fires is hung up cleanly and reported",
+    async (dialect) => {
+      const {simulator, modem} = await setup(
+        dialect,
+        {call: {outcome: "late_answer", afterMs: 0, keys: []}},
+        {ringTimeoutMs: 150}
+      );
+      expect(await modem.dial(NUMBER)).toEqual({result: "no_answer", reason: "answered_after_ring_timeout"});
+      expect(simulator.count(dialect === "sim800" ? "ATH" : "AT+CHUP")).toBe(1);
+      expect(modem.lineBusy).toBe(false);
+      // The stale call-state lines of that call cannot leak into the next one.
+      simulator.script.call = {outcome: "answer", afterMs: 40, keys: []};
+      expect(await modem.dial(NUMBER)).toEqual({result: "answered"});
+      await modem.hangUp();
+    }
+  );
 
   it("hangs up a ringing call when asked to, and the dial reports why", async () => {
     const {simulator, modem} = await setup("sim800", {call: {outcome: "answer", afterMs: 5000, keys: []}});
@@ -245,7 +290,11 @@ describe("Modem calls: edge cases", () => {
   });
 
   it("follows Quectel call state through ^DSCI when +CLCC polling is off", async () => {
-    const {simulator, modem} = await setup("quectel", {call: {outcome: "answer", afterMs: 40, keys: []}}, {callPollMs: 60_000});
+    const {simulator, modem} = await setup(
+      "quectel",
+      {call: {outcome: "answer", afterMs: 40, keys: []}},
+      {callPollMs: 60_000}
+    );
     expect(modem.health().capabilities).toContain("call_urcs");
     expect(await modem.dial(NUMBER)).toEqual({result: "answered"});
     expect(simulator.count("AT+CLCC")).toBe(0);
@@ -259,7 +308,9 @@ describe("Modem calls: edge cases", () => {
     await modem.speak(sentence.repeat(20));
     const pieces = simulator.received.filter((command) => command.startsWith("AT+QWTTS=1,0,2,"));
     expect(pieces.length).toBeGreaterThan(1);
-    expect(pieces.map((command) => command.slice('AT+QWTTS=1,0,2,"'.length, -1)).join(" ")).toBe(sentence.repeat(20).trim());
+    expect(pieces.map((command) => command.slice('AT+QWTTS=1,0,2,"'.length, -1)).join(" ")).toBe(
+      sentence.repeat(20).trim()
+    );
     await modem.hangUp();
   });
 });
@@ -344,19 +395,26 @@ describe("Modem SIM, network and health", () => {
 });
 
 describe("Modem unplugged", () => {
-  it.each(["sim800", "sim7600", "quectel"] as const)("fails a ringing call and reconnects when the %s comes back", async (dialect) => {
-    const {simulator, modem} = await setup(dialect, {call: {outcome: "answer", afterMs: 5000, keys: []}}, {ringTimeoutMs: 10_000});
-    const dialled = modem.dial(NUMBER);
-    await simulator.waitForCommand("ATD");
-    await simulator.unplug();
-    expect(await dialled).toEqual({result: "failed", reason: "modem_disconnected"});
-    expect(modem.health()).toMatchObject({port_open: false, last_error: "modem disconnected"});
-    await simulator.plug();
-    await modem.waitForState("ready");
-    expect(simulator.count("ATE0")).toBe(2);
-    simulator.script.call = {outcome: "busy", afterMs: 30, keys: []};
-    expect((await modem.dial(NUMBER)).result).toBe("busy");
-  });
+  it.each(["sim800", "sim7600", "quectel"] as const)(
+    "fails a ringing call and reconnects when the %s comes back",
+    async (dialect) => {
+      const {simulator, modem} = await setup(
+        dialect,
+        {call: {outcome: "answer", afterMs: 5000, keys: []}},
+        {ringTimeoutMs: 10_000}
+      );
+      const dialled = modem.dial(NUMBER);
+      await simulator.waitForCommand("ATD");
+      await simulator.unplug();
+      expect(await dialled).toEqual({result: "failed", reason: "modem_disconnected"});
+      expect(modem.health()).toMatchObject({port_open: false, last_error: "modem disconnected"});
+      await simulator.plug();
+      await modem.waitForState("ready");
+      expect(simulator.count("ATE0")).toBe(2);
+      simulator.script.call = {outcome: "busy", afterMs: 30, keys: []};
+      expect((await modem.dial(NUMBER)).result).toBe("busy");
+    }
+  );
 
   it("ends an answered call with a reason when the modem disappears", async () => {
     const {simulator, modem} = await setup("sim7600", {call: {outcome: "answer", afterMs: 30, keys: []}});

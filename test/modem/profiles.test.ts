@@ -54,7 +54,7 @@ describe("health readers", () => {
 
   it.each([
     ["+CREG: 0,1", "home"],
-    ["+CREG: 2,5,\"1A2B\",\"0C3D\"", "roaming"],
+    ['+CREG: 2,5,"1A2B","0C3D"', "roaming"],
     ["+CREG: 2", "searching"],
     ["+CEREG: 0,3", "denied"],
     ["+CGREG: 0,0", "not_registered"]

@@ -3,8 +3,16 @@ import {parseCds, reportFor, SmsStatusReports} from "../../src/modem/sms-status-
 
 describe("parseCds", () => {
   it.each([
-    ["with the recipient's address", '+CDS: 6,37,"+4915112345678",145,"26/11/22,10:00:00+04","26/11/22,10:00:05+04",0', {messageRef: 37, status: 0}],
-    ["with the optional address left out", '+CDS: 6,255,,,"26/11/22,10:00:00+04","26/11/22,10:00:05+04",70', {messageRef: 255, status: 70}],
+    [
+      "with the recipient's address",
+      '+CDS: 6,37,"+4915112345678",145,"26/11/22,10:00:00+04","26/11/22,10:00:05+04",0',
+      {messageRef: 37, status: 0}
+    ],
+    [
+      "with the optional address left out",
+      '+CDS: 6,255,,,"26/11/22,10:00:00+04","26/11/22,10:00:05+04",70',
+      {messageRef: 255, status: 70}
+    ],
     ["PDU mode (length only, report on the next line)", "+CDS: 25", null],
     ["a reference out of range", '+CDS: 6,256,,,"26/11/22,10:00:00+04","26/11/22,10:00:05+04",0', null],
     ["another URC", '+CMTI: "SM",3', null]
@@ -29,8 +37,14 @@ describe("reportFor (TP-Status)", () => {
   });
 
   it("names the failure in words", () => {
-    expect(reportFor(0x61)).toEqual({outcome: "failed", detail: "the network gave up delivering the SMS: phone busy (TP-Status 97)"});
-    expect(reportFor(0x5a)).toEqual({outcome: "failed", detail: "the network gave up delivering the SMS: service centre specific error (TP-Status 90)"});
+    expect(reportFor(0x61)).toEqual({
+      outcome: "failed",
+      detail: "the network gave up delivering the SMS: phone busy (TP-Status 97)"
+    });
+    expect(reportFor(0x5a)).toEqual({
+      outcome: "failed",
+      detail: "the network gave up delivering the SMS: service centre specific error (TP-Status 90)"
+    });
   });
 });
 

@@ -15,7 +15,9 @@ afterEach(async () => {
 const T0 = Date.UTC(2026, 10, 23, 2, 30, 0);
 
 async function send(gateway: TestGateway, recipient: string, message: string): Promise<string> {
-  const answer = await gateway.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message, priority: "high"}});
+  const answer = await gateway.call("POST", "/api/v1/notifications/send", {
+    body: {recipient_uuid: recipient, message, priority: "high"}
+  });
   expect(answer.status).toBe(202);
   return answer.body.notification_uuid;
 }
@@ -24,15 +26,24 @@ describe("backups", () => {
   it("backs up online, and a restore with the gateway stopped brings back exactly that state", async () => {
     const clock = new ManualClock(T0);
     gw = await startTestGateway({}, {clock});
-    const recipient = (await gw.call("POST", "/api/v1/recipients", {body: {name: "Ops", email: "ops@factory.lan"}})).body.uuid;
+    const recipient = (await gw.call("POST", "/api/v1/recipients", {body: {name: "Ops", email: "ops@factory.lan"}}))
+      .body.uuid;
     const before = await send(gw, recipient, "before the backup");
 
     const made = await gw.call("POST", "/api/v1/backups");
     expect(made.status).toBe(201);
-    expect(made.body).toMatchObject({name: "2026-11-23T02-30-00Z", created_at: "2026-11-23T02:30:00.000Z", path: join(gw.dataDir, "backups", "2026-11-23T02-30-00Z")});
+    expect(made.body).toMatchObject({
+      name: "2026-11-23T02-30-00Z",
+      created_at: "2026-11-23T02:30:00.000Z",
+      path: join(gw.dataDir, "backups", "2026-11-23T02-30-00Z")
+    });
     expect(made.headers.get("location")).toBe("/api/v1/backups/2026-11-23T02-30-00Z");
     // The acknowledge-link key too, so links already mailed keep working after a restore elsewhere.
-    expect(made.body.files.map((file: {name: string}) => file.name)).toEqual(["ack-link.key", "config.json", "journal.sqlite"]);
+    expect(made.body.files.map((file: {name: string}) => file.name)).toEqual([
+      "ack-link.key",
+      "config.json",
+      "journal.sqlite"
+    ]);
     expect(statSync(join(made.body.path, "ack-link.key")).mode & 0o777).toBe(0o600);
     for (const file of made.body.files) expect(file.bytes).toBe(statSync(join(made.body.path, file.name)).size);
     expect(statSync(made.body.path).mode & 0o777).toBe(0o700);
@@ -42,10 +53,14 @@ describe("backups", () => {
 
     // Changes after the backup, which the restore must undo.
     const after = await send(gw, recipient, "after the backup");
-    const laterRecipient = (await gw.call("POST", "/api/v1/recipients", {body: {name: "Later", email: "later@factory.lan"}})).body.uuid;
+    const laterRecipient = (
+      await gw.call("POST", "/api/v1/recipients", {body: {name: "Later", email: "later@factory.lan"}})
+    ).body.uuid;
 
     expect(() => restoreBackup(made.body.path, gw!.dataDir)).toThrow(RestoreError);
-    expect(() => restoreBackup(made.body.path, gw!.dataDir)).toThrow(`a gateway (process ${process.pid}) is running on ${gw.dataDir}`);
+    expect(() => restoreBackup(made.body.path, gw!.dataDir)).toThrow(
+      `a gateway (process ${process.pid}) is running on ${gw.dataDir}`
+    );
     expect((await gw.call("GET", `/api/v1/notifications/${after}`)).status).toBe(200);
 
     await gw.gateway.stop();
@@ -72,8 +87,16 @@ describe("backups", () => {
       expect(answer.status).toBe(201);
       names.push(answer.body.name);
     }
-    expect(names).toEqual(["2026-11-23T02-30-00Z", "2026-11-23T02-30-00Z-2", "2026-11-23T02-31-00Z", "2026-11-23T02-32-00Z"]);
-    expect((await gw.call("GET", "/api/v1/backups")).body.items.map((item: {name: string}) => item.name)).toEqual(["2026-11-23T02-32-00Z", "2026-11-23T02-31-00Z"]);
+    expect(names).toEqual([
+      "2026-11-23T02-30-00Z",
+      "2026-11-23T02-30-00Z-2",
+      "2026-11-23T02-31-00Z",
+      "2026-11-23T02-32-00Z"
+    ]);
+    expect((await gw.call("GET", "/api/v1/backups")).body.items.map((item: {name: string}) => item.name)).toEqual([
+      "2026-11-23T02-32-00Z",
+      "2026-11-23T02-31-00Z"
+    ]);
     expect(readdirSync(join(gw.dataDir, "backups")).sort()).toEqual(["2026-11-23T02-31-00Z", "2026-11-23T02-32-00Z"]);
   });
 
@@ -84,7 +107,11 @@ describe("backups", () => {
     const audit = (await gw.call("GET", "/api/v1/audit?action=backup.created")).body.items;
     const admin = {type: "api_key", id: gw.adminKey.split("_")[1]};
     expect(audit).toMatchObject([
-      {actor: admin, subject: {type: "backup", id: second.name}, detail: {files: ["ack-link.key", "config.json", "journal.sqlite"], deleted: [first.name]}},
+      {
+        actor: admin,
+        subject: {type: "backup", id: second.name},
+        detail: {files: ["ack-link.key", "config.json", "journal.sqlite"], deleted: [first.name]}
+      },
       {actor: admin, subject: {type: "backup", id: first.name}, detail: {deleted: []}}
     ]);
     expect(audit[0].detail.bytes).toBeGreaterThan(0);
@@ -92,7 +119,8 @@ describe("backups", () => {
 
   it("is for admin keys only, and an unknown backup is a 404 problem", async () => {
     gw = await startTestGateway();
-    const sender = (await gw.call("POST", "/api/v1/keys", {body: {name: "plc", scopes: ["notifications:send"]}})).body.key;
+    const sender = (await gw.call("POST", "/api/v1/keys", {body: {name: "plc", scopes: ["notifications:send"]}})).body
+      .key;
     expect((await gw.call("POST", "/api/v1/backups", {key: sender})).status).toBe(403);
     expect((await gw.call("GET", "/api/v1/backups", {key: null})).status).toBe(401);
     const missing = await gw.call("GET", "/api/v1/backups/1999-01-01T00-00-00Z");
@@ -105,16 +133,27 @@ describe("backups", () => {
 describe("npm run restore", () => {
   it("restores a backup named by its folder under <data_dir>/backups", async () => {
     gw = await startTestGateway();
-    const recipient = (await gw.call("POST", "/api/v1/recipients", {body: {name: "Ops", email: "ops@factory.lan"}})).body.uuid;
+    const recipient = (await gw.call("POST", "/api/v1/recipients", {body: {name: "Ops", email: "ops@factory.lan"}}))
+      .body.uuid;
     const backup = (await gw.call("POST", "/api/v1/backups")).body;
     expect((await gw.call("DELETE", `/api/v1/recipients/${recipient}`)).status).toBe(204);
-    const running = spawnSync("npm", ["run", "--silent", "restore", "--", backup.name], {cwd: join(import.meta.dirname, "../.."), env: {...process.env, KLAXON_DATA_DIR: gw.dataDir}, encoding: "utf8"});
+    const running = spawnSync("npm", ["run", "--silent", "restore", "--", backup.name], {
+      cwd: join(import.meta.dirname, "../.."),
+      env: {...process.env, KLAXON_DATA_DIR: gw.dataDir},
+      encoding: "utf8"
+    });
     expect(running.status).toBe(1);
     expect(running.stderr).toContain("restore failed: a gateway");
     await gw.gateway.stop();
-    const restored = spawnSync("npm", ["run", "--silent", "restore", "--", backup.name], {cwd: join(import.meta.dirname, "../.."), env: {...process.env, KLAXON_DATA_DIR: gw.dataDir}, encoding: "utf8"});
+    const restored = spawnSync("npm", ["run", "--silent", "restore", "--", backup.name], {
+      cwd: join(import.meta.dirname, "../.."),
+      env: {...process.env, KLAXON_DATA_DIR: gw.dataDir},
+      encoding: "utf8"
+    });
     expect(restored.status).toBe(0);
-    expect(restored.stdout).toContain(`restored journal.sqlite, config.json, ack-link.key from ${backup.path} into ${gw.dataDir}`);
+    expect(restored.stdout).toContain(
+      `restored journal.sqlite, config.json, ack-link.key from ${backup.path} into ${gw.dataDir}`
+    );
     await gw.restart();
     expect((await gw.call("GET", `/api/v1/recipients/${recipient}`)).status).toBe(200);
   });
@@ -129,8 +168,16 @@ describe("restoreBackup", () => {
 
   it.each([
     ["a folder without the journal", {"config.json": "{}"}, /is not a Klaxon backup/],
-    ["a journal that is not SQLite", {"journal.sqlite": "hello, not a database at all", "config.json": "{}"}, /is not an SQLite database/],
-    ["a config store that does not parse", {"journal.sqlite": "SQLite format 3\u0000rest", "config.json": "{broken"}, /is not valid JSON/]
+    [
+      "a journal that is not SQLite",
+      {"journal.sqlite": "hello, not a database at all", "config.json": "{}"},
+      /is not an SQLite database/
+    ],
+    [
+      "a config store that does not parse",
+      {"journal.sqlite": "SQLite format 3\u0000rest", "config.json": "{broken"},
+      /is not valid JSON/
+    ]
   ])("refuses %s and changes nothing", (_what, files, message) => {
     const backup = dataDirWith(files);
     const data = dataDirWith({"journal.sqlite": "live journal", "config.json": '{"live": true}'});

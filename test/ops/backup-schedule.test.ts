@@ -16,16 +16,25 @@ function rig(expression: string, startIso: string, zone = "Europe/Berlin") {
     }
   } as unknown as BackupService;
   const lines: string[] = [];
-  const schedule = new BackupSchedule(expression, zone, backups, clock, createLogger("debug", (line) => lines.push(line)));
+  const schedule = new BackupSchedule(
+    expression,
+    zone,
+    backups,
+    clock,
+    createLogger("debug", (line) => lines.push(line))
+  );
   return {clock, runs, lines, schedule, finish: () => finish?.()};
 }
 
 describe("the backup schedule", () => {
-  it.each(["0 0 L * *", "0 30 2 * * *", "0 0 31 2 *", "60 2 * * *"])("refuses %j with the words a heartbeat schedule gets", (expression) => {
-    const problem = cronProblem(expression, "Europe/Berlin", Date.UTC(2026, 0, 10));
-    expect(problem).not.toBeNull();
-    expect(() => rig(expression, "2026-01-10T12:00:00Z")).toThrow(`backup.schedule: "${expression}": ${problem}`);
-  });
+  it.each(["0 0 L * *", "0 30 2 * * *", "0 0 31 2 *", "60 2 * * *"])(
+    "refuses %j with the words a heartbeat schedule gets",
+    (expression) => {
+      const problem = cronProblem(expression, "Europe/Berlin", Date.UTC(2026, 0, 10));
+      expect(problem).not.toBeNull();
+      expect(() => rig(expression, "2026-01-10T12:00:00Z")).toThrow(`backup.schedule: "${expression}": ${problem}`);
+    }
+  );
 
   it("is off with an empty expression", () => {
     const {schedule} = rig("", "2026-01-10T12:00:00Z");

@@ -17,7 +17,9 @@ export interface ParsedExposition {
 
 const NAME = "[a-zA-Z_:][a-zA-Z0-9_:]*";
 const LABEL = `[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\[\\\\"n])*"`;
-const SAMPLE = new RegExp(`^(${NAME})(?:\\{((?:${LABEL})(?:,${LABEL})*)?\\})? (NaN|[+-]Inf|[-+]?[0-9]*\\.?[0-9]+(?:[eE][-+]?[0-9]+)?)$`);
+const SAMPLE = new RegExp(
+  `^(${NAME})(?:\\{((?:${LABEL})(?:,${LABEL})*)?\\})? (NaN|[+-]Inf|[-+]?[0-9]*\\.?[0-9]+(?:[eE][-+]?[0-9]+)?)$`
+);
 const HELP = new RegExp(`^# HELP (${NAME}) .*$`);
 const TYPE = new RegExp(`^# TYPE (${NAME}) (counter|gauge|histogram|summary|untyped)$`);
 const SUFFIXES: Record<string, string[]> = {histogram: ["_bucket", "_sum", "_count"], summary: ["_sum", "_count", ""]};
@@ -42,22 +44,30 @@ export function parseExposition(text: string): ParsedExposition {
   if (!text.endsWith("\n")) throw new Error("an exposition ends with a newline");
   const types = new Map<string, string>();
   const samples: ParsedSample[] = [];
-  text.slice(0, -1).split("\n").forEach((line, index) => {
-    const where = `line ${index + 1}: ${line}`;
-    if (HELP.test(line)) return;
-    const type = TYPE.exec(line);
-    if (type) {
-      if (types.has(type[1])) throw new Error(`${where}: TYPE given twice`);
-      types.set(type[1], type[2]);
-      return;
-    }
-    const sample = SAMPLE.exec(line);
-    if (!sample) throw new Error(`${where}: not a valid line`);
-    if (!familyOf(sample[1], types)) throw new Error(`${where}: sample of an undeclared family`);
-    const raw = sample[3];
-    samples.push({name: sample[1], labels: parseLabels(sample[2]), value: raw === "+Inf" ? Infinity : raw === "-Inf" ? -Infinity : Number(raw)});
-  });
-  const same = (a: Record<string, string>, b: Record<string, string>) => Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([key, value]) => b[key] === value);
+  text
+    .slice(0, -1)
+    .split("\n")
+    .forEach((line, index) => {
+      const where = `line ${index + 1}: ${line}`;
+      if (HELP.test(line)) return;
+      const type = TYPE.exec(line);
+      if (type) {
+        if (types.has(type[1])) throw new Error(`${where}: TYPE given twice`);
+        types.set(type[1], type[2]);
+        return;
+      }
+      const sample = SAMPLE.exec(line);
+      if (!sample) throw new Error(`${where}: not a valid line`);
+      if (!familyOf(sample[1], types)) throw new Error(`${where}: sample of an undeclared family`);
+      const raw = sample[3];
+      samples.push({
+        name: sample[1],
+        labels: parseLabels(sample[2]),
+        value: raw === "+Inf" ? Infinity : raw === "-Inf" ? -Infinity : Number(raw)
+      });
+    });
+  const same = (a: Record<string, string>, b: Record<string, string>) =>
+    Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([key, value]) => b[key] === value);
   return {
     types,
     samples,

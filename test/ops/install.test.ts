@@ -89,7 +89,8 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     expect(existsSync(join(app, "dist/main.js"))).toBe(true);
     expect(existsSync(join(app, "dist/dashboard/public/index.html"))).toBe(true);
     expect(existsSync(join(app, `node_modules/better-sqlite3/prebuilds/linux-${process.arch}.node`))).toBe(true);
-    for (const devOnly of ["vitest", "@swc", "typescript", "esbuild", "src"]) expect(existsSync(join(app, "node_modules", devOnly)), devOnly).toBe(false);
+    for (const devOnly of ["vitest", "@swc", "typescript", "esbuild", "src"])
+      expect(existsSync(join(app, "node_modules", devOnly)), devOnly).toBe(false);
     expect(existsSync(join(app, "src"))).toBe(false);
     expect(readFileSync(join(app, "RELEASE"), "utf8")).toContain(`arch=${process.arch}`);
     // klaxon_build_info's commit label comes from here (the release is packaged from this checkout).
@@ -106,7 +107,9 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     expect(rule).toContain('SYMLINK+="klaxon-modem"');
     expect(rule).toContain('ENV{ID_MM_DEVICE_IGNORE}="1"');
     const unit = readFileSync(join(root, "etc/systemd/system/klaxon.service"), "utf8");
-    expect(unit).toContain(`ExecStart=${process.execPath} --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 /opt/klaxon/dist/main.js\n`);
+    expect(unit).toContain(
+      `ExecStart=${process.execPath} --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 /opt/klaxon/dist/main.js\n`
+    );
 
     expect(plan(root)).toEqual([
       "useradd --system --user-group --home-dir /var/lib/klaxon --no-create-home --shell /usr/sbin/nologin klaxon",
@@ -123,12 +126,20 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     ]);
   });
 
-  it.skipIf(!HAS_SYSTEMD_ANALYZE)("writes a unit that systemd-analyze verify accepts as installed (skipped only where systemd-analyze is not installed)", () => {
-    const root = tempDir("klaxon-root-");
-    stage(root);
-    const verified = spawnSync("systemd-analyze", ["verify", join(root, "etc/systemd/system/klaxon.service")], {encoding: "utf8"});
-    expect({status: verified.status, output: (verified.stdout + verified.stderr).trim()}).toEqual({status: 0, output: ""});
-  });
+  it.skipIf(!HAS_SYSTEMD_ANALYZE)(
+    "writes a unit that systemd-analyze verify accepts as installed (skipped only where systemd-analyze is not installed)",
+    () => {
+      const root = tempDir("klaxon-root-");
+      stage(root);
+      const verified = spawnSync("systemd-analyze", ["verify", join(root, "etc/systemd/system/klaxon.service")], {
+        encoding: "utf8"
+      });
+      expect({status: verified.status, output: (verified.stdout + verified.stderr).trim()}).toEqual({
+        status: 0,
+        output: ""
+      });
+    }
+  );
 
   it("plans the Debian packages when online, and none from an offline tarball", () => {
     const root = tempDir("klaxon-root-");
@@ -141,7 +152,9 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     const online = tempDir("klaxon-root-");
     const result = spawnSync("bash", [join(release, "install.sh"), "--root", online], {encoding: "utf8"});
     expect(result.status).toBe(0);
-    expect(plan(online)[0]).toBe("env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends espeak-ng opus-tools");
+    expect(plan(online)[0]).toBe(
+      "env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends espeak-ng opus-tools"
+    );
     expect(existsSync(join(online, "opt/klaxon/dist/main.js"))).toBe(true);
   });
 
@@ -192,7 +205,11 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     expect(existsSync(join(root, "etc/udev/rules.d/77-klaxon-modem.rules"))).toBe(false);
     expect(readFileSync(join(root, "var/lib/klaxon/journal.sqlite"), "utf8")).toBe("data");
     expect(existsSync(join(root, "etc/klaxon/klaxon.yaml"))).toBe(true);
-    expect(plan(root)).toEqual(["systemctl disable --now klaxon.service", "systemctl daemon-reload", "udevadm control --reload-rules"]);
+    expect(plan(root)).toEqual([
+      "systemctl disable --now klaxon.service",
+      "systemctl daemon-reload",
+      "udevadm control --reload-rules"
+    ]);
 
     expect(install(["--root", root, "--uninstall", "--purge"]).status).toBe(0);
     expect(existsSync(join(root, "var/lib/klaxon"))).toBe(false);
@@ -242,21 +259,33 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     mkdirSync(dataDir, {recursive: true});
     const child = spawn(process.execPath, [join(root, "opt/klaxon/dist/main.js")], {
       cwd: join(root, "opt/klaxon"),
-      env: {PATH: process.env.PATH ?? "", NODE_ENV: "production", KLAXON_CONFIG: join(root, "etc/klaxon/klaxon.yaml"), KLAXON_DATA_DIR: dataDir, KLAXON_HOST: "127.0.0.1", KLAXON_PORT: "0"},
+      env: {
+        PATH: process.env.PATH ?? "",
+        NODE_ENV: "production",
+        KLAXON_CONFIG: join(root, "etc/klaxon/klaxon.yaml"),
+        KLAXON_DATA_DIR: dataDir,
+        KLAXON_HOST: "127.0.0.1",
+        KLAXON_PORT: "0"
+      },
       stdio: ["ignore", "pipe", "inherit"]
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     try {
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout.on("data", (chunk: Buffer) => {
-          for (const line of chunk.toString().split("\n")) if (line.includes('"gateway serving"')) resolve(JSON.parse(line).url);
+          for (const line of chunk.toString().split("\n"))
+            if (line.includes('"gateway serving"')) resolve(JSON.parse(line).url);
         });
         child.on("exit", (code) => reject(new Error(`the installed gateway exited with ${code}`)));
       });
       const key = readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim();
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
       // Validation needs the decorator metadata tsc emitted: an invalid body is refused.
-      const invalid = await fetch(`${url}/api/v1/notifications/send`, {method: "POST", headers: {"X-API-Key": key, "Content-Type": "application/json"}, body: JSON.stringify({message: "x"})});
+      const invalid = await fetch(`${url}/api/v1/notifications/send`, {
+        method: "POST",
+        headers: {"X-API-Key": key, "Content-Type": "application/json"},
+        body: JSON.stringify({message: "x"})
+      });
       expect(invalid.status).toBe(400);
       expect((await fetch(`${url}/dashboard/`)).status).toBe(200);
       expect((await fetch(`${url}/metrics`)).status).toBe(200);

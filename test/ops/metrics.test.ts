@@ -29,10 +29,16 @@ describe("/metrics", () => {
     const email = new RecordingDriver("email", 4);
     email.unavailable = "SMTP server refused the login";
     gw = await startTestGateway(ALL_CHANNELS_CONFIGURED, {clock, drivers: () => [voice, email]});
-    const recipient = (await gw.call("POST", "/api/v1/recipients", {body: {name: "Ops", phone: "+4915112345678", email: "ops@factory.lan", channel_order: ["voice_call", "email"]}})).body.uuid;
+    const recipient = (
+      await gw.call("POST", "/api/v1/recipients", {
+        body: {name: "Ops", phone: "+4915112345678", email: "ops@factory.lan", channel_order: ["voice_call", "email"]}
+      })
+    ).body.uuid;
     const sent: string[] = [];
     for (const priority of ["critical", "high"]) {
-      const answer = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message: `press ${priority}`, priority}});
+      const answer = await gw.call("POST", "/api/v1/notifications/send", {
+        body: {recipient_uuid: recipient, message: `press ${priority}`, priority}
+      });
       expect(answer.status).toBe(202);
       sent.push(answer.body.notification_uuid);
     }
@@ -55,7 +61,10 @@ describe("/metrics", () => {
     const expected = new Map<string, number>();
     for (const id of sent) {
       for (const attempt of (await gw.call("GET", `/api/v1/notifications/${id}`)).body.attempts) {
-        expected.set(`${attempt.channel}/${attempt.outcome}`, (expected.get(`${attempt.channel}/${attempt.outcome}`) ?? 0) + 1);
+        expected.set(
+          `${attempt.channel}/${attempt.outcome}`,
+          (expected.get(`${attempt.channel}/${attempt.outcome}`) ?? 0) + 1
+        );
       }
     }
     expect(expected.get("voice_call/sent")).toBeGreaterThan(0);
@@ -69,16 +78,30 @@ describe("/metrics", () => {
     expect(metrics.value("klaxon_channel_available", {channel: "email"})).toBe(0);
     expect(metrics.value("klaxon_channel_detail", {channel: "voice_call", detail: "signal.dbm"})).toBe(-73);
     expect(metrics.value("klaxon_channel_detail", {channel: "voice_call", detail: "port_open"})).toBe(1);
-    expect(metrics.value("klaxon_channel_detail_info", {channel: "voice_call", detail: "operator", value: 'Test "Net"'})).toBe(1);
+    expect(
+      metrics.value("klaxon_channel_detail_info", {channel: "voice_call", detail: "operator", value: 'Test "Net"'})
+    ).toBe(1);
     expect(metrics.value("klaxon_journal_can_commit")).toBe(1);
     expect(metrics.types.get("klaxon_journal_commits_total")).toBe("counter");
 
     // Two sends through the same endpoint template, whatever the ids.
     const sends = {method: "POST", route: "/api/v1/notifications/send", status: "202"};
     expect(metrics.value("klaxon_http_request_duration_seconds_count", sends)).toBe(2);
-    expect(metrics.value("klaxon_http_request_duration_seconds_count", {method: "GET", route: "/api/v1/notifications/:id", status: "200"})).toBe(1);
-    const buckets = metrics.samples.filter((sample) => sample.name === "klaxon_http_request_duration_seconds_bucket" && sample.labels.route === sends.route && sample.labels.method === "POST");
-    for (let index = 1; index < buckets.length; index++) expect(buckets[index].value).toBeGreaterThanOrEqual(buckets[index - 1].value);
+    expect(
+      metrics.value("klaxon_http_request_duration_seconds_count", {
+        method: "GET",
+        route: "/api/v1/notifications/:id",
+        status: "200"
+      })
+    ).toBe(1);
+    const buckets = metrics.samples.filter(
+      (sample) =>
+        sample.name === "klaxon_http_request_duration_seconds_bucket" &&
+        sample.labels.route === sends.route &&
+        sample.labels.method === "POST"
+    );
+    for (let index = 1; index < buckets.length; index++)
+      expect(buckets[index].value).toBeGreaterThanOrEqual(buckets[index - 1].value);
     expect(buckets.at(-1)).toMatchObject({labels: {le: "+Inf"}, value: 2});
     expect(text).not.toContain(sent[0]);
     expect(text).not.toContain("press critical");
@@ -87,9 +110,12 @@ describe("/metrics", () => {
 
   it("labels requests no endpoint matched as unmatched, so random paths add no series", async () => {
     gw = await startTestGateway();
-    for (const path of ["/wp-login.php", "/etc/passwd", "/api/v1/nothing-here"]) expect((await fetch(gw.url + path)).status).toBe(404);
+    for (const path of ["/wp-login.php", "/etc/passwd", "/api/v1/nothing-here"])
+      expect((await fetch(gw.url + path)).status).toBe(404);
     const metrics = parseExposition(await (await fetch(`${gw.url}/metrics`)).text());
-    expect(metrics.value("klaxon_http_request_duration_seconds_count", {method: "GET", route: "unmatched", status: "404"})).toBe(3);
+    expect(
+      metrics.value("klaxon_http_request_duration_seconds_count", {method: "GET", route: "unmatched", status: "404"})
+    ).toBe(3);
     expect(metrics.samples.some((sample) => sample.labels.route?.includes("wp-login"))).toBe(false);
   });
 
@@ -107,7 +133,9 @@ describe("/metrics", () => {
     expect(value("process_cpu_seconds_total")).toBeGreaterThan(0.3);
     // The gateway runs in this process, so /proc and Node must agree with what the test reads.
     expect(value("process_resident_memory_bytes")).toBeGreaterThan(20e6);
-    expect(Math.abs(value("process_resident_memory_bytes") - process.memoryUsage.rss()) / process.memoryUsage.rss()).toBeLessThan(0.5);
+    expect(
+      Math.abs(value("process_resident_memory_bytes") - process.memoryUsage.rss()) / process.memoryUsage.rss()
+    ).toBeLessThan(0.5);
     expect(value("process_start_time_seconds")).toBeCloseTo(performance.timeOrigin / 1000, 0);
     // Sockets of other tests' leftovers may come and go between the two readings: close, not equal.
     expect(Math.abs(value("process_open_fds") - (readdirSync("/proc/self/fd").length - 1))).toBeLessThanOrEqual(4);
@@ -118,11 +146,15 @@ describe("/metrics", () => {
     expect(value("nodejs_eventloop_delay_p99_seconds")).toBeGreaterThan(0.25);
     // Percentiles cover the time since the previous scrape: the held loop is not counted twice.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(parseExposition(await (await fetch(`${gw.url}/metrics`)).text()).value("nodejs_eventloop_delay_max_seconds")).toBeLessThan(0.25);
+    expect(
+      parseExposition(await (await fetch(`${gw.url}/metrics`)).text()).value("nodejs_eventloop_delay_max_seconds")
+    ).toBeLessThan(0.25);
 
     const version = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")).version;
     // A checkout has no RELEASE file, so no commit label rather than a guess.
-    expect(metrics.samples.filter((sample) => sample.name === "klaxon_build_info")).toEqual([{name: "klaxon_build_info", labels: {version, node: process.version}, value: 1}]);
+    expect(metrics.samples.filter((sample) => sample.name === "klaxon_build_info")).toEqual([
+      {name: "klaxon_build_info", labels: {version, node: process.version}, value: 1}
+    ]);
   });
 
   it("labels the build with the commit a release was packaged from", () => {
@@ -130,6 +162,10 @@ describe("/metrics", () => {
     writeFileSync(join(root, "package.json"), JSON.stringify({version: "9.8.7"}));
     expect(readBuildInfo(pathToFileURL(root + "/"))).toEqual({version: "9.8.7", node: process.version});
     writeFileSync(join(root, "RELEASE"), "version=9.8.7\narch=x64\ncommit=0123456789abcdef0123456789abcdef01234567\n");
-    expect(readBuildInfo(pathToFileURL(root + "/"))).toEqual({version: "9.8.7", node: process.version, commit: "0123456789abcdef0123456789abcdef01234567"});
+    expect(readBuildInfo(pathToFileURL(root + "/"))).toEqual({
+      version: "9.8.7",
+      node: process.version,
+      commit: "0123456789abcdef0123456789abcdef01234567"
+    });
   });
 });

@@ -54,7 +54,10 @@ export async function openNotifySocket(): Promise<NotifySocket> {
     messages,
     waitFor(match, timeoutMs = 20_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching notification; got ${JSON.stringify(messages)}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no matching notification; got ${JSON.stringify(messages)}`)),
+          timeoutMs
+        );
         const check = () => {
           const found = messages.find(match);
           if (found !== undefined) {

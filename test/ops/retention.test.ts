@@ -18,16 +18,27 @@ function rowsFor(gateway: TestGateway, id: string): Record<string, number> {
     escalations: count("SELECT COUNT(*) AS n FROM escalations WHERE notification_id = ?"),
     attempts: count("SELECT COUNT(*) AS n FROM attempts WHERE notification_id = ?"),
     events: count("SELECT COUNT(*) AS n FROM events WHERE notification_id = ?"),
-    outbox: count("SELECT COUNT(*) AS n FROM outbox WHERE event_id IN (SELECT id FROM events WHERE notification_id = ?)")
+    outbox: count(
+      "SELECT COUNT(*) AS n FROM outbox WHERE event_id IN (SELECT id FROM events WHERE notification_id = ?)"
+    )
   };
 }
 
 describe("retention", () => {
   it("deletes old closed notifications with everything attached, never an open one or one with webhooks still to deliver", async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
-    gw = await startTestGateway({...ALL_CHANNELS_CONFIGURED, retention: {notifications_days: 30, audit_days: 60}}, {clock});
-    const recipient = (await gw.call("POST", "/api/v1/recipients", {body: {name: "Ops", email: "ops@factory.lan"}})).body.uuid;
-    const send = async (message: string) => (await gw!.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message, priority: "high"}})).body.notification_uuid as string;
+    gw = await startTestGateway(
+      {...ALL_CHANNELS_CONFIGURED, retention: {notifications_days: 30, audit_days: 60}},
+      {clock}
+    );
+    const recipient = (await gw.call("POST", "/api/v1/recipients", {body: {name: "Ops", email: "ops@factory.lan"}}))
+      .body.uuid;
+    const send = async (message: string) =>
+      (
+        await gw!.call("POST", "/api/v1/notifications/send", {
+          body: {recipient_uuid: recipient, message, priority: "high"}
+        })
+      ).body.notification_uuid as string;
     const acknowledged = await send("acknowledged long ago");
     const resolved = await send("resolved long ago");
     const open = await send("still open");
@@ -35,7 +46,9 @@ describe("retention", () => {
     expect((await gw.call("POST", `/api/v1/notifications/${acknowledged}/ack`)).status).toBe(200);
     expect((await gw.call("POST", `/api/v1/notifications/${resolved}/resolve`)).status).toBe(200);
     // A receiver that is down: this notification's events wait in the outbox.
-    expect((await gw.call("POST", "/api/v1/webhooks", {body: {url: "http://127.0.0.1:9/hook", events: ["*"]}})).status).toBe(201);
+    expect(
+      (await gw.call("POST", "/api/v1/webhooks", {body: {url: "http://127.0.0.1:9/hook", events: ["*"]}})).status
+    ).toBe(201);
     const undelivered = await send("resolved, webhooks pending");
     await gw.gateway.services.runner.idle();
     expect((await gw.call("POST", `/api/v1/notifications/${undelivered}/resolve`)).status).toBe(200);
@@ -71,8 +84,13 @@ describe("retention", () => {
   it("keeps everything when the days are 0", async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     gw = await startTestGateway({retention: {notifications_days: 0, audit_days: 0}}, {clock});
-    const recipient = (await gw.call("POST", "/api/v1/recipients", {body: {name: "Ops", email: "ops@factory.lan"}})).body.uuid;
-    const id = (await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message: "x", priority: "low"}})).body.notification_uuid;
+    const recipient = (await gw.call("POST", "/api/v1/recipients", {body: {name: "Ops", email: "ops@factory.lan"}}))
+      .body.uuid;
+    const id = (
+      await gw.call("POST", "/api/v1/notifications/send", {
+        body: {recipient_uuid: recipient, message: "x", priority: "low"}
+      })
+    ).body.notification_uuid;
     await gw.gateway.services.runner.idle();
     await gw.call("POST", `/api/v1/notifications/${id}/resolve`);
     clock.advance(3650 * DAY);

@@ -7,7 +7,15 @@ import {NO_CHANNEL_WATCH, setWaiting} from "../support/undeliverable.js";
 
 /** Two channels served by one modem, whose health the test sets. */
 class ModemChannel extends RecordingDriver {
-  constructor(channel: "voice_call" | "sms", readonly modem: {port_open: boolean; sim: string; registration: string; signal: {rssi: number | null; dbm: number | null}}) {
+  constructor(
+    channel: "voice_call" | "sms",
+    readonly modem: {
+      port_open: boolean;
+      sim: string;
+      registration: string;
+      signal: {rssi: number | null; dbm: number | null};
+    }
+  ) {
     super(channel);
   }
 
@@ -43,17 +51,30 @@ async function makeRig(adminChannels = ["voice_call", "sms", "email"]): Promise<
   const clock = new ManualClock(Date.UTC(2026, 10, 23, 9, 0, 0));
   const dataDir = tempDir();
   const setup = await startTestGateway({}, {dataDir, clock, ...NO_CHANNEL_WATCH});
-  const admin = (await setup.call("POST", "/api/v1/recipients", {body: {name: "Gateway admin", phone: "+4915112345678", email: "admin@factory.lan", channel_order: adminChannels}})).body.uuid;
+  const admin = (
+    await setup.call("POST", "/api/v1/recipients", {
+      body: {name: "Gateway admin", phone: "+4915112345678", email: "admin@factory.lan", channel_order: adminChannels}
+    })
+  ).body.uuid;
   await setup.gateway.stop();
 
   const modem = {port_open: true, sim: "ready", registration: "home", signal: {rssi: 18, dbm: -77}};
   const voice = new ModemChannel("voice_call", modem);
   const sms = new ModemChannel("sms", modem);
   const email = new RecordingDriver("email", 4);
-  gw = await startTestGateway({...ALL_CHANNELS_CONFIGURED, self_monitoring: {recipient: admin, ...LIMITS}}, {dataDir, clock, drivers: () => [voice, sms, email]});
+  gw = await startTestGateway(
+    {...ALL_CHANNELS_CONFIGURED, self_monitoring: {recipient: admin, ...LIMITS}},
+    {dataDir, clock, drivers: () => [voice, sms, email]}
+  );
   const current = gw;
   return {
-    gw: current, clock, admin, modem, voice, sms, email,
+    gw: current,
+    clock,
+    admin,
+    modem,
+    voice,
+    sms,
+    email,
     async alerts() {
       await current.gateway.services.runner.idle();
       const page = (await current.call("GET", `/api/v1/notifications?recipient_uuid=${admin}&limit=100`)).body.items;
@@ -106,7 +127,9 @@ describe("self-monitoring", () => {
     rig.clock.advance(60_000);
     await rig.gw.gateway.services.runner.tick();
     await rig.gw.gateway.services.runner.idle();
-    expect(rig.voice.deliveries.map((delivery) => delivery.alerts[0].message)).toEqual(["Klaxon gateway: the email channel is unavailable: SMTP server refused the login"]);
+    expect(rig.voice.deliveries.map((delivery) => delivery.alerts[0].message)).toEqual([
+      "Klaxon gateway: the email channel is unavailable: SMTP server refused the login"
+    ]);
     alerts = await rig.alerts();
     expect(alerts.map((alert) => [alert.dedup_key, alert.status])).toEqual([
       ["klaxon:modem:registration", "resolved"],
@@ -126,8 +149,17 @@ describe("self-monitoring", () => {
 
   it("pages by SMS once per cause while alerts cannot reach anyone by email, and resolves it when the cause clears, across a restart", async () => {
     const rig = await makeRig(["email", "sms"]);
-    const ops = (await rig.gw.call("POST", "/api/v1/recipients", {body: {name: "Ops", email: "ops@factory.lan", channel_order: ["email"]}})).body.uuid;
-    const send = async (message: string) => (await rig.gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: ops, message, priority: "high"}})).body.notification_uuid as string;
+    const ops = (
+      await rig.gw.call("POST", "/api/v1/recipients", {
+        body: {name: "Ops", email: "ops@factory.lan", channel_order: ["email"]}
+      })
+    ).body.uuid;
+    const send = async (message: string) =>
+      (
+        await rig.gw.call("POST", "/api/v1/notifications/send", {
+          body: {recipient_uuid: ops, message, priority: "high"}
+        })
+      ).body.notification_uuid as string;
     const cause = {channel: "email" as const, reason: "SMTP server refused the login"};
     // The admin already knows SMTP fails (acknowledged), but not yet that alerts are stuck behind it.
     rig.email.unavailable = cause.reason;
@@ -143,7 +175,9 @@ describe("self-monitoring", () => {
     ]);
     expect(alerts[1].message).toBe("Klaxon gateway: 1 alert cannot reach anyone: SMTP server refused the login");
     // Email is the broken channel: both pages went out as SMS.
-    expect(rig.sms.deliveries.map((delivery) => delivery.alerts[0].message)).toEqual(alerts.map((alert) => alert.message));
+    expect(rig.sms.deliveries.map((delivery) => delivery.alerts[0].message)).toEqual(
+      alerts.map((alert) => alert.message)
+    );
 
     // More alerts waiting for the same cause page nobody again.
     await setWaiting(rig.gw, await send("press 5 stopped"), [cause]);
@@ -155,14 +189,19 @@ describe("self-monitoring", () => {
     await rig.gw.restart();
     await rig.tick();
     expect(await rig.alerts()).toHaveLength(2);
-    for (const alert of (await rig.gw.call("GET", `/api/v1/notifications?recipient_uuid=${ops}`)).body.items) await setWaiting(rig.gw, alert.id, null);
+    for (const alert of (await rig.gw.call("GET", `/api/v1/notifications?recipient_uuid=${ops}`)).body.items)
+      await setWaiting(rig.gw, alert.id, null);
     await rig.tick();
     alerts = await rig.alerts();
     expect(alerts.map((alert) => [alert.dedup_key, alert.status])).toEqual([
       ["klaxon:channel:email", "acknowledged"],
       [`klaxon:${undeliverableKey(cause)}`, "resolved"]
     ]);
-    expect(rig.gw.logLines.some((line) => line.includes("self-monitoring resolved an alert") && line.includes(undeliverableKey(cause)))).toBe(true);
+    expect(
+      rig.gw.logLines.some(
+        (line) => line.includes("self-monitoring resolved an alert") && line.includes(undeliverableKey(cause))
+      )
+    ).toBe(true);
   });
 
   it("pages out of band through the modem when the journal cannot commit, once per outage", async () => {
@@ -172,7 +211,11 @@ describe("self-monitoring", () => {
     try {
       let status = 202;
       for (let i = 0; i < 200 && status !== 503; i++) {
-        status = (await rig.gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: rig.admin, message: "x".repeat(3000), priority: "low"}})).status;
+        status = (
+          await rig.gw.call("POST", "/api/v1/notifications/send", {
+            body: {recipient_uuid: rig.admin, message: "x".repeat(3000), priority: "low"}
+          })
+        ).status;
       }
       expect(status).toBe(503);
       const smsBefore = rig.sms.deliveries.length;
@@ -199,10 +242,18 @@ describe("self-monitoring", () => {
 });
 
 describe("selfCheck", () => {
-  const modem = (fields: Record<string, unknown>) => ({channel: "voice_call" as const, available: true, reason: null, details: {port_open: true, sim: "ready", registration: "home", signal: {dbm: -80}, ...fields}});
+  const modem = (fields: Record<string, unknown>) => ({
+    channel: "voice_call" as const,
+    available: true,
+    reason: null,
+    details: {port_open: true, sim: "ready", registration: "home", signal: {dbm: -80}, ...fields}
+  });
   const now = Date.UTC(2026, 0, 1, 12);
   const problems = (input: Partial<Parameters<typeof selfCheck>[0]>) =>
-    selfCheck({channels: [], outbox: {pending: 0, oldest: null}, undeliverable: [], nowMs: now, ...input}, LIMITS).filter((condition) => condition.problem !== null);
+    selfCheck(
+      {channels: [], outbox: {pending: 0, oldest: null}, undeliverable: [], nowMs: now, ...input},
+      LIMITS
+    ).filter((condition) => condition.problem !== null);
 
   it.each([
     [{sim: "not_inserted"}, "modem:sim", "the modem's SIM is not ready (not_inserted)"],
@@ -220,23 +271,41 @@ describe("selfCheck", () => {
   it("raises a webhook backlog only past its age limit", () => {
     const oldest = (minutes: number) => ({pending: 3, oldest: new Date(now - minutes * 60_000).toISOString()});
     expect(problems({outbox: oldest(60)})).toEqual([]);
-    expect(problems({outbox: oldest(61)})).toEqual([{key: "outbox:backlog", problem: "3 webhook deliveries are waiting, the oldest for 61 minutes"}]);
+    expect(problems({outbox: oldest(61)})).toEqual([
+      {key: "outbox:backlog", problem: "3 webhook deliveries are waiting, the oldest for 61 minutes"}
+    ]);
   });
 
   const smtp = {channel: "email" as const, reason: "SMTP is not configured (smtp.host and smtp.from)"};
   const modemDown = {channel: "sms" as const, reason: "the modem is not registered on the mobile network (searching)"};
 
   it("names each cause that leaves alerts undeliverable, with its own key", () => {
-    expect(problems({undeliverable: [{...smtp, notifications: 3}, {...modemDown, notifications: 1}]})).toEqual([
-      {key: undeliverableKey(smtp), problem: "3 alerts cannot reach anyone: SMTP is not configured (smtp.host and smtp.from)"},
-      {key: undeliverableKey(modemDown), problem: "1 alert cannot reach anyone: the modem is not registered on the mobile network (searching)"}
+    expect(
+      problems({
+        undeliverable: [
+          {...smtp, notifications: 3},
+          {...modemDown, notifications: 1}
+        ]
+      })
+    ).toEqual([
+      {
+        key: undeliverableKey(smtp),
+        problem: "3 alerts cannot reach anyone: SMTP is not configured (smtp.host and smtp.from)"
+      },
+      {
+        key: undeliverableKey(modemDown),
+        problem: "1 alert cannot reach anyone: the modem is not registered on the mobile network (searching)"
+      }
     ]);
     expect(undeliverableKey(smtp)).toMatch(/^undeliverable:email:[0-9a-f]{12}$/);
     expect(undeliverableKey({...smtp, channel: "sms"})).not.toBe(undeliverableKey(smtp));
   });
 
   it("does not count the self-monitor's own pages waiting for the same cause", () => {
-    const reasons = [{...smtp, notifications: 2}, {...modemDown, notifications: 1}];
+    const reasons = [
+      {...smtp, notifications: 2},
+      {...modemDown, notifications: 1}
+    ];
     expect(othersWaiting(reasons, [[smtp, modemDown], []])).toEqual([{...smtp, notifications: 1}]);
     expect(othersWaiting(reasons, [[smtp], [smtp]])).toEqual([{...modemDown, notifications: 1}]);
   });

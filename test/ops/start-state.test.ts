@@ -30,13 +30,31 @@ describe("what a start leaves in the data dir", () => {
     const dataDir = join(tempDir(), "data");
     const gateway = await startGatewayProcess(dataDir, {}, 20_000, {umask: "022"});
     try {
-      const headers = {"X-API-Key": readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim(), "Content-Type": "application/json"};
+      const headers = {
+        "X-API-Key": readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim(),
+        "Content-Type": "application/json"
+      };
       // A change to the config store makes its .bak; the WAL and its index exist while serving.
-      expect((await fetch(`${gateway.url}/api/v1/recipients`, {method: "POST", headers, body: JSON.stringify({email: "ops@factory.lan"})})).status).toBe(201);
+      expect(
+        (
+          await fetch(`${gateway.url}/api/v1/recipients`, {
+            method: "POST",
+            headers,
+            body: JSON.stringify({email: "ops@factory.lan"})
+          })
+        ).status
+      ).toBe(201);
       const modes = Object.fromEntries(
-        ["journal.sqlite", "journal.sqlite-wal", "journal.sqlite-shm", "journal.sqlite-open", "config.json", "config.json.bak", "ack-link.key", "initial-admin-key"].map((file) => [
-          file, (statSync(join(dataDir, file)).mode & 0o777).toString(8)
-        ])
+        [
+          "journal.sqlite",
+          "journal.sqlite-wal",
+          "journal.sqlite-shm",
+          "journal.sqlite-open",
+          "config.json",
+          "config.json.bak",
+          "ack-link.key",
+          "initial-admin-key"
+        ].map((file) => [file, (statSync(join(dataDir, file)).mode & 0o777).toString(8)])
       );
       expect(modes).toEqual(Object.fromEntries(Object.keys(modes).map((file) => [file, "600"])));
       expect((statSync(dataDir).mode & 0o777).toString(8)).toBe("700");

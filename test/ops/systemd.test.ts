@@ -32,20 +32,43 @@ function verifyUnit(text: string): {status: number | null; output: string} {
 }
 
 describe("systemd/klaxon.service", () => {
-  it.skipIf(!HAS_SYSTEMD_ANALYZE)("passes systemd-analyze verify without a single warning (skipped only where systemd-analyze is not installed)", () => {
-    expect(verifyUnit(readFileSync(UNIT, "utf8"))).toEqual({status: 0, output: ""});
-    // The same check does report a mistake, so the clean result above means something.
-    expect(verifyUnit(readFileSync(UNIT, "utf8").replace("NoNewPrivileges=yes", "NoNewPrivileges=yes\nProtectSystm=strict")).output).toContain("Unknown key 'ProtectSystm'");
-  });
+  it.skipIf(!HAS_SYSTEMD_ANALYZE)(
+    "passes systemd-analyze verify without a single warning (skipped only where systemd-analyze is not installed)",
+    () => {
+      expect(verifyUnit(readFileSync(UNIT, "utf8"))).toEqual({status: 0, output: ""});
+      // The same check does report a mistake, so the clean result above means something.
+      expect(
+        verifyUnit(
+          readFileSync(UNIT, "utf8").replace("NoNewPrivileges=yes", "NoNewPrivileges=yes\nProtectSystm=strict")
+        ).output
+      ).toContain("Unknown key 'ProtectSystm'");
+    }
+  );
 
   it("declares the notify protocol, the watchdog and the hardening the appliance relies on", () => {
     const unit = readFileSync(UNIT, "utf8");
     for (const line of [
-      "Type=notify", "NotifyAccess=all", "WatchdogSec=30", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes",
-      "ReadWritePaths=/var/lib/klaxon", "DevicePolicy=closed", "DeviceAllow=char-ttyUSB rw", "DeviceAllow=char-ttyACM rw", "SupplementaryGroups=dialout",
-      "CapabilityBoundingSet=", "SystemCallFilter=@system-service", "Environment=KLAXON_CONFIG=/etc/klaxon/klaxon.yaml", "Environment=KLAXON_DATA_DIR=/var/lib/klaxon",
-      "ExecStart=/usr/bin/node --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 /opt/klaxon/dist/main.js", "User=klaxon",
-      "SyslogIdentifier=klaxon", "SyslogLevelPrefix=true"
+      "Type=notify",
+      "NotifyAccess=all",
+      "WatchdogSec=30",
+      "Restart=on-failure",
+      "NoNewPrivileges=yes",
+      "ProtectSystem=strict",
+      "ProtectHome=yes",
+      "PrivateTmp=yes",
+      "ReadWritePaths=/var/lib/klaxon",
+      "DevicePolicy=closed",
+      "DeviceAllow=char-ttyUSB rw",
+      "DeviceAllow=char-ttyACM rw",
+      "SupplementaryGroups=dialout",
+      "CapabilityBoundingSet=",
+      "SystemCallFilter=@system-service",
+      "Environment=KLAXON_CONFIG=/etc/klaxon/klaxon.yaml",
+      "Environment=KLAXON_DATA_DIR=/var/lib/klaxon",
+      "ExecStart=/usr/bin/node --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 /opt/klaxon/dist/main.js",
+      "User=klaxon",
+      "SyslogIdentifier=klaxon",
+      "SyslogLevelPrefix=true"
     ]) {
       expect(unit.split("\n")).toContain(line);
     }
@@ -56,29 +79,61 @@ describe("systemd/klaxon.service", () => {
 describe("SystemdNotifier", () => {
   it("sends READY, WATCHDOG and STOPPING to a real notify socket", async () => {
     socket = await openNotifySocket();
-    const notifier = new SystemdNotifier({NOTIFY_SOCKET: socket.path}, createLogger("error", () => {}));
+    const notifier = new SystemdNotifier(
+      {NOTIFY_SOCKET: socket.path},
+      createLogger("error", () => {})
+    );
     await notifier.ready("serving on http://127.0.0.1:8080");
     await notifier.watchdog();
     await notifier.stopping();
     await socket.waitFor((message) => message.startsWith("STOPPING=1"));
-    expect(socket.messages).toEqual(["READY=1\nSTATUS=serving on http://127.0.0.1:8080", "WATCHDOG=1", "STOPPING=1\nSTATUS=stopping"]);
+    expect(socket.messages).toEqual([
+      "READY=1\nSTATUS=serving on http://127.0.0.1:8080",
+      "WATCHDOG=1",
+      "STOPPING=1\nSTATUS=stopping"
+    ]);
   });
 
   it("does nothing outside systemd, and reads the watchdog period only for this process", async () => {
     const lines: string[] = [];
-    const outside = new SystemdNotifier({}, createLogger("debug", (line) => lines.push(line)), "/nonexistent/systemd-notify");
+    const outside = new SystemdNotifier(
+      {},
+      createLogger("debug", (line) => lines.push(line)),
+      "/nonexistent/systemd-notify"
+    );
     await outside.ready("x");
     expect(lines).toEqual([]);
     expect(outside.watchdogIntervalMs).toBeNull();
     const logger = createLogger("error", () => {});
-    expect(new SystemdNotifier({NOTIFY_SOCKET: "/run/x", WATCHDOG_USEC: "30000000"}, logger, "systemd-notify", 42).watchdogIntervalMs).toBe(15_000);
-    expect(new SystemdNotifier({NOTIFY_SOCKET: "/run/x", WATCHDOG_USEC: "30000000", WATCHDOG_PID: "42"}, logger, "systemd-notify", 42).watchdogIntervalMs).toBe(15_000);
-    expect(new SystemdNotifier({NOTIFY_SOCKET: "/run/x", WATCHDOG_USEC: "30000000", WATCHDOG_PID: "7"}, logger, "systemd-notify", 42).watchdogIntervalMs).toBeNull();
+    expect(
+      new SystemdNotifier({NOTIFY_SOCKET: "/run/x", WATCHDOG_USEC: "30000000"}, logger, "systemd-notify", 42)
+        .watchdogIntervalMs
+    ).toBe(15_000);
+    expect(
+      new SystemdNotifier(
+        {NOTIFY_SOCKET: "/run/x", WATCHDOG_USEC: "30000000", WATCHDOG_PID: "42"},
+        logger,
+        "systemd-notify",
+        42
+      ).watchdogIntervalMs
+    ).toBe(15_000);
+    expect(
+      new SystemdNotifier(
+        {NOTIFY_SOCKET: "/run/x", WATCHDOG_USEC: "30000000", WATCHDOG_PID: "7"},
+        logger,
+        "systemd-notify",
+        42
+      ).watchdogIntervalMs
+    ).toBeNull();
   });
 
   it("logs a notification it could not send instead of failing", async () => {
     const lines: string[] = [];
-    const notifier = new SystemdNotifier({NOTIFY_SOCKET: "/run/x"}, createLogger("debug", (line) => lines.push(line)), "/nonexistent/systemd-notify");
+    const notifier = new SystemdNotifier(
+      {NOTIFY_SOCKET: "/run/x"},
+      createLogger("debug", (line) => lines.push(line)),
+      "/nonexistent/systemd-notify"
+    );
     await notifier.watchdog();
     expect(lines.map((line) => JSON.parse(line).msg)).toEqual(["systemd notification failed"]);
   });
@@ -89,12 +144,27 @@ describe("the watchdog", () => {
     socket = await openNotifySocket();
     const clock = new ManualClock(Date.UTC(2026, 10, 23, 9, 0, 0));
     gw = await startTestGateway(ALL_CHANNELS_CONFIGURED, {clock});
-    const recipient = (await gw.call("POST", "/api/v1/recipients", {body: {name: "Ops", phone: "+4915112345678", escalation: {ack_timeout_seconds: 60, repeat: 3}}})).body.uuid;
-    expect((await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message: "press 7", priority: "high"}})).status).toBe(202);
+    const recipient = (
+      await gw.call("POST", "/api/v1/recipients", {
+        body: {name: "Ops", phone: "+4915112345678", escalation: {ack_timeout_seconds: 60, repeat: 3}}
+      })
+    ).body.uuid;
+    expect(
+      (
+        await gw.call("POST", "/api/v1/notifications/send", {
+          body: {recipient_uuid: recipient, message: "press 7", priority: "high"}
+        })
+      ).status
+    ).toBe(202);
     const runner = gw.gateway.services.runner;
     await runner.idle();
     const logger = createLogger("error", () => {});
-    const watchdog = new Watchdog(new SystemdNotifier({NOTIFY_SOCKET: socket.path}, logger), gw.gateway.operations.liveness, 60_000, logger);
+    const watchdog = new Watchdog(
+      new SystemdNotifier({NOTIFY_SOCKET: socket.path}, logger),
+      gw.gateway.operations.liveness,
+      60_000,
+      logger
+    );
 
     await watchdog.tick();
     await socket.waitFor((message) => message === "WATCHDOG=1");
@@ -121,7 +191,14 @@ describe("the gateway process under a notify socket", () => {
     const dataDir = tempDir();
     const child = spawn(process.execPath, ["--import", "@swc-node/register/esm-register", "src/main.ts"], {
       cwd: ROOT,
-      env: {...process.env, KLAXON_HOST: "127.0.0.1", KLAXON_PORT: "0", KLAXON_DATA_DIR: dataDir, NOTIFY_SOCKET: socket.path, WATCHDOG_USEC: "400000"},
+      env: {
+        ...process.env,
+        KLAXON_HOST: "127.0.0.1",
+        KLAXON_PORT: "0",
+        KLAXON_DATA_DIR: dataDir,
+        NOTIFY_SOCKET: socket.path,
+        WATCHDOG_USEC: "400000"
+      },
       stdio: ["ignore", "pipe", "inherit"]
     });
     const lines: string[] = [];
@@ -154,14 +231,22 @@ describe("the gateway's log lines under journald", () => {
       const stream = journal === "same" ? `${stat.dev}:${stat.ino}` : `${stat.dev}:${stat.ino + 1n}`;
       const child = spawn(process.execPath, ["--import", "@swc-node/register/esm-register", "src/main.ts"], {
         cwd: ROOT,
-        env: {...process.env, KLAXON_HOST: "127.0.0.1", KLAXON_PORT: "0", KLAXON_DATA_DIR: dataDir, JOURNAL_STREAM: stream, NOTIFY_SOCKET: ""},
+        env: {
+          ...process.env,
+          KLAXON_HOST: "127.0.0.1",
+          KLAXON_PORT: "0",
+          KLAXON_DATA_DIR: dataDir,
+          JOURNAL_STREAM: stream,
+          NOTIFY_SOCKET: ""
+        },
         stdio: ["ignore", fd, "inherit"]
       });
       closeSync(fd);
       const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
       const lines = () => readFileSync(logPath, "utf8").split("\n").filter(Boolean);
       const deadline = Date.now() + 60_000;
-      while (!lines().some((line) => line.includes('"gateway serving"')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      while (!lines().some((line) => line.includes('"gateway serving"')) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
       return lines();

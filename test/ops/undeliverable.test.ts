@@ -10,7 +10,10 @@ afterEach(async () => {
   gw = null;
 });
 
-const MODEM_NOT_READY = {channel: "sms" as const, reason: "the modem is not registered on the mobile network (searching)"};
+const MODEM_NOT_READY = {
+  channel: "sms" as const,
+  reason: "the modem is not registered on the mobile network (searching)"
+};
 
 async function metrics(current: TestGateway) {
   const answer = await fetch(`${current.url}/metrics`);
@@ -41,7 +44,9 @@ describe("undeliverable notifications", () => {
     // An acknowledged alert no longer waits; one carried at last neither.
     expect((await gw.call("POST", `/api/v1/notifications/${first}/ack`)).status).toBe(200);
     expect((await gw.call("GET", "/readyz", {key: null})).body.undeliverable.count).toBe(1);
-    const [second] = (await gw.call("GET", "/api/v1/notifications?status=notifying")).body.items.map((item: {id: string}) => item.id);
+    const [second] = (await gw.call("GET", "/api/v1/notifications?status=notifying")).body.items.map(
+      (item: {id: string}) => item.id
+    );
     await setWaiting(gw, second, null);
     expect((await gw.call("GET", "/readyz", {key: null})).status).toBe(200);
   });
@@ -49,7 +54,13 @@ describe("undeliverable notifications", () => {
   it("are real on a gateway with no channel configured: the alert waits and /readyz names each missing setting", async () => {
     gw = await startTestGateway();
     const recipient = await createRecipient(gw, {channel_order: ["voice_call", "email"]});
-    expect((await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message: "press 4 stopped", priority: "high"}})).status).toBe(202);
+    expect(
+      (
+        await gw.call("POST", "/api/v1/notifications/send", {
+          body: {recipient_uuid: recipient, message: "press 4 stopped", priority: "high"}
+        })
+      ).status
+    ).toBe(202);
     await gw.gateway.services.runner.idle();
     const unready = await gw.call("GET", "/readyz", {key: null});
     expect(unready.status).toBe(503);
@@ -95,14 +106,20 @@ describe("undeliverable notifications", () => {
 
 describe("start-up", () => {
   const warnings = (current: TestGateway) =>
-    current.logLines.map((line) => JSON.parse(line) as {level: string; msg: string; missing?: string[]}).filter((record) => record.level === "warn" && record.msg.startsWith("no channel is configured"));
+    current.logLines
+      .map((line) => JSON.parse(line) as {level: string; msg: string; missing?: string[]})
+      .filter((record) => record.level === "warn" && record.msg.startsWith("no channel is configured"));
 
   it("warns that alerts cannot reach anyone when no channel is configured", async () => {
     gw = await startTestGateway();
     expect(warnings(gw)).toEqual([
       expect.objectContaining({
         msg: "no channel is configured: alerts are accepted but cannot reach anyone until smtp, modem or telegram is set up",
-        missing: ["Telegram is not configured (telegram.bot_token)", "no modem is configured (modem.port)", "SMTP is not configured (smtp.host and smtp.from)"]
+        missing: [
+          "Telegram is not configured (telegram.bot_token)",
+          "no modem is configured (modem.port)",
+          "SMTP is not configured (smtp.host and smtp.from)"
+        ]
       })
     ]);
   });

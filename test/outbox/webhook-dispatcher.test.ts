@@ -36,9 +36,23 @@ async function setup(requestTimeoutMs = 300, resolveHost?: (hostname: string) =>
   const journal = new Journal({path: join(dir, "journal.sqlite"), logger, checkpointIntervalMs: 60_000});
   const config = await ConfigStore.open(join(dir, "config.json"));
   const audit = new AuditService(journal, new AuditRepository(journal), clock);
-  const webhooks = createWebhooks({journal, config, audit, clock, logger: createLogger("info", (line) => logLines.push(line)), random: () => 0.5, requestTimeoutMs, resolveHost});
+  const webhooks = createWebhooks({
+    journal,
+    config,
+    audit,
+    clock,
+    logger: createLogger("info", (line) => logLines.push(line)),
+    random: () => 0.5,
+    requestTimeoutMs,
+    resolveHost
+  });
   const receiver = await startWebhookReceiver(clock);
-  cleanups.push(() => rmSync(dir, {recursive: true, force: true}), () => journal.close(), () => receiver.close(), () => webhooks.dispatcher.stop());
+  cleanups.push(
+    () => rmSync(dir, {recursive: true, force: true}),
+    () => journal.close(),
+    () => receiver.close(),
+    () => webhooks.dispatcher.stop()
+  );
   const events = new EventsRepository(journal);
   const subscriptions = new WebhooksRepository(config);
 
@@ -47,19 +61,54 @@ async function setup(requestTimeoutMs = 300, resolveHost?: (hostname: string) =>
     journal.write(() => {
       const now = isoTimestamp(clock.now());
       const id = newId("evt", clock.now());
-      const body = JSON.stringify({id, type, created_at: now, data: {notification: {id: "notif_01TEST", status: "queued", message: "Boiler 2 pressure high"}}});
-      events.append({id, type, notification_id: "notif_01TEST", created_at: now, body, sequence: null}, subscriptions.subscribersOf(type));
+      const body = JSON.stringify({
+        id,
+        type,
+        created_at: now,
+        data: {notification: {id: "notif_01TEST", status: "queued", message: "Boiler 2 pressure high"}}
+      });
+      events.append(
+        {id, type, notification_id: "notif_01TEST", created_at: now, body, sequence: null},
+        subscriptions.subscribersOf(type)
+      );
       return id;
     });
-  const subscribe = async (to: WebhookReceiver = receiver, eventTypes = ["*"]) => (await webhooks.service.create({url: to.url, events: eventTypes}, admin));
-  const outboxRows = () => journal.db.prepare("SELECT seq, destination, event_id, status, attempts, next_attempt_at, last_error FROM outbox ORDER BY seq").all() as Array<{destination: string; event_id: string; status: string; attempts: number; next_attempt_at: string; last_error: string | null}>;
+  const subscribe = async (to: WebhookReceiver = receiver, eventTypes = ["*"]) =>
+    await webhooks.service.create({url: to.url, events: eventTypes}, admin);
+  const outboxRows = () =>
+    journal.db
+      .prepare(
+        "SELECT seq, destination, event_id, status, attempts, next_attempt_at, last_error FROM outbox ORDER BY seq"
+      )
+      .all() as Array<{
+      destination: string;
+      event_id: string;
+      status: string;
+      attempts: number;
+      next_attempt_at: string;
+      last_error: string | null;
+    }>;
   const deliveriesOf = (id: string) => webhooks.service.listDeliveries(id, 200, null).items;
   const otherReceiver = async () => {
     const other = await startWebhookReceiver(clock);
     cleanups.push(() => other.close());
     return other;
   };
-  return {clock, journal, config, audit, receiver, ...webhooks, emit, subscribe, outboxRows, deliveriesOf, otherReceiver, subscriptions, logLines};
+  return {
+    clock,
+    journal,
+    config,
+    audit,
+    receiver,
+    ...webhooks,
+    emit,
+    subscribe,
+    outboxRows,
+    deliveriesOf,
+    otherReceiver,
+    subscriptions,
+    logLines
+  };
 }
 
 describe("webhook dispatcher", () => {
@@ -72,7 +121,11 @@ describe("webhook dispatcher", () => {
 
     expect(receiver.received).toHaveLength(1);
     const [delivery] = receiver.received;
-    expect(verifyDelivery(delivery, secret)).toMatchObject({id: eventId, type: "escalation.started", data: {notification: {id: "notif_01TEST"}}});
+    expect(verifyDelivery(delivery, secret)).toMatchObject({
+      id: eventId,
+      type: "escalation.started",
+      data: {notification: {id: "notif_01TEST"}}
+    });
     expect(delivery.headers).toMatchObject({
       "webhook-id": eventId,
       "webhook-timestamp": String(Math.floor(clock.now() / 1000)),
@@ -81,7 +134,9 @@ describe("webhook dispatcher", () => {
       "user-agent": "Klaxon-Webhooks/1"
     });
     expect(outboxRows()).toMatchObject([{event_id: eventId, status: "delivered", attempts: 1}]);
-    expect(deliveriesOf(subscription.id)).toMatchObject([{event_id: eventId, event_type: "escalation.started", attempt: 1, status_code: 200, error: null, duration_ms: 0}]);
+    expect(deliveriesOf(subscription.id)).toMatchObject([
+      {event_id: eventId, event_type: "escalation.started", attempt: 1, status_code: 200, error: null, duration_ms: 0}
+    ]);
     await dispatcher.tick();
     expect(receiver.received).toHaveLength(1);
   });
@@ -94,19 +149,34 @@ describe("webhook dispatcher", () => {
     const t0 = clock.now();
 
     await dispatcher.tick();
-    expect(outboxRows()[0]).toMatchObject({status: "pending", attempts: 1, last_error: "HTTP 500", next_attempt_at: isoTimestamp(t0 + 10_000)});
+    expect(outboxRows()[0]).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      last_error: "HTTP 500",
+      next_attempt_at: isoTimestamp(t0 + 10_000)
+    });
     clock.advance(9_999);
     await dispatcher.tick();
     expect(receiver.received).toHaveLength(1);
 
     clock.advance(1);
     await dispatcher.tick();
-    expect(outboxRows()[0]).toMatchObject({status: "pending", attempts: 2, last_error: "no answer within 300 ms", next_attempt_at: isoTimestamp(t0 + 70_000)});
+    expect(outboxRows()[0]).toMatchObject({
+      status: "pending",
+      attempts: 2,
+      last_error: "no answer within 300 ms",
+      next_attempt_at: isoTimestamp(t0 + 70_000)
+    });
 
     clock.set(t0 + 70_000);
     await dispatcher.tick();
     // Our backoff says 5 minutes; the receiver asked for 10.
-    expect(outboxRows()[0]).toMatchObject({status: "pending", attempts: 3, last_error: "HTTP 429", next_attempt_at: isoTimestamp(t0 + 670_000)});
+    expect(outboxRows()[0]).toMatchObject({
+      status: "pending",
+      attempts: 3,
+      last_error: "HTTP 429",
+      next_attempt_at: isoTimestamp(t0 + 670_000)
+    });
     clock.set(t0 + 669_999);
     await dispatcher.tick();
     expect(receiver.received).toHaveLength(3);
@@ -119,8 +189,12 @@ describe("webhook dispatcher", () => {
       expect(verifyDelivery(delivery, secret).id).toBe(eventId);
       expect(delivery.headers["webhook-id"]).toBe(eventId);
     }
-    expect(receiver.received.map((delivery) => Number(delivery.headers["webhook-timestamp"]) - Math.floor(t0 / 1000))).toEqual([0, 10, 70, 670]);
-    expect(deliveriesOf(subscription.id).map(({attempt, status_code, error}) => ({attempt, status_code, error}))).toEqual([
+    expect(
+      receiver.received.map((delivery) => Number(delivery.headers["webhook-timestamp"]) - Math.floor(t0 / 1000))
+    ).toEqual([0, 10, 70, 670]);
+    expect(
+      deliveriesOf(subscription.id).map(({attempt, status_code, error}) => ({attempt, status_code, error}))
+    ).toEqual([
       {attempt: 4, status_code: 200, error: null},
       {attempt: 3, status_code: 429, error: "HTTP 429"},
       {attempt: 2, status_code: null, error: "no answer within 300 ms"},
@@ -163,13 +237,23 @@ describe("webhook dispatcher", () => {
 
     // The hanging request is open, yet events commit and the other subscriber gets its next one at once.
     const e2 = await emit("escalation.step");
-    await vi.waitFor(() => expect(outboxRows().filter((row) => row.destination === fast.subscription.id).map((row) => row.status)).toEqual(["delivered", "pending"]));
+    await vi.waitFor(() =>
+      expect(
+        outboxRows()
+          .filter((row) => row.destination === fast.subscription.id)
+          .map((row) => row.status)
+      ).toEqual(["delivered", "pending"])
+    );
     await dispatcher.tick();
     expect(other.received.map((delivery) => delivery.headers["webhook-id"])[1]).toBe(e2);
     expect(receiver.received).toHaveLength(1);
     expect(passDone).toBe(false);
     await pass;
-    expect(outboxRows().filter((row) => row.destination !== fast.subscription.id).map((row) => row.last_error)).toEqual(["no answer within 1000 ms", null]);
+    expect(
+      outboxRows()
+        .filter((row) => row.destination !== fast.subscription.id)
+        .map((row) => row.last_error)
+    ).toEqual(["no answer within 1000 ms", null]);
   });
 
   it("disables a subscription answered with 410 Gone, gives up its queue and audits it as the system", async () => {
@@ -186,18 +270,39 @@ describe("webhook dispatcher", () => {
       ["failed", "HTTP 410"],
       ["failed", "subscription disabled: the receiver answered 410 Gone"]
     ]);
-    expect(audit.list({limit: 10, action: "webhook.disabled"})).toMatchObject([{actor: {type: "system", id: null}, subject: {type: "webhook", id: subscription.id}, detail: {reason: "410 Gone", failed_deliveries: 1}}]);
+    expect(audit.list({limit: 10, action: "webhook.disabled"})).toMatchObject([
+      {
+        actor: {type: "system", id: null},
+        subject: {type: "webhook", id: subscription.id},
+        detail: {reason: "410 Gone", failed_deliveries: 1}
+      }
+    ]);
     await emit();
     expect(outboxRows()).toHaveLength(2);
   });
 
   it("refuses, for good, a name that resolves to a link-local address and a URL stored with a password, writing the password nowhere", async () => {
-    const resolved = new Map([["metadata.factory.lan", ["10.0.0.9", "169.254.169.254"]], ["this-host.factory.lan", ["0.0.0.0"]]]);
-    const {dispatcher, receiver, emit, subscribe, subscriptions, outboxRows, deliveriesOf, logLines} = await setup(300, (name) => Promise.resolve(resolved.get(name) ?? ["127.0.0.1"]));
+    const resolved = new Map([
+      ["metadata.factory.lan", ["10.0.0.9", "169.254.169.254"]],
+      ["this-host.factory.lan", ["0.0.0.0"]]
+    ]);
+    const {dispatcher, receiver, emit, subscribe, subscriptions, outboxRows, deliveriesOf, logLines} = await setup(
+      300,
+      (name) => Promise.resolve(resolved.get(name) ?? ["127.0.0.1"])
+    );
     const reachable = await subscribe();
     const now = new Date().toISOString();
     // As a config store written before the API refused these could hold them.
-    const stored = (id: string, url: string) => subscriptions.insert({id, url, events: ["*"], enabled: true, secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmU=", created_at: now, updated_at: now});
+    const stored = (id: string, url: string) =>
+      subscriptions.insert({
+        id,
+        url,
+        events: ["*"],
+        enabled: true,
+        secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmU=",
+        created_at: now,
+        updated_at: now
+      });
     await stored("whk_metadata", "http://metadata.factory.lan/hook");
     await stored("whk_thishost", "http://this-host.factory.lan:8080/hook");
     await stored("whk_password", `http://ops:hunter2-9f8e7d6c@127.0.0.1:${new URL(receiver.url).port}/hook`);
@@ -206,11 +311,24 @@ describe("webhook dispatcher", () => {
 
     expect(receiver.received).toHaveLength(1);
     expect(deliveriesOf(reachable.subscription.id)).toMatchObject([{status_code: 200}]);
-    expect(deliveriesOf("whk_metadata")).toMatchObject([{status_code: null, error: expect.stringMatching(/^destination refused: metadata\.factory\.lan resolves to 169\.254\.169\.254, a link-local/)}]);
+    expect(deliveriesOf("whk_metadata")).toMatchObject([
+      {
+        status_code: null,
+        error: expect.stringMatching(
+          /^destination refused: metadata\.factory\.lan resolves to 169\.254\.169\.254, a link-local/
+        )
+      }
+    ]);
     expect(deliveriesOf("whk_thishost")).toMatchObject([{error: expect.stringMatching(/resolves to 0\.0\.0\.0/)}]);
     expect(deliveriesOf("whk_password")).toMatchObject([{error: expect.stringMatching(/user name or password/)}]);
-    expect(outboxRows().filter((row) => row.destination !== reachable.subscription.id).map((row) => row.status)).toEqual(["failed", "failed", "failed"]);
-    expect(JSON.stringify(outboxRows()) + JSON.stringify(deliveriesOf("whk_password")) + logLines.join("\n")).not.toContain("hunter2");
+    expect(
+      outboxRows()
+        .filter((row) => row.destination !== reachable.subscription.id)
+        .map((row) => row.status)
+    ).toEqual(["failed", "failed", "failed"]);
+    expect(
+      JSON.stringify(outboxRows()) + JSON.stringify(deliveriesOf("whk_password")) + logLines.join("\n")
+    ).not.toContain("hunter2");
   });
 
   it("gives up 72 hours after the event was queued, having tried on the schedule", async () => {
@@ -257,7 +375,14 @@ describe("webhook dispatcher", () => {
     const deliveries = new WebhookDeliveriesRepository(journal);
     await journal.write(() => {
       const now = isoTimestamp(clock.now());
-      for (const row of outbox.claimDue(now, [subscription.id])) deliveries.start({outbox_seq: row.seq, subscription_id: row.destination, event_id: row.event_id, attempt: row.attempt, started_at: now});
+      for (const row of outbox.claimDue(now, [subscription.id]))
+        deliveries.start({
+          outbox_seq: row.seq,
+          subscription_id: row.destination,
+          event_id: row.event_id,
+          attempt: row.attempt,
+          started_at: now
+        });
     });
     await dispatcher.tick();
     expect(receiver.received).toHaveLength(0);
@@ -265,7 +390,9 @@ describe("webhook dispatcher", () => {
     expect(await dispatcher.recover()).toBe(1);
     await dispatcher.tick();
     expect(outboxRows()[0]).toMatchObject({status: "delivered", attempts: 2});
-    expect(deliveriesOf(subscription.id).map(({attempt, status_code, error}) => ({attempt, status_code, error}))).toEqual([
+    expect(
+      deliveriesOf(subscription.id).map(({attempt, status_code, error}) => ({attempt, status_code, error}))
+    ).toEqual([
       {attempt: 2, status_code: 200, error: null},
       {attempt: 1, status_code: null, error: "interrupted: the gateway stopped during this attempt"}
     ]);
@@ -279,10 +406,16 @@ describe("webhook dispatcher", () => {
     await dispatcher.tick();
     const [first] = deliveriesOf(subscription.id);
 
-    expect(await service.redeliver(subscription.id, first.id, admin)).toMatchObject({subscription_id: subscription.id, event_id: eventId});
+    expect(await service.redeliver(subscription.id, first.id, admin)).toMatchObject({
+      subscription_id: subscription.id,
+      event_id: eventId
+    });
     await dispatcher.tick();
     expect(receiver.received.map((delivery) => verifyDelivery(delivery, secret).id)).toEqual([eventId, eventId]);
-    expect(deliveriesOf(subscription.id).map((delivery) => [delivery.event_id, delivery.attempt])).toEqual([[eventId, 1], [eventId, 1]]);
+    expect(deliveriesOf(subscription.id).map((delivery) => [delivery.event_id, delivery.attempt])).toEqual([
+      [eventId, 1],
+      [eventId, 1]
+    ]);
 
     await expect(service.redeliver(subscription.id, 999, admin)).rejects.toMatchObject({code: "not_found"});
     await service.replace(subscription.id, {url: receiver.url, events: ["*"], enabled: false}, admin);

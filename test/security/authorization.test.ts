@@ -103,7 +103,9 @@ async function createKey(scopes: readonly string[]): Promise<string> {
 
 beforeAll(async () => {
   // Hundreds of refusals from one address on purpose: the address throttle is brute-force.test.ts's subject.
-  gw = await startTestGateway({rate_limit: {per_second: 1_000_000, burst: 1_000_000, auth_failures_per_minute: 1_000_000}});
+  gw = await startTestGateway({
+    rate_limit: {per_second: 1_000_000, burst: 1_000_000, auth_failures_per_minute: 1_000_000}
+  });
   registered = injector()
     .get<Platform>(Platform)
     .getLayers()
@@ -153,7 +155,10 @@ describe.each(Object.entries(SCOPE_OF))("%s (scope %s)", (route, scope) => {
   });
 
   it("answers 403 naming the scope to every key that lacks it", async () => {
-    const lacking = scope === "admin" ? [allButAdmin] : NON_ADMIN_SCOPES.filter((other) => other !== scope).map((other) => keyWith.get(other)!);
+    const lacking =
+      scope === "admin"
+        ? [allButAdmin]
+        : NON_ADMIN_SCOPES.filter((other) => other !== scope).map((other) => keyWith.get(other)!);
     for (const key of lacking) {
       const answer = await request(route, key);
       expect(answer.status, route).toBe(403);
@@ -204,12 +209,21 @@ describe("the keyless routes check their own credentials", () => {
 
   it("refuses an integration event with a bad signature, a wrong URL token or no credential", async () => {
     const recipient = await createRecipient(gw);
-    const created = await gw.call("POST", "/api/v1/integrations", {body: {name: "plc", kind: "generic", target: recipient}});
+    const created = await gw.call("POST", "/api/v1/integrations", {
+      body: {name: "plc", kind: "generic", target: recipient}
+    });
     expect(created.status).toBe(201);
     const {id, url} = created.body as {id: string; url: string};
     const path = `/api/v1/integrations/${id}/events`;
     const body = {alert_id: "a", action: "fire", title: "t"};
-    const forged = {...signDelivery({secret: `whsec_${Buffer.alloc(32, 7).toString("base64")}`}, "msg_1", Date.now(), JSON.stringify(body))};
+    const forged = {
+      ...signDelivery(
+        {secret: `whsec_${Buffer.alloc(32, 7).toString("base64")}`},
+        "msg_1",
+        Date.now(),
+        JSON.stringify(body)
+      )
+    };
     const attempts = [
       {name: "no credential", path, headers: {}},
       {name: "another secret's signature", path, headers: forged},
@@ -226,11 +240,27 @@ describe("the keyless routes check their own credentials", () => {
   it("keeps the dashboard's routes behind its password and session", async () => {
     const session = await gw.call("GET", "/dashboard/api/session", {key: null});
     expect(session.body).toMatchObject({signed_in: false, csrf_token: null});
-    const notAdmin = await gw.call("POST", "/dashboard/api/password", {key: null, body: {admin_key: keyWith.get("notifications:read"), password: "a long enough password"}});
+    const notAdmin = await gw.call("POST", "/dashboard/api/password", {
+      key: null,
+      body: {admin_key: keyWith.get("notifications:read"), password: "a long enough password"}
+    });
     expect(notAdmin.status).toBe(401);
-    expect((await gw.call("POST", "/dashboard/api/password", {key: null, body: {admin_key: gw.adminKey, password: "the right long password"}})).status).toBe(204);
-    expect((await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: "a wrong long password"}})).status).toBe(401);
-    for (const route of ["POST /dashboard/api/sign-out", "GET /dashboard/api/events", "POST /dashboard/api/notifications/:id/ack"]) {
+    expect(
+      (
+        await gw.call("POST", "/dashboard/api/password", {
+          key: null,
+          body: {admin_key: gw.adminKey, password: "the right long password"}
+        })
+      ).status
+    ).toBe(204);
+    expect(
+      (await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: "a wrong long password"}})).status
+    ).toBe(401);
+    for (const route of [
+      "POST /dashboard/api/sign-out",
+      "GET /dashboard/api/events",
+      "POST /dashboard/api/notifications/:id/ack"
+    ]) {
       const answer = await request(route, null);
       expect(answer.status, route).toBe(401);
     }

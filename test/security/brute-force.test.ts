@@ -13,11 +13,26 @@ let integrationEvents: string;
 const clock = new ManualClock(Date.UTC(2026, 10, 22, 8, 0, 0));
 
 beforeAll(async () => {
-  gw = await startTestGateway({rate_limit: {per_second: 50, burst: 200, auth_failures_per_minute: FAILURES_PER_MINUTE}, dashboard: {session_hours: 12, sign_in_attempts_per_minute: SIGN_INS_PER_MINUTE}}, {clock});
+  gw = await startTestGateway(
+    {
+      rate_limit: {per_second: 50, burst: 200, auth_failures_per_minute: FAILURES_PER_MINUTE},
+      dashboard: {session_hours: 12, sign_in_attempts_per_minute: SIGN_INS_PER_MINUTE}
+    },
+    {clock}
+  );
   const recipient = await createRecipient(gw);
-  const integration = await gw.call("POST", "/api/v1/integrations", {body: {name: "plc", kind: "generic", target: recipient}});
+  const integration = await gw.call("POST", "/api/v1/integrations", {
+    body: {name: "plc", kind: "generic", target: recipient}
+  });
   integrationEvents = `/api/v1/integrations/${integration.body.id}/events`;
-  expect((await gw.call("POST", "/dashboard/api/password", {key: null, body: {admin_key: gw.adminKey, password: DASHBOARD_PASSWORD}})).status).toBe(204);
+  expect(
+    (
+      await gw.call("POST", "/dashboard/api/password", {
+        key: null,
+        body: {admin_key: gw.adminKey, password: DASHBOARD_PASSWORD}
+      })
+    ).status
+  ).toBe(204);
 });
 beforeEach(() => clock.advance(3600_000));
 afterAll(() => gw?.stop());
@@ -32,9 +47,18 @@ describe("guessing credentials from one address", () => {
   it("spends one budget on wrong keys, forged integration signatures and unknown ping tokens, then answers 429 to everything", async () => {
     const event = {alert_id: "a", action: "fire", title: "t"};
     const guesses = [
-      ...[1, 2, 3].map((n) => () => gw.call("GET", "/api/v1/notifications", {key: `klx_guess00${n}_${"x".repeat(40)}`})),
+      ...[1, 2, 3].map(
+        (n) => () => gw.call("GET", "/api/v1/notifications", {key: `klx_guess00${n}_${"x".repeat(40)}`})
+      ),
       ...[1, 2, 3].map((n) => () => {
-        const forged = {...signDelivery({secret: `whsec_${Buffer.alloc(32, n).toString("base64")}`}, `msg_${n}`, clock.now(), JSON.stringify(event))};
+        const forged = {
+          ...signDelivery(
+            {secret: `whsec_${Buffer.alloc(32, n).toString("base64")}`},
+            `msg_${n}`,
+            clock.now(),
+            JSON.stringify(event)
+          )
+        };
         return gw.call("POST", integrationEvents, {key: null, body: event, headers: forged});
       }),
       ...[1, 2, 3].map((n) => () => gw.call("GET", `/ping/hb_guessed_token_${n}0000000000`, {key: null}))
@@ -65,20 +89,35 @@ describe("guessing credentials from one address", () => {
   });
 
   it("does not count successful authentications against the address", async () => {
-    for (let i = 0; i < FAILURES_PER_MINUTE * 3; i++) expect((await gw.call("GET", "/api/v1/notifications")).status).toBe(200);
+    for (let i = 0; i < FAILURES_PER_MINUTE * 3; i++)
+      expect((await gw.call("GET", "/api/v1/notifications")).status).toBe(200);
   });
 });
 
 describe("guessing the dashboard password", () => {
   it("answers 429 with Retry-After once the attempts per minute are spent, even to the right password", async () => {
     const statuses = [];
-    for (let i = 0; i < SIGN_INS_PER_MINUTE; i++) statuses.push((await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: `guess number ${i}`}})).status);
+    for (let i = 0; i < SIGN_INS_PER_MINUTE; i++)
+      statuses.push(
+        (await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: `guess number ${i}`}})).status
+      );
     expect(statuses).toEqual(Array(SIGN_INS_PER_MINUTE).fill(401));
-    expectThrottled(await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: DASHBOARD_PASSWORD}}), "the right password");
+    expectThrottled(
+      await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: DASHBOARD_PASSWORD}}),
+      "the right password"
+    );
     // Resetting the password with a guessed admin key spends the same attempts.
-    expectThrottled(await gw.call("POST", "/dashboard/api/password", {key: null, body: {admin_key: `klx_guess005_${"x".repeat(40)}`, password: "a brand new password"}}), "a password reset");
+    expectThrottled(
+      await gw.call("POST", "/dashboard/api/password", {
+        key: null,
+        body: {admin_key: `klx_guess005_${"x".repeat(40)}`, password: "a brand new password"}
+      }),
+      "a password reset"
+    );
 
     clock.advance(60_000);
-    expect((await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: DASHBOARD_PASSWORD}})).status).toBe(200);
+    expect(
+      (await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: DASHBOARD_PASSWORD}})).status
+    ).toBe(200);
   });
 });

@@ -28,31 +28,45 @@ describe("webhook destinations", () => {
   });
   afterAll(() => strict.stop());
 
-  it.each([`http://ops:${PASSWORD}@factory.lan/hook`, `https://ops@factory.lan/hook`])("refuses credentials in %s with 400 and writes the password nowhere", async (url) => {
-    const answer = await create(strict, url);
-    expect(answer.status).toBe(400);
-    expect(answer.body.errors).toEqual([{pointer: "/url", detail: expect.stringMatching(/user name or password/)}]);
-    expect(JSON.stringify(answer.body)).not.toContain(PASSWORD);
-    expect(strict.logLines.join("\n")).not.toContain(PASSWORD);
-    const audit = await strict.call("GET", "/api/v1/audit?limit=200");
-    expect(JSON.stringify(audit.body)).not.toContain(PASSWORD);
-    expect((await strict.call("GET", "/api/v1/webhooks")).body.items).toEqual([]);
-  });
+  it.each([`http://ops:${PASSWORD}@factory.lan/hook`, `https://ops@factory.lan/hook`])(
+    "refuses credentials in %s with 400 and writes the password nowhere",
+    async (url) => {
+      const answer = await create(strict, url);
+      expect(answer.status).toBe(400);
+      expect(answer.body.errors).toEqual([{pointer: "/url", detail: expect.stringMatching(/user name or password/)}]);
+      expect(JSON.stringify(answer.body)).not.toContain(PASSWORD);
+      expect(strict.logLines.join("\n")).not.toContain(PASSWORD);
+      const audit = await strict.call("GET", "/api/v1/audit?limit=200");
+      expect(JSON.stringify(audit.body)).not.toContain(PASSWORD);
+      expect((await strict.call("GET", "/api/v1/webhooks")).body.items).toEqual([]);
+    }
+  );
 
   it.each(LINK_LOCAL_OR_UNSPECIFIED)("refuses %s by default", async (url) => {
     const answer = await create(strict, url);
     expect(answer.status).toBe(400);
-    expect(answer.body.errors).toEqual([{pointer: "/url", detail: expect.stringMatching(/link-local or unspecified.*webhooks\.allow_link_local/)}]);
+    expect(answer.body.errors).toEqual([
+      {pointer: "/url", detail: expect.stringMatching(/link-local or unspecified.*webhooks\.allow_link_local/)}
+    ]);
   });
 
   it("refuses a patch that moves a subscription to a link-local address", async () => {
     const {id} = (await create(strict, "http://127.0.0.1:9/hook")).body;
-    const patched = await strict.call("PATCH", `/api/v1/webhooks/${id}`, {body: {url: "http://169.254.169.254/"}, headers: {"Content-Type": "application/merge-patch+json"}});
+    const patched = await strict.call("PATCH", `/api/v1/webhooks/${id}`, {
+      body: {url: "http://169.254.169.254/"},
+      headers: {"Content-Type": "application/merge-patch+json"}
+    });
     expect(patched.status).toBe(400);
     expect((await strict.call("GET", `/api/v1/webhooks/${id}`)).body.url).toBe("http://127.0.0.1:9/hook");
   });
 
-  it.each(["http://127.0.0.1:9/hook", "http://[::1]:9/hook", "http://10.0.0.5/hook", "http://[fec0::1]/hook", "https://hooks.factory.lan/x"])("accepts %s", async (url) => {
+  it.each([
+    "http://127.0.0.1:9/hook",
+    "http://[::1]:9/hook",
+    "http://10.0.0.5/hook",
+    "http://[fec0::1]/hook",
+    "https://hooks.factory.lan/x"
+  ])("accepts %s", async (url) => {
     expect((await create(strict, url)).status).toBe(201);
   });
 });

@@ -50,15 +50,50 @@ const person: fc.Arbitrary<Person> = fc.record({
   repeat: fc.integer({min: 0, max: 1}),
   ack: fc.integer({min: 30, max: 300}),
   retry: fc.integer({min: 0, max: 30}),
-  quiet: fc.option(fc.record({start: fc.integer({min: 0, max: 23}), end: fc.integer({min: 0, max: 23}), zone: fc.constantFrom(...ZONES)}), {freq: 2}),
+  quiet: fc.option(
+    fc.record({
+      start: fc.integer({min: 0, max: 23}),
+      end: fc.integer({min: 0, max: 23}),
+      zone: fc.constantFrom(...ZONES)
+    }),
+    {freq: 2}
+  ),
   routed: fc.boolean()
 });
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  {weight: 4, arbitrary: fc.record({kind: fc.constant("send" as const), target: fc.nat(5), priority: fc.constantFrom(...PRIORITIES.slice(0, 4)), dedup: fc.option(fc.constantFrom("k1", "k2"))})},
-  {weight: 5, arbitrary: fc.record({kind: fc.constant("wait" as const), seconds: fc.oneof(fc.integer({min: 1, max: 90}), fc.integer({min: 90, max: 6 * 3600}))})},
-  {weight: 2, arbitrary: fc.record({kind: fc.constant("channel" as const), channel: fc.constantFrom(...CHANNELS), up: fc.boolean()})},
-  {weight: 2, arbitrary: fc.record({kind: fc.constant("script" as const), channel: fc.constantFrom(...CHANNELS), outcome: fc.nat(OUTCOMES.length - 1)})},
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant("send" as const),
+      target: fc.nat(5),
+      priority: fc.constantFrom(...PRIORITIES.slice(0, 4)),
+      dedup: fc.option(fc.constantFrom("k1", "k2"))
+    })
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant("wait" as const),
+      seconds: fc.oneof(fc.integer({min: 1, max: 90}), fc.integer({min: 90, max: 6 * 3600}))
+    })
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("channel" as const),
+      channel: fc.constantFrom(...CHANNELS),
+      up: fc.boolean()
+    })
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("script" as const),
+      channel: fc.constantFrom(...CHANNELS),
+      outcome: fc.nat(OUTCOMES.length - 1)
+    })
+  },
   {weight: 1, arbitrary: fc.record({kind: fc.constant("ack" as const), pick: fc.nat()})},
   {weight: 1, arbitrary: fc.record({kind: fc.constant("resolve" as const), pick: fc.nat()})},
   {weight: 1, arbitrary: fc.constant({kind: "restart" as const})}
@@ -66,7 +101,13 @@ const command: fc.Arbitrary<Command> = fc.oneof(
 
 const scenario = fc.record({
   people: fc.array(person, {minLength: 1, maxLength: 3}),
-  groups: fc.array(fc.record({strategy: fc.constantFrom("sequential", "parallel"), members: fc.uniqueArray(fc.nat(2), {minLength: 1, maxLength: 3})}), {maxLength: 2}),
+  groups: fc.array(
+    fc.record({
+      strategy: fc.constantFrom("sequential", "parallel"),
+      members: fc.uniqueArray(fc.nat(2), {minLength: 1, maxLength: 3})
+    }),
+    {maxLength: 2}
+  ),
   commands: fc.array(command, {minLength: 1, maxLength: 18})
 });
 
@@ -85,7 +126,8 @@ async function createPeople(r: Rig, people: Person[]): Promise<string[]> {
       channel_order: p.channels,
       escalation: {ack_timeout_seconds: p.ack, repeat: p.repeat, retry_after_failure_seconds: Math.min(p.retry, p.ack)}
     };
-    if (p.quiet && p.quiet.start !== p.quiet.end) fields.quiet_hours = {start: hh(p.quiet.start), end: hh(p.quiet.end), timezone: p.quiet.zone};
+    if (p.quiet && p.quiet.start !== p.quiet.end)
+      fields.quiet_hours = {start: hh(p.quiet.start), end: hh(p.quiet.end), timezone: p.quiet.zone};
     if (p.routed) fields.routing_rules = [{priorities: ["high", "medium", "low", "info"], channels: [p.channels[0]]}];
     uuids.push(await r.recipient(fields));
   }
@@ -99,7 +141,9 @@ async function run(s: Scenario): Promise<void> {
   const targets = [...people];
   for (const group of s.groups) {
     const members = [...new Set(group.members.map((index) => people[index % people.length]))];
-    const answer = await r.gw.call("POST", "/api/v1/groups", {body: {name: `group ${targets.length}`, members, strategy: group.strategy}});
+    const answer = await r.gw.call("POST", "/api/v1/groups", {
+      body: {name: `group ${targets.length}`, members, strategy: group.strategy}
+    });
     expect(answer.status).toBe(201);
     targets.push(answer.body.uuid);
   }
@@ -109,11 +153,20 @@ async function run(s: Scenario): Promise<void> {
     const before = r.voice.deliveries.length;
     await r.tick();
     for (const delivery of r.voice.deliveries.slice(before)) {
-      observed.voiceCalls.push({at: r.clock.now(), epoch: observed.restarts.length, contact: delivery.contact, alerts: delivery.alerts.map((a) => a.notification_id), priorities: delivery.alerts.map((a) => a.priority)});
+      observed.voiceCalls.push({
+        at: r.clock.now(),
+        epoch: observed.restarts.length,
+        contact: delivery.contact,
+        alerts: delivery.alerts.map((a) => a.notification_id),
+        priorities: delivery.alerts.map((a) => a.priority)
+      });
     }
   };
   const open = (pick: number) => {
-    const rows = r.gw.gateway.journal.db.prepare("SELECT id FROM notifications WHERE status IN ('queued', 'notifying') ORDER BY id").pluck().all() as string[];
+    const rows = r.gw.gateway.journal.db
+      .prepare("SELECT id FROM notifications WHERE status IN ('queued', 'notifying') ORDER BY id")
+      .pluck()
+      .all() as string[];
     return rows.length ? rows[pick % rows.length] : null;
   };
   for (const c of s.commands) {
@@ -148,7 +201,10 @@ const SHRUNK: Array<[string, Scenario]> = [
     {
       people: [{channels: ["voice_call"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false}],
       groups: [{strategy: "sequential", members: [0]}],
-      commands: [{kind: "send", target: 0, priority: "critical", dedup: null}, {kind: "send", target: 1, priority: "critical", dedup: null}]
+      commands: [
+        {kind: "send", target: 0, priority: "critical", dedup: null},
+        {kind: "send", target: 1, priority: "critical", dedup: null}
+      ]
     }
   ],
   [
@@ -156,7 +212,11 @@ const SHRUNK: Array<[string, Scenario]> = [
     {
       people: [{channels: ["voice_call"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false}],
       groups: [],
-      commands: [{kind: "send", target: 0, priority: "critical", dedup: null}, {kind: "send", target: 0, priority: "critical", dedup: null}, {kind: "resolve", pick: 0}]
+      commands: [
+        {kind: "send", target: 0, priority: "critical", dedup: null},
+        {kind: "send", target: 0, priority: "critical", dedup: null},
+        {kind: "resolve", pick: 0}
+      ]
     }
   ],
   [
@@ -164,15 +224,32 @@ const SHRUNK: Array<[string, Scenario]> = [
     {
       people: [{channels: ["telegram_voice"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false}],
       groups: [],
-      commands: [{kind: "script", channel: "telegram_voice", outcome: 4}, {kind: "send", target: 0, priority: "critical", dedup: null}, {kind: "wait", seconds: 90}]
+      commands: [
+        {kind: "script", channel: "telegram_voice", outcome: 4},
+        {kind: "send", target: 0, priority: "critical", dedup: null},
+        {kind: "wait", seconds: 90}
+      ]
     }
   ],
   [
     "a contact made unusable by a critical alert keeps a quiet recipient's medium alert waiting, and says so",
     {
-      people: [{channels: ["voice_call"], repeat: 0, ack: 30, retry: 0, quiet: {start: 0, end: 5, zone: "America/New_York"}, routed: false}],
+      people: [
+        {
+          channels: ["voice_call"],
+          repeat: 0,
+          ack: 30,
+          retry: 0,
+          quiet: {start: 0, end: 5, zone: "America/New_York"},
+          routed: false
+        }
+      ],
       groups: [],
-      commands: [{kind: "script", channel: "voice_call", outcome: 5}, {kind: "send", target: 0, priority: "medium", dedup: null}, {kind: "send", target: 0, priority: "critical", dedup: null}]
+      commands: [
+        {kind: "script", channel: "voice_call", outcome: 5},
+        {kind: "send", target: 0, priority: "medium", dedup: null},
+        {kind: "send", target: 0, priority: "critical", dedup: null}
+      ]
     }
   ],
   [
@@ -193,10 +270,24 @@ const SHRUNK: Array<[string, Scenario]> = [
     {
       people: [
         {channels: ["voice_call", "telegram_voice"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false},
-        {channels: ["telegram_voice"], repeat: 0, ack: 30, retry: 0, quiet: {start: 0, end: 5, zone: "America/New_York"}, routed: false}
+        {
+          channels: ["telegram_voice"],
+          repeat: 0,
+          ack: 30,
+          retry: 0,
+          quiet: {start: 0, end: 5, zone: "America/New_York"},
+          routed: false
+        }
       ],
-      groups: [{strategy: "sequential", members: [0]}, {strategy: "sequential", members: [1, 0]}],
-      commands: [{kind: "send", target: 0, priority: "critical", dedup: null}, {kind: "send", target: 3, priority: "low", dedup: null}, {kind: "resolve", pick: 0}]
+      groups: [
+        {strategy: "sequential", members: [0]},
+        {strategy: "sequential", members: [1, 0]}
+      ],
+      commands: [
+        {kind: "send", target: 0, priority: "critical", dedup: null},
+        {kind: "send", target: 3, priority: "low", dedup: null},
+        {kind: "resolve", pick: 0}
+      ]
     }
   ],
   [
@@ -204,7 +295,11 @@ const SHRUNK: Array<[string, Scenario]> = [
     {
       people: [{channels: ["voice_call", "telegram_voice"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false}],
       groups: [],
-      commands: [{kind: "send", target: 0, priority: "critical", dedup: null}, {kind: "ack", pick: 0}, {kind: "send", target: 0, priority: "critical", dedup: null}]
+      commands: [
+        {kind: "send", target: 0, priority: "critical", dedup: null},
+        {kind: "ack", pick: 0},
+        {kind: "send", target: 0, priority: "critical", dedup: null}
+      ]
     }
   ]
 ];

@@ -14,7 +14,11 @@ async function mariaBeingPaged(): Promise<{r: Rig; maria: string; first: string}
 }
 
 const eventTypes = (gw: TestGateway, id: string) =>
-  (gw.gateway.journal.db.prepare("SELECT type FROM events WHERE notification_id = ? ORDER BY id").all(id) as Array<{type: string}>).map((row) => row.type);
+  (
+    gw.gateway.journal.db.prepare("SELECT type FROM events WHERE notification_id = ? ORDER BY id").all(id) as Array<{
+      type: string;
+    }>
+  ).map((row) => row.type);
 
 describe("escalation runner", () => {
   it("runs a chain step by step on its stored wake-ups, then exhausts it", async () => {
@@ -22,10 +26,17 @@ describe("escalation runner", () => {
     const maria = await r.recipient({name: "Maria", phone: "+4915112345678", email: "maria@factory.lan"});
     const id = await r.send(maria);
     await r.tick();
-    expect(r.voice.deliveries.map((d) => [d.contact, d.alerts.map((a) => a.notification_id)])).toEqual([["+4915112345678", [id]]]);
+    expect(r.voice.deliveries.map((d) => [d.contact, d.alerts.map((a) => a.notification_id)])).toEqual([
+      ["+4915112345678", [id]]
+    ]);
     let n = await r.notification(id);
     expect(n.status).toBe("notifying");
-    expect(n.escalation).toEqual({step: 1, steps_total: 2, next_step_at: new Date(T0 + 60_000).toISOString(), waiting_for: null});
+    expect(n.escalation).toEqual({
+      step: 1,
+      steps_total: 2,
+      next_step_at: new Date(T0 + 60_000).toISOString(),
+      waiting_for: null
+    });
 
     r.clock.set(T0 + 59_999);
     await r.tick();
@@ -40,11 +51,25 @@ describe("escalation runner", () => {
     n = await r.notification(id);
     expect(n.status).toBe("exhausted");
     expect(n.escalation.next_step_at).toBeNull();
-    expect(n.attempts.map((a: {channel: string; step: number; outcome: string; started_at: string}) => [a.channel, a.step, a.outcome, a.started_at])).toEqual([
+    expect(
+      n.attempts.map((a: {channel: string; step: number; outcome: string; started_at: string}) => [
+        a.channel,
+        a.step,
+        a.outcome,
+        a.started_at
+      ])
+    ).toEqual([
       ["voice_call", 0, "sent", new Date(T0).toISOString()],
       ["email", 1, "sent", new Date(T0 + 60_000).toISOString()]
     ]);
-    expect(eventTypes(r.gw, id)).toEqual(["escalation.started", "escalation.step", "notification.sent", "escalation.step", "notification.sent", "escalation.exhausted"]);
+    expect(eventTypes(r.gw, id)).toEqual([
+      "escalation.started",
+      "escalation.step",
+      "notification.sent",
+      "escalation.step",
+      "notification.sent",
+      "escalation.exhausted"
+    ]);
     const audit = await r.gw.call("GET", `/api/v1/audit?subject_id=${id}&action=notification.exhausted`);
     expect(audit.body.items).toHaveLength(1);
     expect(r.voice.deliveries).toHaveLength(1);
@@ -59,7 +84,14 @@ describe("escalation runner", () => {
     expect(r.voice.deliveries).toHaveLength(0);
     expect(r.email.deliveries).toHaveLength(1);
     const n = await r.notification(id);
-    expect(n.attempts.map((a: {channel: string; target: string; outcome: string; error: string | null}) => [a.channel, a.target, a.outcome, a.error])).toEqual([
+    expect(
+      n.attempts.map((a: {channel: string; target: string; outcome: string; error: string | null}) => [
+        a.channel,
+        a.target,
+        a.outcome,
+        a.error
+      ])
+    ).toEqual([
       // A skipped step still says whom it would have reached, masked like any attempt's target.
       ["voice_call", "+49********678", "skipped", "modem not registered on the network"],
       ["email", "m****@factory.lan", "sent", "recorded"]
@@ -76,7 +108,10 @@ describe("escalation runner", () => {
     r.clock.set(T0 + 60_000);
     await r.tick();
     const n = await r.notification(id);
-    expect(n.attempts.map((a: {outcome: string; error: string | null}) => [a.outcome, a.error])).toEqual([["failed", "NO CARRIER"], ["sent", "recorded"]]);
+    expect(n.attempts.map((a: {outcome: string; error: string | null}) => [a.outcome, a.error])).toEqual([
+      ["failed", "NO CARRIER"],
+      ["sent", "recorded"]
+    ]);
   });
 
   it("does nothing on a wake-up that comes after an acknowledgement", async () => {
@@ -105,7 +140,10 @@ describe("escalation runner", () => {
     r.voice.held[0].release({outcome: "no_answer", detail: "NO ANSWER"});
     await r.runner().idle();
     expect(r.voice.deliveries).toHaveLength(1);
-    expect((await r.notification(second)).attempts[0]).toMatchObject({outcome: "skipped", error: "closed before the attempt started"});
+    expect((await r.notification(second)).attempts[0]).toMatchObject({
+      outcome: "skipped",
+      error: "closed before the attempt started"
+    });
     expect((await r.notification(first)).attempts[0]).toMatchObject({outcome: "no_answer", error: "NO ANSWER"});
   });
 
@@ -119,7 +157,10 @@ describe("escalation runner", () => {
     await r.gw.call("POST", `/api/v1/notifications/${id}/ack`);
     await r.runner().idle();
     expect(r.voice.aborted).toHaveLength(1);
-    expect((await r.notification(id)).attempts[0]).toMatchObject({outcome: "failed", error: "aborted: acknowledged or resolved elsewhere"});
+    expect((await r.notification(id)).attempts[0]).toMatchObject({
+      outcome: "failed",
+      error: "aborted: acknowledged or resolved elsewhere"
+    });
   });
 
   it("never lets a hanging channel hold up another channel, and cuts it off after its timeout", async () => {
@@ -134,7 +175,10 @@ describe("escalation runner", () => {
     expect(r.voice.deliveries).toHaveLength(1);
     await r.runner().idle();
     expect((await r.notification(fine)).attempts[0].outcome).toBe("sent");
-    expect((await r.notification(stuck)).attempts[0]).toMatchObject({outcome: "failed", error: "aborted: no outcome within 300 ms"});
+    expect((await r.notification(stuck)).attempts[0]).toMatchObject({
+      outcome: "failed",
+      error: "aborted: no outcome within 300 ms"
+    });
   });
 
   it("acknowledges every alert a grouped delivery carried when the person acknowledges it", async () => {
@@ -148,7 +192,11 @@ describe("escalation runner", () => {
     await r.runner().idle();
     for (const id of ids) {
       const notification = await r.notification(id);
-      expect(notification).toMatchObject({status: "acknowledged", acknowledged_via: "voice_call", acknowledged_by: "+4915112345678"});
+      expect(notification).toMatchObject({
+        status: "acknowledged",
+        acknowledged_via: "voice_call",
+        acknowledged_by: "+4915112345678"
+      });
       // The acknowledgement closed the alerts without cutting off the call that took it.
       expect(notification.attempts[0]).toMatchObject({channel: "voice_call", outcome: "answered"});
     }
@@ -158,13 +206,22 @@ describe("escalation runner", () => {
   it("fires the next step at once when the person passes the alert on (key 9)", async () => {
     const r = await makeRig();
     r.voice.script({kind: "result", result: {outcome: "answered", detail: "key 9: passed on", passedOn: true}});
-    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan", channel_order: ["voice_call", "email"]});
+    const maria = await r.recipient({
+      phone: "+4915112345678",
+      email: "maria@factory.lan",
+      channel_order: ["voice_call", "email"]
+    });
     const id = await r.send(maria);
     // No clock advance: the email step is due because the call passed the alert on, not because a timeout expired.
     await r.tick();
     expect(r.email.deliveries).toHaveLength(1);
     expect(r.clock.now()).toBe(T0);
-    expect((await r.notification(id)).attempts.map((a: {channel: string; outcome: string}) => [a.channel, a.outcome])).toEqual([["voice_call", "answered"], ["email", "sent"]]);
+    expect(
+      (await r.notification(id)).attempts.map((a: {channel: string; outcome: string}) => [a.channel, a.outcome])
+    ).toEqual([
+      ["voice_call", "answered"],
+      ["email", "sent"]
+    ]);
   });
 
   it("turns a storm of 10,000 alerts to one person into one call per escalation step", async () => {
@@ -172,9 +229,11 @@ describe("escalation runner", () => {
     const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
     const service = r.gw.gateway.services.notifications;
     const actor = {type: "system" as const, id: null};
-    await Promise.all(Array.from({length: 10_000}, (_, i) =>
-      service.send({recipient_uuid: maria, message: `sensor ${i} out of range`, priority: "high"}, actor)
-    ));
+    await Promise.all(
+      Array.from({length: 10_000}, (_, i) =>
+        service.send({recipient_uuid: maria, message: `sensor ${i} out of range`, priority: "high"}, actor)
+      )
+    );
     await r.tick();
     expect(r.voice.deliveries).toHaveLength(1);
     expect(r.voice.deliveries[0].alerts).toHaveLength(10_000);
@@ -187,11 +246,18 @@ describe("escalation runner", () => {
 
   it("holds alerts arriving while their person is being paged until that chain's next step, then pages once for all", async () => {
     const r = await makeRig();
-    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan", escalation: {ack_timeout_seconds: 60, repeat: 1}});
+    const maria = await r.recipient({
+      phone: "+4915112345678",
+      email: "maria@factory.lan",
+      escalation: {ack_timeout_seconds: 60, repeat: 1}
+    });
     const first = await r.send(maria, "press 7 oil temperature high");
     await r.tick();
     r.clock.set(T0 + 10_000);
-    const later = [await r.send(maria, "press 7 hydraulic pressure low"), await r.send(maria, "press 7 guard door open")];
+    const later = [
+      await r.send(maria, "press 7 hydraulic pressure low"),
+      await r.send(maria, "press 7 guard door open")
+    ];
     await r.tick();
     // Maria's phone already rang for this storm: the two newcomers wait for its next step.
     expect(r.voice.deliveries).toHaveLength(1);
@@ -199,7 +265,9 @@ describe("escalation runner", () => {
 
     r.clock.set(T0 + 60_000);
     await r.tick();
-    expect(r.email.deliveries.map((d) => d.alerts.map((a) => a.notification_id).sort())).toEqual([[first, ...later].sort()]);
+    expect(r.email.deliveries.map((d) => d.alerts.map((a) => a.notification_id).sort())).toEqual([
+      [first, ...later].sort()
+    ]);
     expect(r.voice.deliveries).toHaveLength(1);
     // From here on the chains are aligned: each later step is again one delivery for all three.
     r.clock.set(T0 + 120_000);
@@ -219,16 +287,28 @@ describe("escalation runner", () => {
     // moment, takes up its own plan at that step, and calls later for the step it skipped ahead of.
     const joined = {step: 0, steps_total: 2, next_step_at: new Date(T0 + 60_000).toISOString(), waiting_for: null};
     expect(answer.body.escalation).toEqual(joined);
-    const chain = r.gw.gateway.journal.db.prepare("SELECT grouped_with, step, next_step_at, json_extract(progress, '$.current') AS current FROM escalations WHERE notification_id = ?").get(answer.body.id);
+    const chain = r.gw.gateway.journal.db
+      .prepare(
+        "SELECT grouped_with, step, next_step_at, json_extract(progress, '$.current') AS current FROM escalations WHERE notification_id = ?"
+      )
+      .get(answer.body.id);
     expect(chain).toEqual({grouped_with: first, step: 0, next_step_at: joined.next_step_at, current: 0});
-    const started = r.gw.gateway.journal.db.prepare("SELECT body FROM events WHERE notification_id = ? AND type = 'escalation.started'").pluck().get(answer.body.id) as string;
+    const started = r.gw.gateway.journal.db
+      .prepare("SELECT body FROM events WHERE notification_id = ? AND type = 'escalation.started'")
+      .pluck()
+      .get(answer.body.id) as string;
     expect(JSON.parse(started).data.notification.escalation).toEqual(joined);
     // A more urgent alert never waits: it starts its own chain at once.
     const urgent = await r.gw.call("POST", "/api/v1/notifications/send", {
       body: {recipient_uuid: maria, message: "press 7 fire alarm", priority: "critical"},
       headers: {Prefer: "return=representation"}
     });
-    expect(urgent.body.escalation).toEqual({step: 0, steps_total: 2, next_step_at: new Date(T0 + 10_000).toISOString(), waiting_for: null});
+    expect(urgent.body.escalation).toEqual({
+      step: 0,
+      steps_total: 2,
+      next_step_at: new Date(T0 + 10_000).toISOString(),
+      waiting_for: null
+    });
   });
 
   it("never lets a newcomer join a chain acknowledged earlier in the same transaction", async () => {
@@ -236,8 +316,12 @@ describe("escalation runner", () => {
     r.clock.set(T0 + 5_000);
     const service = r.gw.gateway.services.notifications;
     const actor = {type: "system" as const, id: null};
-    const send = async (message: string) => (await service.send({recipient_uuid: maria, message, priority: "high"}, actor)).view;
-    const chainOf = (id: string) => r.gw.gateway.journal.db.prepare("SELECT grouped_with, step, next_step_at FROM escalations WHERE notification_id = ?").get(id);
+    const send = async (message: string) =>
+      (await service.send({recipient_uuid: maria, message, priority: "high"}, actor)).view;
+    const chainOf = (id: string) =>
+      r.gw.gateway.journal.db
+        .prepare("SELECT grouped_with, step, next_step_at FROM escalations WHERE notification_id = ?")
+        .get(id);
     // Queued together, so one group commit carries them in this order: join, acknowledge, send.
     const commits = r.gw.gateway.journal.stats.commits;
     const [before, , after] = await Promise.all([
@@ -252,7 +336,10 @@ describe("escalation runner", () => {
     expect(chainOf(before.id)).toEqual(now);
     expect(chainOf(after.id)).toEqual(now);
     await r.tick();
-    expect(r.voice.deliveries.map((d) => d.alerts.map((a) => a.notification_id).sort())).toEqual([[first], [before.id, after.id].sort()]);
+    expect(r.voice.deliveries.map((d) => d.alerts.map((a) => a.notification_id).sort())).toEqual([
+      [first],
+      [before.id, after.id].sort()
+    ]);
   });
 
   it("lets a newcomer wait behind a chain in its last step's window, then page on its own plan when that chain runs out", async () => {
@@ -271,7 +358,9 @@ describe("escalation runner", () => {
     r.clock.set(T0 + 120_000);
     await r.tick();
     expect((await r.notification(first)).status).toBe("exhausted");
-    expect((await r.notification(second)).attempts.map((a: {channel: string; step: number}) => [a.channel, a.step])).toEqual([["voice_call", 0]]);
+    expect(
+      (await r.notification(second)).attempts.map((a: {channel: string; step: number}) => [a.channel, a.step])
+    ).toEqual([["voice_call", 0]]);
     // Now the second chain pages Maria: a third alert waits for its next step and shares it.
     r.clock.set(T0 + 130_000);
     const third = await r.send(maria, "third");
@@ -279,7 +368,12 @@ describe("escalation runner", () => {
     expect((await r.notification(third)).attempts).toEqual([]);
     r.clock.set(T0 + 180_000);
     await r.tick();
-    expect(r.email.deliveries.at(-1)!.alerts.map((a) => a.notification_id).sort()).toEqual([second, third].sort());
+    expect(
+      r.email.deliveries
+        .at(-1)!
+        .alerts.map((a) => a.notification_id)
+        .sort()
+    ).toEqual([second, third].sort());
   });
 
   it("releases held alerts at once when the chain they waited for is acknowledged", async () => {
@@ -319,7 +413,10 @@ describe("escalation runner", () => {
     await r.tick();
     expect(r.voice.deliveries).toHaveLength(1);
     expect(r.email.deliveries).toHaveLength(1);
-    expect((await r.notification(id)).attempts.map((a: {channel: string}) => a.channel)).toEqual(["voice_call", "email"]);
+    expect((await r.notification(id)).attempts.map((a: {channel: string}) => a.channel)).toEqual([
+      "voice_call",
+      "email"
+    ]);
   });
 
   it("records an attempt that was in flight when the gateway stopped, and never runs it twice", async () => {
@@ -336,7 +433,9 @@ describe("escalation runner", () => {
     await r.tick();
     const n = await r.notification(id);
     // A clean stop cuts the call off and records it; only a crash leaves it to the next start.
-    expect(n.attempts).toEqual([expect.objectContaining({channel: "voice_call", outcome: "failed", error: "aborted: the gateway is stopping"})]);
+    expect(n.attempts).toEqual([
+      expect.objectContaining({channel: "voice_call", outcome: "failed", error: "aborted: the gateway is stopping"})
+    ]);
     expect(r.voice.aborted).toHaveLength(1);
     expect(r.voice.deliveries).toHaveLength(1);
   });
@@ -358,14 +457,22 @@ describe("permanent channel failures", () => {
     await r.tick();
     expect(r.email.deliveries).toHaveLength(1);
     // The alert itself names no address (its reasons are public on /readyz); the recipient has the details.
-    expect((await r.notification(second)).attempts[0]).toMatchObject({outcome: "skipped", error: "contact marked unusable after a permanent failure (see the recipient)"});
+    expect((await r.notification(second)).attempts[0]).toMatchObject({
+      outcome: "skipped",
+      error: "contact marked unusable after a permanent failure (see the recipient)"
+    });
 
     await r.gw.call("PATCH", `/api/v1/recipients/${maria}`, {body: {email: "maria.k@factory.lan"}});
-    const fixed = (await r.gw.call("GET", `/api/v1/recipients/${maria}`)).body.channels.find((channel: {channel: string}) => channel.channel === "email");
+    const fixed = (await r.gw.call("GET", `/api/v1/recipients/${maria}`)).body.channels.find(
+      (channel: {channel: string}) => channel.channel === "email"
+    );
     expect(fixed).toEqual({channel: "email", available: true, reason: null});
     const third = await r.send(maria);
     await r.tick();
-    expect(r.email.deliveries.map((delivery) => delivery.contact)).toEqual(["maria@factory.lan", "maria.k@factory.lan"]);
+    expect(r.email.deliveries.map((delivery) => delivery.contact)).toEqual([
+      "maria@factory.lan",
+      "maria.k@factory.lan"
+    ]);
     expect((await r.notification(third)).attempts[0].outcome).toBe("sent");
   });
 });

@@ -16,7 +16,10 @@ interface Attempt {
 const outcomes = (n: {attempts: Attempt[]}) => n.attempts.map((a) => `${a.channel}#${a.step} ${a.outcome}`);
 
 function eventsOf(r: Rig, id: string): Array<{type: string; sequence: number; data: any}> {
-  const rows = r.gw.gateway.journal.db.prepare("SELECT body FROM events WHERE notification_id = ? ORDER BY sequence").pluck().all(id) as string[];
+  const rows = r.gw.gateway.journal.db
+    .prepare("SELECT body FROM events WHERE notification_id = ? ORDER BY sequence")
+    .pluck()
+    .all(id) as string[];
   return rows.map((body) => JSON.parse(body));
 }
 
@@ -59,7 +62,11 @@ describe("the paging guarantee", () => {
   it("passes over a blocked step to the next one it can carry, and carries the blocked one before the chain ends", async () => {
     const r = await makeRig();
     r.email.unavailable = SMTP_DOWN;
-    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan", channel_order: ["email", "voice_call"]});
+    const maria = await r.recipient({
+      phone: "+4915112345678",
+      email: "maria@factory.lan",
+      channel_order: ["email", "voice_call"]
+    });
     const id = await r.send(maria);
     await r.tick();
     expect(r.voice.deliveries).toHaveLength(1);
@@ -88,7 +95,9 @@ describe("the paging guarantee", () => {
     const waiting = await r.notification(high);
     expect(waiting.status).toBe("notifying");
     // Public on /readyz: the reason names neither the address nor the server's words about it.
-    expect(waiting.escalation.waiting_for).toEqual([{channel: "email", reason: "contact marked unusable after a permanent failure (see the recipient)"}]);
+    expect(waiting.escalation.waiting_for).toEqual([
+      {channel: "email", reason: "contact marked unusable after a permanent failure (see the recipient)"}
+    ]);
     expect(outcomes(await r.notification(critical))).toEqual(["email#0 sent"]);
     // The critical alert reached Maria: the address works after all, and the waiting alert goes out.
     await at(r, 60_000);
@@ -98,9 +107,16 @@ describe("the paging guarantee", () => {
   it("moves a sequential group past a member in quiet hours at once, and pages that member when they end", async () => {
     const r = await makeRig();
     // 08:00-12:00 UTC: T0 (09:00 UTC) is inside.
-    const quinn = await r.recipient({name: "Quinn", phone: "+4915100000001", channel_order: ["voice_call"], quiet_hours: {start: "08:00", end: "12:00", timezone: "UTC"}});
+    const quinn = await r.recipient({
+      name: "Quinn",
+      phone: "+4915100000001",
+      channel_order: ["voice_call"],
+      quiet_hours: {start: "08:00", end: "12:00", timezone: "UTC"}
+    });
     const frank = await r.recipient({name: "Frank", phone: "+4915100000002", channel_order: ["voice_call"]});
-    const group = await r.gw.call("POST", "/api/v1/groups", {body: {name: "Shift", members: [quinn, frank], strategy: "sequential"}});
+    const group = await r.gw.call("POST", "/api/v1/groups", {
+      body: {name: "Shift", members: [quinn, frank], strategy: "sequential"}
+    });
     expect(group.status).toBe(201);
     const id = await r.send(group.body.uuid);
     await r.tick();
@@ -121,18 +137,28 @@ describe("the paging guarantee", () => {
 
   it("records a lone recipient's quiet hours on the timeline with the time they will be paged", async () => {
     const r = await makeRig();
-    const quinn = await r.recipient({phone: "+4915100000001", channel_order: ["voice_call"], quiet_hours: {start: "08:00", end: "12:00", timezone: "UTC"}});
+    const quinn = await r.recipient({
+      phone: "+4915100000001",
+      channel_order: ["voice_call"],
+      quiet_hours: {start: "08:00", end: "12:00", timezone: "UTC"}
+    });
     const id = await r.send(quinn);
     await r.tick();
     const n = await r.notification(id);
-    expect(n.attempts.map((a: Attempt) => [a.outcome, a.error])).toEqual([["deferred", "quiet hours until 2026-11-23T12:00:00.000Z"]]);
+    expect(n.attempts.map((a: Attempt) => [a.outcome, a.error])).toEqual([
+      ["deferred", "quiet hours until 2026-11-23T12:00:00.000Z"]
+    ]);
     expect(n.escalation).toMatchObject({next_step_at: "2026-11-23T12:00:00.000Z", waiting_for: null});
     expect(r.voice.deliveries).toHaveLength(0);
   });
 
   it("gives an unrelated alert that joined a storm every page of its own plan", async () => {
     const r = await makeRig();
-    const maria = await r.recipient({phone: "+4915112345678", channel_order: ["voice_call"], escalation: {ack_timeout_seconds: 60, repeat: 1}});
+    const maria = await r.recipient({
+      phone: "+4915112345678",
+      channel_order: ["voice_call"],
+      escalation: {ack_timeout_seconds: 60, repeat: 1}
+    });
     const first = await r.send(maria, "press 7 oil temperature high");
     await r.tick();
     r.clock.set(T0 + 3_000);
@@ -141,7 +167,12 @@ describe("the paging guarantee", () => {
     expect(r.voice.deliveries).toHaveLength(1);
     // Joined at the first chain's next step: one call names both.
     await at(r, 60_000);
-    expect(r.voice.deliveries.at(-1)!.alerts.map((a) => a.notification_id).sort()).toEqual([first, second].sort());
+    expect(
+      r.voice.deliveries
+        .at(-1)!
+        .alerts.map((a) => a.notification_id)
+        .sort()
+    ).toEqual([first, second].sort());
     // The first chain ends; the second still has its own first page to make, and makes it at once.
     await at(r, 120_000);
     expect((await r.notification(first)).status).toBe("exhausted");
@@ -155,7 +186,11 @@ describe("the paging guarantee", () => {
   it("starts the next step after retry_after_failure_seconds when every attempt of a step failed", async () => {
     const r = await makeRig();
     r.voice.script({kind: "result", result: {outcome: "busy", detail: "the line was busy"}});
-    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan", escalation: {ack_timeout_seconds: 120, repeat: 0, retry_after_failure_seconds: 20}});
+    const maria = await r.recipient({
+      phone: "+4915112345678",
+      email: "maria@factory.lan",
+      escalation: {ack_timeout_seconds: 120, repeat: 0, retry_after_failure_seconds: 20}
+    });
     const id = await r.send(maria);
     await r.tick();
     expect((await r.notification(id)).escalation.next_step_at).toBe(new Date(T0 + 20_000).toISOString());
@@ -169,24 +204,37 @@ describe("the paging guarantee", () => {
 
   it("refuses a retry wait longer than the ack timeout", async () => {
     const r = await makeRig();
-    const answer = await r.gw.call("POST", "/api/v1/recipients", {body: {email: "a@b.lan", escalation: {ack_timeout_seconds: 60, retry_after_failure_seconds: 90}}});
+    const answer = await r.gw.call("POST", "/api/v1/recipients", {
+      body: {email: "a@b.lan", escalation: {ack_timeout_seconds: 60, retry_after_failure_seconds: 90}}
+    });
     expect(answer.status).toBe(400);
-    expect(answer.body.errors).toEqual([{pointer: "/escalation/retry_after_failure_seconds", detail: "must not exceed ack_timeout_seconds (60)"}]);
+    expect(answer.body.errors).toEqual([
+      {pointer: "/escalation/retry_after_failure_seconds", detail: "must not exceed ack_timeout_seconds (60)"}
+    ]);
   });
 
   it("tells the events in causal order, numbered, with each step's number and targets", async () => {
     const r = await makeRig();
     r.voice.unavailable = "modem not registered on the network";
-    const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan", channel_order: ["email", "voice_call"]});
+    const maria = await r.recipient({
+      phone: "+4915112345678",
+      email: "maria@factory.lan",
+      channel_order: ["email", "voice_call"]
+    });
     const id = await r.send(maria);
     await r.tick();
     const events = eventsOf(r, id);
     expect(events.map((event) => event.sequence)).toEqual(events.map((_, index) => index + 1));
     expect(events.map((event) => event.type)).toEqual(["escalation.started", "escalation.step", "notification.sent"]);
-    expect(events[1].data.step).toEqual({number: 1, targets: [{recipient_uuid: maria, channel: "email", target: "m****@factory.lan"}]});
+    expect(events[1].data.step).toEqual({
+      number: 1,
+      targets: [{recipient_uuid: maria, channel: "email", target: "m****@factory.lan"}]
+    });
     expect(events[1].data.notification.status).toBe("notifying");
     await at(r, 60_000);
-    const later = eventsOf(r, id).slice(3).map((event) => event.type);
+    const later = eventsOf(r, id)
+      .slice(3)
+      .map((event) => event.type);
     // The skipped call is told before the wait it causes; nothing is exhausted while it waits.
     expect(later).toEqual(["contact.failed"]);
   });

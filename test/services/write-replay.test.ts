@@ -43,14 +43,28 @@ const UNSCRIPTED_COLUMNS: Record<string, string[]> = {webhook_deliveries: ["star
 /** Every journal row, in insertion order. */
 function journalRows(r: Rig): Record<string, unknown[]> {
   const {db} = r.gw.gateway.journal;
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
-  const scripted = (table: string, row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).filter(([column]) => !UNSCRIPTED_COLUMNS[table]?.includes(column)));
-  return Object.fromEntries(tables.map((table) => [table, (db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all() as Array<Record<string, unknown>>).map((row) => scripted(table, row))]));
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .pluck()
+    .all() as string[];
+  const scripted = (table: string, row: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(row).filter(([column]) => !UNSCRIPTED_COLUMNS[table]?.includes(column)));
+  return Object.fromEntries(
+    tables.map((table) => [
+      table,
+      (db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all() as Array<Record<string, unknown>>).map((row) =>
+        scripted(table, row)
+      )
+    ])
+  );
 }
 
 /** What the gateway said in its log, less the request lines (they carry measured times). */
 function logMessages(r: Rig): string[] {
-  return r.gw.logLines.map((line) => JSON.parse(line) as {level: string; msg: string}).filter((line) => !/^request|^http/.test(line.msg)).map((line) => `${line.level} ${line.msg}`);
+  return r.gw.logLines
+    .map((line) => JSON.parse(line) as {level: string; msg: string})
+    .filter((line) => !/^request|^http/.test(line.msg))
+    .map((line) => `${line.level} ${line.msg}`);
 }
 
 /** Drives every write path through the API, the runner, the heartbeat sweep and the webhook dispatcher; returns what the world saw. */
@@ -67,7 +81,8 @@ async function walk(replayEveryBatch: boolean) {
     answers.push([method, path, answer.status, answer.body, answer.headers.get("idempotent-replayed")]);
     return answer;
   };
-  const send = (body: Record<string, unknown>, headers: Record<string, string> = {}) => call("POST", "/api/v1/notifications/send", {body: {priority: "high", ...body}, headers});
+  const send = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    call("POST", "/api/v1/notifications/send", {body: {priority: "high", ...body}, headers});
 
   // Admin edits: config store plus audit entries in the journal.
   const maria = await r.recipient({name: "Maria", phone: "+4915112345678", email: "maria@factory.lan"});
@@ -85,7 +100,9 @@ async function walk(replayEveryBatch: boolean) {
   await send(keyed, {"Idempotency-Key": "press-8", Prefer: "return=representation"});
   await send({recipient_uuid: bob, message: "line 3 slow", priority: "low", dedup_key: "line-3"});
   await send({recipient_uuid: bob, message: "line 3 slow", priority: "low", dedup_key: "line-3"});
-  const raised = (await send({recipient_uuid: bob, message: "line 3 stopped", priority: "critical", dedup_key: "line-3"})).body.notification_uuid;
+  const raised = (
+    await send({recipient_uuid: bob, message: "line 3 stopped", priority: "critical", dedup_key: "line-3"})
+  ).body.notification_uuid;
   r.telegram.unavailable = "Telegram unreachable";
   const waiting = (await send({recipient_uuid: tom, message: "furnace door open"})).body.notification_uuid;
 
@@ -108,17 +125,34 @@ async function walk(replayEveryBatch: boolean) {
   await call("POST", `/api/v1/notifications/${waiting}/ack`, {body: {by: "tom"}});
 
   // Heartbeats: created, pinged, swept down (a page), pinged up (the page resolved).
-  await call("POST", "/api/v1/heartbeats", {body: {name: "press-7", period_seconds: 60, grace_seconds: 30, target: bob}});
+  await call("POST", "/api/v1/heartbeats", {
+    body: {name: "press-7", period_seconds: 60, grace_seconds: 30, target: bob}
+  });
   await call("POST", "/api/v1/heartbeats/press-7/ping");
   r.clock.set(T0 + 400_000);
   await r.gw.gateway.heartbeats.monitor.tick();
   await call("POST", "/api/v1/heartbeats/press-7/ping");
 
   // Integrations: fired, fired again (merged), resolved, and a heartbeat created by an event.
-  const integration = (await call("POST", "/api/v1/integrations", {body: {name: "go-services", kind: "generic", target: maria}})).body;
-  const event = (body: Record<string, unknown>) => call("POST", `/api/v1/integrations/${integration.id}/events`, {body});
-  await event({alert_id: "db1-disk", action: "fire", title: "Disk full", message: "db1 /var at 97%", severity: "error"});
-  await event({alert_id: "db1-disk", action: "fire", title: "Disk full", message: "db1 /var at 98%", severity: "error"});
+  const integration = (
+    await call("POST", "/api/v1/integrations", {body: {name: "go-services", kind: "generic", target: maria}})
+  ).body;
+  const event = (body: Record<string, unknown>) =>
+    call("POST", `/api/v1/integrations/${integration.id}/events`, {body});
+  await event({
+    alert_id: "db1-disk",
+    action: "fire",
+    title: "Disk full",
+    message: "db1 /var at 97%",
+    severity: "error"
+  });
+  await event({
+    alert_id: "db1-disk",
+    action: "fire",
+    title: "Disk full",
+    message: "db1 /var at 98%",
+    severity: "error"
+  });
   await event({alert_id: "db1-disk", action: "resolve"});
   await event({alert_id: "backup-job", action: "heartbeat", period_seconds: 3600});
   await r.tick();
@@ -129,12 +163,21 @@ async function walk(replayEveryBatch: boolean) {
   await r.runner().idle();
 
   const deliveries = Object.fromEntries(
-    (["voice", "email", "telegram", "sms"] as const).map((name) => [name, r[name].deliveries.map((delivery) => [delivery.contact, delivery.alerts.map((alert) => alert.notification_id)])])
+    (["voice", "email", "telegram", "sms"] as const).map((name) => [
+      name,
+      r[name].deliveries.map((delivery) => [delivery.contact, delivery.alerts.map((alert) => alert.notification_id)])
+    ])
   );
   const keyIds = ((await r.gw.call("GET", "/api/v1/keys")).body.items as Array<{id: string}>).map((key) => key.id);
-  const webhookEvents = receiver.received.map((delivery) => JSON.parse(delivery.body) as {id: string; type: string}).map((body) => `${body.type} ${body.id}`).sort();
+  const webhookEvents = receiver.received
+    .map((delivery) => JSON.parse(delivery.body) as {id: string; type: string})
+    .map((body) => `${body.type} ${body.id}`)
+    .sort();
   return {
-    trace: normalised({answers, deliveries, webhookEvents, journal: journalRows(r), log: logMessages(r)}, keyIds) as any,
+    trace: normalised(
+      {answers, deliveries, webhookEvents, journal: journalRows(r), log: logMessages(r)},
+      keyIds
+    ) as any,
     commits: journal.stats.commits - statsBefore.commits,
     replays: journal.stats.replays - statsBefore.replays
   };

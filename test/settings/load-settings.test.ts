@@ -22,7 +22,13 @@ describe("settings", () => {
 
   it("layers the config file over the defaults and the environment over both", () => {
     const file = configFile("port: 9000\nsmtp:\n  host: mail.lan\n  port: 25\nmodem:\n  profile: quectel\n");
-    const {settings} = loadSettings({KLAXON_CONFIG: file, KLAXON_SMTP_PORT: "2525", KLAXON_SMTP_SECURE: "true", KLAXON_TELEGRAM_BOT_TOKEN: "123:abc", KLAXON_DATA_DIR: "/var/lib/klaxon"});
+    const {settings} = loadSettings({
+      KLAXON_CONFIG: file,
+      KLAXON_SMTP_PORT: "2525",
+      KLAXON_SMTP_SECURE: "true",
+      KLAXON_TELEGRAM_BOT_TOKEN: "123:abc",
+      KLAXON_DATA_DIR: "/var/lib/klaxon"
+    });
     expect(settings.port).toBe(9000);
     expect(settings.smtp).toMatchObject({host: "mail.lan", port: 2525, secure: true});
     expect(settings.modem.profile).toBe("quectel");
@@ -48,12 +54,20 @@ describe("settings", () => {
   });
 
   it("refuses an unknown KLAXON_ variable in the environment, naming the closest setting", () => {
-    expect(() => loadSettings({KLAXON_SMTP_HOTS: "mail.lan"})).toThrow("unknown environment variable KLAXON_SMTP_HOTS: did you mean KLAXON_SMTP_HOST?");
+    expect(() => loadSettings({KLAXON_SMTP_HOTS: "mail.lan"})).toThrow(
+      "unknown environment variable KLAXON_SMTP_HOTS: did you mean KLAXON_SMTP_HOST?"
+    );
     expect(() => loadSettings({KLAXON_DATADIR: "/srv"})).toThrow("did you mean KLAXON_DATA_DIR?");
   });
 
   it("starts with the variables other tools read and with non-Klaxon variables", () => {
-    const {settings} = loadSettings({KLAXON_URL: "http://box:8080", KLAXON_API_KEY: "klx_x", KLAXON_RETRIES: "3", HOME: "/root", KLAXONISH: "1"});
+    const {settings} = loadSettings({
+      KLAXON_URL: "http://box:8080",
+      KLAXON_API_KEY: "klx_x",
+      KLAXON_RETRIES: "3",
+      HOME: "/root",
+      KLAXONISH: "1"
+    });
     expect(settings).toEqual(DEFAULT_SETTINGS);
   });
 

@@ -10,7 +10,9 @@ describe("an unknown KLAXON_ variable", () => {
     const start = await launchExpectingRefusal(dataDir, {KLAXON_SMTP_HOTS: "mail.lan"});
     expect(start.served).toBe(false);
     expect(start.code).toBe(78);
-    expect(start.output).toMatch(/^klaxon: cannot start: unknown environment variable KLAXON_SMTP_HOTS: did you mean KLAXON_SMTP_HOST\?/m);
+    expect(start.output).toMatch(
+      /^klaxon: cannot start: unknown environment variable KLAXON_SMTP_HOTS: did you mean KLAXON_SMTP_HOST\?/m
+    );
     expect(start.output).toContain('"msg":"klaxon failed to start"');
     expect(existsSync(dataDir)).toBe(false);
   });

@@ -11,7 +11,9 @@ const CHILD = join(import.meta.dirname, "../support/config-writer.child.ts");
 /** Runs the writer child until it has acknowledged `atLeast` writes, plus a random extra moment, then SIGKILLs it. */
 function crashWriter(path: string, atLeast: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "@swc-node/register/esm-register", CHILD, path], {stdio: ["ignore", "pipe", "inherit"]});
+    const child = spawn(process.execPath, ["--import", "@swc-node/register/esm-register", CHILD, path], {
+      stdio: ["ignore", "pipe", "inherit"]
+    });
     let acknowledged = 0;
     let killing = false;
     child.stdout.on("data", (chunk: Buffer) => {

@@ -8,7 +8,11 @@ const logLines: string[] = [];
 const open: Journal[] = [];
 
 function journal(): Journal {
-  const opened = new Journal({path: join(tempDir(), "after-commit.sqlite"), logger: createLogger("error", (line) => logLines.push(line)), checkpointIntervalMs: 60_000});
+  const opened = new Journal({
+    path: join(tempDir(), "after-commit.sqlite"),
+    logger: createLogger("error", (line) => logLines.push(line)),
+    checkpointIntervalMs: 60_000
+  });
   open.push(opened);
   return opened;
 }
@@ -33,7 +37,11 @@ describe("the journal's after-commit effects", () => {
     const target = journal();
     const effects: string[] = [];
     const written = target.write((db) => {
-      target.afterCommit(() => effects.push(`first, sees ${(db.prepare("SELECT COUNT(*) FROM probe").pluck().get() as number)} row, in a transaction: ${db.inTransaction}`));
+      target.afterCommit(() =>
+        effects.push(
+          `first, sees ${db.prepare("SELECT COUNT(*) FROM probe").pluck().get() as number} row, in a transaction: ${db.inTransaction}`
+        )
+      );
       db.prepare("INSERT INTO probe (id, at) VALUES (1, 'x')").run();
       target.afterCommit(() => effects.push("second"));
       expect(effects).toEqual([]);
@@ -79,7 +87,9 @@ describe("the journal's after-commit effects", () => {
     target.replayEveryBatch = true;
     const effects: string[] = [];
     const runs: number[] = [];
-    expect(await Promise.all([probeWrite(target, 1, effects, runs), probeWrite(target, 2, effects, runs)])).toEqual([1, 2]);
+    expect(await Promise.all([probeWrite(target, 1, effects, runs), probeWrite(target, 2, effects, runs)])).toEqual([
+      1, 2
+    ]);
     expect(runs).toEqual([1, 2, 1, 2]);
     expect(effects).toEqual(["committed 1", "committed 2"]);
     expect(target.db.prepare("SELECT id FROM probe ORDER BY id").pluck().all()).toEqual([1, 2]);

@@ -20,7 +20,8 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((journal) => journal.close()));
 });
 
-const insertProbe = (journal: Journal, id: number) => journal.write((db) => db.prepare("INSERT INTO probe (id, at) VALUES (?, 'x')").run(id));
+const insertProbe = (journal: Journal, id: number) =>
+  journal.write((db) => db.prepare("INSERT INTO probe (id, at) VALUES (?, 'x')").run(id));
 
 describe("journal", () => {
   it("opens in WAL mode with synchronous=FULL and the latest schema", () => {
@@ -111,15 +112,20 @@ describe("journal", () => {
     // The replay starts at the failure: the write before it ran twice (its first run rolled back), the one after once.
     expect(runs).toEqual([1, 1, 3]);
     expect(journal.stats.replays).toBe(1);
-    expect(journal.db.prepare("SELECT id, at FROM probe ORDER BY id").all()).toEqual([{id: 1, at: "x"}, {id: 3, at: "x"}]);
+    expect(journal.db.prepare("SELECT id, at FROM probe ORDER BY id").all()).toEqual([
+      {id: 1, at: "x"},
+      {id: 3, at: "x"}
+    ]);
   });
 
   it("fails every write of a batch that the disk cannot hold, as a storage error", async () => {
     const journal = journalAt(join(tempDir(), "full.sqlite"));
     journal.db.pragma(`max_page_count = ${Number(journal.db.pragma("page_count", {simple: true}))}`);
-    const big = (id: number) => journal.write((db) => db.prepare("INSERT INTO probe (id, at, space) VALUES (?, 'x', zeroblob(200000))").run(id));
+    const big = (id: number) =>
+      journal.write((db) => db.prepare("INSERT INTO probe (id, at, space) VALUES (?, 'x', zeroblob(200000))").run(id));
     const results = await Promise.allSettled([insertProbe(journal, 1), big(2)]);
-    for (const result of results) expect((result as PromiseRejectedResult).reason).toBeInstanceOf(StorageUnavailableError);
+    for (const result of results)
+      expect((result as PromiseRejectedResult).reason).toBeInstanceOf(StorageUnavailableError);
     expect(journal.isStorageFailing).toBe(true);
     await expect(journal.probe("now")).rejects.toBeInstanceOf(StorageUnavailableError);
     journal.db.pragma("max_page_count = 1073741823");

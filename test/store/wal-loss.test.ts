@@ -15,11 +15,24 @@ describe("a journal whose WAL is lost at an unclean stop", () => {
     const dataDir = tempDir();
     const journal = join(dataDir, "journal.sqlite");
     const first = await startGatewayProcess(dataDir, NO_CHECKPOINTS);
-    const headers = {"X-API-Key": readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim(), "Content-Type": "application/json"};
-    const recipient = (await (await fetch(`${first.url}/api/v1/recipients`, {method: "POST", headers, body: JSON.stringify({email: "ops@factory.lan"})})).json()) as {uuid: string};
+    const headers = {
+      "X-API-Key": readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim(),
+      "Content-Type": "application/json"
+    };
+    const recipient = (await (
+      await fetch(`${first.url}/api/v1/recipients`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({email: "ops@factory.lan"})
+      })
+    ).json()) as {uuid: string};
     const accepted: string[] = [];
     for (let index = 0; index < 20; index++) {
-      const sent = await fetch(`${first.url}/api/v1/notifications/send`, {method: "POST", headers, body: JSON.stringify({recipient_uuid: recipient.uuid, message: `alert ${index}`, priority: "high"})});
+      const sent = await fetch(`${first.url}/api/v1/notifications/send`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({recipient_uuid: recipient.uuid, message: `alert ${index}`, priority: "high"})
+      });
       expect(sent.status).toBe(202);
       accepted.push(((await sent.json()) as {notification_uuid: string}).notification_uuid);
     }
@@ -31,7 +44,12 @@ describe("a journal whose WAL is lost at an unclean stop", () => {
     const refused = await launchExpectingRefusal(dataDir, NO_CHECKPOINTS);
     expect(refused.served).toBe(false);
     expect(refused.code).toBe(78);
-    expect(refused.output).toMatch(new RegExp(`^klaxon: cannot start: journal ${journal} was not closed cleanly \\(process ${first.child.pid} had it open since .*\\) and ${journal}-wal is missing`, "m"));
+    expect(refused.output).toMatch(
+      new RegExp(
+        `^klaxon: cannot start: journal ${journal} was not closed cleanly \\(process ${first.child.pid} had it open since .*\\) and ${journal}-wal is missing`,
+        "m"
+      )
+    );
     expect(refused.output).toContain("start once with --accept-wal-loss");
     // The refusal changed nothing: the next attempt still sees the same evidence.
     expect(existsSync(`${journal}-open`)).toBe(true);
@@ -39,7 +57,9 @@ describe("a journal whose WAL is lost at an unclean stop", () => {
 
     const accepting = await startGatewayProcess(dataDir, NO_CHECKPOINTS, 20_000, {args: ["--accept-wal-loss"]});
     try {
-      const said = accepting.lines.map((line) => JSON.parse(line) as {level: string; msg: string; missing?: string[]}).find((entry) => entry.msg.includes("serving from what remains"));
+      const said = accepting.lines
+        .map((line) => JSON.parse(line) as {level: string; msg: string; missing?: string[]})
+        .find((entry) => entry.msg.includes("serving from what remains"));
       expect(said).toMatchObject({level: "error", missing: [`${journal}-wal`]});
       // What the flag accepted is real: the alerts lived only in the deleted WAL.
       expect((await fetch(`${accepting.url}/api/v1/notifications/${accepted[0]}`, {headers})).status).toBe(404);
@@ -69,7 +89,9 @@ describe("WalGuard through Journal", () => {
     await journal.close();
 
     const reopened = new Journal({path: withWal, logger});
-    expect(reopened.read((db) => db.prepare("SELECT at FROM probe WHERE id = 1").pluck().get())).toBe("2026-11-25T12:00:00Z");
+    expect(reopened.read((db) => db.prepare("SELECT at FROM probe WHERE id = 1").pluck().get())).toBe(
+      "2026-11-25T12:00:00Z"
+    );
     await reopened.close();
     expect(() => new Journal({path: withoutWal, logger})).toThrow(WalLossError);
     const accepted = new Journal({path: withoutWal, logger, acceptWalLoss: true});

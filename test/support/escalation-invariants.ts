@@ -44,9 +44,15 @@ const REACHED = new Set(["sent", "delivered", "answered", "pending"]);
 export function checkInvariants(r: Rig, observed: Observed, {settled}: {settled: boolean}): void {
   const db = r.gw.gateway.journal.db;
   const now = r.clock.now();
-  const chains = db.prepare(`SELECT n.id, n.status, n.priority, e.state, e.next_step_at, e.waiting_for, e.steps_total, e.progress, e.policy
-    FROM notifications n JOIN escalations e ON e.notification_id = n.id`).all() as ChainRow[];
-  const attemptsOf = db.prepare("SELECT id, recipient_uuid, channel, step, outcome, started_at FROM attempts WHERE notification_id = ?");
+  const chains = db
+    .prepare(
+      `SELECT n.id, n.status, n.priority, e.state, e.next_step_at, e.waiting_for, e.steps_total, e.progress, e.policy
+    FROM notifications n JOIN escalations e ON e.notification_id = n.id`
+    )
+    .all() as ChainRow[];
+  const attemptsOf = db.prepare(
+    "SELECT id, recipient_uuid, channel, step, outcome, started_at FROM attempts WHERE notification_id = ?"
+  );
   const eventsOf = db.prepare("SELECT type, sequence, body FROM events WHERE notification_id = ? ORDER BY rowid");
   for (const chain of chains) {
     const attempts = attemptsOf.all(chain.id) as AttemptRow[];
@@ -54,20 +60,31 @@ export function checkInvariants(r: Rig, observed: Observed, {settled}: {settled:
     // I1: an open notification always has a wake-up ahead (nothing due is left unfired) or a recorded wait.
     if (open) {
       expect(chain.state, `${chain.id} is open`).toBe("running");
-      expect(chain.next_step_at !== null && Date.parse(chain.next_step_at) > now, `${chain.id} has a wake-up ahead`).toBe(true);
+      expect(
+        chain.next_step_at !== null && Date.parse(chain.next_step_at) > now,
+        `${chain.id} has a wake-up ahead`
+      ).toBe(true);
       // Once every channel works again, only a contact marked unusable may still hold an alert
       // back, and it says so: the guarantee is a person reached, or somebody told it cannot be.
       if (settled) {
         const waits = JSON.parse(chain.waiting_for ?? "[]") as Array<{reason: string}>;
-        expect(waits.length > 0 && waits.every((wait) => wait.reason === CONTACT_UNUSABLE), `${chain.id} still open once everything settled`).toBe(true);
+        expect(
+          waits.length > 0 && waits.every((wait) => wait.reason === CONTACT_UNUSABLE),
+          `${chain.id} still open once everything settled`
+        ).toBe(true);
       }
     }
     // I2 and I4: exhausted only after every step was carried, each by a contact that reached a channel.
     if (chain.status === "exhausted") {
       const carried = (JSON.parse(chain.progress) as {carried: number[]}).carried;
-      expect(carried, `${chain.id} carried every step`).toEqual(Array.from({length: chain.steps_total}, (_, step) => step));
+      expect(carried, `${chain.id} carried every step`).toEqual(
+        Array.from({length: chain.steps_total}, (_, step) => step)
+      );
       for (let step = 0; step < chain.steps_total; step++) {
-        expect(attempts.some((a) => a.step === step && !NOT_CARRIED.has(a.outcome)), `${chain.id} step ${step} has a carried contact`).toBe(true);
+        expect(
+          attempts.some((a) => a.step === step && !NOT_CARRIED.has(a.outcome)),
+          `${chain.id} step ${step} has a carried contact`
+        ).toBe(true);
       }
     }
     // I5: quiet hours are respected, except for the priorities they let through.
@@ -75,7 +92,10 @@ export function checkInvariants(r: Rig, observed: Observed, {settled}: {settled:
     for (const attempt of attempts.filter((a) => !NOT_CARRIED.has(a.outcome))) {
       const quiet = policy.members.find((member) => member.recipient_uuid === attempt.recipient_uuid)?.quiet_hours;
       if (!quiet || quiet.allow_priorities.includes(chain.priority)) continue;
-      expect(quietHoursEnd(quiet, Date.parse(attempt.started_at)), `${chain.id} paged ${attempt.recipient_uuid} in quiet hours`).toBeNull();
+      expect(
+        quietHoursEnd(quiet, Date.parse(attempt.started_at)),
+        `${chain.id} paged ${attempt.recipient_uuid} in quiet hours`
+      ).toBeNull();
     }
     checkEvents(chain.id, eventsOf.all(chain.id) as Array<{type: string; sequence: number; body: string}>);
   }
@@ -84,20 +104,28 @@ export function checkInvariants(r: Rig, observed: Observed, {settled}: {settled:
 
 /** I6: each notification's events are numbered 1, 2, 3... in the order they happened, and that order is causal. */
 function checkEvents(id: string, events: Array<{type: string; sequence: number; body: string}>): void {
-  expect(events.map((event) => event.sequence), `${id} event sequence`).toEqual(events.map((_, index) => index + 1));
+  expect(
+    events.map((event) => event.sequence),
+    `${id} event sequence`
+  ).toEqual(events.map((_, index) => index + 1));
   expect(events[0]?.type, `${id} starts with escalation.started`).toBe("escalation.started");
   const steps = new Set<number>();
   const sent = new Set<string>();
   let exhausted = false;
   for (const event of events) {
     const data = JSON.parse(event.body).data;
-    if (exhausted) expect(["notification.acknowledged", "notification.resolved", "notification.delivered", "contact.failed"], `${id}: ${event.type} after exhausted`).toContain(event.type);
+    if (exhausted)
+      expect(
+        ["notification.acknowledged", "notification.resolved", "notification.delivered", "contact.failed"],
+        `${id}: ${event.type} after exhausted`
+      ).toContain(event.type);
     if (event.type === "escalation.step") steps.add(data.step.number);
     if (event.type === "notification.sent") {
       expect(steps.has(data.attempt.step + 1), `${id}: sent before its step was announced`).toBe(true);
       sent.add(data.attempt.id);
     }
-    if (event.type === "notification.delivered") expect(sent.has(data.attempt.id), `${id}: delivered before sent`).toBe(true);
+    if (event.type === "notification.delivered")
+      expect(sent.has(data.attempt.id), `${id}: delivered before sent`).toBe(true);
     if (event.type === "escalation.exhausted") exhausted = true;
   }
 }
@@ -110,7 +138,9 @@ function checkEvents(id: string, events: Array<{type: string; sequence: number; 
  */
 function checkOneCallPerInstant(r: Rig, observed: Observed): void {
   const db = r.gw.gateway.journal.db;
-  const outcome = db.prepare("SELECT outcome FROM attempts WHERE notification_id = ? AND channel = 'voice_call' AND started_at = ?").pluck();
+  const outcome = db
+    .prepare("SELECT outcome FROM attempts WHERE notification_id = ? AND channel = 'voice_call' AND started_at = ?")
+    .pluck();
   const closedAt = db.prepare("SELECT COALESCE(acknowledged_at, resolved_at) FROM notifications WHERE id = ?").pluck();
   const closedBy = (alert: string, at: number) => {
     const when = closedAt.get(alert) as string | null;
@@ -121,10 +151,16 @@ function checkOneCallPerInstant(r: Rig, observed: Observed): void {
     for (let j = 0; j < i; j++) {
       const [earlier, later] = [calls[j], calls[i]];
       if (earlier.contact !== later.contact || earlier.at !== later.at || earlier.epoch !== later.epoch) continue;
-      const reached = earlier.alerts.some((alert) => REACHED.has(String(outcome.get(alert, new Date(earlier.at).toISOString()))));
-      const moreUrgentCall = Math.min(...later.priorities.map(urgencyRank)) < Math.min(...earlier.priorities.map(urgencyRank));
+      const reached = earlier.alerts.some((alert) =>
+        REACHED.has(String(outcome.get(alert, new Date(earlier.at).toISOString())))
+      );
+      const moreUrgentCall =
+        Math.min(...later.priorities.map(urgencyRank)) < Math.min(...earlier.priorities.map(urgencyRank));
       const closed = earlier.alerts.every((alert) => closedBy(alert, later.at));
-      expect(!reached || moreUrgentCall || closed, `two calls to ${later.contact} at ${new Date(later.at).toISOString()}`).toBe(true);
+      expect(
+        !reached || moreUrgentCall || closed,
+        `two calls to ${later.contact} at ${new Date(later.at).toISOString()}`
+      ).toBe(true);
     }
   }
 }
@@ -133,14 +169,27 @@ function checkOneCallPerInstant(r: Rig, observed: Observed): void {
  * Repairs every channel and runs every chain's wake-ups until nothing is scheduled (at most a
  * week on), but for chains waiting on an unusable contact: nothing but a person fixes those.
  */
-export async function settleEverything(r: Rig, drivers: Record<string, RecordingDriver>, tick: () => Promise<void>): Promise<void> {
+export async function settleEverything(
+  r: Rig,
+  drivers: Record<string, RecordingDriver>,
+  tick: () => Promise<void>
+): Promise<void> {
   for (const driver of Object.values(drivers)) driver.repair();
   await r.runner().checkChannels();
   await tick();
-  const next = r.gw.gateway.journal.db.prepare(`SELECT MIN(next_step_at) FROM escalations WHERE state = 'running'
-    AND (waiting_for IS NULL OR EXISTS (SELECT 1 FROM json_each(waiting_for) WHERE json_extract(value, '$.reason') != ?))`).bind(CONTACT_UNUSABLE).pluck();
+  const next = r.gw.gateway.journal.db
+    .prepare(
+      `SELECT MIN(next_step_at) FROM escalations WHERE state = 'running'
+    AND (waiting_for IS NULL OR EXISTS (SELECT 1 FROM json_each(waiting_for) WHERE json_extract(value, '$.reason') != ?))`
+    )
+    .bind(CONTACT_UNUSABLE)
+    .pluck();
   const deadline = r.clock.now() + 7 * 86_400_000;
-  for (let at = next.get() as string | null; at !== null && r.clock.now() < deadline; at = next.get() as string | null) {
+  for (
+    let at = next.get() as string | null;
+    at !== null && r.clock.now() < deadline;
+    at = next.get() as string | null
+  ) {
     r.clock.set(Math.max(r.clock.now(), Date.parse(at)));
     await tick();
   }

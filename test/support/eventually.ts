@@ -2,7 +2,12 @@
  * Polls until `check` holds: for state that a background loop on a real timer changes (a probe,
  * a server check, a relay). Fails after `limitMs` with the last value seen.
  */
-export async function eventually<T>(what: string, read: () => Promise<T> | T, check: (value: T) => boolean, limitMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  read: () => Promise<T> | T,
+  check: (value: T) => boolean,
+  limitMs = 10_000
+): Promise<T> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const value = await read();

@@ -70,7 +70,11 @@ const CONTACT_NUMBERS = new Map<string, number>();
 function contactsOf(name: string): {email: string; phone: string; telegram_id: string} {
   if (!CONTACT_NUMBERS.has(name)) CONTACT_NUMBERS.set(name, CONTACT_NUMBERS.size + 1);
   const n = CONTACT_NUMBERS.get(name)!;
-  return {email: `${name.toLowerCase()}@factory.lan`, phone: `+4915100000${String(n).padStart(3, "0")}`, telegram_id: String(4000 + n)};
+  return {
+    email: `${name.toLowerCase()}@factory.lan`,
+    phone: `+4915100000${String(n).padStart(3, "0")}`,
+    telegram_id: String(4000 + n)
+  };
 }
 
 const OK_OUTCOMES = new Set(["sent", "delivered", "answered", "no_answer", "busy"]);
@@ -84,11 +88,38 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
   const receiver = await startWebhookReceiver(clock);
   const gw = await startTestGateway(
     {
-      smtp: {host: "127.0.0.1", port: smtp.port, from: "Klaxon <klaxon@factory.lan>", user: "klaxon", password: SMTP_PASSWORD, timeout_seconds: 2, check_seconds: 1, ...options.smtp},
+      smtp: {
+        host: "127.0.0.1",
+        port: smtp.port,
+        from: "Klaxon <klaxon@factory.lan>",
+        user: "klaxon",
+        password: SMTP_PASSWORD,
+        timeout_seconds: 2,
+        check_seconds: 1,
+        ...options.smtp
+      },
       ...(telegram && {
-        telegram: {bot_token: BOT_TOKEN, api_url: telegram.url, poll_timeout_seconds: 1, probe_interval_seconds: 0.2, probe_max_backoff_seconds: 0.4, request_timeout_seconds: 2, max_retry_after_seconds: 2, ...options.telegramSettings}
+        telegram: {
+          bot_token: BOT_TOKEN,
+          api_url: telegram.url,
+          poll_timeout_seconds: 1,
+          probe_interval_seconds: 0.2,
+          probe_max_backoff_seconds: 0.4,
+          request_timeout_seconds: 2,
+          max_retry_after_seconds: 2,
+          ...options.telegramSettings
+        }
       }),
-      ...(modem && {modem: {port: modem.devicePath, profile: options.modem!.dialect, ring_timeout_seconds: 2, key_wait_seconds: 0.5, speech_repeats: 2, ...options.modem!.settings}})
+      ...(modem && {
+        modem: {
+          port: modem.devicePath,
+          profile: options.modem!.dialect,
+          ring_timeout_seconds: 2,
+          key_wait_seconds: 0.5,
+          speech_repeats: 2,
+          ...options.modem!.settings
+        }
+      })
     },
     {clock, drivers: "production"}
   );
@@ -96,7 +127,8 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
   expect(hook.status).toBe(201);
 
   const ready = async () => (await gw.call("GET", "/readyz", {key: null})).body;
-  const channel = async (name: Channel): Promise<ChannelReadiness> => (await ready()).channels.find((entry: ChannelReadiness) => entry.channel === name);
+  const channel = async (name: Channel): Promise<ChannelReadiness> =>
+    (await ready()).channels.find((entry: ChannelReadiness) => entry.channel === name);
   const notification = async (id: string) => {
     await gw.gateway.services.runner.idle();
     const answer = await gw.call("GET", `/api/v1/notifications/${id}`);
@@ -104,22 +136,43 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
     return answer.body;
   };
   // Deterministic starts: the first SMTP check and the first Telegram probe have had their answers.
-  await eventually("the first SMTP check", () => channel("email"), (email) => email.details?.state !== "unknown");
-  if (telegram) await eventually("the first Telegram probe", () => channel("telegram_voice"), (entry) => entry.details?.link?.state !== "unknown");
+  await eventually(
+    "the first SMTP check",
+    () => channel("email"),
+    (email) => email.details?.state !== "unknown"
+  );
+  if (telegram)
+    await eventually(
+      "the first Telegram probe",
+      () => channel("telegram_voice"),
+      (entry) => entry.details?.link?.state !== "unknown"
+    );
 
   const rig: FaultRig = {
-    gw, clock, smtp, telegram, modem, receiver,
+    gw,
+    clock,
+    smtp,
+    telegram,
+    modem,
+    receiver,
     webhook: {id: hook.body.id, secret: hook.body.secret},
     async recipient(name, channels) {
       const answer = await gw.call("POST", "/api/v1/recipients", {
-        body: {name, ...contactsOf(name), channel_order: channels, escalation: {ack_timeout_seconds: ACK_TIMEOUT_SECONDS, repeat: 0}}
+        body: {
+          name,
+          ...contactsOf(name),
+          channel_order: channels,
+          escalation: {ack_timeout_seconds: ACK_TIMEOUT_SECONDS, repeat: 0}
+        }
       });
       expect(answer.status).toBe(201);
       return answer.body.uuid;
     },
     contacts: contactsOf,
     async send(recipient, message) {
-      const answer = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message, priority: "critical", source: "press-7"}});
+      const answer = await gw.call("POST", "/api/v1/notifications/send", {
+        body: {recipient_uuid: recipient, message, priority: "critical", source: "press-7"}
+      });
       expect(answer.status).toBe(202);
       return answer.body.notification_uuid;
     },
@@ -139,39 +192,55 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
       const listed = await gw.call("GET", "/api/v1/notifications?limit=200");
       expect(listed.body.items.map((item: {id: string}) => item.id).sort()).toEqual([...ids].sort());
       const audited = await gw.call("GET", "/api/v1/audit?action=notification.accepted&limit=200");
-      expect(audited.body.items.map((entry: {subject: {id: string}}) => entry.subject.id).sort()).toEqual([...ids].sort());
+      expect(audited.body.items.map((entry: {subject: {id: string}}) => entry.subject.id).sort()).toEqual(
+        [...ids].sort()
+      );
       for (const id of ids) {
         const n = await notification(id);
         for (const attempt of n.attempts) {
           expect(attempt.finished_at, `attempt of ${id} on ${attempt.channel}`).not.toBeNull();
           // Anything that did not reach the person says why.
-          if (!OK_OUTCOMES.has(attempt.outcome)) expect(attempt.error, `attempt of ${id} on ${attempt.channel}`).toMatch(/\S/);
+          if (!OK_OUTCOMES.has(attempt.outcome))
+            expect(attempt.error, `attempt of ${id} on ${attempt.channel}`).toMatch(/\S/);
         }
       }
     },
     async expectEveryEventDeliveredOnce() {
       await gw.gateway.services.runner.idle();
       const db = gw.gateway.journal.db;
-      const rows = () => db.prepare("SELECT event_id, status FROM outbox WHERE destination = ? ORDER BY seq").all(hook.body.id) as Array<{event_id: string; status: string}>;
+      const rows = () =>
+        db
+          .prepare("SELECT event_id, status FROM outbox WHERE destination = ? ORDER BY seq")
+          .all(hook.body.id) as Array<{event_id: string; status: string}>;
       await eventually("every queued event delivered", rows, (all) => all.every((row) => row.status === "delivered"));
-      const events = (db.prepare("SELECT id FROM events ORDER BY id").all() as Array<{id: string}>).map((row) => row.id);
+      const events = (db.prepare("SELECT id FROM events ORDER BY id").all() as Array<{id: string}>).map(
+        (row) => row.id
+      );
       expect(events.length).toBeGreaterThan(0);
-      expect(rows().map((row) => row.event_id).sort()).toEqual(events);
-      expect(receiver.received.map((delivery) => verifyDelivery(delivery, hook.body.secret).id)).toEqual(rows().map((row) => row.event_id));
+      expect(
+        rows()
+          .map((row) => row.event_id)
+          .sort()
+      ).toEqual(events);
+      expect(receiver.received.map((delivery) => verifyDelivery(delivery, hook.body.secret).id)).toEqual(
+        rows().map((row) => row.event_id)
+      );
       expect((await ready()).outbox.pending).toBe(0);
     },
     async stop() {
       await gw.stop();
       await Promise.all([smtp.stop(), telegram?.close(), modem?.stop(), receiver.close()]);
       // The secrets were in play throughout: none may have reached a log line.
-      for (const secret of [SMTP_PASSWORD, BOT_TOKEN, hook.body.secret]) expect(gw.logLines.filter((line) => line.includes(secret))).toEqual([]);
+      for (const secret of [SMTP_PASSWORD, BOT_TOKEN, hook.body.secret])
+        expect(gw.logLines.filter((line) => line.includes(secret))).toEqual([]);
     }
   };
   return rig;
 }
 
 /** A notification's attempts as [channel, outcome] pairs, in order. */
-export const outcomes = (n: any): Array<[string, string]> => n.attempts.map((attempt: {channel: string; outcome: string}) => [attempt.channel, attempt.outcome]);
+export const outcomes = (n: any): Array<[string, string]> =>
+  n.attempts.map((attempt: {channel: string; outcome: string}) => [attempt.channel, attempt.outcome]);
 
 /** For each mail the SMTP peer kept, the notification ids it names. */
 export const mailedAlerts = (r: FaultRig) => r.smtp.messages.map((mail) => mail.headers.get("x-klaxon-notifications"));

@@ -23,10 +23,22 @@ export interface LaunchOptions {
  * Spawns `src/main.ts` with npm start's command on 127.0.0.1 and a free port, the given data dir
  * and extra environment (which wins), and collects its output line by line.
  */
-export function launchGatewayProcess(dataDir: string, env: Record<string, string> = {}, startLimitMs = 20_000, options: LaunchOptions = {}): LaunchedGateway {
-  const command = [process.execPath, "--import", "@swc-node/register/esm-register", "src/main.ts", ...(options.args ?? [])];
+export function launchGatewayProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+  startLimitMs = 20_000,
+  options: LaunchOptions = {}
+): LaunchedGateway {
+  const command = [
+    process.execPath,
+    "--import",
+    "@swc-node/register/esm-register",
+    "src/main.ts",
+    ...(options.args ?? [])
+  ];
   // With a umask, sh sets it and execs node in its place, so the child is still the gateway itself.
-  const [file, ...args] = options.umask === undefined ? command : ["/bin/sh", "-c", `umask ${options.umask} && exec "$@"`, "sh", ...command];
+  const [file, ...args] =
+    options.umask === undefined ? command : ["/bin/sh", "-c", `umask ${options.umask} && exec "$@"`, "sh", ...command];
   const child = spawn(file, args, {
     cwd: ROOT,
     env: {...process.env, KLAXON_HOST: "127.0.0.1", KLAXON_PORT: "0", KLAXON_DATA_DIR: dataDir, ...env},
@@ -36,7 +48,10 @@ export function launchGatewayProcess(dataDir: string, env: Record<string, string
   // "close", not "exit": by then every line the process wrote has been collected.
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   const serving = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start within ${startLimitMs} ms:\n${lines.join("\n")}`)), startLimitMs);
+    const timer = setTimeout(
+      () => reject(new Error(`gateway did not start within ${startLimitMs} ms:\n${lines.join("\n")}`)),
+      startLimitMs
+    );
     // Per stream, the unfinished end of the last chunk: a log line may arrive in two pieces.
     const collector = () => {
       let partial = "";
@@ -70,7 +85,12 @@ export interface GatewayProcess extends LaunchedGateway {
 }
 
 /** Starts the gateway process and resolves once it serves, with the URL it serves on. */
-export async function startGatewayProcess(dataDir: string, env: Record<string, string> = {}, startLimitMs = 20_000, options: LaunchOptions = {}): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+  startLimitMs = 20_000,
+  options: LaunchOptions = {}
+): Promise<GatewayProcess> {
   const gateway = launchGatewayProcess(dataDir, env, startLimitMs, options);
   return {...gateway, url: await gateway.serving};
 }
@@ -83,9 +103,19 @@ export interface RefusedStart {
 }
 
 /** Launches a start that should be refused; one that serves instead is killed at once (and reported), not waited on. */
-export async function launchExpectingRefusal(dataDir: string, env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<RefusedStart> {
+export async function launchExpectingRefusal(
+  dataDir: string,
+  env: Record<string, string> = {},
+  options: LaunchOptions = {}
+): Promise<RefusedStart> {
   const gateway = launchGatewayProcess(dataDir, env, 20_000, options);
-  const served = await Promise.race([gateway.serving.then(() => true, () => false), gateway.exited.then(() => false)]);
+  const served = await Promise.race([
+    gateway.serving.then(
+      () => true,
+      () => false
+    ),
+    gateway.exited.then(() => false)
+  ]);
   if (served) gateway.child.kill("SIGKILL");
   return {code: await gateway.exited, output: gateway.lines.join("\n"), served};
 }

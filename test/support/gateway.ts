@@ -25,7 +25,11 @@ export interface TestGateway {
   dataDir: string;
   adminKey: string;
   logLines: string[];
-  call<T = any>(method: string, path: string, options?: {key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string>}): Promise<Answer<T>>;
+  call<T = any>(
+    method: string,
+    path: string,
+    options?: {key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string>}
+  ): Promise<Answer<T>>;
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -61,12 +65,21 @@ export interface TestGatewayOptions {
   lane?: boolean;
 }
 
-export async function startTestGateway(overrides: SettingsOverrides = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  overrides: SettingsOverrides = {},
+  options: TestGatewayOptions = {}
+): Promise<TestGateway> {
   const {clock, dataDir = tempDir(), drivers = logDrivers, runner, lane} = options;
   const settings: Settings = settingsWith({host: "127.0.0.1", port: 0, data_dir: dataDir, ...overrides});
   const logLines: string[] = [];
   const logger = createLogger("debug", (line) => logLines.push(line));
-  const gatewayOptions = () => ({logger, clock, runner, lane, drivers: drivers === "production" ? undefined : drivers(logger)});
+  const gatewayOptions = () => ({
+    logger,
+    clock,
+    runner,
+    lane,
+    drivers: drivers === "production" ? undefined : drivers(logger)
+  });
   let gateway = await startGateway(settings, gatewayOptions());
   const adminKey = readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim();
 
@@ -111,7 +124,9 @@ export async function startTestGateway(overrides: SettingsOverrides = {}, option
 
 /** Creates a recipient through the API and returns its uuid. */
 export async function createRecipient(gw: TestGateway, fields: Record<string, unknown> = {}): Promise<string> {
-  const answer = await gw.call("POST", "/api/v1/recipients", {body: {name: "Alice", phone: "+4915112345678", email: "alice@example.com", ...fields}});
+  const answer = await gw.call("POST", "/api/v1/recipients", {
+    body: {name: "Alice", phone: "+4915112345678", email: "alice@example.com", ...fields}
+  });
   if (answer.status !== 201) throw new Error(`recipient not created: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body.uuid;
 }
@@ -124,5 +139,12 @@ export async function journalCounts(gw: TestGateway): Promise<Record<string, num
   await gw.gateway.services.runner.idle();
   const db = gw.gateway.journal.db;
   const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as {n: number}).n;
-  return {notifications: count("notifications"), escalations: count("escalations"), audit: count("audit"), events: count("events"), outbox: count("outbox"), idempotency: count("idempotency")};
+  return {
+    notifications: count("notifications"),
+    escalations: count("escalations"),
+    audit: count("audit"),
+    events: count("events"),
+    outbox: count("outbox"),
+    idempotency: count("idempotency")
+  };
 }

@@ -262,7 +262,11 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
         }
         const ucs2 = this.charset === "UCS2";
         const to = ucs2 ? fromHex(number) : number;
-        this.sent.push({number: to, text: ucs2 ? fromHex(payload) : payload, encoding: this.dcs === 8 ? "ucs2" : "gsm7"});
+        this.sent.push({
+          number: to,
+          text: ucs2 ? fromHex(payload) : payload,
+          encoding: this.dcs === 8 ? "ucs2" : "gsm7"
+        });
         this.record(payload);
         const ref = this.script.smsRef;
         this.script.smsRef = (ref + 1) % 256;
@@ -293,13 +297,26 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
       this.echo = false;
       return this.reply("OK");
     }
-    if (upper === "AT" || upper === "ATE1" || upper.startsWith("AT+CMEE=") || upper === "AT+CMGF=1" || upper === "AT+COLP=0") return this.reply("OK");
+    if (
+      upper === "AT" ||
+      upper === "ATE1" ||
+      upper.startsWith("AT+CMEE=") ||
+      upper === "AT+CMGF=1" ||
+      upper === "AT+COLP=0"
+    )
+      return this.reply("OK");
     if (upper === "AT+CPIN?") return this.answerCpin();
     if (upper.startsWith("AT+CPIN=")) return this.enterPin(command);
     if (upper === "AT+CSQ") return this.reply(`+CSQ: ${this.script.csq},99`, "OK");
     if (upper === "AT+CREG?") return this.reply(`+CREG: 0,${this.script.registration}`, "OK");
-    if (upper === "AT+CEREG?") return this.dialect === "sim800" ? this.reply("ERROR") : this.reply(`+CEREG: 0,${this.script.registration}`, "OK");
-    if (upper === "AT+COPS?") return this.registered() ? this.reply(`+COPS: 0,0,"${this.script.operator}",7`, "OK") : this.reply("+COPS: 0", "OK");
+    if (upper === "AT+CEREG?")
+      return this.dialect === "sim800"
+        ? this.reply("ERROR")
+        : this.reply(`+CEREG: 0,${this.script.registration}`, "OK");
+    if (upper === "AT+COPS?")
+      return this.registered()
+        ? this.reply(`+COPS: 0,0,"${this.script.operator}",7`, "OK")
+        : this.reply("+COPS: 0", "OK");
     if (upper === "AT+CFUN=1,1") return this.reset();
     if (upper === "AT+CLCC") return this.reply(...(this.call ? [this.clccLine(this.call)] : []), "OK");
     if (upper.startsWith("AT+CMGS=")) {
@@ -323,7 +340,8 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
       return this.reply("OK");
     }
     if (upper === "AT+CSMS=0") return this.reply("+CSMS: 1,1,1", "OK");
-    if (upper.startsWith("AT+CPMS=")) return this.reply(`+CPMS: ${this.storage.size},30,${this.storage.size},30,${this.storage.size},30`, "OK");
+    if (upper.startsWith("AT+CPMS="))
+      return this.reply(`+CPMS: ${this.storage.size},30,${this.storage.size},30,${this.storage.size},30`, "OK");
     if (upper.startsWith("AT+CMGL=")) return this.listSms(command);
     if (upper.startsWith("AT+CMGR=")) return this.readSms(Number(command.slice(8)));
     if (upper.startsWith("AT+CMGD=")) {
@@ -341,7 +359,8 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
       return this.reply("OK");
     }
     if (upper === "AT+QINISTAT") return this.reply(`+QINISTAT: ${this.script.simInitStatus}`, "OK");
-    if (upper.startsWith("AT+CTTS=2,") || upper.startsWith("AT+CTTS=1,") || upper.startsWith("AT+QWTTS=1,0,")) return this.speak(upper.startsWith("AT+QWTTS") ? "+QWTTS: 0" : "+CTTS: 0");
+    if (upper.startsWith("AT+CTTS=2,") || upper.startsWith("AT+CTTS=1,") || upper.startsWith("AT+QWTTS=1,0,"))
+      return this.speak(upper.startsWith("AT+QWTTS") ? "+QWTTS: 0" : "+CTTS: 0");
     if (upper === "ATH" || upper === "AT+CHUP") {
       // The callee picks up in the very moment our hang-up is on its way.
       if (this.call && this.script.call.outcome === "late_answer" && this.call.stat !== 0) this.callState(this.call, 0);
@@ -436,7 +455,8 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   private callState(call: SimCall, stat: number): void {
     call.stat = stat;
     if (this.clccUrcs) this.urc(this.clccLine(call));
-    if (this.dsciUrcs) this.urc(`^DSCI: 1,0,${DSCI_STAT[stat]},0,${call.number},${call.number.startsWith("+") ? 145 : 129}`);
+    if (this.dsciUrcs)
+      this.urc(`^DSCI: 1,0,${DSCI_STAT[stat]},0,${call.number},${call.number.startsWith("+") ? 145 : 129}`);
   }
 
   // Text mode, as 27.005 has it: a header line, then the text; in UCS2 mode both the number and
@@ -451,7 +471,10 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     if (status !== wanted) return this.reply("+CMS ERROR: 302");
     const lines: string[] = [];
     for (const [index, sms] of [...this.storage.entries()].sort((a, b) => a[0] - b[0])) {
-      lines.push(`+CMGL: ${index},"REC UNREAD","${this.smsField(sms.sender)}","","26/11/22,10:00:00+04"`, this.smsField(sms.text));
+      lines.push(
+        `+CMGL: ${index},"REC UNREAD","${this.smsField(sms.sender)}","","26/11/22,10:00:00+04"`,
+        this.smsField(sms.text)
+      );
     }
     this.reply(...lines, "OK");
   }
@@ -459,7 +482,11 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   private readSms(index: number): void {
     const sms = this.storage.get(index);
     if (!sms) return this.reply("OK");
-    this.reply(`+CMGR: "REC UNREAD","${this.smsField(sms.sender)}","","26/11/22,10:00:00+04"`, this.smsField(sms.text), "OK");
+    this.reply(
+      `+CMGR: "REC UNREAD","${this.smsField(sms.sender)}","","26/11/22,10:00:00+04"`,
+      this.smsField(sms.text),
+      "OK"
+    );
   }
 
   private clccLine(call: SimCall): string {
@@ -470,8 +497,14 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   private scheduleStatusReport(ref: number, number: string): void {
     const {outcome, afterMs, interleave} = this.script.statusReport;
     if (outcome === "never") return;
-    const statuses = {delivered: [TP_STATUS.delivered], temporary_then_delivered: [TP_STATUS.temporary, TP_STATUS.delivered], failed: [TP_STATUS.failed]}[outcome];
-    statuses.forEach((status, index) => setTimeout(() => this.reportStatus(ref, status, {number, interleave}), afterMs * (index + 1)));
+    const statuses = {
+      delivered: [TP_STATUS.delivered],
+      temporary_then_delivered: [TP_STATUS.temporary, TP_STATUS.delivered],
+      failed: [TP_STATUS.failed]
+    }[outcome];
+    statuses.forEach((status, index) =>
+      setTimeout(() => this.reportStatus(ref, status, {number, interleave}), afterMs * (index + 1))
+    );
   }
 
   private urc(line: string): void {
@@ -486,7 +519,8 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   // Held URCs go out inside the next answer, between its lines and its final OK.
   private reply(...lines: string[]): void {
     const framed = lines.map((line) => `\r\n${line}\r\n`);
-    if (this.heldUrcs.length && lines.at(-1) === "OK") framed.splice(-1, 0, ...this.heldUrcs.splice(0).map((line) => this.framedUrc(line)));
+    if (this.heldUrcs.length && lines.at(-1) === "OK")
+      framed.splice(-1, 0, ...this.heldUrcs.splice(0).map((line) => this.framedUrc(line)));
     this.write(framed.join(""));
   }
 
@@ -497,7 +531,9 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
 
 // The simulator's own UCS-2 hex, written independently of the code under test on purpose.
 function toHex(text: string): string {
-  return Array.from({length: text.length}, (_, i) => text.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")).join("");
+  return Array.from({length: text.length}, (_, i) =>
+    text.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")
+  ).join("");
 }
 
 function fromHex(hex: string): string {
@@ -519,17 +555,39 @@ export interface ModemGatewayRig {
 }
 
 /** Short real timeouts (settings), so a test of a ring or a key wait takes a fraction of a second. */
-export async function startModemGateway(dialect: Dialect, script: Partial<SimulatorScript> = {}, modem: Record<string, unknown> = {}): Promise<ModemGatewayRig> {
+export async function startModemGateway(
+  dialect: Dialect,
+  script: Partial<SimulatorScript> = {},
+  modem: Record<string, unknown> = {}
+): Promise<ModemGatewayRig> {
   const simulator = await ModemSimulator.start(dialect, script);
-  const gw = await startTestGateway({modem: {port: simulator.devicePath, profile: dialect, ring_timeout_seconds: 2, key_wait_seconds: 0.5, speech_repeats: 2, ...modem}}, {drivers: "production"});
+  const gw = await startTestGateway(
+    {
+      modem: {
+        port: simulator.devicePath,
+        profile: dialect,
+        ring_timeout_seconds: 2,
+        key_wait_seconds: 0.5,
+        speech_repeats: 2,
+        ...modem
+      }
+    },
+    {drivers: "production"}
+  );
   return {
     simulator,
     gw,
     async recipient(channels, fields = {}) {
-      return createRecipient(gw, {channel_order: channels, escalation: {ack_timeout_seconds: 3600, repeat: 0}, ...fields});
+      return createRecipient(gw, {
+        channel_order: channels,
+        escalation: {ack_timeout_seconds: 3600, repeat: 0},
+        ...fields
+      });
     },
     async send(recipient, message = "Oil temperature high", source = "press-7") {
-      const answer = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message, priority: "critical", source}});
+      const answer = await gw.call("POST", "/api/v1/notifications/send", {
+        body: {recipient_uuid: recipient, message, priority: "critical", source}
+      });
       if (answer.status !== 202) throw new Error(`send failed: ${answer.status} ${JSON.stringify(answer.body)}`);
       return answer.body.notification_uuid;
     },

@@ -11,7 +11,11 @@ export interface ReceivedEvent {
   id: string;
   type: string;
   sequence: number;
-  data: {notification: {id: string; status: string}; step?: {number: number; targets: Array<{recipient_uuid: string; channel: string; target: string}>}; attempt?: {channel: string; outcome: string}};
+  data: {
+    notification: {id: string; status: string};
+    step?: {number: number; targets: Array<{recipient_uuid: string; channel: string; target: string}>};
+    attempt?: {channel: string; outcome: string};
+  };
 }
 
 /**
@@ -39,13 +43,21 @@ export async function startGuaranteeRig(options: FaultRigOptions = {}): Promise<
     async person(name, channels, fields = {}) {
       const {escalation, ...rest} = fields as {escalation?: Record<string, unknown>};
       const answer = await rig.gw.call("POST", "/api/v1/recipients", {
-        body: {name, ...rig.contacts(name), channel_order: channels, escalation: {ack_timeout_seconds: ACK_TIMEOUT_SECONDS, repeat: 0, ...escalation}, ...rest}
+        body: {
+          name,
+          ...rig.contacts(name),
+          channel_order: channels,
+          escalation: {ack_timeout_seconds: ACK_TIMEOUT_SECONDS, repeat: 0, ...escalation},
+          ...rest
+        }
       });
       expect(answer.status, JSON.stringify(answer.body)).toBe(201);
       return answer.body.uuid;
     },
     async alert(target, message, priority, more = {}) {
-      const answer = await rig.gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: target, message, priority, source: "press-7", ...more}});
+      const answer = await rig.gw.call("POST", "/api/v1/notifications/send", {
+        body: {recipient_uuid: target, message, priority, source: "press-7", ...more}
+      });
       expect(answer.status, JSON.stringify(answer.body)).toBe(202);
       await rig.gw.gateway.services.runner.idle();
       return answer.body.notification_uuid;
@@ -55,14 +67,30 @@ export async function startGuaranteeRig(options: FaultRigOptions = {}): Promise<
       await rig.gw.gateway.services.runner.tick();
       await rig.gw.gateway.services.runner.idle();
     },
-    dialled: () => (rig.modem?.received ?? []).filter((command) => command.startsWith("ATD")).map((command) => command.slice(3).replace(/;$/, "")),
+    dialled: () =>
+      (rig.modem?.received ?? [])
+        .filter((command) => command.startsWith("ATD"))
+        .map((command) => command.slice(3).replace(/;$/, "")),
     spoken: () => (rig.modem?.received ?? []).filter((command) => command.startsWith("AT+CTTS=2,")),
     async events(id) {
       await rig.gw.gateway.services.runner.idle();
       // Every event the journal holds for this notification has reached the receiver.
-      const stored = () => (rig.gw.gateway.journal.db.prepare("SELECT id FROM events WHERE notification_id = ?").pluck().all(id) as string[]).sort();
-      const received = () => rig.receiver.received.map((delivery) => verifyDelivery(delivery, rig.webhook.secret) as ReceivedEvent).filter((event) => event.data.notification.id === id);
-      const all = await eventually(`the events of ${id}`, received, (events) => JSON.stringify(events.map((event) => event.id).sort()) === JSON.stringify(stored()));
+      const stored = () =>
+        (
+          rig.gw.gateway.journal.db
+            .prepare("SELECT id FROM events WHERE notification_id = ?")
+            .pluck()
+            .all(id) as string[]
+        ).sort();
+      const received = () =>
+        rig.receiver.received
+          .map((delivery) => verifyDelivery(delivery, rig.webhook.secret) as ReceivedEvent)
+          .filter((event) => event.data.notification.id === id);
+      const all = await eventually(
+        `the events of ${id}`,
+        received,
+        (events) => JSON.stringify(events.map((event) => event.id).sort()) === JSON.stringify(stored())
+      );
       return all;
     }
   };
@@ -76,21 +104,36 @@ export async function readyz(gw: TestGateway): Promise<{status: number; body: an
 }
 
 /** One sample of /metrics, read over HTTP. */
-export async function metric(gw: TestGateway, name: string, labels?: Record<string, string>): Promise<number | undefined> {
+export async function metric(
+  gw: TestGateway,
+  name: string,
+  labels?: Record<string, string>
+): Promise<number | undefined> {
   const answer = await fetch(`${gw.url}/metrics`);
   return parseExposition(await answer.text()).value(name, labels);
 }
 
 /** The gateway's log records at `level` whose message starts with `prefix`. */
 export function logged(gw: TestGateway, level: string, prefix: string): Array<Record<string, any>> {
-  return gw.logLines.map((line) => JSON.parse(line) as Record<string, any>).filter((record) => record.level === level && String(record.msg).startsWith(prefix));
+  return gw.logLines
+    .map((line) => JSON.parse(line) as Record<string, any>)
+    .filter((record) => record.level === level && String(record.msg).startsWith(prefix));
 }
 
 /** A notification's attempts as [recipient, channel, outcome], in order. */
 export const attemptsOf = (n: any): Array<[string, string, string]> =>
-  n.attempts.map((attempt: {recipient_uuid: string; channel: string; outcome: string}) => [attempt.recipient_uuid, attempt.channel, attempt.outcome]);
+  n.attempts.map((attempt: {recipient_uuid: string; channel: string; outcome: string}) => [
+    attempt.recipient_uuid,
+    attempt.channel,
+    attempt.outcome
+  ]);
 
 /** HH:MM on the wall clock of `timezone` at `ms`. */
 export function wallTime(ms: number, timezone: string): string {
-  return new Intl.DateTimeFormat("en-GB", {timeZone: timezone, hour: "2-digit", minute: "2-digit", hourCycle: "h23"}).format(ms);
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone: timezone,
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23"
+  }).format(ms);
 }

@@ -32,7 +32,11 @@ export class PtyPair {
   }
 
   async start(): Promise<void> {
-    const child = spawn("socat", ["-d", "-d", `pty,raw,echo=0,link=${this.pendingPath}`, `pty,raw,echo=0,link=${this.peerPath}`], {stdio: ["ignore", "ignore", "pipe"]});
+    const child = spawn(
+      "socat",
+      ["-d", "-d", `pty,raw,echo=0,link=${this.pendingPath}`, `pty,raw,echo=0,link=${this.peerPath}`],
+      {stdio: ["ignore", "ignore", "pipe"]}
+    );
     running.add(child);
     this.child = child;
     child.once("exit", () => running.delete(child));
@@ -47,7 +51,8 @@ export class PtyPair {
           resolve();
         }
       };
-      const onExit = (code: number | null) => reject(new Error(`socat exited (${code}) before the pty pair was ready: ${stderr}`));
+      const onExit = (code: number | null) =>
+        reject(new Error(`socat exited (${code}) before the pty pair was ready: ${stderr}`));
       child.stderr.on("data", onData);
       child.once("exit", onExit);
       child.once("error", reject);

@@ -27,7 +27,11 @@ export class RecordingDriver implements ChannelDriver {
   private readonly scripts: Script[] = [];
   unavailable: string | null = null;
 
-  constructor(readonly channel: Channel, readonly concurrency = 1, private fallback: Script = {kind: "result", result: {outcome: "sent", detail: "recorded"}}) {}
+  constructor(
+    readonly channel: Channel,
+    readonly concurrency = 1,
+    private fallback: Script = {kind: "result", result: {outcome: "sent", detail: "recorded"}}
+  ) {}
 
   /** The next deliveries get these scripts, in order; afterwards the fallback applies. */
   script(...scripts: Script[]): void {

@@ -1,5 +1,11 @@
 import {expect} from "vitest";
-import {ALL_CHANNELS_CONFIGURED, startTestGateway, tempDir, type SettingsOverrides, type TestGateway} from "./gateway.js";
+import {
+  ALL_CHANNELS_CONFIGURED,
+  startTestGateway,
+  tempDir,
+  type SettingsOverrides,
+  type TestGateway
+} from "./gateway.js";
 import {RecordingDriver} from "./recording-driver.js";
 import {ManualClock} from "../../src/lib/clock.js";
 import type {EscalationRunner, RunnerOptions} from "../../src/services/escalation/escalation-runner.service.js";
@@ -38,21 +44,36 @@ export async function stopRig(): Promise<void> {
   current = null;
 }
 
-export async function makeRig(runner: RunnerOptions = {}, settings: SettingsOverrides = ALL_CHANNELS_CONFIGURED): Promise<Rig> {
+export async function makeRig(
+  runner: RunnerOptions = {},
+  settings: SettingsOverrides = ALL_CHANNELS_CONFIGURED
+): Promise<Rig> {
   const clock = new ManualClock(T0);
   const voice = new RecordingDriver("voice_call", 1);
   const email = new RecordingDriver("email", 4);
   const telegram = new RecordingDriver("telegram_voice", 4);
   const sms = new RecordingDriver("sms", 1);
-  const gw = await startTestGateway(settings, {clock, dataDir: tempDir(), drivers: () => [voice, email, telegram, sms], runner});
+  const gw = await startTestGateway(settings, {
+    clock,
+    dataDir: tempDir(),
+    drivers: () => [voice, email, telegram, sms],
+    runner
+  });
   const runnerOf = () => gw.gateway.services.runner;
   // The tests drive the runner's passes themselves, at exact times.
   await runnerOf().stop();
   current = {
-    gw, clock, voice, email, telegram, sms,
+    gw,
+    clock,
+    voice,
+    email,
+    telegram,
+    sms,
     runner: runnerOf,
     async send(recipient, message = "Press 7 oil temperature high", priority = "high", extra = {}) {
-      const answer = await gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: recipient, message, priority, ...extra}});
+      const answer = await gw.call("POST", "/api/v1/notifications/send", {
+        body: {recipient_uuid: recipient, message, priority, ...extra}
+      });
       expect(answer.status).toBe(202);
       return answer.body.notification_uuid;
     },
@@ -61,12 +82,16 @@ export async function makeRig(runner: RunnerOptions = {}, settings: SettingsOver
       return (await gw.call("GET", `/api/v1/notifications/${id}`)).body;
     },
     async recipient(fields) {
-      const answer = await gw.call("POST", "/api/v1/recipients", {body: {escalation: {ack_timeout_seconds: 60, repeat: 0}, channel_order: ["voice_call", "email"], ...fields}});
+      const answer = await gw.call("POST", "/api/v1/recipients", {
+        body: {escalation: {ack_timeout_seconds: 60, repeat: 0}, channel_order: ["voice_call", "email"], ...fields}
+      });
       expect(answer.status).toBe(201);
       return answer.body.uuid;
     },
     async tick() {
-      const due = gw.gateway.journal.db.prepare("SELECT COUNT(*) FROM escalations WHERE state = 'running' AND next_step_at <= ?").pluck();
+      const due = gw.gateway.journal.db
+        .prepare("SELECT COUNT(*) FROM escalations WHERE state = 'running' AND next_step_at <= ?")
+        .pluck();
       for (let pass = 0; pass < 20; pass++) {
         await runnerOf().tick();
         await runnerOf().idle();

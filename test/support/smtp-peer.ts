@@ -68,8 +68,12 @@ function unfoldHeaders(block: string): Map<string, string> {
 
 // RFC 2047 encoded words, as nodemailer writes non-ASCII subjects and names.
 function decodeWords(value: string): string {
-  return value.replace(/=\?([^?]+)\?([BQbq])\?([^?]*)\?=(\s+(?==\?))?/g, (_match, _charset, encoding: string, text: string) =>
-    encoding.toUpperCase() === "B" ? Buffer.from(text, "base64").toString("utf8") : decodeQuotedPrintable(text.replace(/_/g, " "))
+  return value.replace(
+    /=\?([^?]+)\?([BQbq])\?([^?]*)\?=(\s+(?==\?))?/g,
+    (_match, _charset, encoding: string, text: string) =>
+      encoding.toUpperCase() === "B"
+        ? Buffer.from(text, "base64").toString("utf8")
+        : decodeQuotedPrintable(text.replace(/_/g, " "))
   );
 }
 
@@ -96,11 +100,18 @@ export function parseMime(raw: string): MimePart {
   const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
   if (contentType.toLowerCase().startsWith("multipart/") && boundary) {
     const sections = content.split(`--${boundary}`).slice(1);
-    const parts = sections.filter((section) => !section.startsWith("--")).map((section) => parseMime(section.replace(/^\r\n/, "").replace(/\r\n$/, "")));
+    const parts = sections
+      .filter((section) => !section.startsWith("--"))
+      .map((section) => parseMime(section.replace(/^\r\n/, "").replace(/\r\n$/, "")));
     return {headers, contentType, body: "", parts};
   }
   const encoding = (headers.get("content-transfer-encoding") ?? "7bit").toLowerCase();
-  const body = encoding === "base64" ? Buffer.from(content.replace(/\s+/g, ""), "base64").toString("utf8") : encoding === "quoted-printable" ? decodeQuotedPrintable(content) : content;
+  const body =
+    encoding === "base64"
+      ? Buffer.from(content.replace(/\s+/g, ""), "base64").toString("utf8")
+      : encoding === "quoted-printable"
+        ? decodeQuotedPrintable(content)
+        : content;
   return {headers, contentType, body, parts: []};
 }
 
@@ -115,7 +126,14 @@ function findPart(part: MimePart, type: string): string | null {
 
 function readMail(raw: string, envelope: ReceivedMail["envelope"]): ReceivedMail {
   const root = parseMime(raw);
-  return {envelope, raw, headers: root.headers, subject: root.headers.get("subject") ?? "", text: findPart(root, "text/plain"), html: findPart(root, "text/html")};
+  return {
+    envelope,
+    raw,
+    headers: root.headers,
+    subject: root.headers.get("subject") ?? "",
+    text: findPart(root, "text/plain"),
+    html: findPart(root, "text/html")
+  };
 }
 
 function smtpError(message: string, responseCode: number): Error {
@@ -146,18 +164,21 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     onAuth(auth, _session, callback) {
       const login = authRequired;
       peer.logins.push({username: auth.username ?? "", password: auth.password ?? ""});
-      if (auth.username === login?.user && auth.password === login?.password) return callback(null, {user: auth.username});
+      if (auth.username === login?.user && auth.password === login?.password)
+        return callback(null, {user: auth.username});
       callback(smtpError("Authentication credentials invalid", 535));
     },
     onRcptTo(address, _session, callback) {
-      if (rejected.has(address.address.toLowerCase())) return callback(smtpError(`<${address.address}>: Recipient address rejected: User unknown`, 550));
+      if (rejected.has(address.address.toLowerCase()))
+        return callback(smtpError(`<${address.address}>: Recipient address rejected: User unknown`, 550));
       callback();
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("end", () => {
-        if (peer.behaviour === "slow_data") return void setTimeout(() => accept(session, chunks, callback), peer.slowMs);
+        if (peer.behaviour === "slow_data")
+          return void setTimeout(() => accept(session, chunks, callback), peer.slowMs);
         if (peer.behaviour === "defer") return callback(smtpError("Requested action aborted: try again later", 451));
         accept(session, chunks, callback);
       });
@@ -165,7 +186,10 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
   };
 
   function accept(session: SMTPServerSession, chunks: Buffer[], callback: (error?: Error | null) => void): void {
-    const envelope = {from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((rcpt) => rcpt.address)};
+    const envelope = {
+      from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+      to: session.envelope.rcptTo.map((rcpt) => rcpt.address)
+    };
     const mail = readMail(Buffer.concat(chunks).toString("utf8"), envelope);
     peer.messages.push(mail);
     const waiter = waiting.shift();

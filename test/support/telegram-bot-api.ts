@@ -81,7 +81,15 @@ interface Poll {
   timer: NodeJS.Timeout;
 }
 
-const BOT = {id: 777000, is_bot: true, first_name: "Klaxon", username: "klaxon_test_bot", can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false};
+const BOT = {
+  id: 777000,
+  is_bot: true,
+  first_name: "Klaxon",
+  username: "klaxon_test_bot",
+  can_join_groups: true,
+  can_read_all_group_messages: false,
+  supports_inline_queries: false
+};
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -90,7 +98,10 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
 }
 
 // The Bot API takes parameters as a query string, urlencoded or multipart form, or JSON.
-async function parseParams(request: IncomingMessage, body: Buffer): Promise<{params: Record<string, any>; voice: Buffer | null}> {
+async function parseParams(
+  request: IncomingMessage,
+  body: Buffer
+): Promise<{params: Record<string, any>; voice: Buffer | null}> {
   const url = new URL(request.url ?? "/", "http://fake");
   const params: Record<string, any> = Object.fromEntries(url.searchParams);
   const type = request.headers["content-type"] ?? "";
@@ -129,7 +140,12 @@ export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promi
   };
   const ok = (response: ServerResponse, result: unknown) => send(response, 200, {ok: true, result});
   const fail = (response: ServerResponse, code: number, description: string, retryAfter?: number) =>
-    send(response, code, {ok: false, error_code: code, description, ...(retryAfter === undefined ? {} : {parameters: {retry_after: retryAfter}})});
+    send(response, code, {
+      ok: false,
+      error_code: code,
+      description,
+      ...(retryAfter === undefined ? {} : {parameters: {retry_after: retryAfter}})
+    });
 
   const record = (request: BotApiRequest) => {
     requests.push(request);
@@ -146,7 +162,8 @@ export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promi
     if (offset < 0) updates.splice(0, Math.max(0, updates.length + offset));
     else while (updates.length && updates[0].update_id < offset) updates.shift();
   };
-  const pending = (offset: number, limit: number) => updates.filter((update) => offset <= 0 || update.update_id >= offset).slice(0, limit);
+  const pending = (offset: number, limit: number) =>
+    updates.filter((update) => offset <= 0 || update.update_id >= offset).slice(0, limit);
   const flushPoll = () => {
     if (!poll) return;
     const ready = pending(poll.offset, poll.limit);
@@ -167,66 +184,114 @@ export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promi
     date: Math.floor(Date.now() / 1000),
     chat: {id: Number(message.chat_id), type: Number(message.chat_id) < 0 ? "group" : "private"},
     from: BOT,
-    ...(message.kind === "voice" ? {voice: {file_id: `voice-${message.message_id}`, file_unique_id: `v${message.message_id}`, duration: 2, mime_type: "audio/ogg", file_size: message.voice?.length}, caption: message.caption ?? undefined} : {text: message.text}),
+    ...(message.kind === "voice"
+      ? {
+          voice: {
+            file_id: `voice-${message.message_id}`,
+            file_unique_id: `v${message.message_id}`,
+            duration: 2,
+            mime_type: "audio/ogg",
+            file_size: message.voice?.length
+          },
+          caption: message.caption ?? undefined
+        }
+      : {text: message.text}),
     ...(message.reply_markup ? {reply_markup: message.reply_markup} : {})
   });
-  const findMessage = (params: Record<string, any>) => messages.find((message) => message.chat_id === chatOf(params) && message.message_id === Number(params.message_id));
+  const findMessage = (params: Record<string, any>) =>
+    messages.find((message) => message.chat_id === chatOf(params) && message.message_id === Number(params.message_id));
 
-  const methods: Record<string, (params: Record<string, any>, voice: Buffer | null, response: ServerResponse) => void> = {
-    getMe: (_params, _voice, response) => ok(response, BOT),
-    sendMessage(params, _voice, response) {
-      if (!params.text) return fail(response, 400, "Bad Request: message text is empty");
-      ok(response, view(storeMessage({chat_id: chatOf(params), kind: "text", text: params.text, voice: null, caption: null, reply_markup: params.reply_markup ?? null})));
-    },
-    sendVoice(params, voice, response) {
-      if (!voice) return fail(response, 400, "Bad Request: there is no voice in the request");
-      ok(response, view(storeMessage({chat_id: chatOf(params), kind: "voice", text: null, voice, caption: params.caption ?? null, reply_markup: params.reply_markup ?? null})));
-    },
-    getUpdates(params, _voice, response) {
-      const offset = Number(params.offset ?? 0);
-      const limit = Math.min(100, Math.max(1, Number(params.limit ?? 100)));
-      const timeoutSeconds = Number(params.timeout ?? 0);
-      confirm(offset);
-      if (poll) {
-        clearTimeout(poll.timer);
-        fail(poll.response, 409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running");
-        poll = null;
-      }
-      const ready = pending(offset, limit);
-      if (ready.length || timeoutSeconds <= 0) return ok(response, ready);
-      const timer = setTimeout(() => {
-        poll = null;
-        ok(response, []);
-      }, timeoutSeconds * 1000);
-      poll = {offset, limit, response, timer};
-      response.on("close", () => {
-        if (poll?.response === response) {
+  const methods: Record<string, (params: Record<string, any>, voice: Buffer | null, response: ServerResponse) => void> =
+    {
+      getMe: (_params, _voice, response) => ok(response, BOT),
+      sendMessage(params, _voice, response) {
+        if (!params.text) return fail(response, 400, "Bad Request: message text is empty");
+        ok(
+          response,
+          view(
+            storeMessage({
+              chat_id: chatOf(params),
+              kind: "text",
+              text: params.text,
+              voice: null,
+              caption: null,
+              reply_markup: params.reply_markup ?? null
+            })
+          )
+        );
+      },
+      sendVoice(params, voice, response) {
+        if (!voice) return fail(response, 400, "Bad Request: there is no voice in the request");
+        ok(
+          response,
+          view(
+            storeMessage({
+              chat_id: chatOf(params),
+              kind: "voice",
+              text: null,
+              voice,
+              caption: params.caption ?? null,
+              reply_markup: params.reply_markup ?? null
+            })
+          )
+        );
+      },
+      getUpdates(params, _voice, response) {
+        const offset = Number(params.offset ?? 0);
+        const limit = Math.min(100, Math.max(1, Number(params.limit ?? 100)));
+        const timeoutSeconds = Number(params.timeout ?? 0);
+        confirm(offset);
+        if (poll) {
           clearTimeout(poll.timer);
+          fail(
+            poll.response,
+            409,
+            "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"
+          );
           poll = null;
         }
-      });
-    },
-    answerCallbackQuery(params, _voice, response) {
-      answers.push({callback_query_id: String(params.callback_query_id), text: params.text ?? null});
-      ok(response, true);
-    },
-    editMessageText(params, _voice, response) {
-      const message = findMessage(params);
-      if (!message || message.kind !== "text") return fail(response, 400, "Bad Request: message to edit not found");
-      if (message.text === params.text && JSON.stringify(message.reply_markup) === JSON.stringify(params.reply_markup ?? null)) {
-        return fail(response, 400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message");
+        const ready = pending(offset, limit);
+        if (ready.length || timeoutSeconds <= 0) return ok(response, ready);
+        const timer = setTimeout(() => {
+          poll = null;
+          ok(response, []);
+        }, timeoutSeconds * 1000);
+        poll = {offset, limit, response, timer};
+        response.on("close", () => {
+          if (poll?.response === response) {
+            clearTimeout(poll.timer);
+            poll = null;
+          }
+        });
+      },
+      answerCallbackQuery(params, _voice, response) {
+        answers.push({callback_query_id: String(params.callback_query_id), text: params.text ?? null});
+        ok(response, true);
+      },
+      editMessageText(params, _voice, response) {
+        const message = findMessage(params);
+        if (!message || message.kind !== "text") return fail(response, 400, "Bad Request: message to edit not found");
+        if (
+          message.text === params.text &&
+          JSON.stringify(message.reply_markup) === JSON.stringify(params.reply_markup ?? null)
+        ) {
+          return fail(
+            response,
+            400,
+            "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"
+          );
+        }
+        message.text = params.text;
+        message.reply_markup = params.reply_markup ?? null;
+        ok(response, view(message));
+      },
+      editMessageReplyMarkup(params, _voice, response) {
+        const message = findMessage(params);
+        if (!message) return fail(response, 400, "Bad Request: message to edit not found");
+        message.reply_markup = params.reply_markup ?? null;
+        ok(response, view(message));
       }
-      message.text = params.text;
-      message.reply_markup = params.reply_markup ?? null;
-      ok(response, view(message));
-    },
-    editMessageReplyMarkup(params, _voice, response) {
-      const message = findMessage(params);
-      if (!message) return fail(response, 400, "Bad Request: message to edit not found");
-      message.reply_markup = params.reply_markup ?? null;
-      ok(response, view(message));
-    }
-  };
+    };
   const SENDS = new Set(["sendMessage", "sendVoice"]);
 
   const answer = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -252,7 +317,8 @@ export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promi
     const reply = scripted.get(method)?.shift();
     if (reply === "hang") return void hanging.add(response);
     if (reply) return fail(response, reply.error_code, reply.description, reply.retry_after);
-    if (SENDS.has(method) && blocked.has(chatOf(parsed.params))) return fail(response, 403, "Forbidden: bot was blocked by the user");
+    if (SENDS.has(method) && blocked.has(chatOf(parsed.params)))
+      return fail(response, 403, "Forbidden: bot was blocked by the user");
     handler(parsed.params, parsed.voice, response);
   };
   // A fault in this fake must not pass for Telegram's answer: it is printed and the client sees the connection drop.

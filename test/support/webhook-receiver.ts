@@ -38,7 +38,11 @@ export async function startWebhookReceiver(clock: Clock): Promise<WebhookReceive
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      const delivery = {headers: request.headers, body: Buffer.concat(chunks).toString("utf8"), receivedAtMs: clock.now()};
+      const delivery = {
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        receivedAtMs: clock.now()
+      };
       received.push(delivery);
       const reply = replies.shift() ?? {status: 200};
       if (reply === "hang") hanging.push(response);
@@ -62,7 +66,10 @@ export async function startWebhookReceiver(clock: Clock): Promise<WebhookReceive
     url: `http://127.0.0.1:${port}/hook`,
     received,
     script: (...more) => void replies.push(...more),
-    next: () => (awaited < received.length ? Promise.resolve(received[awaited++]) : new Promise((resolve) => waiters.push(resolve))),
+    next: () =>
+      awaited < received.length
+        ? Promise.resolve(received[awaited++])
+        : new Promise((resolve) => waiters.push(resolve)),
     down: close,
     up: () => new Promise<void>((done) => server.listen(port, "127.0.0.1", done)),
     close

@@ -52,7 +52,10 @@ export class ApiAccess {
   check(request: IncomingMessage, response: ServerResponse, scope: Scope): Access {
     const address = this.runtime.admitAddress(request, response);
     const presented = request.headers["x-api-key"];
-    const session = presented === undefined ? this.dashboard.sessionFor({headers: request.headers, method: request.method ?? "GET"}) : null;
+    const session =
+      presented === undefined
+        ? this.dashboard.sessionFor({headers: request.headers, method: request.method ?? "GET"})
+        : null;
     if (session) {
       this.limit(response, DASHBOARD_PRINCIPAL);
       return this.admitted(request, {actor: DASHBOARD_ACTOR, principal: DASHBOARD_PRINCIPAL});
@@ -60,7 +63,10 @@ export class ApiAccess {
     const record = presented ? this.keys.authenticate(String(presented)) : null;
     if (!record) {
       this.runtime.authenticationFailed(address, response);
-      throw new AppError("unauthenticated", presented ? "the API key is unknown or revoked" : "the X-API-Key header is missing");
+      throw new AppError(
+        "unauthenticated",
+        presented ? "the API key is unknown or revoked" : "the X-API-Key header is missing"
+      );
     }
     this.limit(response, record);
     if (!hasScope(record, scope)) throw new AppError("forbidden", `key ${record.id} lacks the scope "${scope}"`);
@@ -77,6 +83,9 @@ export class ApiAccess {
     const decision = limiter.take(principal.id);
     response.setHeader("RateLimit-Policy", limiter.policyHeader(KEY_POLICY));
     response.setHeader("RateLimit", limiter.rateLimitHeader(KEY_POLICY, decision));
-    if (!decision.allowed) throw new AppError("rate_limited", `key ${principal.id} is over its rate limit`, {retryAfterSeconds: decision.resetSeconds});
+    if (!decision.allowed)
+      throw new AppError("rate_limited", `key ${principal.id} is over its rate limit`, {
+        retryAfterSeconds: decision.resetSeconds
+      });
   }
 }

@@ -16,7 +16,8 @@ const PAGE_HEADERS: Record<string, string> = {
   "Referrer-Policy": "no-referrer",
   "X-Robots-Tag": "noindex",
   "X-Content-Type-Options": "nosniff",
-  "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+  "Content-Security-Policy":
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 };
 
 function sendPage(ctx: PlatformContext, status: number, body: string): void {

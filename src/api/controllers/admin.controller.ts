@@ -23,7 +23,7 @@ export class KeysController {
   @JsonBody()
   @Summary("Create an API key for one integration")
   @Description("The whole key is in this response only; store it in the integration's secret store.")
-  @(Returns(201, CreatedKeyModel))
+  @Returns(201, CreatedKeyModel)
   async create(@Required() @BodyParams() body: CreateKeyModel, @Context() ctx: PlatformContext) {
     const {record, key} = await this.keys.create(body.name, body.scopes as Scope[], actorOf(ctx));
     return created(ctx, `/api/v1/keys/${record.id}`, {...describeKey(record), key});
@@ -32,7 +32,7 @@ export class KeysController {
   @Get("/")
   @Authorize("admin")
   @Summary("List API keys (never their secrets)")
-  @(Returns(200, KeyListModel))
+  @Returns(200, KeyListModel)
   list() {
     return {items: this.keys.list().map(describeKey)};
   }
@@ -40,8 +40,8 @@ export class KeysController {
   @Delete("/:id")
   @Authorize("admin")
   @Summary("Revoke an API key; only that integration is affected")
-  @(Returns(204))
-  @(Returns(404, ProblemModel))
+  @Returns(204)
+  @Returns(404, ProblemModel)
   async revoke(@PathParams("id") id: string, @Context() ctx: PlatformContext) {
     await this.keys.revoke(id, actorOf(ctx));
     noContent(ctx);
@@ -57,7 +57,7 @@ export class AuditController {
   @Authorize("admin")
   @Summary("The audit log, newest first")
   @Description("Every accepted alert, every state change and every admin change, with the key that caused it.")
-  @(Returns(200, AuditPageModel))
+  @Returns(200, AuditPageModel)
   @(Returns(400, ProblemModel).Description("Invalid limit or cursor"))
   list(
     @QueryParams("limit") limit?: string,
@@ -66,9 +66,16 @@ export class AuditController {
     @QueryParams("subject_id") subjectId?: string,
     @QueryParams("actor_id") actorId?: string
   ) {
-    if (cursor !== undefined && !/^\d+$/.test(cursor)) throw invalid([{pointer: "/cursor", detail: "not a cursor returned by this endpoint"}]);
+    if (cursor !== undefined && !/^\d+$/.test(cursor))
+      throw invalid([{pointer: "/cursor", detail: "not a cursor returned by this endpoint"}]);
     const size = parseLimit(limit);
-    const entries = this.audit.list({limit: size + 1, before_seq: cursor === undefined ? undefined : Number(cursor), action: action || undefined, subject_id: subjectId || undefined, actor_id: actorId || undefined});
+    const entries = this.audit.list({
+      limit: size + 1,
+      before_seq: cursor === undefined ? undefined : Number(cursor),
+      action: action || undefined,
+      subject_id: subjectId || undefined,
+      actor_id: actorId || undefined
+    });
     const items = entries.slice(0, size);
     return {items, next_cursor: entries.length > size ? String(items[items.length - 1].seq) : null};
   }

@@ -18,8 +18,10 @@ export class BackupsController {
   @Post("/")
   @Authorize("admin")
   @Summary("Back up the journal and the config store now")
-  @Description("An online backup into <data_dir>/backups/<time>/; the oldest beyond backup.keep are deleted; audited as backup.created. Restore with the gateway stopped: `klaxon restore <name>`.")
-  @(Returns(201, BackupModel))
+  @Description(
+    "An online backup into <data_dir>/backups/<time>/; the oldest beyond backup.keep are deleted; audited as backup.created. Restore with the gateway stopped: `klaxon restore <name>`."
+  )
+  @Returns(201, BackupModel)
   @(Returns(503, ProblemModel).Description("No room on the disk for the backup; nothing was kept"))
   async create(@Context() ctx: PlatformContext) {
     const backup = await this.backups.create(actorOf(ctx));
@@ -29,7 +31,7 @@ export class BackupsController {
   @Get("/")
   @Authorize("admin")
   @Summary("List the backups kept on the gateway, newest first")
-  @(Returns(200, BackupListModel))
+  @Returns(200, BackupListModel)
   async list() {
     return {items: await this.backups.list()};
   }
@@ -37,8 +39,8 @@ export class BackupsController {
   @Get("/:name")
   @Authorize("admin")
   @Summary("One backup")
-  @(Returns(200, BackupModel))
-  @(Returns(404, ProblemModel))
+  @Returns(200, BackupModel)
+  @Returns(404, ProblemModel)
   async get(@PathParams("name") name: string) {
     const backup = (await this.backups.list()).find((item) => item.name === name);
     if (!backup) throw notFound("backup", name);

@@ -40,7 +40,11 @@ export class DashboardController {
   @Get("/session")
   session(@Context() ctx: PlatformContext) {
     const session = this.auth.sessions.find(sessionTokenOf(expressRequest(ctx)));
-    return {password_set: this.auth.passwordSet, signed_in: session !== null, ...(session ? sessionView(session) : {csrf_token: null, expires_at: null})};
+    return {
+      password_set: this.auth.passwordSet,
+      signed_in: session !== null,
+      ...(session ? sessionView(session) : {csrf_token: null, expires_at: null})
+    };
   }
 
   @Post("/password")
@@ -53,7 +57,10 @@ export class DashboardController {
   async signIn(@Required() @BodyParams() body: SignInModel, @Context() ctx: PlatformContext) {
     const request = expressRequest(ctx);
     const {token, session} = await this.auth.signIn(body.password, addressOf(request));
-    expressResponse(ctx).setHeader("Set-Cookie", sessionCookie(token, Math.floor(this.auth.sessions.lifetimeMs / 1000), request.secure));
+    expressResponse(ctx).setHeader(
+      "Set-Cookie",
+      sessionCookie(token, Math.floor(this.auth.sessions.lifetimeMs / 1000), request.secure)
+    );
     return sessionView(session);
   }
 
@@ -71,7 +78,11 @@ export class DashboardController {
     const request = expressRequest(ctx);
     const session = this.requireSession(request);
     const response = expressResponse(ctx);
-    response.writeHead(200, {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"});
+    response.writeHead(200, {
+      "Content-Type": "text/event-stream",
+      "Cache-Control": "no-cache",
+      "X-Accel-Buffering": "no"
+    });
     response.write("retry: 3000\n\n");
     const unsubscribe = this.feed.subscribe({
       isLive: () => this.auth.sessions.isLive(session),
@@ -86,7 +97,11 @@ export class DashboardController {
   @Post("/notifications/:id/ack")
   acknowledge(@PathParams("id") id: string, @Context() ctx: PlatformContext, @BodyParams() body?: AcknowledgeModel) {
     this.requireSession(expressRequest(ctx));
-    return this.notifications.acknowledge(id, {by: body?.by || "dashboard", note: body?.note || null, via: "dashboard"}, DASHBOARD_ACTOR);
+    return this.notifications.acknowledge(
+      id,
+      {by: body?.by || "dashboard", note: body?.note || null, via: "dashboard"},
+      DASHBOARD_ACTOR
+    );
   }
 
   private requireSession(request: Request): DashboardSession {

@@ -20,7 +20,7 @@ export class GroupsController {
   @Get("/")
   @Authorize("recipients:read")
   @Summary("List recipient groups")
-  @(Returns(200, GroupPageModel))
+  @Returns(200, GroupPageModel)
   @(Returns(400, ProblemModel).Description("Invalid limit or cursor"))
   list(@QueryParams("limit") limit?: string, @QueryParams("cursor") cursor?: string) {
     const page = this.groups.list(parseLimit(limit), cursor || null);
@@ -31,7 +31,7 @@ export class GroupsController {
   @Authorize("recipients:write")
   @JsonBody()
   @Summary("Create a group")
-  @(Returns(201, GroupModel))
+  @Returns(201, GroupModel)
   @(Returns(422, ProblemModel).Description("A member is not a recipient"))
   async create(@Required() @BodyParams() body: GroupInputModel, @Context() ctx: PlatformContext) {
     const group = await this.groups.create(body as GroupInput, actorOf(ctx));
@@ -41,8 +41,8 @@ export class GroupsController {
   @Get("/:uuid")
   @Authorize("recipients:read")
   @Summary("Read a group")
-  @(Returns(200, GroupModel))
-  @(Returns(404, ProblemModel))
+  @Returns(200, GroupModel)
+  @Returns(404, ProblemModel)
   get(@PathParams("uuid") uuid: string) {
     return this.groups.get(uuid);
   }
@@ -51,10 +51,14 @@ export class GroupsController {
   @Authorize("recipients:write")
   @JsonBody()
   @Summary("Update a group (JSON Merge Patch, RFC 7396)")
-  @(Returns(200, GroupModel))
-  @(Returns(404, ProblemModel))
-  @(Returns(422, ProblemModel))
-  async update(@PathParams("uuid") uuid: string, @Required() @BodyParams() body: unknown, @Context() ctx: PlatformContext) {
+  @Returns(200, GroupModel)
+  @Returns(404, ProblemModel)
+  @Returns(422, ProblemModel)
+  async update(
+    @PathParams("uuid") uuid: string,
+    @Required() @BodyParams() body: unknown,
+    @Context() ctx: PlatformContext
+  ) {
     const merged = this.groups.patched(uuid, requireObject(body));
     await this.ajv.validate(merged, {type: GroupInputModel});
     return this.groups.replace(uuid, merged, actorOf(ctx));
@@ -63,8 +67,8 @@ export class GroupsController {
   @Delete("/:uuid")
   @Authorize("recipients:write")
   @Summary("Delete a group that no open alert targets")
-  @(Returns(204))
-  @(Returns(404, ProblemModel))
+  @Returns(204)
+  @Returns(404, ProblemModel)
   @(Returns(409, ProblemModel).Description("The target of an open notification"))
   async remove(@PathParams("uuid") uuid: string, @Context() ctx: PlatformContext) {
     await this.groups.remove(uuid, actorOf(ctx));

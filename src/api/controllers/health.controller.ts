@@ -20,16 +20,20 @@ export class HealthController {
   @Get("/healthz")
   @Tags(API_TAGS.health)
   @Summary("Liveness: 200 while the process serves")
-  @(Returns(200))
+  @Returns(200)
   healthz() {
     return {status: "ok"};
   }
 
   @Get("/readyz")
   @Tags(API_TAGS.health)
-  @Summary("Readiness: 200 when the journal can commit and every open alert can reach someone, else 503; shows each channel's state")
-  @(Returns(200, ReadinessModel))
-  @(Returns(503, ReadinessModel).Description("The journal cannot commit, or open alerts are undeliverable (see undeliverable.reasons)"))
+  @Summary(
+    "Readiness: 200 when the journal can commit and every open alert can reach someone, else 503; shows each channel's state"
+  )
+  @Returns(200, ReadinessModel)
+  @(Returns(503, ReadinessModel).Description(
+    "The journal cannot commit, or open alerts are undeliverable (see undeliverable.reasons)"
+  ))
   async readyz(@Context() ctx: PlatformContext): Promise<void> {
     const readiness = await this.readiness.check();
     sendJson(ctx, readiness.ready ? 200 : 503, {status: readiness.ready ? "ready" : "unready", ...readiness});
@@ -38,7 +42,7 @@ export class HealthController {
   @Get("/problems/:code")
   @Tags(API_TAGS.problems)
   @Summary("What an error code means and what to do about it (the `type` of every problem)")
-  @(Returns(200))
+  @Returns(200)
   @(Returns(404, ProblemModel).Description("No error has this code"))
   problem(@PathParams("code") code: string) {
     const entry = ERROR_CATALOGUE[code as ErrorCode];

@@ -10,7 +10,13 @@ import {actorOf, Authorize} from "../auth/authorize.js";
 import {callerOf} from "../auth/api-access.js";
 import {Lane} from "../fast-lane/lane.js";
 import {writeAnswer} from "../http/write-json.js";
-import {HeartbeatCreateModel, HeartbeatInputModel, HeartbeatModel, HeartbeatPageModel, PingAnswerModel} from "../models/heartbeat.model.js";
+import {
+  HeartbeatCreateModel,
+  HeartbeatInputModel,
+  HeartbeatModel,
+  HeartbeatPageModel,
+  PingAnswerModel
+} from "../models/heartbeat.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
 import {created, JsonBody, noContent} from "../http/respond.js";
@@ -25,7 +31,7 @@ export class HeartbeatsController {
   @Get("/")
   @Authorize("admin")
   @Summary("List heartbeats with their status and ping URLs")
-  @(Returns(200, HeartbeatPageModel))
+  @Returns(200, HeartbeatPageModel)
   @(Returns(400, ProblemModel).Description("Invalid limit or cursor"))
   list(@QueryParams("limit") limit?: string, @QueryParams("cursor") cursor?: string) {
     const page = this.heartbeats.list(parseLimit(limit), cursor || null);
@@ -37,7 +43,7 @@ export class HeartbeatsController {
   @JsonBody()
   @Summary("Create a heartbeat")
   @Description("Give period_seconds, or schedule with timezone. It stays `new` (it never pages) until its first ping.")
-  @(Returns(201, HeartbeatModel))
+  @Returns(201, HeartbeatModel)
   @(Returns(409, ProblemModel).Description("A heartbeat with this name exists"))
   @(Returns(422, ProblemModel).Description("Unknown target"))
   async create(@Required() @BodyParams() body: HeartbeatCreateModel, @Context() ctx: PlatformContext) {
@@ -49,8 +55,8 @@ export class HeartbeatsController {
   @Get("/:name")
   @Authorize("admin")
   @Summary("Read a heartbeat with its status and ping URL")
-  @(Returns(200, HeartbeatModel))
-  @(Returns(404, ProblemModel))
+  @Returns(200, HeartbeatModel)
+  @Returns(404, ProblemModel)
   get(@PathParams("name") name: string) {
     return this.heartbeats.view(this.heartbeats.get(name));
   }
@@ -59,11 +65,17 @@ export class HeartbeatsController {
   @Authorize("admin")
   @JsonBody()
   @Summary("Update a heartbeat (JSON Merge Patch, RFC 7396)")
-  @Description("Schedule, grace, target and priority; the deadlines move at once. To switch to a cron schedule send {\"period_seconds\": null, \"schedule\": ..., \"timezone\": ...}.")
-  @(Returns(200, HeartbeatModel))
-  @(Returns(404, ProblemModel))
+  @Description(
+    'Schedule, grace, target and priority; the deadlines move at once. To switch to a cron schedule send {"period_seconds": null, "schedule": ..., "timezone": ...}.'
+  )
+  @Returns(200, HeartbeatModel)
+  @Returns(404, ProblemModel)
   @(Returns(422, ProblemModel).Description("Unknown target"))
-  async update(@PathParams("name") name: string, @Required() @BodyParams() body: unknown, @Context() ctx: PlatformContext) {
+  async update(
+    @PathParams("name") name: string,
+    @Required() @BodyParams() body: unknown,
+    @Context() ctx: PlatformContext
+  ) {
     const merged = this.heartbeats.patched(name, requireObject(body));
     await this.ajv.validate(merged, {type: HeartbeatInputModel});
     return this.heartbeats.view(await this.heartbeats.replace(name, merged, actorOf(ctx)));
@@ -72,8 +84,8 @@ export class HeartbeatsController {
   @Delete("/:name")
   @Authorize("admin")
   @Summary("Delete a heartbeat; a down page it raised stays open")
-  @(Returns(204))
-  @(Returns(404, ProblemModel))
+  @Returns(204)
+  @Returns(404, ProblemModel)
   async remove(@PathParams("name") name: string, @Context() ctx: PlatformContext) {
     await this.heartbeats.remove(name, actorOf(ctx));
     noContent(ctx);
@@ -82,9 +94,11 @@ export class HeartbeatsController {
   @Post("/:name/rotate-ping-url")
   @Authorize("admin")
   @Summary("Issue a new ping URL; the old one stops working at once")
-  @Description("For a leaked ping URL. The heartbeat keeps its schedule, state and any open page; reconfigure the pinging job with the new `ping_url`.")
-  @(Returns(200, HeartbeatModel))
-  @(Returns(404, ProblemModel))
+  @Description(
+    "For a leaked ping URL. The heartbeat keeps its schedule, state and any open page; reconfigure the pinging job with the new `ping_url`."
+  )
+  @Returns(200, HeartbeatModel)
+  @Returns(404, ProblemModel)
   async rotatePingUrl(@PathParams("name") name: string, @Context() ctx: PlatformContext) {
     return this.heartbeats.view(await this.heartbeats.rotatePingUrl(name, actorOf(ctx)));
   }
@@ -92,8 +106,8 @@ export class HeartbeatsController {
   @Post("/:name/pause")
   @Authorize("admin")
   @Summary("Pause: stop watching until the next ping or a resume")
-  @(Returns(200, HeartbeatModel))
-  @(Returns(404, ProblemModel))
+  @Returns(200, HeartbeatModel)
+  @Returns(404, ProblemModel)
   async pause(@PathParams("name") name: string, @Context() ctx: PlatformContext) {
     return this.heartbeats.view(await this.heartbeats.apply(name, {type: "pause"}, actorOf(ctx)));
   }
@@ -101,8 +115,8 @@ export class HeartbeatsController {
   @Post("/:name/resume")
   @Authorize("admin")
   @Summary("Resume a paused heartbeat: watched again from now (new if it never pinged)")
-  @(Returns(200, HeartbeatModel))
-  @(Returns(404, ProblemModel))
+  @Returns(200, HeartbeatModel)
+  @Returns(404, ProblemModel)
   async resume(@PathParams("name") name: string, @Context() ctx: PlatformContext) {
     return this.heartbeats.view(await this.heartbeats.apply(name, {type: "resume"}, actorOf(ctx)));
   }
@@ -111,10 +125,20 @@ export class HeartbeatsController {
   @Lane()
   @Authorize("notifications:send")
   @Summary("Ping a heartbeat with an API key")
-  @Description("A good ping: the heartbeat is up until its next due time, and a down page is resolved. Needs notifications:send, the scope of any client that may page.")
-  @(Returns(200, PingAnswerModel))
-  @(Returns(404, ProblemModel))
-  async ping(@PathParams("name") name: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    writeAnswer(response, {status: 200, headers: {}, body: await this.heartbeats.ping(name, "ping", callerOf(request).actor)});
+  @Description(
+    "A good ping: the heartbeat is up until its next due time, and a down page is resolved. Needs notifications:send, the scope of any client that may page."
+  )
+  @Returns(200, PingAnswerModel)
+  @Returns(404, ProblemModel)
+  async ping(
+    @PathParams("name") name: string,
+    @Req() request: IncomingMessage,
+    @Res() response: ServerResponse
+  ): Promise<void> {
+    writeAnswer(response, {
+      status: 200,
+      headers: {},
+      body: await this.heartbeats.ping(name, "ping", callerOf(request).actor)
+    });
   }
 }

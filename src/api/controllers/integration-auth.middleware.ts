@@ -73,7 +73,10 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods, RouteGuard 
     const decision = limiter.take(`integration:${integration.id}`);
     response.setHeader("RateLimit-Policy", limiter.policyHeader(RATE_POLICY));
     response.setHeader("RateLimit", limiter.rateLimitHeader(RATE_POLICY, decision));
-    if (!decision.allowed) throw new AppError("rate_limited", `integration ${integration.id} is over its rate limit`, {retryAfterSeconds: decision.resetSeconds});
+    if (!decision.allowed)
+      throw new AppError("rate_limited", `integration ${integration.id} is over its rate limit`, {
+        retryAfterSeconds: decision.resetSeconds
+      });
   }
 
   private authenticate(request: IncomingMessage, route: GuardedRoute): IntegrationCaller {
@@ -82,11 +85,18 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods, RouteGuard 
     const signature = header(request, "webhook-signature") ?? header(request, "x-service-signature");
     if (signature !== undefined || eventId !== undefined) {
       const signed = {id: eventId, timestamp: header(request, "webhook-timestamp"), signature};
-      return {integration: this.integrations.authenticateSigned(id, signed, request.rawBody ?? Buffer.alloc(0)), eventId: eventId ?? null};
+      return {
+        integration: this.integrations.authenticateSigned(id, signed, request.rawBody ?? Buffer.alloc(0)),
+        eventId: eventId ?? null
+      };
     }
     const token = route.query.token;
-    if (typeof token === "string" && token !== "") return {integration: this.integrations.authenticateToken(id, token), eventId: null};
-    throw new AppError("unauthenticated", "send an X-API-Key, sign the event with the integration's secret, or use the integration's url");
+    if (typeof token === "string" && token !== "")
+      return {integration: this.integrations.authenticateToken(id, token), eventId: null};
+    throw new AppError(
+      "unauthenticated",
+      "send an X-API-Key, sign the event with the integration's secret, or use the integration's url"
+    );
   }
 }
 
@@ -96,7 +106,9 @@ export function AuthorizeIntegrationEvent() {
     AuthOptions(ApiKeyAuthMiddleware, {scope: EVENT_SCOPE}),
     UseAuth(IntegrationAuthMiddleware),
     Security("api_key"),
-    Returns(401, ProblemModel).Description("No valid credential: an unknown or revoked key, a bad signature, a timestamp outside the 5-minute window, or a wrong token"),
+    Returns(401, ProblemModel).Description(
+      "No valid credential: an unknown or revoked key, a bad signature, a timestamp outside the 5-minute window, or a wrong token"
+    ),
     Returns(403, ProblemModel).Description(`The key lacks the scope ${EVENT_SCOPE}`),
     Returns(429, ProblemModel).Description("Rate limit exceeded; see Retry-After"),
     Returns(500, ProblemModel).Description("Internal error")

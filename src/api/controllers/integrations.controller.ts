@@ -8,10 +8,21 @@ import {AnyOf, Delete, Description, Get, Patch, Post, Required, Returns, Summary
 import {IntegrationsService, type IntegrationInput} from "../../services/integrations/integrations.service.js";
 import {IntegrationEvents} from "../../services/integrations/integration-events.js";
 import {bodyFingerprint} from "../../services/notifications/idempotency.service.js";
-import {actionFromGenericEvent, actionsFromAlertmanager, type AlertmanagerPayload, type GenericEvent} from "../../services/integrations/integration-payloads.js";
+import {
+  actionFromGenericEvent,
+  actionsFromAlertmanager,
+  type AlertmanagerPayload,
+  type GenericEvent
+} from "../../services/integrations/integration-payloads.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {
-  AlertmanagerWebhookModel, EventAnswerModel, GenericEventModel, IntegrationInputModel, IntegrationModel, IntegrationPageModel, IntegrationWithSecretModel
+  AlertmanagerWebhookModel,
+  EventAnswerModel,
+  GenericEventModel,
+  IntegrationInputModel,
+  IntegrationModel,
+  IntegrationPageModel,
+  IntegrationWithSecretModel
 } from "../models/integration.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
@@ -31,7 +42,7 @@ export class IntegrationsController {
   @Get("/")
   @Authorize("admin")
   @Summary("List integrations (never their secrets)")
-  @(Returns(200, IntegrationPageModel))
+  @Returns(200, IntegrationPageModel)
   @(Returns(400, ProblemModel).Description("Invalid limit or cursor"))
   list(@QueryParams("limit") limit?: string, @QueryParams("cursor") cursor?: string) {
     const page = this.integrations.list(parseLimit(limit), cursor || null);
@@ -42,8 +53,10 @@ export class IntegrationsController {
   @Authorize("admin")
   @JsonBody()
   @Summary("Create an inbound integration")
-  @Description("The secret (for signing events) is in this response only; `url` (for senders that can neither sign nor set headers) stays visible to admin keys.")
-  @(Returns(201, IntegrationWithSecretModel))
+  @Description(
+    "The secret (for signing events) is in this response only; `url` (for senders that can neither sign nor set headers) stays visible to admin keys."
+  )
+  @Returns(201, IntegrationWithSecretModel)
   @(Returns(422, ProblemModel).Description("Unknown target"))
   async create(@Required() @BodyParams() body: IntegrationInputModel, @Context() ctx: PlatformContext) {
     const {integration, secret} = await this.integrations.create(body as IntegrationInput, actorOf(ctx));
@@ -53,8 +66,8 @@ export class IntegrationsController {
   @Get("/:id")
   @Authorize("admin")
   @Summary("Read an integration (never its secret)")
-  @(Returns(200, IntegrationModel))
-  @(Returns(404, ProblemModel))
+  @Returns(200, IntegrationModel)
+  @Returns(404, ProblemModel)
   get(@PathParams("id") id: string) {
     return this.integrations.view(this.integrations.get(id));
   }
@@ -63,8 +76,8 @@ export class IntegrationsController {
   @Authorize("admin")
   @JsonBody()
   @Summary("Update an integration (JSON Merge Patch, RFC 7396): name, target, default_priority")
-  @(Returns(200, IntegrationModel))
-  @(Returns(404, ProblemModel))
+  @Returns(200, IntegrationModel)
+  @Returns(404, ProblemModel)
   @(Returns(422, ProblemModel).Description("Unknown target"))
   async update(@PathParams("id") id: string, @Required() @BodyParams() body: unknown, @Context() ctx: PlatformContext) {
     const merged = this.integrations.patched(id, requireObject(body));
@@ -79,8 +92,8 @@ export class IntegrationsController {
     "For a leaked secret or URL. The new secret is in this response only. The id stays, so alerts fired before are still resolved by the same alert ids. " +
       "To move a sender over without a gap, let it send with an API key (scope notifications:send) while it is reconfigured."
   )
-  @(Returns(200, IntegrationWithSecretModel))
-  @(Returns(404, ProblemModel))
+  @Returns(200, IntegrationWithSecretModel)
+  @Returns(404, ProblemModel)
   async rotateCredentials(@PathParams("id") id: string, @Context() ctx: PlatformContext) {
     const {integration, secret} = await this.integrations.rotateCredentials(id, actorOf(ctx));
     return {...this.integrations.view(integration), secret};
@@ -89,8 +102,8 @@ export class IntegrationsController {
   @Delete("/:id")
   @Authorize("admin")
   @Summary("Delete an integration; its key-less URL and secret stop working at once")
-  @(Returns(204))
-  @(Returns(404, ProblemModel))
+  @Returns(204)
+  @Returns(404, ProblemModel)
   async remove(@PathParams("id") id: string, @Context() ctx: PlatformContext) {
     await this.integrations.remove(id, actorOf(ctx));
     noContent(ctx);
@@ -110,29 +123,63 @@ export class IntegrationsController {
   @(Returns(202, EventAnswerModel).Description("Every alert of the event was handled; `results` says how"))
   @(Returns(404, ProblemModel).Description("Unknown integration (with an API key)"))
   @(Returns(409, ProblemModel).Description("A signed event with this webhook-id is still being handled"))
-  @(Returns(422, ProblemModel).Description("The integration's target no longer exists, or this webhook-id came before with another body"))
+  @(Returns(422, ProblemModel).Description(
+    "The integration's target no longer exists, or this webhook-id came before with another body"
+  ))
   @(Returns(503, ProblemModel).Description("The journal cannot commit; retry after Retry-After"))
   async events(
     @PathParams("id") id: string,
-    @BodyParams({useValidation: false, useMapper: false}) @AnyOf(GenericEventModel, AlertmanagerWebhookModel) body: unknown,
+    @BodyParams({useValidation: false, useMapper: false})
+    @AnyOf(GenericEventModel, AlertmanagerWebhookModel)
+    body: unknown,
     @Req() request: IncomingMessage,
     @Res() response: ServerResponse,
-    @QueryParams("token") @Description("The token of the integration's url, for senders that can neither sign nor set headers") _token?: string
+    @QueryParams("token")
+    @Description("The token of the integration's url, for senders that can neither sign nor set headers")
+    _token?: string
   ): Promise<void> {
     const caller = integrationCallerOf(request);
     const integration = caller?.integration ?? this.integrations.get(id);
     const actions =
       integration.kind === "alertmanager"
-        ? actionsFromAlertmanager((await this.validated(body, AlertmanagerWebhookModel)) as AlertmanagerPayload, integration.default_priority)
-        : [actionFromGenericEvent((await this.validated(body, GenericEventModel)) as GenericEvent, integration.default_priority)];
+        ? actionsFromAlertmanager(
+            (await this.validated(body, AlertmanagerWebhookModel)) as AlertmanagerPayload,
+            integration.default_priority
+          )
+        : [
+            actionFromGenericEvent(
+              (await this.validated(body, GenericEventModel)) as GenericEvent,
+              integration.default_priority
+            )
+          ];
     const eventId = caller?.eventId ?? null;
     // A signed event's webhook-id is its idempotency key, scoped to the integration (retries re-sign with a new timestamp, so only the body is compared).
-    const repeat = eventId === null ? null : {apiKeyId: `integration:${integration.id}`, key: eventId, fingerprint: bodyFingerprint(request.rawBody), header: "webhook-id"};
-    const {results, replayed} = await this.eventHandler.handle(integration, actions, {type: "integration", id: integration.id}, repeat);
-    writeAnswer(response, {status: 202, headers: replayed ? {"Idempotent-Replayed": "true"} : {}, body: {integration_id: integration.id, results}});
+    const repeat =
+      eventId === null
+        ? null
+        : {
+            apiKeyId: `integration:${integration.id}`,
+            key: eventId,
+            fingerprint: bodyFingerprint(request.rawBody),
+            header: "webhook-id"
+          };
+    const {results, replayed} = await this.eventHandler.handle(
+      integration,
+      actions,
+      {type: "integration", id: integration.id},
+      repeat
+    );
+    writeAnswer(response, {
+      status: 202,
+      headers: replayed ? {"Idempotent-Replayed": "true"} : {},
+      body: {integration_id: integration.id, results}
+    });
   }
 
-  private async validated(body: unknown, model: typeof GenericEventModel | typeof AlertmanagerWebhookModel): Promise<unknown> {
+  private async validated(
+    body: unknown,
+    model: typeof GenericEventModel | typeof AlertmanagerWebhookModel
+  ): Promise<unknown> {
     await this.ajv.validate(requireObject(body), {type: model});
     return body;
   }

@@ -19,6 +19,9 @@ export class MetricsController {
   @Description("Counts, lags and channel states only: no alert text, no recipient, no secret.")
   @(Returns(200, String).ContentType("text/plain"))
   async metricsText(@Context() ctx: PlatformContext): Promise<void> {
-    expressResponse(ctx).status(200).type(EXPOSITION_CONTENT_TYPE).send(await this.metrics.render());
+    expressResponse(ctx)
+      .status(200)
+      .type(EXPOSITION_CONTENT_TYPE)
+      .send(await this.metrics.render());
   }
 }

@@ -9,7 +9,13 @@ import {acceptAlert, IDEMPOTENCY_KEY} from "../http/send-alert.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {callerOf} from "../auth/api-access.js";
 import {Lane} from "../fast-lane/lane.js";
-import {AcknowledgeModel, NotificationModel, NotificationPageModel, NotificationShortModel, SendNotificationModel} from "../models/notification.model.js";
+import {
+  AcknowledgeModel,
+  NotificationModel,
+  NotificationPageModel,
+  NotificationShortModel,
+  SendNotificationModel
+} from "../models/notification.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseChoice, parseLimit} from "../http/query.js";
 import {JsonBody} from "../http/respond.js";
@@ -26,7 +32,9 @@ export class NotificationsController {
   @Lane()
   @Authorize("notifications:send")
   @Summary("Send an alert")
-  @Description("Accepts an alert and starts its escalation. `Prefer: return=representation` answers 200 with the long form; otherwise 202 with the short form. Both carry Location.")
+  @Description(
+    "Accepts an alert and starts its escalation. `Prefer: return=representation` answers 200 with the long form; otherwise 202 with the short form. Both carry Location."
+  )
   @(Returns(202, NotificationShortModel).Description("Accepted (short form)"))
   @(Returns(200, NotificationModel).Description("Accepted (long form, with Prefer: return=representation)"))
   @JsonBody()
@@ -42,16 +50,21 @@ export class NotificationsController {
     // Any text: a header is always a string, so there is nothing to validate.
     @HeaderParams({expression: "prefer", useValidation: false}) prefer?: string,
     // Documented here, checked in acceptAlert: the check's own message says what a valid key is.
-    @HeaderParams({expression: "idempotency-key", useValidation: false}) @Pattern(IDEMPOTENCY_KEY) idempotencyKey?: string
+    @HeaderParams({expression: "idempotency-key", useValidation: false})
+    @Pattern(IDEMPOTENCY_KEY)
+    idempotencyKey?: string
   ): Promise<void> {
     const rawBody = request.rawBody ?? Buffer.alloc(0);
-    writeAnswer(response, await acceptAlert(this.notifications, {body, rawBody, prefer, idempotencyKey, access: callerOf(request)}));
+    writeAnswer(
+      response,
+      await acceptAlert(this.notifications, {body, rawBody, prefer, idempotencyKey, access: callerOf(request)})
+    );
   }
 
   @Get("/")
   @Authorize("notifications:read")
   @Summary("List notifications, newest first")
-  @(Returns(200, NotificationPageModel))
+  @Returns(200, NotificationPageModel)
   @(Returns(400, ProblemModel).Description("Invalid filter, limit or cursor"))
   list(
     @QueryParams("status") status?: string,
@@ -72,8 +85,8 @@ export class NotificationsController {
   @Get("/:id")
   @Authorize("notifications:read")
   @Summary("Read a notification: status, delivery attempts and acknowledgement")
-  @(Returns(200, NotificationModel))
-  @(Returns(404, ProblemModel))
+  @Returns(200, NotificationModel)
+  @Returns(404, ProblemModel)
   get(@PathParams("id") id: string) {
     return this.notifications.get(id);
   }
@@ -82,22 +95,33 @@ export class NotificationsController {
   @Lane()
   @Authorize("notifications:ack")
   @Summary("Acknowledge: stops the escalation")
-  @Description("Idempotent: acknowledging again returns the first acknowledgement unchanged. Allowed from queued, notifying and exhausted.")
+  @Description(
+    "Idempotent: acknowledging again returns the first acknowledgement unchanged. Allowed from queued, notifying and exhausted."
+  )
   @JsonBody()
-  @(Returns(200, NotificationModel))
-  @(Returns(404, ProblemModel))
+  @Returns(200, NotificationModel)
+  @Returns(404, ProblemModel)
   @(Returns(409, ProblemModel).Description("The notification is resolved"))
-  async acknowledge(@PathParams("id") id: string, @Req() request: IncomingMessage, @Res() response: ServerResponse, @BodyParams() body?: AcknowledgeModel): Promise<void> {
+  async acknowledge(
+    @PathParams("id") id: string,
+    @Req() request: IncomingMessage,
+    @Res() response: ServerResponse,
+    @BodyParams() body?: AcknowledgeModel
+  ): Promise<void> {
     const {actor, principal} = callerOf(request);
-    const notification = await this.notifications.acknowledge(id, {by: body?.by ?? principal.name, note: body?.note ?? null, via: "api"}, actor);
+    const notification = await this.notifications.acknowledge(
+      id,
+      {by: body?.by ?? principal.name, note: body?.note ?? null, via: "api"},
+      actor
+    );
     writeAnswer(response, {status: 200, headers: {}, body: notification});
   }
 
   @Post("/:id/resolve")
   @Authorize("notifications:ack")
   @Summary("Resolve: the problem is gone; stops the escalation")
-  @(Returns(200, NotificationModel))
-  @(Returns(404, ProblemModel))
+  @Returns(200, NotificationModel)
+  @Returns(404, ProblemModel)
   resolve(@PathParams("id") id: string, @Context() ctx: PlatformContext) {
     return this.notifications.resolve(id, actorOf(ctx));
   }

@@ -23,7 +23,9 @@ function PingRoute(path: string, summary: string) {
     Post(path),
     Lane(),
     Summary(summary),
-    Description("No API key: the unguessable token in the path is the credential. A POST may carry no body or a JSON body (which is ignored)."),
+    Description(
+      "No API key: the unguessable token in the path is the credential. A POST may carry no body or a JSON body (which is ignored)."
+    ),
     Returns(200, PingAnswerModel),
     Returns(404, ProblemModel).Description("No heartbeat has this token"),
     Returns(429, ProblemModel).Description("Too many unknown tokens from this address; see Retry-After")
@@ -54,7 +56,12 @@ export class PingController {
   }
 
   // Guessing tokens counts against the address exactly like guessing API keys.
-  private async signal(token: string, kind: PingKind, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  private async signal(
+    token: string,
+    kind: PingKind,
+    request: IncomingMessage,
+    response: ServerResponse
+  ): Promise<void> {
     const address = this.runtime.admitAddress(request, response);
     const answer = await this.heartbeats.pingByToken(token, kind);
     if (!answer) {

@@ -20,7 +20,7 @@ export class RecipientsController {
   @Get("/")
   @Authorize("recipients:read")
   @Summary("List recipients with their channel capabilities")
-  @(Returns(200, RecipientPageModel))
+  @Returns(200, RecipientPageModel)
   @(Returns(400, ProblemModel).Description("Invalid limit or cursor"))
   list(@QueryParams("limit") limit?: string, @QueryParams("cursor") cursor?: string) {
     const page = this.recipients.list(parseLimit(limit), cursor || null);
@@ -32,7 +32,7 @@ export class RecipientsController {
   @JsonBody()
   @Summary("Create a recipient")
   @Description("At least one of telegram_id, phone or email is required.")
-  @(Returns(201, RecipientModel))
+  @Returns(201, RecipientModel)
   async create(@Required() @BodyParams() body: RecipientInputModel, @Context() ctx: PlatformContext) {
     const recipient = await this.recipients.create(body as RecipientInput, actorOf(ctx));
     return created(ctx, `/api/v1/recipients/${recipient.uuid}`, this.recipients.view(recipient));
@@ -41,8 +41,8 @@ export class RecipientsController {
   @Get("/:uuid")
   @Authorize("recipients:read")
   @Summary("Read a recipient")
-  @(Returns(200, RecipientModel))
-  @(Returns(404, ProblemModel))
+  @Returns(200, RecipientModel)
+  @Returns(404, ProblemModel)
   get(@PathParams("uuid") uuid: string) {
     return this.recipients.view(this.recipients.get(uuid));
   }
@@ -52,9 +52,13 @@ export class RecipientsController {
   @JsonBody()
   @Summary("Update a recipient (JSON Merge Patch, RFC 7396)")
   @Description("Escalation timeouts, channel order, quiet hours, contacts. `null` removes a field.")
-  @(Returns(200, RecipientModel))
-  @(Returns(404, ProblemModel))
-  async update(@PathParams("uuid") uuid: string, @Required() @BodyParams() body: unknown, @Context() ctx: PlatformContext) {
+  @Returns(200, RecipientModel)
+  @Returns(404, ProblemModel)
+  async update(
+    @PathParams("uuid") uuid: string,
+    @Required() @BodyParams() body: unknown,
+    @Context() ctx: PlatformContext
+  ) {
     const merged = this.recipients.patched(uuid, requireObject(body));
     await this.ajv.validate(merged, {type: RecipientInputModel});
     return this.recipients.view(await this.recipients.replace(uuid, merged, actorOf(ctx)));
@@ -63,8 +67,8 @@ export class RecipientsController {
   @Delete("/:uuid")
   @Authorize("recipients:write")
   @Summary("Delete a recipient that is in no group and no open alert")
-  @(Returns(204))
-  @(Returns(404, ProblemModel))
+  @Returns(204)
+  @Returns(404, ProblemModel)
   @(Returns(409, ProblemModel).Description("Still a group member or the target of an open notification"))
   async remove(@PathParams("uuid") uuid: string, @Context() ctx: PlatformContext) {
     await this.recipients.remove(uuid, actorOf(ctx));

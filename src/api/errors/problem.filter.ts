@@ -19,7 +19,13 @@ export class ProblemFilter implements ExceptionFilterMethods {
   catch(error: unknown, ctx: PlatformContext): void {
     const request = expressRequest(ctx);
     const path = request.originalUrl.split("?")[0];
-    answerWithProblem(request, expressResponse(ctx), path, this.wrongMethod(error, request.method, path) ?? error, this.runtime.logger);
+    answerWithProblem(
+      request,
+      expressResponse(ctx),
+      path,
+      this.wrongMethod(error, request.method, path) ?? error,
+      this.runtime.logger
+    );
   }
 
   /** No route matched, but the path is served with other methods: 405 with `Allow`, not 404. */
@@ -34,6 +40,10 @@ export class ProblemFilter implements ExceptionFilterMethods {
     const allowed = this.routeMethods.allowedOn(path);
     if (allowed.length === 0) return null;
     const allow = allowed.join(", ");
-    return new AppError("method_not_allowed", `${method ?? "this method"} is not served on ${path}; it serves ${allow}`, {headers: {Allow: allow}});
+    return new AppError(
+      "method_not_allowed",
+      `${method ?? "this method"} is not served on ${path}; it serves ${allow}`,
+      {headers: {Allow: allow}}
+    );
   }
 }

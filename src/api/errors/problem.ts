@@ -45,11 +45,16 @@ function ajvDetail(error: AjvError): string {
   const params = error.params ?? {};
   switch (error.keyword) {
     case "required":
-      return params.missingProperty === undefined ? "a JSON body is required" : `"${paramText(params.missingProperty)}" is required`;
+      return params.missingProperty === undefined
+        ? "a JSON body is required"
+        : `"${paramText(params.missingProperty)}" is required`;
     case "additionalProperties":
       return `unknown field "${paramText(params.additionalProperty)}"`;
     case "enum":
-      return `must be one of: ${(params.allowedValues as unknown[]).filter((value) => value !== null).map(paramText).join(", ")}`;
+      return `must be one of: ${(params.allowedValues as unknown[])
+        .filter((value) => value !== null)
+        .map(paramText)
+        .join(", ")}`;
     case "type":
       return `must be ${params.type === "integer" ? "an integer" : `of type ${paramText(params.type)}`}`;
     case "pattern":
@@ -69,7 +74,8 @@ function ajvPointer(error: AjvError): string {
   const params = error.params ?? {};
   if (error.keyword === "required" && params.missingProperty === undefined) return "";
   if (error.keyword === "required" && params.missingProperty) return `${base}/${paramText(params.missingProperty)}`;
-  if (error.keyword === "additionalProperties" && params.additionalProperty) return `${base}/${paramText(params.additionalProperty)}`;
+  if (error.keyword === "additionalProperties" && params.additionalProperty)
+    return `${base}/${paramText(params.additionalProperty)}`;
   return base;
 }
 
@@ -98,11 +104,19 @@ export function refusedBody(ajvErrors: AjvError[]): AppError {
 
 function validationErrors(error: unknown): AjvError[] | null {
   const candidate = error as {name?: string; errors?: AjvError[]; origin?: {errors?: AjvError[]}};
-  if (!candidate || !["PARAM_VALIDATION_ERROR", "AJV_VALIDATION_ERROR", "VALIDATION_ERROR", "REQUIRED_VALIDATION_ERROR"].includes(candidate.name ?? "")) return null;
+  if (
+    !candidate ||
+    !["PARAM_VALIDATION_ERROR", "AJV_VALIDATION_ERROR", "VALIDATION_ERROR", "REQUIRED_VALIDATION_ERROR"].includes(
+      candidate.name ?? ""
+    )
+  )
+    return null;
   return candidate.origin?.errors ?? candidate.errors ?? [];
 }
 
-type Classified = Pick<Problem, "code" | "detail" | "errors" | "blocking_notifications"> & {headers?: Record<string, string>};
+type Classified = Pick<Problem, "code" | "detail" | "errors" | "blocking_notifications"> & {
+  headers?: Record<string, string>;
+};
 
 function classify(error: unknown): Classified {
   const ajvErrors = validationErrors(error);
@@ -110,13 +124,27 @@ function classify(error: unknown): Classified {
   if (error instanceof AppError) {
     const headers = {...error.extras.headers};
     if (error.extras.retryAfterSeconds !== undefined) headers["Retry-After"] = String(error.extras.retryAfterSeconds);
-    return {code: error.code, detail: error.message, errors: error.extras.errors, blocking_notifications: error.extras.blocking_notifications, headers};
+    return {
+      code: error.code,
+      detail: error.message,
+      errors: error.extras.errors,
+      blocking_notifications: error.extras.blocking_notifications,
+      headers
+    };
   }
   if (error instanceof StorageUnavailableError) {
-    return {code: "storage_unavailable", detail: "the journal cannot commit right now, so nothing was stored", headers: {"Retry-After": String(STORAGE_RETRY_SECONDS)}};
+    return {
+      code: "storage_unavailable",
+      detail: "the journal cannot commit right now, so nothing was stored",
+      headers: {"Retry-After": String(STORAGE_RETRY_SECONDS)}
+    };
   }
   if (NO_ROOM_CODES.has((error as NodeJS.ErrnoException)?.code ?? "")) {
-    return {code: "storage_unavailable", detail: "the disk is full or read-only, so the change was not stored", headers: {"Retry-After": String(STORAGE_RETRY_SECONDS)}};
+    return {
+      code: "storage_unavailable",
+      detail: "the disk is full or read-only, so the change was not stored",
+      headers: {"Retry-After": String(STORAGE_RETRY_SECONDS)}
+    };
   }
   const bodyError = error as {type?: string; status?: number};
   switch (bodyError?.type) {
@@ -148,9 +176,22 @@ export function toProblem(error: unknown, instance: string): ProblemAnswer {
  * Answers a failed request with its problem document, logging what the client did not cause.
  * The one writer of problem answers: Ts.ED's exception filter and the lane.
  */
-export function answerWithProblem(request: Pick<IncomingMessage, "method">, response: ServerResponse, instance: string, error: unknown, logger: Logger): void {
+export function answerWithProblem(
+  request: Pick<IncomingMessage, "method">,
+  response: ServerResponse,
+  instance: string,
+  error: unknown,
+  logger: Logger
+): void {
   const {problem, headers, unexpected} = toProblem(error, instance);
-  if (unexpected) logger.error("request failed", {method: request.method, path: problem.instance, code: problem.code, error: error as Error, stack: (error as Error)?.stack});
+  if (unexpected)
+    logger.error("request failed", {
+      method: request.method,
+      path: problem.instance,
+      code: problem.code,
+      error: error as Error,
+      stack: (error as Error)?.stack
+    });
   for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
   writeJson(response, problem.status, problem, "application/problem+json; charset=utf-8");
 }

@@ -28,7 +28,14 @@ export function Lane(): MethodDecorator {
 }
 
 // What Ts.ED's parameter pipes can read off the lane's request view (see `serve`).
-const LANE_PARAM_TYPES = new Set<string>([ParamTypes.BODY, ParamTypes.PATH, ParamTypes.QUERY, ParamTypes.HEADER, ParamTypes.NODE_REQUEST, ParamTypes.NODE_RESPONSE]);
+const LANE_PARAM_TYPES = new Set<string>([
+  ParamTypes.BODY,
+  ParamTypes.PATH,
+  ParamTypes.QUERY,
+  ParamTypes.HEADER,
+  ParamTypes.NODE_REQUEST,
+  ParamTypes.NODE_RESPONSE
+]);
 
 type Invoke = (scope: {$ctx: never}) => Promise<unknown>;
 
@@ -44,21 +51,47 @@ export interface LaneRoute {
   invoke: Invoke;
 }
 
-function laneRoute(token: Type, endpoint: JsonMethodStore, method: string, template: string, injector: InjectorService): LaneRoute {
+function laneRoute(
+  token: Type,
+  endpoint: JsonMethodStore,
+  method: string,
+  template: string,
+  injector: InjectorService
+): LaneRoute {
   const name = `${token.name}.${String(endpoint.propertyKey)}`;
   const controller = injector.getProvider(token)?.middlewares;
-  const unguarded = [controller?.use, controller?.useBefore, controller?.useAfter, endpoint.middlewares, endpoint.afterMiddlewares];
-  if (unguarded.some((list) => list?.length)) throw new Error(`@Lane() ${name}: only the endpoint's UseAuth guards can run in the lane`);
+  const unguarded = [
+    controller?.use,
+    controller?.useBefore,
+    controller?.useAfter,
+    endpoint.middlewares,
+    endpoint.afterMiddlewares
+  ];
+  if (unguarded.some((list) => list?.length))
+    throw new Error(`@Lane() ${name}: only the endpoint's UseAuth guards can run in the lane`);
   const guards = (endpoint.beforeMiddlewares as Type[]).map((middleware) => {
     const guard = injector.get<unknown>(middleware);
     if (!isRouteGuard(guard)) throw new Error(`@Lane() ${name}: its middleware ${middleware.name} is no RouteGuard`);
     return guard;
   });
   for (const parameter of endpoint.parameters) {
-    if (!LANE_PARAM_TYPES.has(String(parameter.paramType))) throw new Error(`@Lane() ${name}: parameter ${parameter.index} is ${parameter.paramType}, which the lane cannot give`);
+    if (!LANE_PARAM_TYPES.has(String(parameter.paramType)))
+      throw new Error(
+        `@Lane() ${name}: parameter ${parameter.index} is ${parameter.paramType}, which the lane cannot give`
+      );
   }
-  const invoke: Invoke = injector.get<PlatformParams>(PlatformParams).compileHandler({token, propertyKey: endpoint.propertyKey});
-  return {method, template, pattern: templatePattern(template), names: template.match(/:\w+/g)?.map((part) => part.slice(1)) ?? [], endpoint, guards, invoke};
+  const invoke: Invoke = injector
+    .get<PlatformParams>(PlatformParams)
+    .compileHandler({token, propertyKey: endpoint.propertyKey});
+  return {
+    method,
+    template,
+    pattern: templatePattern(template),
+    names: template.match(/:\w+/g)?.map((part) => part.slice(1)) ?? [],
+    endpoint,
+    guards,
+    invoke
+  };
 }
 
 /** Every `@Lane()` route of these controllers, from their public route metadata (`getOperationsRoutes`). */
@@ -110,7 +143,9 @@ export class LaneServer {
       if (!found) continue;
       try {
         // Express 5 decodes path parameters the same way; one it cannot decode is its 400 to word.
-        const params = Object.fromEntries(route.names.map((name, index) => [name, decodeURIComponent(found[index + 1])]));
+        const params = Object.fromEntries(
+          route.names.map((name, index) => [name, decodeURIComponent(found[index + 1])])
+        );
         // Express 5's default ("simple") query parser is node's querystring.
         return {route, path, params, query: queryAt < 0 ? {} : {...parseQuery(url.slice(queryAt + 1))}};
       } catch {
@@ -120,19 +155,34 @@ export class LaneServer {
     return null;
   }
 
-  async serve(request: IncomingMessage, response: ServerResponse, {route, path, params, query}: Matched): Promise<void> {
+  async serve(
+    request: IncomingMessage,
+    response: ServerResponse,
+    {route, path, params, query}: Matched
+  ): Promise<void> {
     const started = process.hrtime.bigint();
     const requestId = requestIdOf(request);
     response.setHeader("x-request-id", requestId);
     response.on("finish", () =>
-      this.record({method: route.method, path, route: route.template, status: response.statusCode, ms: msSince(started), keyId: callerKeyId(request), requestId})
+      this.record({
+        method: route.method,
+        path,
+        route: route.template,
+        status: response.statusCode,
+        ms: msSince(started),
+        keyId: callerKeyId(request),
+        requestId
+      })
     );
     try {
       await readBody(request, response);
       for (const guard of route.guards) guard.admit(request, response, {endpoint: route.endpoint, params, query});
       // The data paths Ts.ED's parameter pipes read (`$ctx.request.body`, `.params`, `.query`,
       // `.headers`, and `.req`/`.res` for the node:http request and response): no more.
-      const $ctx = {request: {body: (request as {body?: unknown}).body, params, query, headers: request.headers, req: request}, response: {res: response}};
+      const $ctx = {
+        request: {body: (request as {body?: unknown}).body, params, query, headers: request.headers, req: request},
+        response: {res: response}
+      };
       await route.invoke({$ctx: $ctx as never});
       if (!response.writableEnded) throw new Error(`${route.method} ${route.template} ended without an answer`);
     } catch (error) {

@@ -44,18 +44,26 @@ function isNode(value: unknown): value is SchemaNode {
  * Ajv reads the models' JSON Schema, not this document.
  */
 export function documentNullableReferences<T extends object>(document: T): T {
-  const schemas = ((document as {components?: {schemas?: Record<string, SchemaNode>}}).components?.schemas ?? {});
+  const schemas = (document as {components?: {schemas?: Record<string, SchemaNode>}}).components?.schemas ?? {};
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(visit);
     if (!isNode(node)) return;
     const oneOf: unknown[] | null = Array.isArray(node.oneOf) ? node.oneOf : null;
     if (oneOf?.length === 2) {
-      const reference = oneOf.find((branch): branch is {$ref: string} => isNode(branch) && typeof branch.$ref === "string");
-      const nullBranch = oneOf.find((branch) => isNode(branch) && branch.nullable === true && Object.keys(branch).length === 1);
+      const reference = oneOf.find(
+        (branch): branch is {$ref: string} => isNode(branch) && typeof branch.$ref === "string"
+      );
+      const nullBranch = oneOf.find(
+        (branch) => isNode(branch) && branch.nullable === true && Object.keys(branch).length === 1
+      );
       if (reference && nullBranch) {
         const target = schemas[reference.$ref.replace("#/components/schemas/", "")];
         delete node.oneOf;
-        Object.assign(node, {type: typeof target?.type === "string" ? target.type : "object", nullable: true, allOf: [reference]});
+        Object.assign(node, {
+          type: typeof target?.type === "string" ? target.type : "object",
+          nullable: true,
+          allOf: [reference]
+        });
       }
     }
     Object.values(node).forEach(visit);
@@ -71,5 +79,7 @@ export function documentNullableReferences<T extends object>(document: T): T {
  */
 export async function openApiDocument(): Promise<object> {
   const [documentation] = constant<object[]>("swagger", []);
-  return documentNullableReferences(documentProblemMediaType(await inject(OpenAPIService).getOpenAPISpec(documentation as never)));
+  return documentNullableReferences(
+    documentProblemMediaType(await inject(OpenAPIService).getOpenAPISpec(documentation as never))
+  );
 }

@@ -4,23 +4,58 @@
  * controller; a tag is listed in the document where it is first used.
  */
 export const API_TAGS = {
-  health: {name: "health", description: "Liveness and readiness probes for systemd, load balancers and monitoring. No key."},
-  problems: {name: "problems", description: "What each error code means and what to do about it: the `type` of every problem+json answer links here. No key."},
+  health: {
+    name: "health",
+    description: "Liveness and readiness probes for systemd, load balancers and monitoring. No key."
+  },
+  problems: {
+    name: "problems",
+    description:
+      "What each error code means and what to do about it: the `type` of every problem+json answer links here. No key."
+  },
   metrics: {name: "metrics", description: "Prometheus metrics in the text exposition format. No key."},
   pings: {
     name: "pings",
-    description: "A heartbeat's key-less ping URLs, for cron jobs and devices that cannot hold an API key: the secret token in the path is the credential. Rotate it with POST /api/v1/heartbeats/{name}/rotate-ping-url."
+    description:
+      "A heartbeat's key-less ping URLs, for cron jobs and devices that cannot hold an API key: the secret token in the path is the credential. Rotate it with POST /api/v1/heartbeats/{name}/rotate-ping-url."
   },
-  notifications: {name: "notifications", description: "Send alerts, follow their escalation and delivery attempts, acknowledge and resolve them."},
-  recipients: {name: "recipients", description: "The people alerts reach: their contacts per channel (phone, Telegram, e-mail) and quiet hours."},
-  groups: {name: "groups", description: "Named groups of recipients; an alert sent to a group escalates through its members."},
-  keys: {name: "keys", description: "API keys, one per integration or client, each limited to the scopes it needs. Admin keys only."},
-  audit: {name: "audit", description: "The audit log: who (an API key, the dashboard, an integration or the system) did what, newest first. Admin keys only."},
-  webhooks: {name: "webhooks", description: "Outbound webhooks: signed (Standard Webhooks) event deliveries to your URLs, with each delivery attempt kept."},
-  backups: {name: "backups", description: "Backups of the journal and the config store, kept on the gateway. Admin keys only."},
-  heartbeats: {name: "heartbeats", description: "Dead man's switches for cron jobs and devices: a heartbeat pages when its pings stop coming."},
+  notifications: {
+    name: "notifications",
+    description: "Send alerts, follow their escalation and delivery attempts, acknowledge and resolve them."
+  },
+  recipients: {
+    name: "recipients",
+    description: "The people alerts reach: their contacts per channel (phone, Telegram, e-mail) and quiet hours."
+  },
+  groups: {
+    name: "groups",
+    description: "Named groups of recipients; an alert sent to a group escalates through its members."
+  },
+  keys: {
+    name: "keys",
+    description: "API keys, one per integration or client, each limited to the scopes it needs. Admin keys only."
+  },
+  audit: {
+    name: "audit",
+    description:
+      "The audit log: who (an API key, the dashboard, an integration or the system) did what, newest first. Admin keys only."
+  },
+  webhooks: {
+    name: "webhooks",
+    description:
+      "Outbound webhooks: signed (Standard Webhooks) event deliveries to your URLs, with each delivery attempt kept."
+  },
+  backups: {
+    name: "backups",
+    description: "Backups of the journal and the config store, kept on the gateway. Admin keys only."
+  },
+  heartbeats: {
+    name: "heartbeats",
+    description: "Dead man's switches for cron jobs and devices: a heartbeat pages when its pings stop coming."
+  },
   integrations: {
     name: "integrations",
-    description: "Inbound integrations: generic events and Prometheus Alertmanager webhooks become alerts, authenticated by an API key, a signature or a key-less URL."
+    description:
+      "Inbound integrations: generic events and Prometheus Alertmanager webhooks become alerts, authenticated by an API key, a signature or a key-less URL."
   }
 } satisfies Record<string, {name: string; description: string}>;

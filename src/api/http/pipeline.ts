@@ -41,7 +41,14 @@ export function requestRecorder(logger: Logger, observe?: RequestObserver) {
   return (answered: AnsweredRequest) => {
     observe?.(answered.method, answered.route, answered.status, answered.ms / 1000);
     const level = answered.status >= 500 ? "warn" : "debug";
-    logger[level]("http", {method: answered.method, path: answered.path, status: answered.status, ms: Math.round(answered.ms * 10) / 10, key_id: answered.keyId, request_id: answered.requestId});
+    logger[level]("http", {
+      method: answered.method,
+      path: answered.path,
+      status: answered.status,
+      ms: Math.round(answered.ms * 10) / 10,
+      key_id: answered.keyId,
+      request_id: answered.requestId
+    });
   };
 }
 
@@ -60,7 +67,15 @@ export function requestLog(record: RequestRecorder) {
     response.removeHeader("X-Powered-By");
     response.on("finish", () => {
       // The same id the client sees in X-Request-Id (set by Ts.ED), so a log line can be matched to an answer.
-      record({method: request.method, path: request.path, route: routeTemplate(request), status: response.statusCode, ms: msSince(started), keyId: callerKeyId(request), requestId: response.getHeader("x-request-id")});
+      record({
+        method: request.method,
+        path: request.path,
+        route: routeTemplate(request),
+        status: response.statusCode,
+        ms: msSince(started),
+        keyId: callerKeyId(request),
+        requestId: response.getHeader("x-request-id")
+      });
     });
     next();
   };
@@ -79,10 +94,16 @@ type BodyStep = (request: IncomingMessage, response: ServerResponse, next: (erro
 /** A body must be JSON; checked before parsing so the client hears 415, not a confusing 400. */
 export const requireJsonBody: BodyStep = (request, _response, next) => {
   const method = request.method ?? "GET";
-  if (!["POST", "PUT", "PATCH"].includes(method) || !hasBody(request) || ANY_BODY_PATHS.test(request.url ?? "")) return next();
+  if (!["POST", "PUT", "PATCH"].includes(method) || !hasBody(request) || ANY_BODY_PATHS.test(request.url ?? ""))
+    return next();
   const type = (request.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   if (!JSON_TYPES.includes(type)) {
-    return next(new AppError("unsupported_media_type", `the body must be application/json${method === "PATCH" ? " or application/merge-patch+json" : ""}, not ${type || "untyped"}`));
+    return next(
+      new AppError(
+        "unsupported_media_type",
+        `the body must be application/json${method === "PATCH" ? " or application/merge-patch+json" : ""}, not ${type || "untyped"}`
+      )
+    );
   }
   next();
 };
@@ -108,7 +129,13 @@ export const BODY_PIPELINE: BodyStep[] = [requireJsonBody, jsonBody];
 /** Runs the body pipeline on a bare node:http request: resolves once `request.body` is set, rejects with the step's error. */
 export function readBody(request: IncomingMessage, response: ServerResponse): Promise<void> {
   return BODY_PIPELINE.reduce<Promise<void>>(
-    (previous, step) => previous.then(() => new Promise<void>((resolve, reject) => step(request, response, (error) => (error === undefined ? resolve() : reject(error))))),
+    (previous, step) =>
+      previous.then(
+        () =>
+          new Promise<void>((resolve, reject) =>
+            step(request, response, (error) => (error === undefined ? resolve() : reject(error)))
+          )
+      ),
     Promise.resolve()
   );
 }

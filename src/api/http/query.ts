@@ -4,17 +4,24 @@ import {invalid} from "../../services/shared/errors.js";
 export function parseLimit(raw: string | undefined, fallback = 50, max = 200): number {
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < 1 || value > max) throw invalid([{pointer: "/limit", detail: `must be an integer from 1 to ${max}`}]);
+  if (!/^\d+$/.test(raw) || value < 1 || value > max)
+    throw invalid([{pointer: "/limit", detail: `must be an integer from 1 to ${max}`}]);
   return value;
 }
 
-export function parseChoice<T extends string>(name: string, raw: string | undefined, choices: readonly T[]): T | undefined {
+export function parseChoice<T extends string>(
+  name: string,
+  raw: string | undefined,
+  choices: readonly T[]
+): T | undefined {
   if (raw === undefined || raw === "") return undefined;
-  if (!choices.includes(raw as T)) throw invalid([{pointer: `/${name}`, detail: `must be one of: ${choices.join(", ")}`}]);
+  if (!choices.includes(raw as T))
+    throw invalid([{pointer: `/${name}`, detail: `must be one of: ${choices.join(", ")}`}]);
   return raw as T;
 }
 
 export function requireObject(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw invalid([{pointer: "", detail: "the body must be a JSON object"}]);
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw invalid([{pointer: "", detail: "the body must be a JSON object"}]);
   return body as Record<string, unknown>;
 }

@@ -27,7 +27,11 @@ export class RouteMethods {
   private readonly routes: CompiledRoute[];
 
   constructor(routes: RouteTemplate[]) {
-    this.routes = routes.map((route) => ({pattern: templatePattern(route.path), method: route.method.toUpperCase(), parameters: route.path.match(/:\w+/g)?.length ?? 0}));
+    this.routes = routes.map((route) => ({
+      pattern: templatePattern(route.path),
+      method: route.method.toUpperCase(),
+      parameters: route.path.match(/:\w+/g)?.length ?? 0
+    }));
   }
 
   /**

@@ -20,7 +20,9 @@ export interface SendRequest {
 }
 
 function wantsRepresentation(prefer: string | undefined): boolean {
-  return (prefer ?? "").split(",").some((preference) => preference.trim().toLowerCase().replace(/\s+/g, "") === "return=representation");
+  return (prefer ?? "")
+    .split(",")
+    .some((preference) => preference.trim().toLowerCase().replace(/\s+/g, "") === "return=representation");
 }
 
 /**
@@ -38,9 +40,15 @@ export async function acceptAlert(notifications: NotificationsService, request: 
     ? {apiKeyId: request.access.principal.id, key: idempotencyKey, fingerprint: bodyFingerprint(request.rawBody)}
     : null;
   const form: AnswerForm = wantsRepresentation(request.prefer) ? "representation" : "minimal";
-  const result = await notifications.send(request.body, request.access.actor, idempotency && {request: idempotency, form});
+  const result = await notifications.send(
+    request.body,
+    request.access.actor,
+    idempotency && {request: idempotency, form}
+  );
   const answer = result.kind === "replayed" ? result.answer : sendAnswer(result, form);
-  const id = (answer.body as {id?: string; notification_uuid?: string}).id ?? (answer.body as {notification_uuid: string}).notification_uuid;
+  const id =
+    (answer.body as {id?: string; notification_uuid?: string}).id ??
+    (answer.body as {notification_uuid: string}).notification_uuid;
   const headers: Record<string, string> = {Location: notificationPath(id)};
   if (result.kind === "replayed") headers["Idempotent-Replayed"] = "true";
   if (form === "representation") headers["Preference-Applied"] = "return=representation";

@@ -6,7 +6,12 @@ export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
  * Writes a whole JSON answer on node:http, with the headers Express's `res.json` would send
  * (ETags are off): every JSON answer, Ts.ED's or the lane's, leaves through here.
  */
-export function writeJson(response: ServerResponse, status: number, body: unknown, contentType = JSON_CONTENT_TYPE): void {
+export function writeJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  contentType = JSON_CONTENT_TYPE
+): void {
   const text = JSON.stringify(body);
   response.statusCode = status;
   response.setHeader("Content-Type", contentType);

@@ -1,10 +1,25 @@
-import {AdditionalProperties, CollectionOf, Description, Enum, MaxLength, MinItems, MinLength, Nullable, Required, UniqueItems} from "@tsed/schema";
+import {
+  AdditionalProperties,
+  CollectionOf,
+  Description,
+  Enum,
+  MaxLength,
+  MinItems,
+  MinLength,
+  Nullable,
+  Required,
+  UniqueItems
+} from "@tsed/schema";
 import {SCOPES} from "../../domain/vocabulary.js";
 import {ACTOR_TYPES} from "../../domain/actor.js";
 
 @AdditionalProperties(false)
 export class CreateKeyModel {
-  @Required() @MinLength(1) @MaxLength(128) @Description("What the key is for, e.g. the integration's name") name: string;
+  @Required()
+  @MinLength(1)
+  @MaxLength(128)
+  @Description("What the key is for, e.g. the integration's name")
+  name: string;
   @Required() @CollectionOf(String) @Enum(...SCOPES) @MinItems(1) @UniqueItems() scopes: string[];
 }
 

@@ -5,7 +5,11 @@ export const MIN_PASSWORD_LENGTH = 10;
 
 @AdditionalProperties(false)
 export class SetPasswordModel {
-  @Required() @MinLength(1) @MaxLength(300) @Description("An active admin API key, e.g. the one in data/initial-admin-key") admin_key: string;
+  @Required()
+  @MinLength(1)
+  @MaxLength(300)
+  @Description("An active admin API key, e.g. the one in data/initial-admin-key")
+  admin_key: string;
   @Required() @MinLength(MIN_PASSWORD_LENGTH) @MaxLength(256) password: string;
 }
 

@@ -11,7 +11,10 @@ export class ChannelStateModel {
   @Required() @Enum(...CHANNELS) channel: string;
   @Required() available: boolean;
   @Required() @Nullable(String) @Description("Why the gateway cannot use the channel now") reason: string | null;
-  @Required() @Any("object", "null") @Description("The driver's live details (modem signal, WAN state); never a secret") details: Record<string, unknown> | null;
+  @Required()
+  @Any("object", "null")
+  @Description("The driver's live details (modem signal, WAN state); never a secret")
+  details: Record<string, unknown> | null;
 }
 
 export class OutboxReadinessModel {
@@ -34,12 +37,20 @@ export class HeartbeatSweepModel {
 
 export class UndeliverableReasonModel {
   @Required() @Enum(...CHANNELS) channel: string;
-  @Required() @Description("Why the channel cannot be used now: the fix, e.g. SMTP is not configured (smtp.host and smtp.from)") reason: string;
-  @Required() @Integer() @Description("Open notifications waiting for this channel for this reason") notifications: number;
+  @Required()
+  @Description("Why the channel cannot be used now: the fix, e.g. SMTP is not configured (smtp.host and smtp.from)")
+  reason: string;
+  @Required()
+  @Integer()
+  @Description("Open notifications waiting for this channel for this reason")
+  notifications: number;
 }
 
 export class UndeliverableModel {
-  @Required() @Integer() @Description("Open notifications waiting for a channel they cannot use now; -1 when the journal cannot be read") count: number;
+  @Required()
+  @Integer()
+  @Description("Open notifications waiting for a channel they cannot use now; -1 when the journal cannot be read")
+  count: number;
   @Required() @CollectionOf(UndeliverableReasonModel) reasons: UndeliverableReasonModel[];
 }
 

@@ -1,4 +1,19 @@
-import {AdditionalProperties, CollectionOf, Default, Description, Enum, Format, Integer, Max, MaxLength, Min, MinLength, Nullable, Pattern, Required} from "@tsed/schema";
+import {
+  AdditionalProperties,
+  CollectionOf,
+  Default,
+  Description,
+  Enum,
+  Format,
+  Integer,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  Nullable,
+  Pattern,
+  Required
+} from "@tsed/schema";
 import {HEARTBEAT_NAME, HEARTBEAT_STATUSES} from "../../domain/heartbeat.js";
 import {PRIORITIES} from "../../domain/vocabulary.js";
 import {DEFAULT_GRACE_SECONDS} from "../../services/heartbeats/heartbeats.service.js";
@@ -8,10 +23,27 @@ const YEAR_SECONDS = 366 * 86_400;
 /** The writable fields of a heartbeat: what a merge patch must produce. */
 @AdditionalProperties(false)
 export class HeartbeatInputModel {
-  @Integer() @Min(10) @Max(YEAR_SECONDS) @Description("Seconds between pings. Give this or schedule") period_seconds?: number;
-  @MinLength(9) @MaxLength(128) @Description("Five-field cron expression (minute hour day-of-month month day-of-week) for when pings are due. Give this or period_seconds") schedule?: string;
-  @MinLength(1) @MaxLength(64) @Description("IANA time zone the schedule is read in; required with schedule") timezone?: string;
-  @Integer() @Min(5) @Max(YEAR_SECONDS) @Default(DEFAULT_GRACE_SECONDS) @Description("How long past the due time it may stay silent (late) before it is down and pages") grace_seconds?: number;
+  @Integer()
+  @Min(10)
+  @Max(YEAR_SECONDS)
+  @Description("Seconds between pings. Give this or schedule")
+  period_seconds?: number;
+  @MinLength(9)
+  @MaxLength(128)
+  @Description(
+    "Five-field cron expression (minute hour day-of-month month day-of-week) for when pings are due. Give this or period_seconds"
+  )
+  schedule?: string;
+  @MinLength(1)
+  @MaxLength(64)
+  @Description("IANA time zone the schedule is read in; required with schedule")
+  timezone?: string;
+  @Integer()
+  @Min(5)
+  @Max(YEAR_SECONDS)
+  @Default(DEFAULT_GRACE_SECONDS)
+  @Description("How long past the due time it may stay silent (late) before it is down and pages")
+  grace_seconds?: number;
   @Required() @Format("uuid") @Description("Recipient or group paged when it goes down") target: string;
   @Enum(...PRIORITIES) @Default("high") priority?: string;
 }
@@ -19,7 +51,10 @@ export class HeartbeatInputModel {
 /** The body of POST: the writable fields and the name. */
 @AdditionalProperties(false)
 export class HeartbeatCreateModel extends HeartbeatInputModel {
-  @Required() @Pattern(HEARTBEAT_NAME) @Description("Slug: lowercase letters, digits, '.', '_' and '-', at most 64; fixed once created") name: string;
+  @Required()
+  @Pattern(HEARTBEAT_NAME)
+  @Description("Slug: lowercase letters, digits, '.', '_' and '-', at most 64; fixed once created")
+  name: string;
 }
 
 export class HeartbeatModel {
@@ -30,14 +65,32 @@ export class HeartbeatModel {
   @Required() @Integer() grace_seconds: number;
   @Required() @Format("uuid") target: string;
   @Required() @Enum(...PRIORITIES) priority: string;
-  @Required() @Enum(...HEARTBEAT_STATUSES) @Description("new (inert until the first ping), up, late (past due, within grace), down (paged), paused") status: string;
+  @Required()
+  @Enum(...HEARTBEAT_STATUSES)
+  @Description("new (inert until the first ping), up, late (past due, within grace), down (paged), paused")
+  status: string;
   @Required() @Nullable(String) @Format("date-time") last_ping_at: string | null;
-  @Required() @Nullable(String) @Format("date-time") @Description("A run announced with /start that has not finished yet") last_start_at: string | null;
-  @Required() @Nullable(String) @Format("date-time") @Description("When the next ping is due") expected_at: string | null;
-  @Required() @Nullable(String) @Format("date-time") @Description("When it goes down and pages unless pinged first") down_at: string | null;
+  @Required()
+  @Nullable(String)
+  @Format("date-time")
+  @Description("A run announced with /start that has not finished yet")
+  last_start_at: string | null;
+  @Required() @Nullable(String) @Format("date-time") @Description("When the next ping is due") expected_at:
+    string | null;
+  @Required()
+  @Nullable(String)
+  @Format("date-time")
+  @Description("When it goes down and pages unless pinged first")
+  down_at: string | null;
   @Required() @Nullable(String) @Description("The down page a good ping will resolve") notification_id: string | null;
-  @Required() @Format("uri") @Description("Keyless ping address (GET, HEAD or POST; /start and /fail variants). Anyone with it can ping") ping_url: string;
-  @Required() @Nullable(String) @Description("The integration that created it with a heartbeat event") created_by_integration: string | null;
+  @Required()
+  @Format("uri")
+  @Description("Keyless ping address (GET, HEAD or POST; /start and /fail variants). Anyone with it can ping")
+  ping_url: string;
+  @Required()
+  @Nullable(String)
+  @Description("The integration that created it with a heartbeat event")
+  created_by_integration: string | null;
   @Required() @Format("date-time") created_at: string;
   @Required() @Format("date-time") updated_at: string;
 }

@@ -1,5 +1,19 @@
 import {
-  AdditionalProperties, CollectionOf, Default, Description, Enum, Format, Integer, Max, MaxLength, Min, MinItems, MinLength, Nullable, Pattern, Required
+  AdditionalProperties,
+  CollectionOf,
+  Default,
+  Description,
+  Enum,
+  Format,
+  Integer,
+  Max,
+  MaxLength,
+  Min,
+  MinItems,
+  MinLength,
+  Nullable,
+  Pattern,
+  Required
 } from "@tsed/schema";
 import {PRIORITIES} from "../../domain/vocabulary.js";
 import {INTEGRATION_KINDS} from "../../services/integrations/integrations.service.js";
@@ -10,10 +24,23 @@ const HTTP_URL = /^https?:\/\//;
 /** The writable fields of an integration: the body of POST, and what a merge patch must produce. */
 @AdditionalProperties(false)
 export class IntegrationInputModel {
-  @Required() @MinLength(1) @MaxLength(128) @Pattern(NOT_BLANK) @Description("Shown as the source of its alerts when the sender names none") name: string;
-  @Required() @Enum(...INTEGRATION_KINDS) @Description("generic (Klaxon's event format) or alertmanager (Prometheus Alertmanager's webhook body, version 4); fixed once created") kind: string;
+  @Required()
+  @MinLength(1)
+  @MaxLength(128)
+  @Pattern(NOT_BLANK)
+  @Description("Shown as the source of its alerts when the sender names none")
+  name: string;
+  @Required()
+  @Enum(...INTEGRATION_KINDS)
+  @Description(
+    "generic (Klaxon's event format) or alertmanager (Prometheus Alertmanager's webhook body, version 4); fixed once created"
+  )
+  kind: string;
   @Required() @Format("uuid") @Description("Recipient or group its alerts page") target: string;
-  @Enum(...PRIORITIES) @Default("high") @Description("Priority of alerts whose severity is missing (or, from Alertmanager, not understood)") default_priority?: string;
+  @Enum(...PRIORITIES)
+  @Default("high")
+  @Description("Priority of alerts whose severity is missing (or, from Alertmanager, not understood)")
+  default_priority?: string;
 }
 
 export class IntegrationModel {
@@ -22,13 +49,22 @@ export class IntegrationModel {
   @Required() @Enum(...INTEGRATION_KINDS) kind: string;
   @Required() @Format("uuid") target: string;
   @Required() @Enum(...PRIORITIES) default_priority: string;
-  @Required() @Format("uri") @Description("Keyless address for senders that can neither sign nor set headers: anyone with it can send events. Admin keys only see it") url: string;
+  @Required()
+  @Format("uri")
+  @Description(
+    "Keyless address for senders that can neither sign nor set headers: anyone with it can send events. Admin keys only see it"
+  )
+  url: string;
   @Required() @Format("date-time") created_at: string;
   @Required() @Format("date-time") updated_at: string;
 }
 
 export class IntegrationWithSecretModel extends IntegrationModel {
-  @Required() @Description("whsec_ + base64 of 32 random bytes, for signing events as outbound webhooks are signed. Shown only in this response; store it now.") secret: string;
+  @Required()
+  @Description(
+    "whsec_ + base64 of 32 random bytes, for signing events as outbound webhooks are signed. Shown only in this response; store it now."
+  )
+  secret: string;
 }
 
 export class IntegrationPageModel {
@@ -39,23 +75,46 @@ export class IntegrationPageModel {
 /** Klaxon's generic event (the Go library's protocol). */
 @AdditionalProperties(false)
 export class GenericEventModel {
-  @Required() @MinLength(1) @MaxLength(200) @Pattern(NOT_BLANK) @Description("The alert's key within the integration: fires with the same key merge until resolved. For heartbeat, the heartbeat's name") alert_id: string;
+  @Required()
+  @MinLength(1)
+  @MaxLength(200)
+  @Pattern(NOT_BLANK)
+  @Description(
+    "The alert's key within the integration: fires with the same key merge until resolved. For heartbeat, the heartbeat's name"
+  )
+  alert_id: string;
   @Required() @Enum("fire", "resolve", "heartbeat") action: string;
-  @MaxLength(200) @Description("Short text; with message the alert reads \"title: message\"") title?: string;
+  @MaxLength(200) @Description('Short text; with message the alert reads "title: message"') title?: string;
   @MaxLength(3500) message?: string;
-  @MaxLength(32) @Description("critical, high, medium, low, info, or a common word for one (error, warning, page, P1...); default: the integration's default_priority") severity?: string;
+  @MaxLength(32)
+  @Description(
+    "critical, high, medium, low, info, or a common word for one (error, warning, page, P1...); default: the integration's default_priority"
+  )
+  severity?: string;
   @MaxLength(128) @Description("Origin label; default: the integration's name") source?: string;
   @MaxLength(2048) @Format("uri") @Pattern(HTTP_URL) link?: string;
-  @Integer() @Min(10) @Max(366 * 86_400) @Description("heartbeat only: the period of a heartbeat created by its first ping") period_seconds?: number;
+  @Integer()
+  @Min(10)
+  @Max(366 * 86_400)
+  @Description("heartbeat only: the period of a heartbeat created by its first ping")
+  period_seconds?: number;
 }
 
 export class AlertmanagerAlertModel {
   @Required() @Enum("firing", "resolved") status: string;
-  @Required() @MinLength(1) @MaxLength(200) @Description("Alertmanager's identity of the alert: its dedup key in Klaxon") fingerprint: string;
+  @Required()
+  @MinLength(1)
+  @MaxLength(200)
+  @Description("Alertmanager's identity of the alert: its dedup key in Klaxon")
+  fingerprint: string;
   // Typed as maps so the schema says "an object of strings"; the body itself stays a plain object.
-  @CollectionOf(String) @Description("labels.severity sets the priority; alertname, service/job and environment/env are used too") labels?: Map<string, string>;
+  @CollectionOf(String)
+  @Description("labels.severity sets the priority; alertname, service/job and environment/env are used too")
+  labels?: Map<string, string>;
   @CollectionOf(String) @Description("summary (else description) is the message") annotations?: Map<string, string>;
-  @MaxLength(4096) @Description("The link of the notification (when it is an http(s) URL of at most 2048 characters)") generatorURL?: string;
+  @MaxLength(4096)
+  @Description("The link of the notification (when it is an http(s) URL of at most 2048 characters)")
+  generatorURL?: string;
 }
 
 /** Prometheus Alertmanager's webhook body, version 4; other fields are accepted and ignored. */

@@ -1,23 +1,54 @@
-import {AdditionalProperties, Allow, array, CollectionOf, Description, Enum, Example, Format, from, Integer, MaxLength, MinLength, Nullable, Pattern, Required, Schema} from "@tsed/schema";
+import {
+  AdditionalProperties,
+  Allow,
+  array,
+  CollectionOf,
+  Description,
+  Enum,
+  Example,
+  Format,
+  from,
+  Integer,
+  MaxLength,
+  MinLength,
+  Nullable,
+  Pattern,
+  Required,
+  Schema
+} from "@tsed/schema";
 import {ATTEMPT_OUTCOMES, CHANNELS, NOTIFICATION_STATUSES, PRIORITIES} from "../../domain/vocabulary.js";
 
 const NOT_BLANK = /\S/;
 
 @AdditionalProperties(false)
 export class SendNotificationModel {
-  @Required() @Format("uuid") @Description("Recipient or recipient group UUID") @Example("0f8c5a2e-8a34-4c1e-9a7b-4c5d1e2f3a4b")
+  @Required()
+  @Format("uuid")
+  @Description("Recipient or recipient group UUID")
+  @Example("0f8c5a2e-8a34-4c1e-9a7b-4c5d1e2f3a4b")
   recipient_uuid: string;
 
-  @Required() @MinLength(1) @MaxLength(4000) @Pattern(NOT_BLANK) @Description("Alert text, 1 to 4000 characters after trimming")
+  @Required()
+  @MinLength(1)
+  @MaxLength(4000)
+  @Pattern(NOT_BLANK)
+  @Description("Alert text, 1 to 4000 characters after trimming")
   message: string;
 
   @Required() @Enum(...PRIORITIES) priority: (typeof PRIORITIES)[number];
 
   @MaxLength(128) @Description("Free label of the origin of the alert") source?: string;
 
-  @MinLength(1) @MaxLength(255) @Description("While a notification with this key is open for the same target, sends merge into it") dedup_key?: string;
+  @MinLength(1)
+  @MaxLength(255)
+  @Description("While a notification with this key is open for the same target, sends merge into it")
+  dedup_key?: string;
 
-  @MaxLength(2048) @Format("uri") @Pattern(/^https?:\/\//) @Description("Absolute http(s) link to the source system") link?: string;
+  @MaxLength(2048)
+  @Format("uri")
+  @Pattern(/^https?:\/\//)
+  @Description("Absolute http(s) link to the source system")
+  link?: string;
 
   @MaxLength(128) service?: string;
 
@@ -44,23 +75,38 @@ export class NotificationLinksModel {
 
 export class WaitReasonModel {
   @Required() @Enum(...CHANNELS) channel: string;
-  @Required() @Description("Why the channel cannot be used now, e.g. \"SMTP is not configured (smtp.host and smtp.from)\"") reason: string;
+  @Required()
+  @Description('Why the channel cannot be used now, e.g. "SMTP is not configured (smtp.host and smtp.from)"')
+  reason: string;
 }
 
 export class EscalationStateModel {
-  @Required() @Integer() @Description("Steps carried so far: at least one of their contacts reached a channel") step: number;
+  @Required()
+  @Integer()
+  @Description("Steps carried so far: at least one of their contacts reached a channel")
+  step: number;
   @Required() @Integer() steps_total: number;
-  @Required() @Nullable(String) @Format("date-time") @Description("When the chain next looks at its steps") next_step_at: string | null;
+  @Required()
+  @Nullable(String)
+  @Format("date-time")
+  @Description("When the chain next looks at its steps")
+  next_step_at: string | null;
   // Not @Nullable(Array) @CollectionOf(...): Ts.ED then documents an array of anything, with a $comment OpenAPI 3.0 does not allow.
-  @Required() @Schema(array().items(from(WaitReasonModel)).nullable())
-  @Description("Set while the alert is undeliverable: no remaining step can be carried because these channels cannot be used now; it goes as soon as one can")
+  @Required()
+  @Schema(array().items(from(WaitReasonModel)).nullable())
+  @Description(
+    "Set while the alert is undeliverable: no remaining step can be carried because these channels cannot be used now; it goes as soon as one can"
+  )
   waiting_for: WaitReasonModel[] | null;
 }
 
 export class AttemptModel {
   @Required() @Enum(...CHANNELS) channel: string;
   @Required() recipient_uuid: string;
-  @Required() @Allow("") @Description("Masked contact, e.g. +49******789; empty when the step was skipped before a contact was chosen") target: string;
+  @Required()
+  @Allow("")
+  @Description("Masked contact, e.g. +49******789; empty when the step was skipped before a contact was chosen")
+  target: string;
   @Required() @Integer() step: number;
   @Required() @Format("date-time") started_at: string;
   @Required() @Nullable(String) finished_at: string | null;
@@ -88,7 +134,10 @@ export class NotificationModel {
   @Required() @Format("date-time") updated_at: string;
   @Required() @Nullable(String) acknowledged_at: string | null;
   @Required() @Nullable(String) @Allow("") acknowledged_by: string | null;
-  @Required() @Nullable(String) @Description("api, dashboard, voice_call, telegram_voice, email or sms") acknowledged_via: string | null;
+  @Required()
+  @Nullable(String)
+  @Description("api, dashboard, voice_call, telegram_voice, email or sms")
+  acknowledged_via: string | null;
   @Required() @Nullable(String) @Allow("") acknowledged_note: string | null;
   @Required() @Nullable(String) resolved_at: string | null;
   @Required() escalation: EscalationStateModel;
@@ -99,4 +148,3 @@ export class NotificationPageModel {
   @Required() @CollectionOf(NotificationModel) items: NotificationModel[];
   @Required() @Nullable(String) next_cursor: string | null;
 }
-

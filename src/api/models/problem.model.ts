@@ -2,7 +2,10 @@ import {Allow, CollectionOf, Description, Property, Required} from "@tsed/schema
 
 export class FieldErrorModel {
   // "" is the pointer to the whole body (RFC 6901), e.g. when it is missing.
-  @Required() @Allow("") @Description("JSON Pointer into the request body (or /<name> for a query parameter)") pointer: string;
+  @Required()
+  @Allow("")
+  @Description("JSON Pointer into the request body (or /<name> for a query parameter)")
+  pointer: string;
   @Required() detail: string;
 }
 
@@ -15,5 +18,8 @@ export class ProblemModel {
   @Required() instance: string;
   @Required() @Description("Stable machine-readable error code") code: string;
   @Property() @CollectionOf(FieldErrorModel) errors?: FieldErrorModel[];
-  @Property() @CollectionOf(String) @Description("in_use on a delete: the open notifications that still page this target (the oldest 20)") blocking_notifications?: string[];
+  @Property()
+  @CollectionOf(String)
+  @Description("in_use on a delete: the open notifications that still page this target (the oldest 20)")
+  blocking_notifications?: string[];
 }

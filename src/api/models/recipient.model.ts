@@ -1,5 +1,22 @@
 import {
-  AdditionalProperties, CollectionOf, Default, Property, Description, Enum, Format, Integer, Max, MaxItems, MaxLength, Min, MinItems, MinLength, Nullable, Pattern, Required, UniqueItems
+  AdditionalProperties,
+  CollectionOf,
+  Default,
+  Property,
+  Description,
+  Enum,
+  Format,
+  Integer,
+  Max,
+  MaxItems,
+  MaxLength,
+  Min,
+  MinItems,
+  MinLength,
+  Nullable,
+  Pattern,
+  Required,
+  UniqueItems
 } from "@tsed/schema";
 import {CHANNELS, GROUP_STRATEGIES, PRIORITIES} from "../../domain/vocabulary.js";
 import {INTERNATIONAL_PREFIX} from "../../lib/phone-number.js";
@@ -8,19 +25,41 @@ const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 @AdditionalProperties(false)
 export class EscalationSettingsModel {
-  @Integer() @Min(15) @Max(3600) @Default(120) @Description("Seconds to wait for an acknowledgement before the next step") ack_timeout_seconds?: number;
-  @Integer() @Min(0) @Max(10) @Default(1) @Description("How many more times the whole chain runs after the first pass") repeat?: number;
-  @Integer() @Min(0) @Max(3600) @Default(30)
-  @Description("Seconds before the next step when every attempt of a step failed (busy, no answer, rejected); at most ack_timeout_seconds")
+  @Integer()
+  @Min(15)
+  @Max(3600)
+  @Default(120)
+  @Description("Seconds to wait for an acknowledgement before the next step")
+  ack_timeout_seconds?: number;
+  @Integer()
+  @Min(0)
+  @Max(10)
+  @Default(1)
+  @Description("How many more times the whole chain runs after the first pass")
+  repeat?: number;
+  @Integer()
+  @Min(0)
+  @Max(3600)
+  @Default(30)
+  @Description(
+    "Seconds before the next step when every attempt of a step failed (busy, no answer, rejected); at most ack_timeout_seconds"
+  )
   retry_after_failure_seconds?: number;
 }
 
 @AdditionalProperties(false)
 export class QuietHoursModel {
   @Required() @Pattern(HH_MM) @Description("HH:MM, local to timezone") start: string;
-  @Required() @Pattern(HH_MM) @Description("HH:MM, local to timezone; may be earlier than start (crosses midnight)") end: string;
+  @Required()
+  @Pattern(HH_MM)
+  @Description("HH:MM, local to timezone; may be earlier than start (crosses midnight)")
+  end: string;
   @Required() @MinLength(1) @MaxLength(64) @Description("IANA time zone, e.g. Europe/Berlin") timezone: string;
-  @CollectionOf(String) @Enum(...PRIORITIES) @UniqueItems() @Description("Priorities that page even during quiet hours; default [\"critical\"]") allow_priorities?: string[];
+  @CollectionOf(String)
+  @Enum(...PRIORITIES)
+  @UniqueItems()
+  @Description('Priorities that page even during quiet hours; default ["critical"]')
+  allow_priorities?: string[];
 }
 
 @AdditionalProperties(false)
@@ -33,15 +72,30 @@ export class RoutingRuleModel {
 @AdditionalProperties(false)
 export class RecipientInputModel {
   @MinLength(1) @MaxLength(128) name?: string;
-  @Nullable(String) @Pattern(/^-?\d{1,20}$/) @Description("Telegram chat id: digits, optionally with a leading -") telegram_id?: string | null;
-  @Nullable(String) @MaxLength(32) @Pattern(INTERNATIONAL_PREFIX)
-  @Description("International phone number: + and the country calling code, e.g. +49 151 12345678; spaces, dashes and brackets are allowed. Checked against libphonenumber's metadata and stored in E.164 (+4915112345678)")
+  @Nullable(String)
+  @Pattern(/^-?\d{1,20}$/)
+  @Description("Telegram chat id: digits, optionally with a leading -")
+  telegram_id?: string | null;
+  @Nullable(String)
+  @MaxLength(32)
+  @Pattern(INTERNATIONAL_PREFIX)
+  @Description(
+    "International phone number: + and the country calling code, e.g. +49 151 12345678; spaces, dashes and brackets are allowed. Checked against libphonenumber's metadata and stored in E.164 (+4915112345678)"
+  )
   phone?: string | null;
   @Nullable(String) @Format("email") @MaxLength(254) email?: string | null;
-  @CollectionOf(String) @Enum(...CHANNELS) @UniqueItems() @MaxItems(4) @Description("Channels in the order they are tried") channel_order?: string[];
+  @CollectionOf(String)
+  @Enum(...CHANNELS)
+  @UniqueItems()
+  @MaxItems(4)
+  @Description("Channels in the order they are tried")
+  channel_order?: string[];
   @Property(EscalationSettingsModel) escalation?: EscalationSettingsModel;
   @Nullable(QuietHoursModel) quiet_hours?: QuietHoursModel | null;
-  @CollectionOf(RoutingRuleModel) @MaxItems(20) @Description("Which channels a priority may use; a priority no rule names may use every channel") routing_rules?: RoutingRuleModel[];
+  @CollectionOf(RoutingRuleModel)
+  @MaxItems(20)
+  @Description("Which channels a priority may use; a priority no rule names may use every channel")
+  routing_rules?: RoutingRuleModel[];
 }
 
 export class ChannelAvailabilityModel {
@@ -68,8 +122,11 @@ export class RecipientModel {
   @Required() @Nullable(QuietHoursModel) quiet_hours: QuietHoursModel | null;
   @Required() @CollectionOf(RoutingRuleModel) routing_rules: RoutingRuleModel[];
   @Required() @CollectionOf(ChannelAvailabilityModel) channels: ChannelAvailabilityModel[];
-  @Required() @CollectionOf(ContactFailureModel)
-  @Description("Contacts a channel reported permanently unreachable; skipped until corrected, except for critical alerts")
+  @Required()
+  @CollectionOf(ContactFailureModel)
+  @Description(
+    "Contacts a channel reported permanently unreachable; skipped until corrected, except for critical alerts"
+  )
   contact_failures: ContactFailureModel[];
   @Required() @Format("date-time") created_at: string;
   @Required() @Format("date-time") updated_at: string;
@@ -83,7 +140,14 @@ export class RecipientPageModel {
 @AdditionalProperties(false)
 export class GroupInputModel {
   @Required() @MinLength(1) @MaxLength(128) name: string;
-  @Required() @CollectionOf(String) @Format("uuid") @UniqueItems() @MinItems(1) @MaxItems(100) @Description("Recipient uuids, in paging order") members: string[];
+  @Required()
+  @CollectionOf(String)
+  @Format("uuid")
+  @UniqueItems()
+  @MinItems(1)
+  @MaxItems(100)
+  @Description("Recipient uuids, in paging order")
+  members: string[];
   @Enum(...GROUP_STRATEGIES) @Default("sequential") strategy?: string;
 }
 

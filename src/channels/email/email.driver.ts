@@ -84,7 +84,9 @@ export class EmailDriver implements ChannelDriver {
   details(): Record<string, unknown> {
     const {host, port, secure, user} = this.parts.smtp;
     return {
-      host, port, secure,
+      host,
+      port,
+      secure,
       login: user ? "yes" : "no",
       ...this.monitor.snapshot(),
       ack_links: this.parts.ackLinks.disabledReason ?? `on, valid ${this.parts.ackLinks.lifetimeDays} days`
@@ -95,8 +97,14 @@ export class EmailDriver implements ChannelDriver {
     if (signal.aborted) throw new ChannelError(`not sent: ${abortReason(signal)}`, false);
     const {smtp, ackLinks, logger} = this.parts;
     const ids = delivery.alerts.map((alert) => alert.notification_id);
-    const link = ackLinks.linkFor(ids, {uuid: delivery.recipient.uuid, name: delivery.recipient.name, email: delivery.contact});
-    const ack: EmailContent["ack"] = link ? {url: link.url, validUntilMs: link.expiresAtMs} : {url: null, missingBecause: ackLinks.disabledReason ?? "links are off"};
+    const link = ackLinks.linkFor(ids, {
+      uuid: delivery.recipient.uuid,
+      name: delivery.recipient.name,
+      email: delivery.contact
+    });
+    const ack: EmailContent["ack"] = link
+      ? {url: link.url, validUntilMs: link.expiresAtMs}
+      : {url: null, missingBecause: ackLinks.disabledReason ?? "links are off"};
     const message = composeEmail({recipientName: delivery.recipient.name, alerts: delivery.alerts, ack});
     const urgent = delivery.alerts.some((alert) => alert.priority === "critical" || alert.priority === "high");
     const sending = this.transport.sendMail({
@@ -112,7 +120,10 @@ export class EmailDriver implements ChannelDriver {
     try {
       const info = await untilAborted(sending, signal);
       this.monitor.succeeded();
-      return {outcome: "delivered", detail: `accepted by the SMTP server: ${info.response.trim()} (message id ${info.messageId})`};
+      return {
+        outcome: "delivered",
+        detail: `accepted by the SMTP server: ${info.response.trim()} (message id ${info.messageId})`
+      };
     } catch (error) {
       if (signal.aborted) {
         // The mail may still leave: SMTP cannot take a message back once DATA has begun.
@@ -121,7 +132,12 @@ export class EmailDriver implements ChannelDriver {
       }
       const failure = classifySmtpFailure(error, smtp.password);
       if (failure.serverFailing) this.monitor.failed(failure.reason);
-      logger.warn("email not sent", {channel: "email", notifications: ids, reason: failure.reason, permanent: failure.permanent});
+      logger.warn("email not sent", {
+        channel: "email",
+        notifications: ids,
+        reason: failure.reason,
+        permanent: failure.permanent
+      });
       throw new ChannelError(failure.reason, failure.permanent);
     }
   }

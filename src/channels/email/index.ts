@@ -4,5 +4,10 @@ import {EmailDriver} from "./email.driver.js";
 
 /** The email driver, for a gateway whose smtp.host and smtp.from are set. */
 export function createEmailDriver(context: ChannelContext): ChannelDriver {
-  return new EmailDriver({smtp: context.settings.smtp, ackLinks: context.ackLinks, clock: context.clock, logger: context.logger});
+  return new EmailDriver({
+    smtp: context.settings.smtp,
+    ackLinks: context.ackLinks,
+    clock: context.clock,
+    logger: context.logger
+  });
 }

@@ -19,7 +19,17 @@ export interface SmtpFailure {
   serverFailing: boolean;
 }
 
-const SERVER_LEVEL_CODES = ["ECONNECTION", "ETIMEDOUT", "ESOCKET", "EDNS", "ETLS", "EAUTH", "EPROTOCOL", "ENOAUTH", "EREQUIRETLS"];
+const SERVER_LEVEL_CODES = [
+  "ECONNECTION",
+  "ETIMEDOUT",
+  "ESOCKET",
+  "EDNS",
+  "ETLS",
+  "EAUTH",
+  "EPROTOCOL",
+  "ENOAUTH",
+  "EREQUIRETLS"
+];
 
 /**
  * Removes the SMTP password from any text an error carries, as given and in the base64 forms
@@ -45,7 +55,9 @@ function describe(error: SmtpErrorShape): string {
     case "ETLS":
       return `SMTP connection failed${system}: ${error.message ?? "unknown error"}`;
     default:
-      return response ? `SMTP ${error.command ?? "server"} answered ${response}` : `SMTP error: ${error.message ?? "unknown error"}`;
+      return response
+        ? `SMTP ${error.command ?? "server"} answered ${response}`
+        : `SMTP error: ${error.message ?? "unknown error"}`;
   }
 }
 

@@ -33,7 +33,13 @@ export class SmtpServerMonitor {
   }
 
   snapshot(): Record<string, unknown> {
-    return {state: this.state, since: this.since, last_success_at: this.lastSuccessAt, last_failure_at: this.lastFailureAt, last_error: this.lastError};
+    return {
+      state: this.state,
+      since: this.since,
+      last_success_at: this.lastSuccessAt,
+      last_failure_at: this.lastFailureAt,
+      last_error: this.lastError
+    };
   }
 
   /** Checks once now (without waiting for it) and keeps checking while the server fails. */
@@ -82,7 +88,10 @@ export class SmtpServerMonitor {
     this.lastFailureAt = now;
     this.lastError = reason;
     if (this.state !== "failing") {
-      this.logger.warn("SMTP server failing: email is unavailable until a check passes", {reason, recheck_seconds: this.recheckMs / 1000});
+      this.logger.warn("SMTP server failing: email is unavailable until a check passes", {
+        reason,
+        recheck_seconds: this.recheckMs / 1000
+      });
       this.since = now;
     }
     this.state = "failing";

@@ -10,7 +10,10 @@ import type {ChannelDriver, Delivery, DeliveryResult} from "../channel.js";
 export class LogDriver implements ChannelDriver {
   readonly concurrency = 4;
 
-  constructor(readonly channel: Channel, private readonly logger: Logger) {}
+  constructor(
+    readonly channel: Channel,
+    private readonly logger: Logger
+  ) {}
 
   unavailableReason(): string | null {
     return null;
@@ -18,7 +21,11 @@ export class LogDriver implements ChannelDriver {
 
   // eslint-disable-next-line @typescript-eslint/require-await -- the queue chains deliver() with .then: a throw must reject, not escape
   async deliver(delivery: Delivery): Promise<DeliveryResult> {
-    this.logger.info("log driver: delivery not sent anywhere", {channel: this.channel, recipient: delivery.recipient.uuid, alerts: delivery.alerts.map((alert) => alert.notification_id)});
+    this.logger.info("log driver: delivery not sent anywhere", {
+      channel: this.channel,
+      recipient: delivery.recipient.uuid,
+      alerts: delivery.alerts.map((alert) => alert.notification_id)
+    });
     return {outcome: "sent", detail: "logged only (development driver, nothing was delivered)"};
   }
 }

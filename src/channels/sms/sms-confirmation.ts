@@ -7,7 +7,10 @@ import type {LateConfirmation} from "../channel.js";
  * (a part had no report within the modem's limit). `stop` ends the wait with null at once.
  * Never rejects.
  */
-export function confirmParts(reports: Promise<SmsDeliveryReport | null>[], stop: AbortSignal): Promise<LateConfirmation | null> {
+export function confirmParts(
+  reports: Promise<SmsDeliveryReport | null>[],
+  stop: AbortSignal
+): Promise<LateConfirmation | null> {
   return new Promise((resolve) => {
     const finish = (confirmation: LateConfirmation | null) => {
       stop.removeEventListener("abort", onStop);
@@ -21,7 +24,11 @@ export function confirmParts(reports: Promise<SmsDeliveryReport | null>[], stop:
     reports.forEach((report, index) => {
       void report.then((result) => {
         settled += 1;
-        if (result?.outcome === "failed") return finish({outcome: "failed", detail: reports.length > 1 ? `part ${index + 1} of ${reports.length}: ${result.detail}` : result.detail});
+        if (result?.outcome === "failed")
+          return finish({
+            outcome: "failed",
+            detail: reports.length > 1 ? `part ${index + 1} of ${reports.length}: ${result.detail}` : result.detail
+          });
         if (result) delivered.push(result.detail);
         if (settled < reports.length) return;
         finish(delivered.length === reports.length ? {outcome: "delivered", detail: summary(delivered)} : null);

@@ -10,7 +10,14 @@ import type {StoredSms} from "../../modem/sms-codec.js";
 import type {SmsDeliveryReport} from "../../modem/sms-status-reports.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {SmsReplyCodesRepository} from "../../store/journal/sms-reply-codes.repository.js";
-import {ChannelError, type AcknowledgementPort, type ChannelDriver, type Delivery, type DeliveryResult, type LateConfirmation} from "../channel.js";
+import {
+  ChannelError,
+  type AcknowledgementPort,
+  type ChannelDriver,
+  type Delivery,
+  type DeliveryResult,
+  type LateConfirmation
+} from "../channel.js";
 import {confirmParts} from "./sms-confirmation.js";
 import {composeSms, planSms, replyCode, sameNumber} from "./sms-text.js";
 
@@ -97,7 +104,15 @@ export class SmsDriver implements ChannelDriver {
     const nowMs = this.clock.now();
     const ids = delivery.alerts.map((alert) => alert.notification_id);
     // Stored before sending: a reply can come back faster than this delivery returns.
-    const code = await this.journal.write(() => this.codes.issue(delivery.contact, ids, isoTimestamp(nowMs), isoTimestamp(nowMs + this.options.replyCodeTtlMs), candidateCode));
+    const code = await this.journal.write(() =>
+      this.codes.issue(
+        delivery.contact,
+        ids,
+        isoTimestamp(nowMs),
+        isoTimestamp(nowMs + this.options.replyCodeTtlMs),
+        candidateCode
+      )
+    );
     const parts = planSms(composeSms(delivery.alerts, code), this.options.maxParts);
     const references: string[] = [];
     // Null once a part goes without a report: the message as a whole can then not be confirmed.
@@ -111,8 +126,14 @@ export class SmsDriver implements ChannelDriver {
     } catch (error) {
       const sent = references.length ? ` after ${references.length} of ${parts.length} parts` : "";
       const failure = signal.aborted
-        ? new ChannelError(`SMS cancelled${sent}: ${signal.reason instanceof Error ? signal.reason.message : "aborted"}`, false)
-        : new ChannelError(`the modem did not send the SMS${sent}: ${(error as Error).message}`, error instanceof ModemError && error.code === "invalid_number");
+        ? new ChannelError(
+            `SMS cancelled${sent}: ${signal.reason instanceof Error ? signal.reason.message : "aborted"}`,
+            false
+          )
+        : new ChannelError(
+            `the modem did not send the SMS${sent}: ${(error as Error).message}`,
+            error instanceof ModemError && error.code === "invalid_number"
+          );
       this.lastSent = this.record(delivery.contact, failure.message);
       throw failure;
     }
@@ -120,11 +141,22 @@ export class SmsDriver implements ChannelDriver {
     const sent = this.record(delivery.contact, detail);
     this.lastSent = sent;
     if (!reports) return {outcome: "sent", detail};
-    return {outcome: "sent", detail, confirmation: confirmParts(reports, this.running.signal).then((late) => this.confirmed(delivery.contact, sent, late, `message reference ${references.join(", ")}; reply code ${code}`))};
+    return {
+      outcome: "sent",
+      detail,
+      confirmation: confirmParts(reports, this.running.signal).then((late) =>
+        this.confirmed(delivery.contact, sent, late, `message reference ${references.join(", ")}; reply code ${code}`)
+      )
+    };
   }
 
   // The report's words replace the attempt's detail, so they keep what identifies the message.
-  private confirmed(contact: string, sent: LastSms, late: LateConfirmation | null, identity: string): LateConfirmation | null {
+  private confirmed(
+    contact: string,
+    sent: LastSms,
+    late: LateConfirmation | null,
+    identity: string
+  ): LateConfirmation | null {
     const to = maskContact(contact);
     if (!late) {
       this.logger.info("sms: no status report within the limit, or the channel stopped; the SMS stays sent", {to});
@@ -138,7 +170,11 @@ export class SmsDriver implements ChannelDriver {
   }
 
   private handleInbound(work: () => Promise<void>): void {
-    this.inbound = this.inbound.then(work).catch((error: unknown) => this.logger.warn("sms: inbound handling failed; the message stays on the SIM for the next drain", {error: error as Error}));
+    this.inbound = this.inbound.then(work).catch((error: unknown) =>
+      this.logger.warn("sms: inbound handling failed; the message stays on the SIM for the next drain", {
+        error: error as Error
+      })
+    );
   }
 
   private async drain(): Promise<void> {
@@ -161,7 +197,10 @@ export class SmsDriver implements ChannelDriver {
     } else if (!entry) {
       this.logger.info("sms: reply with an unknown or expired code; deleted", {from});
     } else if (!sameNumber(message.sender, entry.contact)) {
-      this.logger.warn("sms: reply code from a number it was not sent to; ignored", {from, sent_to: maskContact(entry.contact)});
+      this.logger.warn("sms: reply code from a number it was not sent to; ignored", {
+        from,
+        sent_to: maskContact(entry.contact)
+      });
     } else {
       await this.acknowledgements.acknowledge(entry.notificationIds, entry.contact, "sms", [entry.contact]);
       this.lastReply = this.record(message.sender, `acknowledged ${entry.notificationIds.length} alert(s)`);

@@ -53,8 +53,12 @@ export class SpeechSynthesizer {
   /** The text as an OGG/Opus voice note. Throws SpeechUnavailableError when a program is missing. */
   synthesize(text: string, signal?: AbortSignal): Promise<Buffer> {
     return new Promise((resolve, reject) => {
-      const speaker = spawn(this.espeak, ["-v", this.options.voice, "--stdout", "--", text], {stdio: ["ignore", "pipe", "pipe"]});
-      const encoder = spawn(this.opusenc, ["--quiet", "--bitrate", OPUS_BITRATE_KBPS, "-", "-"], {stdio: ["pipe", "pipe", "pipe"]});
+      const speaker = spawn(this.espeak, ["-v", this.options.voice, "--stdout", "--", text], {
+        stdio: ["ignore", "pipe", "pipe"]
+      });
+      const encoder = spawn(this.opusenc, ["--quiet", "--bitrate", OPUS_BITRATE_KBPS, "-", "-"], {
+        stdio: ["pipe", "pipe", "pipe"]
+      });
       const output: Buffer[] = [];
       const stderr = {[this.espeak]: "", [this.opusenc]: ""};
       let settled = false;
@@ -76,19 +80,27 @@ export class SpeechSynthesizer {
         }
       };
       const onAbort = () => finish(new Error("speech synthesis aborted"));
-      const timer = setTimeout(() => finish(new Error(`speech synthesis took longer than ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+      const timer = setTimeout(
+        () => finish(new Error(`speech synthesis took longer than ${this.options.timeoutMs} ms`)),
+        this.options.timeoutMs
+      );
       signal?.addEventListener("abort", onAbort);
 
       const watch = (child: ChildProcess, name: string) => {
         child.on("error", (error: NodeJS.ErrnoException) => {
-          finish(error.code === "ENOENT" ? new SpeechUnavailableError(`${name} is not installed (Debian: apt install espeak-ng opus-tools)`) : new SpeechUnavailableError(`${name} cannot run: ${error.message}`));
+          finish(
+            error.code === "ENOENT"
+              ? new SpeechUnavailableError(`${name} is not installed (Debian: apt install espeak-ng opus-tools)`)
+              : new SpeechUnavailableError(`${name} cannot run: ${error.message}`)
+          );
         });
         child.stderr?.on("data", (chunk: Buffer) => {
           stderr[name] = (stderr[name] + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
         });
         // A failing program ends the synthesis at once: the other one may be blocked on the pipe between them.
         child.on("close", (code) => {
-          if (code !== 0) return finish(new Error(`${name} exited with ${code}: ${stderr[name].trim() || "no message"}`));
+          if (code !== 0)
+            return finish(new Error(`${name} exited with ${code}: ${stderr[name].trim() || "no message"}`));
           if (++exited < 2) return;
           finish(output.length === 0 ? new Error(`${this.opusenc} produced no audio`) : null);
         });

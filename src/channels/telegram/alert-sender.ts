@@ -34,14 +34,25 @@ export class TelegramAlertSender {
   async send(chatId: string, alerts: AlertSummary[], heldSince: string | null, signal?: AbortSignal): Promise<string> {
     const {api, callbacks, journal, clock} = this.parts;
     const token = secretToken(TOKEN_BYTES);
-    await journal.write(() => callbacks.insert(token, {chat_id: chatId, notification_ids: alerts.map((alert) => alert.notification_id)}, isoTimestamp(clock.now())));
+    await journal.write(() =>
+      callbacks.insert(
+        token,
+        {chat_id: chatId, notification_ids: alerts.map((alert) => alert.notification_id)},
+        isoTimestamp(clock.now())
+      )
+    );
     const voice = await this.voiceNote(alerts, signal);
     if (voice.ogg) await api.sendVoice(chatId, voice.ogg, voiceCaption(alerts), signal);
     await api.sendMessage(chatId, alertText(alerts, heldSince), acknowledgeKeyboard(token), signal);
-    return voice.ogg ? "voice note and message with an Acknowledge button sent" : `message with an Acknowledge button sent, without a voice note: ${voice.problem}`;
+    return voice.ogg
+      ? "voice note and message with an Acknowledge button sent"
+      : `message with an Acknowledge button sent, without a voice note: ${voice.problem}`;
   }
 
-  private async voiceNote(alerts: AlertSummary[], signal?: AbortSignal): Promise<{ogg: Buffer | null; problem: string | null}> {
+  private async voiceNote(
+    alerts: AlertSummary[],
+    signal?: AbortSignal
+  ): Promise<{ogg: Buffer | null; problem: string | null}> {
     const {speech, logger} = this.parts;
     if (speech.unavailable) return {ogg: null, problem: speech.unavailable};
     try {

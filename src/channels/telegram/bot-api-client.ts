@@ -76,7 +76,8 @@ interface Envelope<T> {
 }
 
 // Descriptions Telegram gives when the chat itself is the problem, not the request.
-const CONTACT_GONE = /chat not found|user not found|peer_id_invalid|bot was blocked|bot was kicked|user is deactivated|bot can't initiate conversation/i;
+const CONTACT_GONE =
+  /chat not found|user not found|peer_id_invalid|bot was blocked|bot was kicked|user is deactivated|bot can't initiate conversation/i;
 const MAX_FLOOD_WAITS = 3;
 
 function classify(status: number, description: string): BotApiFailure {
@@ -118,8 +119,17 @@ export class BotApiClient {
     return this.call("getMe", {}, {signal});
   }
 
-  sendMessage(chatId: string, text: string, replyMarkup: InlineKeyboard | null, signal?: AbortSignal): Promise<TelegramMessage> {
-    return this.call("sendMessage", {chat_id: chatId, text, ...(replyMarkup ? {reply_markup: replyMarkup} : {})}, {signal});
+  sendMessage(
+    chatId: string,
+    text: string,
+    replyMarkup: InlineKeyboard | null,
+    signal?: AbortSignal
+  ): Promise<TelegramMessage> {
+    return this.call(
+      "sendMessage",
+      {chat_id: chatId, text, ...(replyMarkup ? {reply_markup: replyMarkup} : {})},
+      {signal}
+    );
   }
 
   /** Sends an OGG/Opus voice note as a multipart upload. */
@@ -139,7 +149,11 @@ export class BotApiClient {
 
   /** Long polling: waits up to `timeoutSeconds` on Telegram's side for updates at or after `offset`. */
   getUpdates(offset: number, timeoutSeconds: number, signal?: AbortSignal): Promise<TelegramUpdate[]> {
-    return this.call("getUpdates", {offset, timeout: timeoutSeconds, allowed_updates: ["callback_query"]}, {signal, extraTimeoutMs: timeoutSeconds * 1000});
+    return this.call(
+      "getUpdates",
+      {offset, timeout: timeoutSeconds, allowed_updates: ["callback_query"]},
+      {signal, extraTimeoutMs: timeoutSeconds * 1000}
+    );
   }
 
   answerCallbackQuery(callbackQueryId: string, text: string, signal?: AbortSignal): Promise<boolean> {
@@ -151,21 +165,34 @@ export class BotApiClient {
     return this.call("editMessageText", {chat_id: chatId, message_id: messageId, text}, {signal});
   }
 
-  private async call<T>(method: string, params: Record<string, unknown> | (() => FormData), {signal, extraTimeoutMs = 0}: {signal?: AbortSignal; extraTimeoutMs?: number}): Promise<T> {
+  private async call<T>(
+    method: string,
+    params: Record<string, unknown> | (() => FormData),
+    {signal, extraTimeoutMs = 0}: {signal?: AbortSignal; extraTimeoutMs?: number}
+  ): Promise<T> {
     for (let wait = 0; ; wait++) {
       try {
         return await this.once<T>(method, params, signal, extraTimeoutMs);
       } catch (error) {
         const flood = error instanceof BotApiError && error.failure === "flood" ? error : null;
         const retryAfter = flood?.retryAfterSeconds ?? null;
-        if (!flood || retryAfter === null || retryAfter > this.options.maxRetryAfterSeconds || wait >= MAX_FLOOD_WAITS) throw error;
-        this.options.logger.warn("Telegram flood control: waiting before repeating the call", {method, retry_after_seconds: retryAfter});
+        if (!flood || retryAfter === null || retryAfter > this.options.maxRetryAfterSeconds || wait >= MAX_FLOOD_WAITS)
+          throw error;
+        this.options.logger.warn("Telegram flood control: waiting before repeating the call", {
+          method,
+          retry_after_seconds: retryAfter
+        });
         await abortableWait(retryAfter * 1000, signal);
       }
     }
   }
 
-  private async once<T>(method: string, params: Record<string, unknown> | (() => FormData), signal: AbortSignal | undefined, extraTimeoutMs: number): Promise<T> {
+  private async once<T>(
+    method: string,
+    params: Record<string, unknown> | (() => FormData),
+    signal: AbortSignal | undefined,
+    extraTimeoutMs: number
+  ): Promise<T> {
     const timeoutMs = this.options.requestTimeoutMs + extraTimeoutMs;
     const signals = [AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])];
     let response: Response;
@@ -173,20 +200,32 @@ export class BotApiClient {
     try {
       response = await fetch(`${this.options.apiUrl.replace(/\/+$/, "")}/bot${this.options.token}/${method}`, {
         method: "POST",
-        ...(typeof params === "function" ? {body: params()} : {headers: {"Content-Type": "application/json"}, body: JSON.stringify(params)}),
+        ...(typeof params === "function"
+          ? {body: params()}
+          : {headers: {"Content-Type": "application/json"}, body: JSON.stringify(params)}),
         signal: AbortSignal.any(signals)
       });
       envelope = (await response.json()) as Envelope<T>;
     } catch (error) {
       if (signal?.aborted) throw signal.reason ?? error;
       const failure = error as Error & {cause?: {message?: string}};
-      const reason = failure.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : failure instanceof SyntaxError ? "the answer is not Bot API JSON" : (failure.cause?.message ?? failure.message);
+      const reason =
+        failure.name === "TimeoutError"
+          ? `no answer within ${timeoutMs} ms`
+          : failure instanceof SyntaxError
+            ? "the answer is not Bot API JSON"
+            : (failure.cause?.message ?? failure.message);
       throw new BotApiError(this.scrub(`Telegram ${method}: ${reason}`), "unreachable");
     }
     if (envelope.ok && response.ok) return envelope.result as T;
     const status = envelope.error_code ?? response.status;
     const description = envelope.description ?? `HTTP ${response.status}`;
-    throw new BotApiError(this.scrub(`Telegram ${method}: ${status} ${description}`), classify(status, description), status, envelope.parameters?.retry_after ?? null);
+    throw new BotApiError(
+      this.scrub(`Telegram ${method}: ${status} ${description}`),
+      classify(status, description),
+      status,
+      envelope.parameters?.retry_after ?? null
+    );
   }
 
   private scrub(text: string): string {

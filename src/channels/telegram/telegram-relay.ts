@@ -21,7 +21,13 @@ export interface RelayParts {
 // An exhausted alert was never acknowledged: it still needs a person, so it is relayed too.
 const CLOSED: ReadonlySet<NotificationStatus> = new Set(["acknowledged", "resolved"]);
 
-const summary = (row: PendingRelay): AlertSummary => ({notification_id: row.notification_id, priority: row.priority, message: row.message, source: row.source, link: row.link});
+const summary = (row: PendingRelay): AlertSummary => ({
+  notification_id: row.notification_id,
+  priority: row.priority,
+  message: row.message,
+  source: row.source,
+  link: row.link
+});
 
 /**
  * Telegram messages whose delivery failed because the link dropped while it was under way (the
@@ -46,7 +52,13 @@ export class TelegramRelay {
     const now = isoTimestamp(this.parts.clock.now());
     return this.parts.journal.write(() => {
       for (const alert of delivery.alerts) {
-        this.parts.relays.insert({notification_id: alert.notification_id, attempt_id: null, recipient_uuid: delivery.recipient.uuid, chat_id: delivery.contact, created_at: now});
+        this.parts.relays.insert({
+          notification_id: alert.notification_id,
+          attempt_id: null,
+          recipient_uuid: delivery.recipient.uuid,
+          chat_id: delivery.contact,
+          created_at: now
+        });
       }
     });
   }
@@ -87,32 +99,42 @@ export class TelegramRelay {
       journal.write(() => {
         const now = isoTimestamp(clock.now());
         for (const row of rows) {
-          if (CLOSED.has(row.status)) relays.finish(row.seq, "dropped", now, `${row.status} before Telegram was reachable again`);
+          if (CLOSED.has(row.status))
+            relays.finish(row.seq, "dropped", now, `${row.status} before Telegram was reachable again`);
           else relays.finish(row.seq, outcome, now, error);
         }
       });
     if (alerts.length === 0) {
       await finishAll("relayed", null);
-      logger.info("Telegram relay: nothing left to send to a chat, every alert closed meanwhile", {dropped: rows.length});
+      logger.info("Telegram relay: nothing left to send to a chat, every alert closed meanwhile", {
+        dropped: rows.length
+      });
       return true;
     }
     try {
       const detail = await sender.send(chatId, alerts, rows[0].created_at, this.stopper.signal);
       connectivity.observe({ok: true});
       await finishAll("relayed", null);
-      logger.info("Telegram relay: held message sent", {notifications: alerts.map((alert) => alert.notification_id), detail});
+      logger.info("Telegram relay: held message sent", {
+        notifications: alerts.map((alert) => alert.notification_id),
+        detail
+      });
       return true;
     } catch (error) {
       if (this.stopper.signal.aborted) return false;
       const observation = observationOf(error);
       if (observation) connectivity.observe(observation);
-      const waitForLink = !(error instanceof BotApiError) || ["unreachable", "unauthorized", "flood"].includes(error.failure);
+      const waitForLink =
+        !(error instanceof BotApiError) || ["unreachable", "unauthorized", "flood"].includes(error.failure);
       if (waitForLink) {
         logger.warn("Telegram relay paused; the messages stay queued", {error: error as Error});
         return false;
       }
       await finishAll("failed", (error as Error).message);
-      logger.warn("Telegram relay: a held message was refused for good", {notifications: alerts.map((alert) => alert.notification_id), error: error});
+      logger.warn("Telegram relay: a held message was refused for good", {
+        notifications: alerts.map((alert) => alert.notification_id),
+        error: error
+      });
       return true;
     }
   }

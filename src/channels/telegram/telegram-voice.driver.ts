@@ -64,7 +64,8 @@ export class TelegramVoiceDriver implements ChannelDriver {
   async start(): Promise<void> {
     const {speech, callbacks, journal, clock, logger, connectivity, poller} = this.parts;
     const speechProblem = await speech.check();
-    if (speechProblem) logger.warn("Telegram alerts go without voice notes: speech is unavailable", {reason: speechProblem});
+    if (speechProblem)
+      logger.warn("Telegram alerts go without voice notes: speech is unavailable", {reason: speechProblem});
     await journal.write(() => callbacks.prune(isoTimestamp(clock.now() - CALLBACK_RETENTION_MS)));
     connectivity.start();
     poller.start();
@@ -100,7 +101,8 @@ export class TelegramVoiceDriver implements ChannelDriver {
         this.parts.logger.error("could not keep a Telegram message for relay", {error: keepError as Error});
       }
     }
-    if (error.failure === "flood") return new ChannelError(`${message} (Telegram asked to wait ${error.retryAfterSeconds} s)`, false);
+    if (error.failure === "flood")
+      return new ChannelError(`${message} (Telegram asked to wait ${error.retryAfterSeconds} s)`, false);
     return new ChannelError(message, false);
   }
 }

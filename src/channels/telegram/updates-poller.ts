@@ -64,7 +64,12 @@ export class TelegramUpdatesPoller {
 
   get snapshot(): PollerSnapshot {
     const {journal, offsets, botId} = this.parts;
-    return {state: this.state, next_offset: journal.read(() => offsets.nextOffset(botId)), last_update_at: this.lastUpdateAt, last_error: this.lastError};
+    return {
+      state: this.state,
+      next_offset: journal.read(() => offsets.nextOffset(botId)),
+      last_update_at: this.lastUpdateAt,
+      last_error: this.lastError
+    };
   }
 
   start(): void {
@@ -85,7 +90,11 @@ export class TelegramUpdatesPoller {
   /** One long poll and the handling of what it brought. */
   async pollOnce(signal?: AbortSignal): Promise<void> {
     const {api, botId, offsets, journal, connectivity, pollTimeoutSeconds, clock} = this.parts;
-    const updates = await api.getUpdates(journal.read(() => offsets.nextOffset(botId)), pollTimeoutSeconds, signal);
+    const updates = await api.getUpdates(
+      journal.read(() => offsets.nextOffset(botId)),
+      pollTimeoutSeconds,
+      signal
+    );
     connectivity.observe({ok: true});
     for (const update of updates) {
       if (update.callback_query) await this.handlePress(update.callback_query, signal);
@@ -109,7 +118,10 @@ export class TelegramUpdatesPoller {
         const observation = observationOf(error);
         if (observation) this.parts.connectivity.observe(observation);
         this.parts.logger.warn("Telegram update polling failed; retrying", {error: error as Error, failures});
-        const pauseMs = Math.max((error instanceof BotApiError ? (error.retryAfterSeconds ?? 0) : 0) * 1000, Math.min(RETRY_MIN_MS * 2 ** (failures - 1), RETRY_MAX_MS));
+        const pauseMs = Math.max(
+          (error instanceof BotApiError ? (error.retryAfterSeconds ?? 0) : 0) * 1000,
+          Math.min(RETRY_MIN_MS * 2 ** (failures - 1), RETRY_MAX_MS)
+        );
         await this.pause(pauseMs, signal);
       }
     }
@@ -136,21 +148,36 @@ export class TelegramUpdatesPoller {
     if (!callback) return this.answer(query, ANSWERS.unknown, signal);
     const pressedIn = query.message ? String(query.message.chat.id) : null;
     if (String(query.from.id) !== callback.chat_id && pressedIn !== callback.chat_id) {
-      logger.warn("Acknowledge pressed outside the chat the alert was sent to; refused", {telegram_user: query.from.id, chat: pressedIn, sent_to: callback.chat_id});
+      logger.warn("Acknowledge pressed outside the chat the alert was sent to; refused", {
+        telegram_user: query.from.id,
+        chat: pressedIn,
+        sent_to: callback.chat_id
+      });
       return this.answer(query, ANSWERS.notYours, signal);
     }
     const by = displayName(query.from);
     try {
-      await acknowledgements.acknowledge(callback.notification_ids, by, "telegram_voice", [String(query.from.id), callback.chat_id]);
+      await acknowledgements.acknowledge(callback.notification_ids, by, "telegram_voice", [
+        String(query.from.id),
+        callback.chat_id
+      ]);
     } catch (error) {
-      logger.error("could not acknowledge from Telegram", {notifications: callback.notification_ids, error: error as Error});
+      logger.error("could not acknowledge from Telegram", {
+        notifications: callback.notification_ids,
+        error: error as Error
+      });
       return this.answer(query, ANSWERS.failed, signal);
     }
     logger.info("acknowledged from Telegram", {notifications: callback.notification_ids, by});
     await this.answer(query, ANSWERS.acknowledged, signal);
     if (query.message?.text) {
       await this.parts.api
-        .editMessageText(String(query.message.chat.id), query.message.message_id, acknowledgedText(query.message.text, by), signal)
+        .editMessageText(
+          String(query.message.chat.id),
+          query.message.message_id,
+          acknowledgedText(query.message.text, by),
+          signal
+        )
         .catch((error) => logger.info("could not edit the acknowledged message", {error: error as Error}));
     }
   }
@@ -158,6 +185,8 @@ export class TelegramUpdatesPoller {
   // Telegram shows a spinner until the press is answered; an answer that fails (the press is too
   // old, the link dropped) costs nothing but that spinner, so it is logged, not retried.
   private async answer(query: CallbackQuery, text: string, signal?: AbortSignal): Promise<void> {
-    await this.parts.api.answerCallbackQuery(query.id, text, signal).catch((error) => this.parts.logger.info("could not answer a button press", {error: error as Error}));
+    await this.parts.api
+      .answerCallbackQuery(query.id, text, signal)
+      .catch((error) => this.parts.logger.info("could not answer a button press", {error: error as Error}));
   }
 }

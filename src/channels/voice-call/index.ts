@@ -15,28 +15,52 @@ export function createModemDrivers(context: ChannelContext): ChannelDriver[] {
   const modem = settings.modem;
   const logger = context.logger.child({component: "modem"});
   const shared = new SharedModem(
-    new Modem({path: modem.port, profile: modem.profile, pin: modem.pin || undefined, urcPort: modem.quectel_urc_port || undefined, ringTimeoutMs: modem.ring_timeout_seconds * 1000, clock, logger})
+    new Modem({
+      path: modem.port,
+      profile: modem.profile,
+      pin: modem.pin || undefined,
+      urcPort: modem.quectel_urc_port || undefined,
+      ringTimeoutMs: modem.ring_timeout_seconds * 1000,
+      clock,
+      logger
+    })
   );
   const keys: CallKeys = {acknowledge: modem.ack_key, repeat: modem.repeat_key, passOn: modem.pass_key};
-  const voice = new VoiceCallDriver(shared, {
-    path: modem.port,
-    keys,
-    ringTimeoutMs: modem.ring_timeout_seconds * 1000,
-    keyWaitMs: modem.key_wait_seconds * 1000,
-    speechRepeats: Math.max(1, Math.floor(modem.speech_repeats)),
-    settingsProblem: keysProblem(keys)
-  }, clock, logger.child({channel: "voice_call"}));
-  const sms = new SmsDriver(shared, {
-    path: modem.port,
-    replyCodeTtlMs: modem.sms_reply_code_hours * 3600_000,
-    maxParts: Math.min(9, Math.max(1, Math.floor(modem.sms_max_parts)))
-  }, context.journal, new SmsReplyCodesRepository(context.journal), context.acknowledgements, clock, logger.child({channel: "sms"}));
+  const voice = new VoiceCallDriver(
+    shared,
+    {
+      path: modem.port,
+      keys,
+      ringTimeoutMs: modem.ring_timeout_seconds * 1000,
+      keyWaitMs: modem.key_wait_seconds * 1000,
+      speechRepeats: Math.max(1, Math.floor(modem.speech_repeats)),
+      settingsProblem: keysProblem(keys)
+    },
+    clock,
+    logger.child({channel: "voice_call"})
+  );
+  const sms = new SmsDriver(
+    shared,
+    {
+      path: modem.port,
+      replyCodeTtlMs: modem.sms_reply_code_hours * 3600_000,
+      maxParts: Math.min(9, Math.max(1, Math.floor(modem.sms_max_parts)))
+    },
+    context.journal,
+    new SmsReplyCodesRepository(context.journal),
+    context.acknowledgements,
+    clock,
+    logger.child({channel: "sms"})
+  );
   return [voice, sms];
 }
 
 // Reported as the channel's unavailable reason rather than refusing to start: SMS still works.
 function keysProblem(keys: CallKeys): string | null {
   const given = [keys.acknowledge, keys.repeat, keys.passOn];
-  if (!given.every((key) => KEY.test(key))) return "modem.ack_key, repeat_key and pass_key must each be one key: 0-9, * or #";
-  return new Set(given).size === given.length ? null : "modem.ack_key, repeat_key and pass_key must be three different keys";
+  if (!given.every((key) => KEY.test(key)))
+    return "modem.ack_key, repeat_key and pass_key must each be one key: 0-9, * or #";
+  return new Set(given).size === given.length
+    ? null
+    : "modem.ack_key, repeat_key and pass_key must be three different keys";
 }

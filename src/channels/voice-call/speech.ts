@@ -12,7 +12,13 @@ export interface CallKeys {
 const MAX_SPOKEN_MESSAGE_CHARS = 300;
 const MAX_SPOKEN_ALERTS = 5;
 
-const PRIORITY_WORDS: Record<AlertSummary["priority"], string> = {critical: "Critical", high: "High priority", medium: "Medium priority", low: "Low priority", info: "Information"};
+const PRIORITY_WORDS: Record<AlertSummary["priority"], string> = {
+  critical: "Critical",
+  high: "High priority",
+  medium: "Medium priority",
+  low: "Low priority",
+  info: "Information"
+};
 
 export const CONFIRMATION_SPEECH = "Acknowledged. Thank you. Goodbye.";
 export const PASSED_ON_SPEECH = "Passing it on to the next person. Goodbye.";

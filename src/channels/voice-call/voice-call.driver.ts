@@ -62,7 +62,9 @@ export class VoiceCallDriver implements ChannelDriver {
     const health = this.modem.health();
     const reason = modemUnavailableReason(health, this.options.path);
     if (reason) return reason;
-    return health.capabilities.includes("tts") ? null : `the ${health.profile} firmware has no text-to-speech for calls (the TTS setup was refused)`;
+    return health.capabilities.includes("tts")
+      ? null
+      : `the ${health.profile} firmware has no text-to-speech for calls (the TTS setup was refused)`;
   }
 
   details(): Record<string, unknown> {
@@ -91,7 +93,10 @@ export class VoiceCallDriver implements ChannelDriver {
         case "busy":
           return {outcome: "busy", detail: "the line was busy"};
         case "no_answer":
-          return {outcome: "no_answer", detail: NO_ANSWER_DETAIL[dialled.reason ?? ""] ?? `not answered (${dialled.reason})`};
+          return {
+            outcome: "no_answer",
+            detail: NO_ANSWER_DETAIL[dialled.reason ?? ""] ?? `not answered (${dialled.reason})`
+          };
         case "failed":
           throw new ChannelError(`the call failed: ${dialled.reason}`, false);
         case "answered":
@@ -126,7 +131,9 @@ export class VoiceCallDriver implements ChannelDriver {
     try {
       await delivery.acknowledge(delivery.contact);
     } catch (error) {
-      this.logger.error("voice call: key pressed but the acknowledgement could not be committed", {error: error as Error});
+      this.logger.error("voice call: key pressed but the acknowledgement could not be committed", {
+        error: error as Error
+      });
       await this.say("Sorry, the acknowledgement could not be saved. The alert stays open.");
       return answered(`key ${key} pressed, but the acknowledgement failed: ${(error as Error).message}`);
     }
@@ -140,7 +147,8 @@ export class VoiceCallDriver implements ChannelDriver {
       await this.modem.speak(text);
       return true;
     } catch (error) {
-      if (!(error instanceof ModemError && error.code === "no_active_call")) this.logger.warn("voice call: speech failed", {error: error as Error});
+      if (!(error instanceof ModemError && error.code === "no_active_call"))
+        this.logger.warn("voice call: speech failed", {error: error as Error});
       return false;
     }
   }
@@ -176,6 +184,7 @@ function reasonOf(signal: AbortSignal): string {
 function toChannelError(error: unknown, signal: AbortSignal): ChannelError {
   if (error instanceof ChannelError) return error;
   if (signal.aborted) return new ChannelError(`call cancelled: ${reasonOf(signal)}`, false);
-  if (error instanceof ModemError) return new ChannelError(`the modem could not call: ${error.message}`, error.code === "invalid_number");
+  if (error instanceof ModemError)
+    return new ChannelError(`the modem could not call: ${error.message}`, error.code === "invalid_number");
   return new ChannelError(`the call failed: ${(error as Error)?.message ?? String(error)}`, false);
 }

@@ -16,12 +16,20 @@ export const backupCommands: Command[] = [
     async run(ctx) {
       const answer = await ctx.api().request<Backup>({method: "POST", path: "api/v1/backups", retry: "create"});
       const backup = answer.body;
-      printResult(ctx, backup, () =>
-        fieldsText([
-          ["backup", backup.name],
-          ["created", backup.created_at],
-          ["path", backup.path]
-        ]) + "\n\n" + tableText(["FILE", "BYTES"], backup.files.map((file) => [file.name, file.bytes]))
+      printResult(
+        ctx,
+        backup,
+        () =>
+          fieldsText([
+            ["backup", backup.name],
+            ["created", backup.created_at],
+            ["path", backup.path]
+          ]) +
+          "\n\n" +
+          tableText(
+            ["FILE", "BYTES"],
+            backup.files.map((file) => [file.name, file.bytes])
+          )
       );
     }
   }

@@ -38,7 +38,14 @@ export function checkDataDir(settings: Settings): CheckResult[] {
   const keyFile = join(dir, "initial-admin-key");
   try {
     const keyMode = statSync(keyFile).mode;
-    if (keyMode & 0o077) results.push(check("admin key file", "fail", `${keyFile} is readable by other users (mode ${octal(keyMode)}); run: chmod 600 ${keyFile}`));
+    if (keyMode & 0o077)
+      results.push(
+        check(
+          "admin key file",
+          "fail",
+          `${keyFile} is readable by other users (mode ${octal(keyMode)}); run: chmod 600 ${keyFile}`
+        )
+      );
   } catch {
     // Absent once the operator has stored the key elsewhere and deleted the file: nothing to check.
   }
@@ -52,12 +59,20 @@ export function checkJournal(settings: Settings): CheckResult {
     fd = openSync(path, "r");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return check("journal", "fail", code === "ENOENT" ? `${path} not found (has the gateway started with this data dir?)` : `${path} cannot be read (${code})`);
+    return check(
+      "journal",
+      "fail",
+      code === "ENOENT"
+        ? `${path} not found (has the gateway started with this data dir?)`
+        : `${path} cannot be read (${code})`
+    );
   }
   try {
     const header = Buffer.alloc(SQLITE_HEADER.length);
     readSync(fd, header, 0, header.length, 0);
-    return header.toString("latin1") === SQLITE_HEADER ? check("journal", "ok", `${path} is a SQLite database`) : check("journal", "fail", `${path} is not a SQLite database`);
+    return header.toString("latin1") === SQLITE_HEADER
+      ? check("journal", "ok", `${path} is a SQLite database`)
+      : check("journal", "fail", `${path} is not a SQLite database`);
   } finally {
     closeSync(fd);
   }
@@ -74,7 +89,11 @@ export function checkModemPort(settings: Settings): CheckResult {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return check("modem port", "fail", `${port} does not exist (is the modem plugged in?)`);
-    return check("modem port", "fail", `${port} cannot be opened for reading and writing (${code}); is this user in the dialout group?`);
+    return check(
+      "modem port",
+      "fail",
+      `${port} cannot be opened for reading and writing (${code}); is this user in the dialout group?`
+    );
   }
 }
 
@@ -93,7 +112,11 @@ export async function checkSmtp(settings: Settings): Promise<CheckResult> {
   });
   try {
     await transport.verify();
-    return check("smtp", "ok", `${smtp.host}:${smtp.port} accepted the connection${smtp.user ? ` and the login of ${smtp.user}` : ""}`);
+    return check(
+      "smtp",
+      "ok",
+      `${smtp.host}:${smtp.port} accepted the connection${smtp.user ? ` and the login of ${smtp.user}` : ""}`
+    );
   } catch (error) {
     return check("smtp", "fail", `${smtp.host}:${smtp.port}: ${(error as Error).message}`);
   } finally {
@@ -106,10 +129,21 @@ export async function checkTelegram(settings: Settings): Promise<CheckResult> {
   const {bot_token: token, api_url: apiUrl} = settings.telegram;
   if (!token) return check("telegram", "skip", "no bot token configured (telegram.bot_token)");
   try {
-    const response = await fetch(`${apiUrl.replace(/\/$/, "")}/bot${token}/getMe`, {signal: AbortSignal.timeout(CHECK_TIMEOUT_MS)});
-    const body = (await response.json().catch(() => null)) as {ok?: boolean; result?: {username?: string}; description?: string} | null;
-    if (response.ok && body?.ok) return check("telegram", "ok", `the token belongs to @${body.result?.username ?? "?"} (${apiUrl})`);
-    return check("telegram", "fail", `${apiUrl} refused the token: ${response.status} ${body?.description ?? response.statusText}`);
+    const response = await fetch(`${apiUrl.replace(/\/$/, "")}/bot${token}/getMe`, {
+      signal: AbortSignal.timeout(CHECK_TIMEOUT_MS)
+    });
+    const body = (await response.json().catch(() => null)) as {
+      ok?: boolean;
+      result?: {username?: string};
+      description?: string;
+    } | null;
+    if (response.ok && body?.ok)
+      return check("telegram", "ok", `the token belongs to @${body.result?.username ?? "?"} (${apiUrl})`);
+    return check(
+      "telegram",
+      "fail",
+      `${apiUrl} refused the token: ${response.status} ${body?.description ?? response.statusText}`
+    );
   } catch (error) {
     const cause = (error as {cause?: {code?: string}}).cause?.code;
     return check("telegram", "fail", `cannot reach ${apiUrl}: ${cause ?? (error as Error).message}`);
@@ -137,8 +171,14 @@ function undeliverableCheck(undeliverable: Readiness["undeliverable"]): CheckRes
   // An older gateway does not report it; -1 means its journal cannot be read, which the journal check names.
   if (!undeliverable || undeliverable.count < 0) return null;
   if (undeliverable.count === 0) return check("undeliverable", "ok", "every open alert can reach someone");
-  const reasons = undeliverable.reasons.map((entry) => `${entry.reason} (${entry.channel}, ${entry.notifications} waiting)`);
-  return check("undeliverable", "fail", `${undeliverable.count} open alert${undeliverable.count === 1 ? "" : "s"} cannot reach anyone: ${reasons.join("; ")}`);
+  const reasons = undeliverable.reasons.map(
+    (entry) => `${entry.reason} (${entry.channel}, ${entry.notifications} waiting)`
+  );
+  return check(
+    "undeliverable",
+    "fail",
+    `${undeliverable.count} open alert${undeliverable.count === 1 ? "" : "s"} cannot reach anyone: ${reasons.join("; ")}`
+  );
 }
 
 /** The running gateway's own view: /healthz, then /readyz with the journal and each channel. */
@@ -160,11 +200,21 @@ export async function checkGateway(settings: Settings, baseUrl: string): Promise
   } catch (error) {
     return [check("gateway", "fail", `${baseUrl}/readyz did not answer with JSON: ${(error as Error).message}`)];
   }
-  const results = [check("gateway", status === 200 ? "ok" : "fail", `${baseUrl} is serving${status === 200 ? " and ready" : `, but not ready (${status})`}`)];
+  const results = [
+    check(
+      "gateway",
+      status === 200 ? "ok" : "fail",
+      `${baseUrl} is serving${status === 200 ? " and ready" : `, but not ready (${status})`}`
+    )
+  ];
   const journal = readiness.journal;
   results.push(
     journal?.can_commit
-      ? check("gateway journal", "ok", `can commit (schema ${journal.schema_version ?? "?"}), ${readiness.outbox?.pending ?? 0} webhook deliveries pending`)
+      ? check(
+          "gateway journal",
+          "ok",
+          `can commit (schema ${journal.schema_version ?? "?"}), ${readiness.outbox?.pending ?? 0} webhook deliveries pending`
+        )
       : check("gateway journal", "fail", `cannot commit: ${journal?.error ?? "unknown reason"}`)
   );
   const undeliverable = undeliverableCheck(readiness.undeliverable);

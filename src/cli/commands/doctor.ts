@@ -3,7 +3,15 @@ import {SECRET_SETTINGS, type Settings} from "../../settings/defaults.js";
 import {printResult, stringOption, type Command} from "../command.js";
 import {CliError, EXIT} from "../failures.js";
 import {scrub, tableText} from "../output.js";
-import {checkDataDir, checkGateway, checkJournal, checkModemPort, checkSmtp, checkTelegram, type CheckResult} from "./doctor-checks.js";
+import {
+  checkDataDir,
+  checkGateway,
+  checkJournal,
+  checkModemPort,
+  checkSmtp,
+  checkTelegram,
+  type CheckResult
+} from "./doctor-checks.js";
 
 function secretValues(settings: Settings, env: Record<string, string | undefined>): string[] {
   const fromSettings = SECRET_SETTINGS.map((path) => {
@@ -18,7 +26,9 @@ function secretValues(settings: Settings, env: Record<string, string | undefined
 function configCheck(env: Record<string, string | undefined>): {loaded: LoadedSettings | null; result: CheckResult} {
   try {
     const loaded = loadSettings(env);
-    const detail = loaded.configFile ? `${loaded.configFile} is valid` : "no config file (KLAXON_CONFIG unset): defaults and environment";
+    const detail = loaded.configFile
+      ? `${loaded.configFile} is valid`
+      : "no config file (KLAXON_CONFIG unset): defaults and environment";
     return {loaded, result: {name: "config", status: "ok", detail}};
   } catch (error) {
     return {loaded: null, result: {name: "config", status: "fail", detail: (error as Error).message}};
@@ -41,15 +51,27 @@ export const doctorCommand: Command = {
     if (loaded) {
       const {settings} = loaded;
       const baseUrl = ctx.values.url ? ctx.baseUrl : (env.KLAXON_URL ?? `http://127.0.0.1:${settings.port}`);
-      results.push(...checkDataDir(settings), checkJournal(settings), ...(await checkGateway(settings, baseUrl)), checkModemPort(settings));
+      results.push(
+        ...checkDataDir(settings),
+        checkJournal(settings),
+        ...(await checkGateway(settings, baseUrl)),
+        checkModemPort(settings)
+      );
       results.push(...(await Promise.all([checkSmtp(settings), checkTelegram(settings)])));
       const secrets = secretValues(settings, env);
       for (const check of results) check.detail = scrub(check.detail, secrets);
     }
     const healthy = results.every((check) => check.status !== "fail");
-    printResult(ctx, {ok: healthy, checks: results}, () =>
-      tableText(["", "CHECK", "DETAIL"], results.map((check) => [MARK[check.status], check.name, check.detail])) + `\n\n${healthy ? "no problems found" : "problems found"}`
+    printResult(
+      ctx,
+      {ok: healthy, checks: results},
+      () =>
+        tableText(
+          ["", "CHECK", "DETAIL"],
+          results.map((check) => [MARK[check.status], check.name, check.detail])
+        ) + `\n\n${healthy ? "no problems found" : "problems found"}`
     );
-    if (!healthy) throw new CliError(`${results.filter((check) => check.status === "fail").length} check(s) failed`, EXIT.failed);
+    if (!healthy)
+      throw new CliError(`${results.filter((check) => check.status === "fail").length} check(s) failed`, EXIT.failed);
   }
 };

@@ -1,4 +1,14 @@
-import {definedFields, jsonObjectOption, listOption, printResult, segment, stringOption, type Command, type CommandContext, type OptionSpec} from "../command.js";
+import {
+  definedFields,
+  jsonObjectOption,
+  listOption,
+  printResult,
+  segment,
+  stringOption,
+  type Command,
+  type CommandContext,
+  type OptionSpec
+} from "../command.js";
 import {UsageError} from "../failures.js";
 import {fieldsText, list, tableText} from "../output.js";
 import {fetchPages, morePagesHint, PAGE_OPTIONS} from "./pages.js";
@@ -15,13 +25,29 @@ interface Group {
 
 const FIELD_OPTIONS: Record<string, OptionSpec> = {
   name: {type: "string", value: "NAME", description: "group name"},
-  member: {type: "string", multiple: true, value: "UUID", description: "a member recipient uuid, in paging order (repeat the flag or separate with commas)"},
-  strategy: {type: "string", value: "S", description: "sequential (one member at a time) or parallel (every member each step)"},
+  member: {
+    type: "string",
+    multiple: true,
+    value: "UUID",
+    description: "a member recipient uuid, in paging order (repeat the flag or separate with commas)"
+  },
+  strategy: {
+    type: "string",
+    value: "S",
+    description: "sequential (one member at a time) or parallel (every member each step)"
+  },
   data: {type: "string", value: "JSON", description: "the fields as a JSON object; flags win"}
 };
 
 function groupFields(ctx: CommandContext): Record<string, unknown> {
-  return {...jsonObjectOption(ctx, "data"), ...definedFields({name: stringOption(ctx, "name"), members: listOption(ctx, "member"), strategy: stringOption(ctx, "strategy")})};
+  return {
+    ...jsonObjectOption(ctx, "data"),
+    ...definedFields({
+      name: stringOption(ctx, "name"),
+      members: listOption(ctx, "member"),
+      strategy: stringOption(ctx, "strategy")
+    })
+  };
 }
 
 function groupText(g: Group): string {
@@ -46,7 +72,10 @@ export const groupCommands: Command[] = [
       const page = await fetchPages<Group>(ctx, path());
       printResult(ctx, page, () => {
         if (!page.items.length) return "no groups";
-        const table = tableText(["UUID", "NAME", "STRATEGY", "MEMBERS"], page.items.map((g) => [g.uuid, g.name, g.strategy, g.members.length]));
+        const table = tableText(
+          ["UUID", "NAME", "STRATEGY", "MEMBERS"],
+          page.items.map((g) => [g.uuid, g.name, g.strategy, g.members.length])
+        );
         const hint = morePagesHint("groups list", page);
         return hint ? `${table}\n${hint}` : table;
       });
@@ -58,7 +87,9 @@ export const groupCommands: Command[] = [
     args: "<uuid>",
     arity: [1, 1],
     async run(ctx) {
-      const answer = await ctx.api().request<Group>({method: "GET", path: path(ctx.positionals[0]), retry: "idempotent"});
+      const answer = await ctx
+        .api()
+        .request<Group>({method: "GET", path: path(ctx.positionals[0]), retry: "idempotent"});
       printResult(ctx, answer.body, () => groupText(answer.body));
     }
   },
@@ -81,8 +112,15 @@ export const groupCommands: Command[] = [
     options: FIELD_OPTIONS,
     async run(ctx) {
       const patch = groupFields(ctx);
-      if (!Object.keys(patch).length) throw new UsageError("nothing to change: give --name, --member, --strategy or --data");
-      const answer = await ctx.api().request<Group>({method: "PATCH", path: path(ctx.positionals[0]), body: patch, headers: {"Content-Type": "application/merge-patch+json"}, retry: "idempotent"});
+      if (!Object.keys(patch).length)
+        throw new UsageError("nothing to change: give --name, --member, --strategy or --data");
+      const answer = await ctx.api().request<Group>({
+        method: "PATCH",
+        path: path(ctx.positionals[0]),
+        body: patch,
+        headers: {"Content-Type": "application/merge-patch+json"},
+        retry: "idempotent"
+      });
       printResult(ctx, answer.body, () => `updated group ${answer.body.uuid}\n\n${groupText(answer.body)}`);
     }
   },

@@ -14,9 +14,17 @@ export const heartbeatCommands: Command[] = [
     args: "<name>",
     arity: [1, 1],
     async run(ctx) {
-      const answer = await ctx.api().request<PingAnswer>({method: "POST", path: `api/v1/heartbeats/${segment(ctx.positionals[0])}/ping`, retry: "idempotent"});
+      const answer = await ctx.api().request<PingAnswer>({
+        method: "POST",
+        path: `api/v1/heartbeats/${segment(ctx.positionals[0])}/ping`,
+        retry: "idempotent"
+      });
       const {name, status, expected_at: expectedAt} = answer.body;
-      printResult(ctx, answer.body, () => `pinged ${name}: ${status}${expectedAt ? `, next ping expected by ${expectedAt}` : ""}`);
+      printResult(
+        ctx,
+        answer.body,
+        () => `pinged ${name}: ${status}${expectedAt ? `, next ping expected by ${expectedAt}` : ""}`
+      );
     }
   }
 ];

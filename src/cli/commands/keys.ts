@@ -18,20 +18,31 @@ export const keyCommands: Command[] = [
     summary: "create an API key for one integration (admin); the key is shown only this once",
     options: {
       name: {type: "string", value: "NAME", description: "what the key is for (required)"},
-      scope: {type: "string", multiple: true, value: "SCOPE", description: "notifications:send, notifications:read, notifications:ack, recipients:read, recipients:write or admin (repeat or comma-separate)"}
+      scope: {
+        type: "string",
+        multiple: true,
+        value: "SCOPE",
+        description:
+          "notifications:send, notifications:read, notifications:ack, recipients:read, recipients:write or admin (repeat or comma-separate)"
+      }
     },
     async run(ctx) {
       const name = requiredOption(ctx, "name");
       const scopes = listOption(ctx, "scope");
       if (!scopes?.length) throw new UsageError("give at least one --scope");
-      const answer = await ctx.api().request<ApiKey & {key: string}>({method: "POST", path: "api/v1/keys", body: {name, scopes}, retry: "create"});
-      printResult(ctx, answer.body, () =>
-        fieldsText([
-          ["id", answer.body.id],
-          ["name", answer.body.name],
-          ["scopes", list(answer.body.scopes)],
-          ["key", answer.body.key]
-        ]) + "\n\nStore the key now: the gateway keeps only its hash and cannot show it again."
+      const answer = await ctx
+        .api()
+        .request<ApiKey & {key: string}>({method: "POST", path: "api/v1/keys", body: {name, scopes}, retry: "create"});
+      printResult(
+        ctx,
+        answer.body,
+        () =>
+          fieldsText([
+            ["id", answer.body.id],
+            ["name", answer.body.name],
+            ["scopes", list(answer.body.scopes)],
+            ["key", answer.body.key]
+          ]) + "\n\nStore the key now: the gateway keeps only its hash and cannot show it again."
       );
     }
   },
@@ -39,9 +50,14 @@ export const keyCommands: Command[] = [
     words: ["keys", "list"],
     summary: "list API keys (admin), without their secrets",
     async run(ctx) {
-      const answer = await ctx.api().request<{items: ApiKey[]}>({method: "GET", path: "api/v1/keys", retry: "idempotent"});
+      const answer = await ctx
+        .api()
+        .request<{items: ApiKey[]}>({method: "GET", path: "api/v1/keys", retry: "idempotent"});
       printResult(ctx, answer.body, () =>
-        tableText(["ID", "NAME", "SCOPES", "CREATED", "LAST USED", "REVOKED"], answer.body.items.map((k) => [k.id, k.name, k.scopes.join(","), k.created_at, k.last_used_at, k.revoked_at]))
+        tableText(
+          ["ID", "NAME", "SCOPES", "CREATED", "LAST USED", "REVOKED"],
+          answer.body.items.map((k) => [k.id, k.name, k.scopes.join(","), k.created_at, k.last_used_at, k.revoked_at])
+        )
       );
     }
   },
@@ -51,7 +67,9 @@ export const keyCommands: Command[] = [
     args: "<id>",
     arity: [1, 1],
     async run(ctx) {
-      await ctx.api().request({method: "DELETE", path: `api/v1/keys/${segment(ctx.positionals[0])}`, retry: "idempotent"});
+      await ctx
+        .api()
+        .request({method: "DELETE", path: `api/v1/keys/${segment(ctx.positionals[0])}`, retry: "idempotent"});
       printResult(ctx, {revoked: ctx.positionals[0]}, () => `revoked key ${ctx.positionals[0]}`);
     }
   }

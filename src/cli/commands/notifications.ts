@@ -27,7 +27,14 @@ interface Notification {
   acknowledged_note: string | null;
   resolved_at: string | null;
   escalation: {step: number; steps_total: number; next_step_at: string | null};
-  attempts: Array<{channel: string; target: string; step: number; started_at: string; outcome: string; error: string | null}>;
+  attempts: Array<{
+    channel: string;
+    target: string;
+    step: number;
+    started_at: string;
+    outcome: string;
+    error: string | null;
+  }>;
 }
 
 interface ShortForm {
@@ -38,8 +45,12 @@ interface ShortForm {
 }
 
 function notificationText(n: Notification): string {
-  const acknowledged = n.acknowledged_at ? `${n.acknowledged_at} by ${n.acknowledged_by ?? "?"} via ${n.acknowledged_via ?? "?"}` : null;
-  const escalation = n.escalation.steps_total ? `step ${n.escalation.step} of ${n.escalation.steps_total}${n.escalation.next_step_at ? `, next at ${n.escalation.next_step_at}` : ""}` : "no steps";
+  const acknowledged = n.acknowledged_at
+    ? `${n.acknowledged_at} by ${n.acknowledged_by ?? "?"} via ${n.acknowledged_via ?? "?"}`
+    : null;
+  const escalation = n.escalation.steps_total
+    ? `step ${n.escalation.step} of ${n.escalation.steps_total}${n.escalation.next_step_at ? `, next at ${n.escalation.next_step_at}` : ""}`
+    : "no steps";
   const fields = fieldsText([
     ["id", n.id],
     ["status", n.status],
@@ -89,7 +100,11 @@ const send: Command = {
     link: {type: "string", value: "URL", description: "http(s) link to the source system"},
     service: {type: "string", value: "S", description: "service name"},
     environment: {type: "string", value: "E", description: "environment, e.g. production"},
-    "idempotency-key": {type: "string", value: "K", description: "your own Idempotency-Key (default: a new one per send, reused on retries)"}
+    "idempotency-key": {
+      type: "string",
+      value: "K",
+      description: "your own Idempotency-Key (default: a new one per send, reused on retries)"
+    }
   },
   async run(ctx) {
     const priority = requiredOption(ctx, "priority");
@@ -108,7 +123,13 @@ const send: Command = {
     });
     // One key for this logical send, reused by every retry: the gateway replays instead of paging twice.
     const idempotencyKey = stringOption(ctx, "idempotency-key") ?? `klaxon-cli-${randomUUID()}`;
-    const answer = await ctx.api().request<ShortForm>({method: "POST", path: "api/v1/notifications/send", body, headers: {"Idempotency-Key": idempotencyKey}, retry: "idempotent"});
+    const answer = await ctx.api().request<ShortForm>({
+      method: "POST",
+      path: "api/v1/notifications/send",
+      body,
+      headers: {"Idempotency-Key": idempotencyKey},
+      retry: "idempotent"
+    });
     const replayed = answer.headers.get("idempotent-replayed") === "true";
     printResult(ctx, answer.body, () =>
       fieldsText([
@@ -127,7 +148,11 @@ const get: Command = {
   args: "<id>",
   arity: [1, 1],
   async run(ctx) {
-    const answer = await ctx.api().request<Notification>({method: "GET", path: `api/v1/notifications/${segment(ctx.positionals[0])}`, retry: "idempotent"});
+    const answer = await ctx.api().request<Notification>({
+      method: "GET",
+      path: `api/v1/notifications/${segment(ctx.positionals[0])}`,
+      retry: "idempotent"
+    });
     printResult(ctx, answer.body, () => notificationText(answer.body));
   }
 };
@@ -149,7 +174,10 @@ const listCommand: Command = {
     });
     printResult(ctx, page, () => {
       if (!page.items.length) return "no notifications";
-      const table = tableText(["ID", "STATUS", "PRIORITY", "CREATED", "MESSAGE"], page.items.map((n) => [n.id, n.status, n.priority, n.created_at, clip(n.message)]));
+      const table = tableText(
+        ["ID", "STATUS", "PRIORITY", "CREATED", "MESSAGE"],
+        page.items.map((n) => [n.id, n.status, n.priority, n.created_at, clip(n.message)])
+      );
       const hint = morePagesHint("list", page);
       return hint ? `${table}\n${hint}` : table;
     });
@@ -167,8 +195,17 @@ const ack: Command = {
   },
   async run(ctx) {
     const body = definedFields({by: stringOption(ctx, "by"), note: stringOption(ctx, "note")});
-    const answer = await ctx.api().request<Notification>({method: "POST", path: `api/v1/notifications/${segment(ctx.positionals[0])}/ack`, body, retry: "idempotent"});
-    printResult(ctx, answer.body, () => `acknowledged ${answer.body.id} at ${answer.body.acknowledged_at} by ${answer.body.acknowledged_by}`);
+    const answer = await ctx.api().request<Notification>({
+      method: "POST",
+      path: `api/v1/notifications/${segment(ctx.positionals[0])}/ack`,
+      body,
+      retry: "idempotent"
+    });
+    printResult(
+      ctx,
+      answer.body,
+      () => `acknowledged ${answer.body.id} at ${answer.body.acknowledged_at} by ${answer.body.acknowledged_by}`
+    );
   }
 };
 
@@ -178,7 +215,11 @@ const resolve: Command = {
   args: "<id>",
   arity: [1, 1],
   async run(ctx) {
-    const answer = await ctx.api().request<Notification>({method: "POST", path: `api/v1/notifications/${segment(ctx.positionals[0])}/resolve`, retry: "idempotent"});
+    const answer = await ctx.api().request<Notification>({
+      method: "POST",
+      path: `api/v1/notifications/${segment(ctx.positionals[0])}/resolve`,
+      retry: "idempotent"
+    });
     printResult(ctx, answer.body, () => `resolved ${answer.body.id} at ${answer.body.resolved_at}`);
   }
 };

@@ -18,14 +18,23 @@ export interface Page<T> {
  * One page, or with --all every page concatenated into the same shape (next_cursor null), so --json
  * output has one form whichever way it was fetched.
  */
-export async function fetchPages<T>(ctx: CommandContext, path: string, filters: Record<string, string | undefined> = {}): Promise<Page<T>> {
+export async function fetchPages<T>(
+  ctx: CommandContext,
+  path: string,
+  filters: Record<string, string | undefined> = {}
+): Promise<Page<T>> {
   const all = ctx.values.all === true;
   const limit = integerOption(ctx, "limit");
   if (limit !== undefined && (limit < 1 || limit > 200)) throw new UsageError("--limit must be from 1 to 200");
   let cursor = stringOption(ctx, "cursor");
   const items: T[] = [];
   for (;;) {
-    const answer = await ctx.api().request<Page<T>>({method: "GET", path, query: {...filters, limit: limit?.toString(), cursor}, retry: "idempotent"});
+    const answer = await ctx.api().request<Page<T>>({
+      method: "GET",
+      path,
+      query: {...filters, limit: limit?.toString(), cursor},
+      retry: "idempotent"
+    });
     items.push(...answer.body.items);
     if (!all || !answer.body.next_cursor) return {items, next_cursor: all ? null : answer.body.next_cursor};
     cursor = answer.body.next_cursor;

@@ -1,4 +1,15 @@
-import {definedFields, integerOption, jsonObjectOption, listOption, printResult, segment, stringOption, type Command, type CommandContext, type OptionSpec} from "../command.js";
+import {
+  definedFields,
+  integerOption,
+  jsonObjectOption,
+  listOption,
+  printResult,
+  segment,
+  stringOption,
+  type Command,
+  type CommandContext,
+  type OptionSpec
+} from "../command.js";
 import {UsageError} from "../failures.js";
 import {fieldsText, list, tableText} from "../output.js";
 import {fetchPages, morePagesHint, PAGE_OPTIONS} from "./pages.js";
@@ -24,10 +35,23 @@ const FIELD_OPTIONS: Record<string, OptionSpec> = {
   phone: {type: "string", value: "E164", description: "phone number, e.g. +4915112345678"},
   email: {type: "string", value: "ADDR", description: "email address"},
   "telegram-id": {type: "string", value: "ID", description: "Telegram chat id"},
-  "channel-order": {type: "string", multiple: true, value: "CH,CH", description: "channels in the order they are tried"},
-  "ack-timeout": {type: "string", value: "SECONDS", description: "seconds to wait for an acknowledgement before the next step (15-3600)"},
+  "channel-order": {
+    type: "string",
+    multiple: true,
+    value: "CH,CH",
+    description: "channels in the order they are tried"
+  },
+  "ack-timeout": {
+    type: "string",
+    value: "SECONDS",
+    description: "seconds to wait for an acknowledgement before the next step (15-3600)"
+  },
   repeat: {type: "string", value: "N", description: "how many more times the chain runs after the first pass (0-10)"},
-  data: {type: "string", value: "JSON", description: "further fields as a JSON object (quiet_hours, routing_rules, ...); flags win"}
+  data: {
+    type: "string",
+    value: "JSON",
+    description: "further fields as a JSON object (quiet_hours, routing_rules, ...); flags win"
+  }
 };
 
 /** The recipient fields given on the command line; `--data` first, so explicit flags win over it. */
@@ -67,11 +91,17 @@ function recipientText(r: Recipient): string {
     ["channel order", list(r.channel_order)],
     ["escalation", `ack timeout ${r.escalation.ack_timeout_seconds} s, repeat ${r.escalation.repeat}`],
     ["quiet hours", quietHoursText(r.quiet_hours)],
-    ["routing rules", r.routing_rules.map((rule) => `${rule.priorities.join("/")} -> ${list(rule.channels)}`).join("; ")],
+    [
+      "routing rules",
+      r.routing_rules.map((rule) => `${rule.priorities.join("/")} -> ${list(rule.channels)}`).join("; ")
+    ],
     ["created", r.created_at],
     ["updated", r.updated_at]
   ]);
-  const channels = tableText(["CHANNEL", "AVAILABLE", "REASON"], r.channels.map((c) => [c.channel, c.available ? "yes" : "no", c.reason]));
+  const channels = tableText(
+    ["CHANNEL", "AVAILABLE", "REASON"],
+    r.channels.map((c) => [c.channel, c.available ? "yes" : "no", c.reason])
+  );
   return `${fields}\n\nchannels:\n${channels}`;
 }
 
@@ -86,7 +116,14 @@ export const recipientCommands: Command[] = [
       const page = await fetchPages<Recipient>(ctx, path());
       printResult(ctx, page, () => {
         if (!page.items.length) return "no recipients";
-        const rows = page.items.map((r) => [r.uuid, r.name, r.phone, r.email, r.telegram_id, list(r.channels.filter((c) => c.available).map((c) => c.channel))]);
+        const rows = page.items.map((r) => [
+          r.uuid,
+          r.name,
+          r.phone,
+          r.email,
+          r.telegram_id,
+          list(r.channels.filter((c) => c.available).map((c) => c.channel))
+        ]);
         const table = tableText(["UUID", "NAME", "PHONE", "EMAIL", "TELEGRAM", "AVAILABLE CHANNELS"], rows);
         const hint = morePagesHint("recipients list", page);
         return hint ? `${table}\n${hint}` : table;
@@ -99,7 +136,9 @@ export const recipientCommands: Command[] = [
     args: "<uuid>",
     arity: [1, 1],
     async run(ctx) {
-      const answer = await ctx.api().request<Recipient>({method: "GET", path: path(ctx.positionals[0]), retry: "idempotent"});
+      const answer = await ctx
+        .api()
+        .request<Recipient>({method: "GET", path: path(ctx.positionals[0]), retry: "idempotent"});
       printResult(ctx, answer.body, () => recipientText(answer.body));
     }
   },
@@ -109,21 +148,29 @@ export const recipientCommands: Command[] = [
     options: FIELD_OPTIONS,
     async run(ctx) {
       const body = recipientFields(ctx);
-      if (!body.phone && !body.email && !body.telegram_id) throw new UsageError("give at least one contact: --phone, --email or --telegram-id");
+      if (!body.phone && !body.email && !body.telegram_id)
+        throw new UsageError("give at least one contact: --phone, --email or --telegram-id");
       const answer = await ctx.api().request<Recipient>({method: "POST", path: path(), body, retry: "create"});
       printResult(ctx, answer.body, () => `created recipient ${answer.body.uuid}\n\n${recipientText(answer.body)}`);
     }
   },
   {
     words: ["recipients", "update"],
-    summary: "change a recipient (a merge patch: only the fields given change; --data '{\"quiet_hours\": null}' clears one)",
+    summary:
+      "change a recipient (a merge patch: only the fields given change; --data '{\"quiet_hours\": null}' clears one)",
     args: "<uuid>",
     arity: [1, 1],
     options: FIELD_OPTIONS,
     async run(ctx) {
       const patch = recipientFields(ctx);
       if (!Object.keys(patch).length) throw new UsageError("nothing to change: give at least one field flag or --data");
-      const answer = await ctx.api().request<Recipient>({method: "PATCH", path: path(ctx.positionals[0]), body: patch, headers: {"Content-Type": "application/merge-patch+json"}, retry: "idempotent"});
+      const answer = await ctx.api().request<Recipient>({
+        method: "PATCH",
+        path: path(ctx.positionals[0]),
+        body: patch,
+        headers: {"Content-Type": "application/merge-patch+json"},
+        retry: "idempotent"
+      });
       printResult(ctx, answer.body, () => `updated recipient ${answer.body.uuid}\n\n${recipientText(answer.body)}`);
     }
   },

@@ -8,12 +8,21 @@ import {CliError, EXIT} from "../failures.js";
 
 export const restoreCommand: Command = {
   words: ["restore"],
-  summary: "put a backup back into the data dir (on the box, with the gateway stopped); the replaced files are kept aside",
+  summary:
+    "put a backup back into the data dir (on the box, with the gateway stopped); the replaced files are kept aside",
   args: "<backup-dir>",
   arity: [1, 1],
   options: {
-    "data-dir": {type: "string", value: "DIR", description: "the data dir to restore into (default: data_dir from the settings)"},
-    config: {type: "string", value: "FILE", description: "the config file naming the data dir (default: $KLAXON_CONFIG)"}
+    "data-dir": {
+      type: "string",
+      value: "DIR",
+      description: "the data dir to restore into (default: data_dir from the settings)"
+    },
+    config: {
+      type: "string",
+      value: "FILE",
+      description: "the config file naming the data dir (default: $KLAXON_CONFIG)"
+    }
   },
   // Nothing to wait for: the restore is file moves; Command.run still answers with a promise.
   run(ctx) {
@@ -39,7 +48,12 @@ export const restoreCommand: Command = {
       throw error;
     }
     printResult(ctx, {backup: backupDir, data_dir: dataDir, ...result}, () =>
-      [`restored ${result.restored.join(", ")} from ${backupDir} into ${dataDir}`, result.moved_aside ? `the files it replaced are in ${result.moved_aside}` : "the data dir held no files to replace"].join("\n")
+      [
+        `restored ${result.restored.join(", ")} from ${backupDir} into ${dataDir}`,
+        result.moved_aside
+          ? `the files it replaced are in ${result.moved_aside}`
+          : "the data dir held no files to replace"
+      ].join("\n")
     );
     return Promise.resolve();
   }

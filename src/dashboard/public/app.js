@@ -66,7 +66,15 @@ async function route() {
     leavePage = (await ROUTES[name].render(main, {params})) ?? null;
   } catch (error) {
     if (!session?.signed_in) return;
-    fill(main, h("div", {class: "form-problem", role: "alert"}, h("p", {class: "problem-title"}, "This page could not be loaded"), h("p", {}, error.message)));
+    fill(
+      main,
+      h(
+        "div",
+        {class: "form-problem", role: "alert"},
+        h("p", {class: "problem-title"}, "This page could not be loaded"),
+        h("p", {}, error.message)
+      )
+    );
   }
   focusHeading();
 }

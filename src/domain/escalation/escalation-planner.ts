@@ -59,7 +59,14 @@ export interface EscalationTransition {
 
 /** The state stored at accept time: the first step is due at once, under generation 0. */
 export function startEscalation(policy: PolicySnapshot, now: number): EscalationState {
-  return {steps_total: countSteps(policy), generation: 0, next_step_at: now, status: "running", progress: {carried: [], current: null, noted: {}}, waiting_for: null};
+  return {
+    steps_total: countSteps(policy),
+    generation: 0,
+    next_step_at: now,
+    status: "running",
+    progress: {carried: [], current: null, noted: {}},
+    waiting_for: null
+  };
 }
 
 /**
@@ -73,11 +80,19 @@ export function startEscalation(policy: PolicySnapshot, now: number): Escalation
  * generation), early (before next_step_at) or late (chain no longer running) events change
  * nothing, which makes duplicate deliveries harmless.
  */
-export function advance(state: EscalationState, event: EscalationEvent, now: number, ctx: EscalationContext): EscalationTransition {
+export function advance(
+  state: EscalationState,
+  event: EscalationEvent,
+  now: number,
+  ctx: EscalationContext
+): EscalationTransition {
   const unchanged = {state, effects: []};
   if (state.status !== "running") return unchanged;
   if (event.type !== "wake") {
-    return {state: {...state, status: "stopped", next_step_at: null, waiting_for: null, generation: state.generation + 1}, effects: []};
+    return {
+      state: {...state, status: "stopped", next_step_at: null, waiting_for: null, generation: state.generation + 1},
+      effects: []
+    };
   }
   if (event.generation !== state.generation) return unchanged;
   if (state.next_step_at !== null && now < state.next_step_at) return unchanged;
@@ -102,25 +117,52 @@ function wake(state: EscalationState, now: number, ctx: EscalationContext): Esca
     for (const decision of decisions) {
       if (decision.kind === "attempt") continue;
       effects.push(...notes.record(step, decision));
-      if (decision.kind === "skip") blocked.set(`${decision.slot.channel}\u0000${decision.reason}`, {channel: decision.slot.channel, reason: decision.reason});
+      if (decision.kind === "skip")
+        blocked.set(`${decision.slot.channel}\u0000${decision.reason}`, {
+          channel: decision.slot.channel,
+          reason: decision.reason
+        });
       else quietEnds.push(decision.until);
     }
     if (attempted.length === 0) continue;
-    for (const decision of attempted) effects.push({type: "attempt", step, recipient_uuid: decision.slot.member.recipient_uuid, channel: decision.slot.channel, contact: decision.contact});
+    for (const decision of attempted)
+      effects.push({
+        type: "attempt",
+        step,
+        recipient_uuid: decision.slot.member.recipient_uuid,
+        channel: decision.slot.channel,
+        contact: decision.contact
+      });
     // For a parallel step the longest timeout wins, so every member paged gets their full time to answer.
     const at = now + Math.max(...attempted.map((decision) => decision.slot.member.ack_timeout_seconds)) * 1000;
     effects.push({type: "step", step}, {type: "wake_at", at, generation});
-    const progress = {carried: [...state.progress.carried, step].sort((a, b) => a - b), current: step, noted: notes.noted};
+    const progress = {
+      carried: [...state.progress.carried, step].sort((a, b) => a - b),
+      current: step,
+      noted: notes.noted
+    };
     return {state: {...state, generation, next_step_at: at, progress, waiting_for: null}, effects};
   }
   const progress = {...state.progress, noted: notes.noted};
   if (remaining.length === 0) {
     effects.push({type: "exhausted"});
-    return {state: {...state, generation, next_step_at: null, status: "exhausted", progress, waiting_for: null}, effects};
+    return {
+      state: {...state, generation, next_step_at: null, status: "exhausted", progress, waiting_for: null},
+      effects
+    };
   }
   const at = Math.min(...quietEnds, blocked.size > 0 ? now + WAIT_RETRY_MS : Number.POSITIVE_INFINITY);
   effects.push({type: "wake_at", at, generation});
-  return {state: {...state, generation, next_step_at: at, progress, waiting_for: blocked.size > 0 ? [...blocked.values()] : null}, effects};
+  return {
+    state: {
+      ...state,
+      generation,
+      next_step_at: at,
+      progress,
+      waiting_for: blocked.size > 0 ? [...blocked.values()] : null
+    },
+    effects
+  };
 }
 
 /**
@@ -150,7 +192,8 @@ class NoteBook {
 
   record(step: number, decision: Exclude<Decision, {kind: "attempt"}>): EscalationEffect[] {
     const {member, channel} = decision.slot;
-    const reason = decision.kind === "skip" ? decision.reason : `deferred until ${new Date(decision.until).toISOString()}`;
+    const reason =
+      decision.kind === "skip" ? decision.reason : `deferred until ${new Date(decision.until).toISOString()}`;
     const slotKey = `${step}/${member.recipient_uuid}/${channel}`;
     if (this.noted[slotKey] === reason) return [];
     this.noted[slotKey] = reason;
@@ -158,7 +201,9 @@ class NoteBook {
     if (this.thisWake.has(wakeKey)) return [];
     this.thisWake.add(wakeKey);
     const who = {step, recipient_uuid: member.recipient_uuid, channel, contact: member.contacts[channel] ?? null};
-    return decision.kind === "skip" ? [{type: "skip", ...who, reason: decision.reason}] : [{type: "defer", ...who, until: decision.until}];
+    return decision.kind === "skip"
+      ? [{type: "skip", ...who, reason: decision.reason}]
+      : [{type: "defer", ...who, until: decision.until}];
   }
 }
 

@@ -34,7 +34,9 @@ export function countSteps(policy: PolicySnapshot): number {
 export function stepSlots(policy: PolicySnapshot, stepIndex: number): StepSlot[] {
   if (stepIndex < 0) return [];
   if (policy.strategy === "parallel") {
-    return policy.members.filter((member) => stepIndex < memberChainLength(member)).map((member) => slotAt(member, stepIndex));
+    return policy.members
+      .filter((member) => stepIndex < memberChainLength(member))
+      .map((member) => slotAt(member, stepIndex));
   }
   let first = 0;
   for (const member of policy.members) {

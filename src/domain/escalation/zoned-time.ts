@@ -33,7 +33,14 @@ export function wallAt(instant: number, zone: string): number {
   for (const part of formatter(zone).formatToParts(instant)) {
     if (part.type !== "literal") fields[part.type] = Number(part.value);
   }
-  const wholeSeconds = Date.UTC(fields.year ?? 0, (fields.month ?? 1) - 1, fields.day ?? 1, fields.hour ?? 0, fields.minute ?? 0, fields.second ?? 0);
+  const wholeSeconds = Date.UTC(
+    fields.year ?? 0,
+    (fields.month ?? 1) - 1,
+    fields.day ?? 1,
+    fields.hour ?? 0,
+    fields.minute ?? 0,
+    fields.second ?? 0
+  );
   // Intl reports whole seconds; the milliseconds carry over unchanged because no zone offset has any.
   return wholeSeconds + (((instant % 1000) + 1000) % 1000);
 }
@@ -52,7 +59,9 @@ export function localMidnight(instant: number, zone: string): number {
  */
 export function firstInstantAtWall(wall: number, zone: string): number {
   // The true offset is one of those in force within a day of the naive guess.
-  const offsets = [...new Set([wall - MS_PER_DAY, wall, wall + MS_PER_DAY].map((guess) => wallAt(guess, zone) - guess))];
+  const offsets = [
+    ...new Set([wall - MS_PER_DAY, wall, wall + MS_PER_DAY].map((guess) => wallAt(guess, zone) - guess))
+  ];
   const exact = offsets.map((offset) => wall - offset).filter((instant) => wallAt(instant, zone) === wall);
   if (exact.length > 0) return Math.min(...exact);
   // In a gap: the jump lies after wall - largest offset and at or before wall - smallest offset,

@@ -40,7 +40,8 @@ export function renderExposition(families: MetricFamily[]): string {
   for (const family of families) {
     lines.push(`# HELP ${family.name} ${family.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}`);
     lines.push(`# TYPE ${family.name} ${family.type}`);
-    for (const sample of family.samples) lines.push(`${family.name}${sample.suffix ?? ""}${formatLabels(sample.labels)} ${formatValue(sample.value)}`);
+    for (const sample of family.samples)
+      lines.push(`${family.name}${sample.suffix ?? ""}${formatLabels(sample.labels)} ${formatValue(sample.value)}`);
   }
   return lines.join("\n") + "\n";
 }
@@ -65,8 +66,14 @@ export class Histogram {
   samples(): Sample[] {
     const samples: Sample[] = [];
     for (const {labels, counts, sum, count} of this.series.values()) {
-      this.buckets.forEach((bound, index) => samples.push({labels: {...labels, le: String(bound)}, value: counts[index], suffix: "_bucket"}));
-      samples.push({labels: {...labels, le: "+Inf"}, value: count, suffix: "_bucket"}, {labels, value: sum, suffix: "_sum"}, {labels, value: count, suffix: "_count"});
+      this.buckets.forEach((bound, index) =>
+        samples.push({labels: {...labels, le: String(bound)}, value: counts[index], suffix: "_bucket"})
+      );
+      samples.push(
+        {labels: {...labels, le: "+Inf"}, value: count, suffix: "_bucket"},
+        {labels, value: sum, suffix: "_sum"},
+        {labels, value: count, suffix: "_count"}
+      );
     }
     return samples;
   }

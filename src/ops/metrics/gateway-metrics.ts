@@ -12,19 +12,30 @@ import {Histogram, renderExposition, type Labels, type MetricFamily, type Sample
 import type {ProcessMetrics} from "./process-metrics.js";
 
 /** Every combination of two label vocabularies, with the journal's count or 0, so series never vanish. */
-function grid<A extends string, B extends string>(names: [string, string], first: readonly A[], second: readonly B[], counts: Array<Record<string, string | number>>): Sample[] {
+function grid<A extends string, B extends string>(
+  names: [string, string],
+  first: readonly A[],
+  second: readonly B[],
+  counts: Array<Record<string, string | number>>
+): Sample[] {
   const found = new Map(counts.map((row) => [`${row[names[0]]}\u0000${row[names[1]]}`, Number(row.n)]));
-  return first.flatMap((a) => second.map((b) => ({labels: {[names[0]]: a, [names[1]]: b}, value: found.get(`${a}\u0000${b}`) ?? 0})));
+  return first.flatMap((a) =>
+    second.map((b) => ({labels: {[names[0]]: a, [names[1]]: b}, value: found.get(`${a}\u0000${b}`) ?? 0}))
+  );
 }
 
 /** A driver's details flattened to dotted paths: numbers and booleans as values, strings as info labels. */
-function flattenDetails(details: Record<string, unknown>, prefix = ""): Array<{detail: string; value: number | string}> {
+function flattenDetails(
+  details: Record<string, unknown>,
+  prefix = ""
+): Array<{detail: string; value: number | string}> {
   return Object.entries(details).flatMap(([key, value]) => {
     const detail = prefix + key;
     if (typeof value === "number" && Number.isFinite(value)) return [{detail, value}];
     if (typeof value === "boolean") return [{detail, value: value ? 1 : 0}];
     if (typeof value === "string") return [{detail, value}];
-    if (value && typeof value === "object" && !Array.isArray(value)) return flattenDetails(value as Record<string, unknown>, detail + ".");
+    if (value && typeof value === "object" && !Array.isArray(value))
+      return flattenDetails(value as Record<string, unknown>, detail + ".");
     return [];
   });
 }
@@ -66,42 +77,128 @@ export class GatewayMetrics {
       undeliverable: this.escalations.undeliverable()
     }));
     const states = this.channels.all();
-    const details = states.flatMap((state) => (state.details ? flattenDetails(state.details).map((item) => ({...item, channel: state.channel})) : []));
-    const byChannel = (value: (channel: (typeof CHANNELS)[number]) => number): Sample[] => CHANNELS.map((channel) => ({labels: {channel}, value: value(channel)}));
+    const details = states.flatMap((state) =>
+      state.details ? flattenDetails(state.details).map((item) => ({...item, channel: state.channel})) : []
+    );
+    const byChannel = (value: (channel: (typeof CHANNELS)[number]) => number): Sample[] =>
+      CHANNELS.map((channel) => ({labels: {channel}, value: value(channel)}));
     const families: MetricFamily[] = [
-      {name: "klaxon_notifications", type: "gauge", help: "Notifications in the journal by status and priority.", samples: grid(["status", "priority"], NOTIFICATION_STATUSES, PRIORITIES, notifications)},
-      {name: "klaxon_attempts", type: "gauge", help: "Delivery attempts in the journal by channel and outcome.", samples: grid(["channel", "outcome"], CHANNELS, ATTEMPT_OUTCOMES, attempts)},
       {
-        name: "klaxon_notifications_undeliverable", type: "gauge",
-        help: "Open notifications waiting for a channel they cannot use now (unlabelled: the total; by channel: waiting for that channel, so one may count on several; see /readyz for the reasons).",
-        samples: [{value: undeliverable.count}, ...byChannel((channel) => undeliverable.reasons.filter((entry) => entry.channel === channel).reduce((sum, entry) => sum + entry.notifications, 0))]
+        name: "klaxon_notifications",
+        type: "gauge",
+        help: "Notifications in the journal by status and priority.",
+        samples: grid(["status", "priority"], NOTIFICATION_STATUSES, PRIORITIES, notifications)
       },
-      {name: "klaxon_escalations_running", type: "gauge", help: "Escalation chains still running.", samples: [{value: running}]},
-      {name: "klaxon_escalation_lag_seconds", type: "gauge", help: "How late the most overdue escalation step is (0 when every due step has fired).", samples: [{value: lagMs / 1000}]},
-      {name: "klaxon_outbox_pending", type: "gauge", help: "Webhook deliveries waiting to be sent.", samples: [{value: outbox.pending}]},
       {
-        name: "klaxon_outbox_oldest_age_seconds", type: "gauge", help: "Age of the oldest webhook delivery waiting (0 when none waits).",
+        name: "klaxon_attempts",
+        type: "gauge",
+        help: "Delivery attempts in the journal by channel and outcome.",
+        samples: grid(["channel", "outcome"], CHANNELS, ATTEMPT_OUTCOMES, attempts)
+      },
+      {
+        name: "klaxon_notifications_undeliverable",
+        type: "gauge",
+        help: "Open notifications waiting for a channel they cannot use now (unlabelled: the total; by channel: waiting for that channel, so one may count on several; see /readyz for the reasons).",
+        samples: [
+          {value: undeliverable.count},
+          ...byChannel((channel) =>
+            undeliverable.reasons
+              .filter((entry) => entry.channel === channel)
+              .reduce((sum, entry) => sum + entry.notifications, 0)
+          )
+        ]
+      },
+      {
+        name: "klaxon_escalations_running",
+        type: "gauge",
+        help: "Escalation chains still running.",
+        samples: [{value: running}]
+      },
+      {
+        name: "klaxon_escalation_lag_seconds",
+        type: "gauge",
+        help: "How late the most overdue escalation step is (0 when every due step has fired).",
+        samples: [{value: lagMs / 1000}]
+      },
+      {
+        name: "klaxon_outbox_pending",
+        type: "gauge",
+        help: "Webhook deliveries waiting to be sent.",
+        samples: [{value: outbox.pending}]
+      },
+      {
+        name: "klaxon_outbox_oldest_age_seconds",
+        type: "gauge",
+        help: "Age of the oldest webhook delivery waiting (0 when none waits).",
         samples: [{value: outbox.oldest === null ? 0 : Math.max(0, (nowMs - Date.parse(outbox.oldest)) / 1000)}]
       },
-      {name: "klaxon_channel_available", type: "gauge", help: "1 when the gateway can use the channel now, 0 when not (see /readyz for the reason).", samples: byChannel((channel) => (states.find((state) => state.channel === channel)?.available ? 1 : 0))},
-      {name: "klaxon_channel_queue_depth", type: "gauge", help: "Deliveries waiting for the channel's driver.", samples: byChannel((channel) => this.runner.queueDepth(channel))},
       {
-        name: "klaxon_channel_detail", type: "gauge", help: "Numeric live details a channel driver reports (modem signal.dbm, port_open...).",
-        samples: details.filter((item) => typeof item.value === "number").map((item) => ({labels: {channel: item.channel, detail: item.detail}, value: item.value as number}))
+        name: "klaxon_channel_available",
+        type: "gauge",
+        help: "1 when the gateway can use the channel now, 0 when not (see /readyz for the reason).",
+        samples: byChannel((channel) => (states.find((state) => state.channel === channel)?.available ? 1 : 0))
       },
       {
-        name: "klaxon_channel_detail_info", type: "gauge", help: "Textual live details a channel driver reports (modem sim, registration, operator...), as labels; always 1.",
-        samples: details.filter((item) => typeof item.value === "string").map((item) => ({labels: {channel: item.channel, detail: item.detail, value: item.value as string} satisfies Labels, value: 1}))
+        name: "klaxon_channel_queue_depth",
+        type: "gauge",
+        help: "Deliveries waiting for the channel's driver.",
+        samples: byChannel((channel) => this.runner.queueDepth(channel))
       },
-      {name: "klaxon_journal_can_commit", type: "gauge", help: "0 after a commit failed for lack of storage (disk full), until one succeeds again.", samples: [{value: this.journal.isStorageFailing ? 0 : 1}]},
-      {name: "klaxon_journal_commits_total", type: "counter", help: "Journal transactions committed since start.", samples: [{value: this.journal.stats.commits}]},
-      {name: "klaxon_journal_writes_total", type: "counter", help: "Writes committed since start (writes per commit is the group-commit factor).", samples: [{value: this.journal.stats.writes}]},
-      {name: "klaxon_backups", type: "gauge", help: "Backups kept under <data_dir>/backups.", samples: [{value: backups.length}]},
       {
-        name: "klaxon_backup_last_success_timestamp_seconds", type: "gauge", help: "When the newest backup was made (Unix seconds; 0 when there is none).",
+        name: "klaxon_channel_detail",
+        type: "gauge",
+        help: "Numeric live details a channel driver reports (modem signal.dbm, port_open...).",
+        samples: details
+          .filter((item) => typeof item.value === "number")
+          .map((item) => ({labels: {channel: item.channel, detail: item.detail}, value: item.value as number}))
+      },
+      {
+        name: "klaxon_channel_detail_info",
+        type: "gauge",
+        help: "Textual live details a channel driver reports (modem sim, registration, operator...), as labels; always 1.",
+        samples: details
+          .filter((item) => typeof item.value === "string")
+          .map((item) => ({
+            labels: {channel: item.channel, detail: item.detail, value: item.value as string} satisfies Labels,
+            value: 1
+          }))
+      },
+      {
+        name: "klaxon_journal_can_commit",
+        type: "gauge",
+        help: "0 after a commit failed for lack of storage (disk full), until one succeeds again.",
+        samples: [{value: this.journal.isStorageFailing ? 0 : 1}]
+      },
+      {
+        name: "klaxon_journal_commits_total",
+        type: "counter",
+        help: "Journal transactions committed since start.",
+        samples: [{value: this.journal.stats.commits}]
+      },
+      {
+        name: "klaxon_journal_writes_total",
+        type: "counter",
+        help: "Writes committed since start (writes per commit is the group-commit factor).",
+        samples: [{value: this.journal.stats.writes}]
+      },
+      {
+        name: "klaxon_backups",
+        type: "gauge",
+        help: "Backups kept under <data_dir>/backups.",
+        samples: [{value: backups.length}]
+      },
+      {
+        name: "klaxon_backup_last_success_timestamp_seconds",
+        type: "gauge",
+        help: "When the newest backup was made (Unix seconds; 0 when there is none).",
         samples: [{value: backups.length ? Date.parse(backups[0].created_at) / 1000 : 0}]
       },
-      {name: "klaxon_http_request_duration_seconds", type: "histogram", help: "HTTP answers by method, endpoint template and status.", samples: this.http.samples()},
+      {
+        name: "klaxon_http_request_duration_seconds",
+        type: "histogram",
+        help: "HTTP answers by method, endpoint template and status.",
+        samples: this.http.samples()
+      },
       ...this.process.families()
     ];
     return renderExposition(families);

@@ -55,28 +55,75 @@ export class ProcessMetrics {
     const cpu = process.cpuUsage();
     const memory = process.memoryUsage();
     const families: MetricFamily[] = [
-      {name: "process_cpu_seconds_total", type: "counter", help: "User and system CPU time spent, in seconds.", samples: [{value: (cpu.user + cpu.system) / 1e6}]},
-      {name: "process_resident_memory_bytes", type: "gauge", help: "Resident memory size in bytes.", samples: [{value: memory.rss}]},
+      {
+        name: "process_cpu_seconds_total",
+        type: "counter",
+        help: "User and system CPU time spent, in seconds.",
+        samples: [{value: (cpu.user + cpu.system) / 1e6}]
+      },
+      {
+        name: "process_resident_memory_bytes",
+        type: "gauge",
+        help: "Resident memory size in bytes.",
+        samples: [{value: memory.rss}]
+      },
       // timeOrigin is when the process started, in ms since the epoch: no clock is read here.
-      {name: "process_start_time_seconds", type: "gauge", help: "Start time of the process since the Unix epoch, in seconds.", samples: [{value: Math.round(performance.timeOrigin) / 1000}]},
-      {name: "nodejs_heap_size_used_bytes", type: "gauge", help: "V8 heap in use, in bytes.", samples: [{value: memory.heapUsed}]},
-      {name: "nodejs_heap_size_total_bytes", type: "gauge", help: "V8 heap allocated, in bytes.", samples: [{value: memory.heapTotal}]}
+      {
+        name: "process_start_time_seconds",
+        type: "gauge",
+        help: "Start time of the process since the Unix epoch, in seconds.",
+        samples: [{value: Math.round(performance.timeOrigin) / 1000}]
+      },
+      {
+        name: "nodejs_heap_size_used_bytes",
+        type: "gauge",
+        help: "V8 heap in use, in bytes.",
+        samples: [{value: memory.heapUsed}]
+      },
+      {
+        name: "nodejs_heap_size_total_bytes",
+        type: "gauge",
+        help: "V8 heap allocated, in bytes.",
+        samples: [{value: memory.heapTotal}]
+      }
     ];
     const fds = openFds();
-    if (fds !== null) families.push({name: "process_open_fds", type: "gauge", help: "Open file descriptors.", samples: [{value: fds}]});
+    if (fds !== null)
+      families.push({name: "process_open_fds", type: "gauge", help: "Open file descriptors.", samples: [{value: fds}]});
     const maxFds = maxOpenFds();
-    if (maxFds !== null) families.push({name: "process_max_fds", type: "gauge", help: "The limit on open file descriptors.", samples: [{value: maxFds}]});
+    if (maxFds !== null)
+      families.push({
+        name: "process_max_fds",
+        type: "gauge",
+        help: "The limit on open file descriptors.",
+        samples: [{value: maxFds}]
+      });
     if (this.loopDelay && this.loopDelay.count > 0) {
       // The histogram holds whole intervals between samples (nanoseconds): an idle loop reads 20 ms.
       // Less the resolution, what is left is the delay.
       const seconds = (ns: number) => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS) / 1000;
       families.push(
-        {name: "nodejs_eventloop_delay_p99_seconds", type: "gauge", help: "99th percentile of the event loop's delay since the previous scrape, in seconds.", samples: [{value: seconds(this.loopDelay.percentile(99))}]},
-        {name: "nodejs_eventloop_delay_max_seconds", type: "gauge", help: "Longest event loop delay since the previous scrape, in seconds.", samples: [{value: seconds(this.loopDelay.max)}]}
+        {
+          name: "nodejs_eventloop_delay_p99_seconds",
+          type: "gauge",
+          help: "99th percentile of the event loop's delay since the previous scrape, in seconds.",
+          samples: [{value: seconds(this.loopDelay.percentile(99))}]
+        },
+        {
+          name: "nodejs_eventloop_delay_max_seconds",
+          type: "gauge",
+          help: "Longest event loop delay since the previous scrape, in seconds.",
+          samples: [{value: seconds(this.loopDelay.max)}]
+        }
       );
       this.loopDelay.reset();
     }
-    families.push({name: "klaxon_build_info", type: "gauge", help: "Always 1; the labels say which Klaxon and which Node run.", samples: [{labels: {...this.build}, value: 1}]});
+    families.push({
+      name: "klaxon_build_info",
+      type: "gauge",
+      help: "Always 1; the labels say which Klaxon and which Node run.",
+      samples: [{labels: {...this.build}, value: 1}]
+    });
     return families;
   }
 }

@@ -69,7 +69,11 @@ export class AttemptOutcomes {
       outcome: result ? result.outcome : ("failed" as const),
       error: result ? result.detail : (error?.message ?? "failed")
     }));
-    if (error?.permanent) this.deps.logger.warn("permanent channel failure: the contact is marked unavailable", {attempts: outcome.attempts.map((attempt) => attempt.attemptId), error: error.message});
+    if (error?.permanent)
+      this.deps.logger.warn("permanent channel failure: the contact is marked unavailable", {
+        attempts: outcome.attempts.map((attempt) => attempt.attemptId),
+        error: error.message
+      });
     this.record(rows, {permanent: error?.permanent ?? false, passedOn: result?.passedOn ?? false});
     // A report may come hours later; it is recorded whenever it comes and is not waited for.
     void result?.confirmation?.then((late) => late && this.confirmed(outcome.attempts, late));
@@ -90,8 +94,23 @@ export class AttemptOutcomes {
   }
 
   /** Inside the transaction (its effects on memory after the commit); true when the chain's next step was brought forward. */
-  private recordOne({attempt, outcome, error}: OutcomeRow, nowMs: number, permanent: boolean, passedOn: boolean): boolean {
-    const {journal, attempts, notificationRecords, escalations, contactFailures, events, notifications, storms, logger} = this.deps;
+  private recordOne(
+    {attempt, outcome, error}: OutcomeRow,
+    nowMs: number,
+    permanent: boolean,
+    passedOn: boolean
+  ): boolean {
+    const {
+      journal,
+      attempts,
+      notificationRecords,
+      escalations,
+      contactFailures,
+      events,
+      notifications,
+      storms,
+      logger
+    } = this.deps;
     const now = isoTimestamp(nowMs);
     if (!attempts.finish(attempt.attemptId, outcome, error, now)) return false;
     const record = notificationRecords.get(attempt.alert.notification_id);
@@ -99,23 +118,33 @@ export class AttemptOutcomes {
     if (!record || !stored) return false;
     // A page that did not reach the person is no page for a storm's newcomers to join.
     if (outcome === "failed") journal.afterCommit(() => storms.forget(record.id));
-    if (permanent) contactFailures.mark(attempt.recipient.uuid, stored.channel, attempt.contact, error ?? "failed", now);
+    if (permanent)
+      contactFailures.mark(attempt.recipient.uuid, stored.channel, attempt.contact, error ?? "failed", now);
     if (REACHED.has(outcome) && contactFailures.clear(attempt.recipient.uuid, stored.channel, attempt.contact)) {
-      journal.afterCommit(() => logger.info("a contact marked unusable reached someone again: it is usable again", {recipient_uuid: attempt.recipient.uuid, channel: stored.channel}));
+      journal.afterCommit(() =>
+        logger.info("a contact marked unusable reached someone again: it is usable again", {
+          recipient_uuid: attempt.recipient.uuid,
+          channel: stored.channel
+        })
+      );
     }
     const {notification_id: _id, ...shown} = stored;
     // `notification.sent` went out when the attempt was handed to its channel.
-    if (outcome === "delivered" || outcome === "answered") events.emit("notification.delivered", notifications.view(record), nowMs, {attempt: shown});
+    if (outcome === "delivered" || outcome === "answered")
+      events.emit("notification.delivered", notifications.view(record), nowMs, {attempt: shown});
     if (NOT_REACHED.has(outcome)) events.emit("contact.failed", notifications.view(record), nowMs, {attempt: shown});
     if (passedOn) return escalations.hurry(record.id, stored.step, now);
     if (!NOT_REACHED.has(outcome)) return false;
     // The attempts of the step that went to a channel (skips and deferrals aside).
-    const tried = attempts.ofStep(record.id, stored.step).filter((row) => row.outcome !== "skipped" && row.outcome !== "deferred");
+    const tried = attempts
+      .ofStep(record.id, stored.step)
+      .filter((row) => row.outcome !== "skipped" && row.outcome !== "deferred");
     if (!tried.every((row) => NOT_REACHED.has(row.outcome))) return false;
     // The channel failed under the step (a server that went away unnoticed): the step did not
     // really go out, so it is tried again once the channel works, and the alert waits loudly
     // rather than running out with nobody reached.
-    if (outcome === "failed" && !this.deps.channelStatus.gatewayChannel(stored.channel).available) escalations.uncarry(record.id, stored.step);
+    if (outcome === "failed" && !this.deps.channelStatus.gatewayChannel(stored.channel).available)
+      escalations.uncarry(record.id, stored.step);
     const waitSeconds = this.retryAfterFailureSeconds(record.id, new Set(tried.map((row) => row.recipient_uuid)));
     return escalations.hurry(record.id, stored.step, isoTimestamp(nowMs + waitSeconds * 1000));
   }
@@ -123,7 +152,9 @@ export class AttemptOutcomes {
   /** The longest retry wait among the members tried, as the snapshot froze it. */
   private retryAfterFailureSeconds(notificationId: string, tried: Set<string>): number {
     const policy = this.deps.escalations.policyOf(notificationId);
-    const waits = (policy?.members ?? []).filter((member) => tried.has(member.recipient_uuid)).map((member) => retryAfterFailureSeconds(member));
+    const waits = (policy?.members ?? [])
+      .filter((member) => tried.has(member.recipient_uuid))
+      .map((member) => retryAfterFailureSeconds(member));
     return waits.length ? Math.max(...waits) : 0;
   }
 
@@ -139,7 +170,12 @@ export class AttemptOutcomes {
           const stored = attempts.get(attempt.attemptId);
           if (!record || !stored) continue;
           const {notification_id: _id, ...shown} = stored;
-          events.emit(late.outcome === "delivered" ? "notification.delivered" : "contact.failed", notifications.view(record), nowMs, {attempt: shown});
+          events.emit(
+            late.outcome === "delivered" ? "notification.delivered" : "contact.failed",
+            notifications.view(record),
+            nowMs,
+            {attempt: shown}
+          );
         }
       })
       .catch((failure) => this.deps.logger.error("could not record a delivery report", {error: failure as Error}));

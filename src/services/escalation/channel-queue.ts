@@ -33,7 +33,6 @@ interface Job {
   seq: number;
 }
 
-
 /**
  * A channel's own queue: at most `driver.concurrency` deliveries at once (the modem has one
  * line), the most urgent waiting job first, then first come. Attempts for a contact that already
@@ -87,7 +86,8 @@ export class ChannelQueue {
 
   /** Aborts deliveries in progress that carry this notification (an ack elsewhere hangs up the call). */
   abort(notificationId: string): void {
-    for (const controller of this.controllers.get(notificationId) ?? []) controller.abort(new Error("acknowledged or resolved elsewhere"));
+    for (const controller of this.controllers.get(notificationId) ?? [])
+      controller.abort(new Error("acknowledged or resolved elsewhere"));
   }
 
   /**
@@ -141,14 +141,24 @@ export class ChannelQueue {
         return this.hooks.acknowledged(open, by);
       }
     };
-    const timer = setTimeout(() => controller.abort(new Error(`no outcome within ${this.timeoutMs} ms`)), this.timeoutMs);
+    const timer = setTimeout(
+      () => controller.abort(new Error(`no outcome within ${this.timeoutMs} ms`)),
+      this.timeoutMs
+    );
     // Neither handler rejects: a driver's failure becomes an outcome, and the queue moves on even
     // if recording that outcome threw.
     void this.driver
       .deliver(delivery, controller.signal)
       .then(
         (result) => ({attempts: open, result, error: null}),
-        (error: unknown) => ({attempts: open, result: null, error: error instanceof ChannelError ? error : asChannelError(controller.signal.aborted ? controller.signal.reason : error)})
+        (error: unknown) => ({
+          attempts: open,
+          result: null,
+          error:
+            error instanceof ChannelError
+              ? error
+              : asChannelError(controller.signal.aborted ? controller.signal.reason : error)
+        })
       )
       .then((outcome) => {
         clearTimeout(timer);

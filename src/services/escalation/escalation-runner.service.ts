@@ -84,8 +84,19 @@ export class EscalationRunner implements NotificationListener {
   private readonly logger: Logger;
 
   constructor(deps: RunnerDeps, options: RunnerOptions = {}) {
-    ({journal: this.journal, notificationRecords: this.notificationRecords, escalations: this.escalations, attempts: this.attempts} = deps);
-    ({channelStatus: this.channelStatus, contactFailures: this.contactFailures, storms: this.storms, clock: this.clock, logger: this.logger} = deps);
+    ({
+      journal: this.journal,
+      notificationRecords: this.notificationRecords,
+      escalations: this.escalations,
+      attempts: this.attempts
+    } = deps);
+    ({
+      channelStatus: this.channelStatus,
+      contactFailures: this.contactFailures,
+      storms: this.storms,
+      clock: this.clock,
+      logger: this.logger
+    } = deps);
     this.effectsDeps = deps;
     this.outcomes = new AttemptOutcomes({...deps, hurried: (dueNow) => this.hurried(dueNow)});
     this.wakeTimer = new WakeTimer(deps.clock, () => void this.tick());
@@ -93,13 +104,28 @@ export class EscalationRunner implements NotificationListener {
     this.channelCheckMs = options.channelCheckMs ?? 1000;
     const deliveryTimeoutMs = options.deliveryTimeoutMs ?? 10 * 60_000;
     for (const driver of deps.registry.all()) {
-      this.queues.set(driver.channel, new ChannelQueue(driver, {
-        stillOpen: (attempt) => this.stillOpen(attempt),
-        dropped: (attempts) => this.outcomes.record(attempts.map((attempt) => ({attempt, outcome: "skipped", error: "closed before the attempt started"}))),
-        finished: (outcome) => this.outcomes.finished(outcome),
-        acknowledged: (attempts, by) =>
-          deps.notifications.acknowledgeMany(attempts.map((attempt) => attempt.alert.notification_id), by, driver.channel, recipientActor(attempts[0].recipient.uuid))
-      }, deliveryTimeoutMs));
+      this.queues.set(
+        driver.channel,
+        new ChannelQueue(
+          driver,
+          {
+            stillOpen: (attempt) => this.stillOpen(attempt),
+            dropped: (attempts) =>
+              this.outcomes.record(
+                attempts.map((attempt) => ({attempt, outcome: "skipped", error: "closed before the attempt started"}))
+              ),
+            finished: (outcome) => this.outcomes.finished(outcome),
+            acknowledged: (attempts, by) =>
+              deps.notifications.acknowledgeMany(
+                attempts.map((attempt) => attempt.alert.notification_id),
+                by,
+                driver.channel,
+                recipientActor(attempts[0].recipient.uuid)
+              )
+          },
+          deliveryTimeoutMs
+        )
+      );
     }
     deps.notifications.listen(this);
   }
@@ -111,7 +137,13 @@ export class EscalationRunner implements NotificationListener {
       // The outcome of an attempt interrupted by a crash is unknown: it is recorded, not run
       // again (a person must not get the same call twice); the chain goes on from its stored wake-up.
       await this.journal.write(() => {
-        for (const attempt of interrupted) this.attempts.finish(attempt.id, "failed", "interrupted: the gateway stopped during this attempt", isoTimestamp(this.clock.now()));
+        for (const attempt of interrupted)
+          this.attempts.finish(
+            attempt.id,
+            "failed",
+            "interrupted: the gateway stopped during this attempt",
+            isoTimestamp(this.clock.now())
+          );
       });
       this.logger.warn("recorded attempts interrupted by a restart", {count: interrupted.length});
     }
@@ -137,7 +169,8 @@ export class EscalationRunner implements NotificationListener {
 
   /** Resolves when no tick runs, no delivery is under way and every outcome has been recorded. */
   async idle(): Promise<void> {
-    const busy = () => this.passes.running !== null || this.outcomes.busy || [...this.queues.values()].some((queue) => !queue.isDrained);
+    const busy = () =>
+      this.passes.running !== null || this.outcomes.busy || [...this.queues.values()].some((queue) => !queue.isDrained);
     while (busy()) {
       await this.passes.running;
       await Promise.all([...this.queues.values()].map((queue) => queue.drained()));
@@ -152,7 +185,9 @@ export class EscalationRunner implements NotificationListener {
    * their state in memory. A contact marked unusable is no channel to watch: it waits for a fix.
    */
   async checkChannels(): Promise<void> {
-    const waitedFor = this.journal.read(() => this.escalations.undeliverable()).reasons.filter((wait) => wait.reason !== CONTACT_UNUSABLE);
+    const waitedFor = this.journal
+      .read(() => this.escalations.undeliverable())
+      .reasons.filter((wait) => wait.reason !== CONTACT_UNUSABLE);
     if (!waitedFor.some((wait) => this.channelStatus.gatewayChannel(wait.channel).available)) return;
     const woken = await this.journal.write(() => this.escalations.wakeWaiting(isoTimestamp(this.clock.now())));
     if (woken > 0) await this.tick();
@@ -205,7 +240,8 @@ export class EscalationRunner implements NotificationListener {
       dispatch.push(...fired);
     }
     this.firedThisPass.clear();
-    for (const [channel, queue] of this.queues) queue.enqueue(...dispatch.filter((attempt) => attempt.channel === channel).map((attempt) => attempt.queued));
+    for (const [channel, queue] of this.queues)
+      queue.enqueue(...dispatch.filter((attempt) => attempt.channel === channel).map((attempt) => attempt.queued));
   }
 
   // Nothing running means nothing to wake for: a new alert wakes the runner through accepted().
@@ -216,7 +252,13 @@ export class EscalationRunner implements NotificationListener {
   }
 
   /** Alert storms (`StormGrouping`): a chain due while another pages its target waits for that chain's next step. */
-  private waitsBehindAnotherChain(record: NotificationRecord, row: EscalationRecord, contacted: string[], nowMs: number, firedNow: Set<string>): boolean {
+  private waitsBehindAnotherChain(
+    record: NotificationRecord,
+    row: EscalationRecord,
+    contacted: string[],
+    nowMs: number,
+    firedNow: Set<string>
+  ): boolean {
     if (row.step !== 0 || contacted.length === 0) return false;
     const anchor = this.storms.anchorAmong([record.target_uuid, ...contacted], nowMs);
     if (!anchor || anchor.row.notification_id === record.id) return false;
@@ -231,7 +273,11 @@ export class EscalationRunner implements NotificationListener {
    * Inside the transaction: runs the planner for one notification and applies its effects. Its
    * effects on memory (log lines, storm grouping) are after-commit effects: this may run twice.
    */
-  private fire(notificationId: string, nowMs: number, firedNow: Set<string>): Array<{channel: Channel; queued: QueuedAttempt}> {
+  private fire(
+    notificationId: string,
+    nowMs: number,
+    firedNow: Set<string>
+  ): Array<{channel: Channel; queued: QueuedAttempt}> {
     const record = this.notificationRecords.get(notificationId);
     const row = this.escalations.forNotification(notificationId);
     const policy = this.escalations.policyOf(notificationId);
@@ -245,13 +291,17 @@ export class EscalationRunner implements NotificationListener {
       progress: row.progress,
       waiting_for: row.waiting_for
     };
-    const contactOf = (channel: Channel, recipientUuid: string) => policy.members.find((member) => member.recipient_uuid === recipientUuid)?.contacts[channel] ?? null;
+    const contactOf = (channel: Channel, recipientUuid: string) =>
+      policy.members.find((member) => member.recipient_uuid === recipientUuid)?.contacts[channel] ?? null;
     // A contact marked unusable is tried again for a critical alert: the mark may be stale, and a critical page must not depend on it.
     const contactUnusable = (channel: Channel, recipientUuid: string) =>
-      record.priority === "critical" ? null : this.contactFailures.reasonFor(recipientUuid, channel, contactOf(channel, recipientUuid));
+      record.priority === "critical"
+        ? null
+        : this.contactFailures.reasonFor(recipientUuid, channel, contactOf(channel, recipientUuid));
     const {state: next, effects} = advance(state, {type: "wake", generation: row.generation}, nowMs, {
       policy,
-      channelUnavailable: (channel, recipientUuid) => this.channelStatus.gatewayChannel(channel).reason ?? contactUnusable(channel, recipientUuid)
+      channelUnavailable: (channel, recipientUuid) =>
+        this.channelStatus.gatewayChannel(channel).reason ?? contactUnusable(channel, recipientUuid)
     });
     // Whom this wake-up would really contact (a quiet or blocked first step passes to later ones).
     const contacted = effects.flatMap((effect) => (effect.type === "attempt" ? [effect.recipient_uuid] : []));
@@ -269,15 +319,26 @@ export class EscalationRunner implements NotificationListener {
     });
     this.journal.afterCommit(() => this.reportWaiting(record, row.waiting_for, next.waiting_for, effects));
     // The first chain that pages a target or person is the one a storm's newcomers join, until it closes or its page fails.
-    if (contacted.length) this.journal.afterCommit(() => this.storms.paged([record.target_uuid, ...contacted], notificationId, record.priority, nowMs));
+    if (contacted.length)
+      this.journal.afterCommit(() =>
+        this.storms.paged([record.target_uuid, ...contacted], notificationId, record.priority, nowMs)
+      );
     return new FireEffects(this.effectsDeps, record, policy, next.steps_total, nowMs).apply(effects);
   }
 
   /** Says loudly when a notification starts waiting for a channel, and when it is carried again. */
-  private reportWaiting(record: NotificationRecord, before: WaitReason[] | null, after: WaitReason[] | null, effects: EscalationEffect[]): void {
+  private reportWaiting(
+    record: NotificationRecord,
+    before: WaitReason[] | null,
+    after: WaitReason[] | null,
+    effects: EscalationEffect[]
+  ): void {
     const fields = {notification: record.id, priority: record.priority, source: record.source};
     if (after && !before) {
-      this.logger.warn("an alert cannot reach anyone: it waits for a channel", {...fields, waiting_for: after.map((wait) => `${wait.channel}: ${wait.reason}`).join("; ")});
+      this.logger.warn("an alert cannot reach anyone: it waits for a channel", {
+        ...fields,
+        waiting_for: after.map((wait) => `${wait.channel}: ${wait.reason}`).join("; ")
+      });
     } else if (before && !after && effects.some((effect) => effect.type === "attempt")) {
       this.logger.info("an alert that waited for a channel is being delivered", fields);
     }

@@ -13,7 +13,6 @@ import type {QueuedAttempt} from "./channel-queue.js";
 import type {EventPublisher} from "../notifications/event-publisher.js";
 import type {NotificationsService} from "../notifications/notifications.service.js";
 
-
 export interface FireEffectsDeps {
   notificationRecords: NotificationsRepository;
   attempts: AttemptsRepository;
@@ -64,10 +63,22 @@ export class FireEffects {
     this.setStatus("notifying");
     const attempt = this.attemptRow(effect);
     this.deps.attempts.insert(attempt);
-    const recipient = {uuid: effect.recipient_uuid, name: this.names.get(effect.recipient_uuid) ?? effect.recipient_uuid};
-    const alert = {notification_id: this.record.id, priority: this.current.priority, message: this.current.message, source: this.current.source, link: this.current.link};
+    const recipient = {
+      uuid: effect.recipient_uuid,
+      name: this.names.get(effect.recipient_uuid) ?? effect.recipient_uuid
+    };
+    const alert = {
+      notification_id: this.record.id,
+      priority: this.current.priority,
+      message: this.current.message,
+      source: this.current.source,
+      link: this.current.link
+    };
     if (effect.type === "attempt") {
-      this.dispatch.push({channel: effect.channel, queued: {attemptId: attempt.id, recipient, contact: effect.contact, alert}});
+      this.dispatch.push({
+        channel: effect.channel,
+        queued: {attemptId: attempt.id, recipient, contact: effect.contact, alert}
+      });
       this.handedOver.push(attempt);
       return;
     }
@@ -82,7 +93,13 @@ export class FireEffects {
 
   private exhausted(): void {
     this.setStatus("exhausted");
-    this.deps.audit.append(SYSTEM_ACTOR, "notification.exhausted", {type: "notification", id: this.record.id}, {steps: this.stepsTotal}, this.record.source);
+    this.deps.audit.append(
+      SYSTEM_ACTOR,
+      "notification.exhausted",
+      {type: "notification", id: this.record.id},
+      {steps: this.stepsTotal},
+      this.record.source
+    );
     this.deps.events.emit("escalation.exhausted", this.view(), this.nowMs);
   }
 
@@ -113,7 +130,12 @@ export class FireEffects {
       started_at: this.now,
       finished_at: finished ? this.now : null,
       outcome: effect.type === "attempt" ? "pending" : effect.type === "skip" ? "skipped" : "deferred",
-      error: effect.type === "skip" ? effect.reason : effect.type === "defer" ? `quiet hours until ${new Date(effect.until).toISOString()}` : null
+      error:
+        effect.type === "skip"
+          ? effect.reason
+          : effect.type === "defer"
+            ? `quiet hours until ${new Date(effect.until).toISOString()}`
+            : null
     };
   }
 }

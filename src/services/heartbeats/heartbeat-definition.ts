@@ -18,7 +18,14 @@ export interface HeartbeatInput {
 /** What a definition keeps across edits: its URL token, who made it, and when. */
 export type HeartbeatOrigin = Pick<HeartbeatDefinition, "ping_token" | "created_by_integration" | "created_at">;
 
-export const WRITABLE: (keyof HeartbeatInput)[] = ["period_seconds", "schedule", "timezone", "grace_seconds", "target", "priority"];
+export const WRITABLE: (keyof HeartbeatInput)[] = [
+  "period_seconds",
+  "schedule",
+  "timezone",
+  "grace_seconds",
+  "target",
+  "priority"
+];
 export const DEFAULT_GRACE_SECONDS = 60;
 
 /** What is wrong with an input beyond its schema: a period or a schedule, and a schedule's zone. */
@@ -26,10 +33,20 @@ export function inputProblems(input: HeartbeatInput, nowMs: number): FieldError[
   const errors: FieldError[] = [];
   const hasPeriod = input.period_seconds !== undefined;
   const hasSchedule = input.schedule !== undefined;
-  if (hasPeriod === hasSchedule) errors.push({pointer: "/period_seconds", detail: "give either period_seconds or schedule (with timezone), not both and not neither"});
-  if (hasSchedule && input.timezone === undefined) errors.push({pointer: "/timezone", detail: "a cron schedule needs a timezone (an IANA zone such as Europe/Berlin)"});
-  if (!hasSchedule && input.timezone !== undefined) errors.push({pointer: "/timezone", detail: "timezone only applies to a cron schedule"});
-  if (input.timezone !== undefined && !isValidTimeZone(input.timezone)) errors.push({pointer: "/timezone", detail: `"${input.timezone}" is not an IANA time zone`});
+  if (hasPeriod === hasSchedule)
+    errors.push({
+      pointer: "/period_seconds",
+      detail: "give either period_seconds or schedule (with timezone), not both and not neither"
+    });
+  if (hasSchedule && input.timezone === undefined)
+    errors.push({
+      pointer: "/timezone",
+      detail: "a cron schedule needs a timezone (an IANA zone such as Europe/Berlin)"
+    });
+  if (!hasSchedule && input.timezone !== undefined)
+    errors.push({pointer: "/timezone", detail: "timezone only applies to a cron schedule"});
+  if (input.timezone !== undefined && !isValidTimeZone(input.timezone))
+    errors.push({pointer: "/timezone", detail: `"${input.timezone}" is not an IANA time zone`});
   else if (input.schedule !== undefined && input.timezone !== undefined) {
     const problem = cronProblem(input.schedule, input.timezone, nowMs);
     if (problem) errors.push({pointer: "/schedule", detail: problem});
@@ -38,7 +55,12 @@ export function inputProblems(input: HeartbeatInput, nowMs: number): FieldError[
 }
 
 /** The stored definition for an input, with the defaults filled in. */
-export function definitionFrom(name: string, input: HeartbeatInput, origin: HeartbeatOrigin, nowIso: string): HeartbeatDefinition {
+export function definitionFrom(
+  name: string,
+  input: HeartbeatInput,
+  origin: HeartbeatOrigin,
+  nowIso: string
+): HeartbeatDefinition {
   return {
     name,
     period_seconds: input.period_seconds ?? null,
@@ -55,7 +77,9 @@ export function definitionFrom(name: string, input: HeartbeatInput, origin: Hear
 /** The document a merge patch makes of a definition's writable fields (read-only fields refused). */
 export function patchedInput(current: HeartbeatDefinition, patch: Record<string, unknown>): HeartbeatInput {
   refuseReadOnlyFields(patch, WRITABLE);
-  const writable = Object.fromEntries(WRITABLE.filter((field) => current[field] !== null).map((field) => [field, current[field]]));
+  const writable = Object.fromEntries(
+    WRITABLE.filter((field) => current[field] !== null).map((field) => [field, current[field]])
+  );
   return applyMergePatch(writable, patch) as HeartbeatInput;
 }
 

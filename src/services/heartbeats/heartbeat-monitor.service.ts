@@ -61,6 +61,10 @@ export class HeartbeatMonitor {
   /** Health for readiness and tests: whether the loop runs and when it next wakes. */
   get health(): {running: boolean; next_wake_at: string | null; last_pass_failed: boolean} {
     const wakeAt = this.wakeTimer.wakeAt;
-    return {running: this.started, next_wake_at: wakeAt === null ? null : isoTimestamp(wakeAt), last_pass_failed: this.failed};
+    return {
+      running: this.started,
+      next_wake_at: wakeAt === null ? null : isoTimestamp(wakeAt),
+      last_pass_failed: this.failed
+    };
   }
 }

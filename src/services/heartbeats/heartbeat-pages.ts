@@ -19,18 +19,35 @@ export class HeartbeatPages {
   ) {}
 
   /** Pages the target; null when it cannot (the target was deleted), which is logged. */
-  async page(definition: HeartbeatDefinition, before: StoredHeartbeatState, reason: "missed" | "failed"): Promise<string | null> {
+  async page(
+    definition: HeartbeatDefinition,
+    before: StoredHeartbeatState,
+    reason: "missed" | "failed"
+  ): Promise<string | null> {
     const lastPing = before.last_ping_at === null ? "never pinged" : `last ping ${isoTimestamp(before.last_ping_at)}`;
-    const message = reason === "failed" ? `Heartbeat ${definition.name} reported a failure` : `Heartbeat ${definition.name} is down: no ping in time (${lastPing})`;
+    const message =
+      reason === "failed"
+        ? `Heartbeat ${definition.name} reported a failure`
+        : `Heartbeat ${definition.name} is down: no ping in time (${lastPing})`;
     try {
       const outcome = await this.notifications.send(
-        {recipient_uuid: definition.target, message, priority: definition.priority, source: heartbeatDedupKey(definition.name), dedup_key: heartbeatDedupKey(definition.name)},
+        {
+          recipient_uuid: definition.target,
+          message,
+          priority: definition.priority,
+          source: heartbeatDedupKey(definition.name),
+          dedup_key: heartbeatDedupKey(definition.name)
+        },
         SYSTEM_ACTOR
       );
       return outcome.view.id;
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      this.logger.error("heartbeat is down but its target cannot be paged", {heartbeat: definition.name, target: definition.target, error});
+      this.logger.error("heartbeat is down but its target cannot be paged", {
+        heartbeat: definition.name,
+        target: definition.target,
+        error
+      });
       return null;
     }
   }
@@ -41,7 +58,10 @@ export class HeartbeatPages {
     } catch (error) {
       // The page may have been removed by retention; there is nothing left to resolve.
       if (!(error instanceof AppError && error.code === "not_found")) throw error;
-      this.logger.warn("heartbeat page to resolve no longer exists", {heartbeat: name, notification_id: notificationId});
+      this.logger.warn("heartbeat page to resolve no longer exists", {
+        heartbeat: name,
+        notification_id: notificationId
+      });
     }
   }
 }

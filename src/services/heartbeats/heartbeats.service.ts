@@ -1,4 +1,11 @@
-import {timingOf, transition, type HeartbeatDefinition, type HeartbeatEffect, type HeartbeatEvent, type HeartbeatStatus} from "../../domain/heartbeat.js";
+import {
+  timingOf,
+  transition,
+  type HeartbeatDefinition,
+  type HeartbeatEffect,
+  type HeartbeatEvent,
+  type HeartbeatStatus
+} from "../../domain/heartbeat.js";
 import type {Priority} from "../../domain/vocabulary.js";
 import {SYSTEM_ACTOR, type Actor} from "../../domain/actor.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
@@ -12,7 +19,13 @@ import type {AuditService} from "../shared/audit.service.js";
 import type {NotificationsService} from "../notifications/notifications.service.js";
 import {AppError, invalid, notFound, pageOrInvalidCursor} from "../shared/errors.js";
 import {resolveTarget} from "../recipients/paging-target.js";
-import {changedFields, definitionFrom, inputProblems, patchedInput, type HeartbeatInput} from "./heartbeat-definition.js";
+import {
+  changedFields,
+  definitionFrom,
+  inputProblems,
+  patchedInput,
+  type HeartbeatInput
+} from "./heartbeat-definition.js";
 import {HeartbeatPages} from "./heartbeat-pages.js";
 
 export {DEFAULT_GRACE_SECONDS, type HeartbeatInput} from "./heartbeat-definition.js";
@@ -112,17 +125,37 @@ export class HeartbeatsService {
   }
 
   /** Creates a heartbeat; it stays `new` (inert) until its first ping. */
-  create(name: string, input: HeartbeatInput, actor: Actor, createdByIntegration: string | null = null): Promise<HeartbeatDefinition> {
+  create(
+    name: string,
+    input: HeartbeatInput,
+    actor: Actor,
+    createdByIntegration: string | null = null
+  ): Promise<HeartbeatDefinition> {
     return this.locked(name, () => this.insert(name, input, actor, createdByIntegration));
   }
 
-  private async insert(name: string, input: HeartbeatInput, actor: Actor, createdByIntegration: string | null): Promise<HeartbeatDefinition> {
+  private async insert(
+    name: string,
+    input: HeartbeatInput,
+    actor: Actor,
+    createdByIntegration: string | null
+  ): Promise<HeartbeatDefinition> {
     this.validate(input);
     if (this.deps.definitions.get(name)) throw new AppError("conflict", `a heartbeat named ${name} already exists`);
     const now = isoTimestamp(this.deps.clock.now());
-    const definition = definitionFrom(name, input, {ping_token: secretToken(), created_by_integration: createdByIntegration, created_at: now}, now);
+    const definition = definitionFrom(
+      name,
+      input,
+      {ping_token: secretToken(), created_by_integration: createdByIntegration, created_at: now},
+      now
+    );
     await this.deps.definitions.insert(definition);
-    await this.deps.audit.record(actor, "heartbeat.created", {type: "heartbeat", id: name}, {target: definition.target, period_seconds: definition.period_seconds, schedule: definition.schedule});
+    await this.deps.audit.record(
+      actor,
+      "heartbeat.created",
+      {type: "heartbeat", id: name},
+      {target: definition.target, period_seconds: definition.period_seconds, schedule: definition.schedule}
+    );
     return definition;
   }
 
@@ -137,9 +170,19 @@ export class HeartbeatsService {
       const current = this.get(name);
       this.validate(input);
       const {ping_token, created_by_integration, created_at} = current;
-      const updated = definitionFrom(name, input, {ping_token, created_by_integration, created_at}, isoTimestamp(this.deps.clock.now()));
+      const updated = definitionFrom(
+        name,
+        input,
+        {ping_token, created_by_integration, created_at},
+        isoTimestamp(this.deps.clock.now())
+      );
       if (!(await this.deps.definitions.replace(updated))) throw notFound("heartbeat", name);
-      await this.deps.audit.record(actor, "heartbeat.updated", {type: "heartbeat", id: name}, {fields: changedFields(current, updated)});
+      await this.deps.audit.record(
+        actor,
+        "heartbeat.updated",
+        {type: "heartbeat", id: name},
+        {fields: changedFields(current, updated)}
+      );
       await this.applyLocked(updated, {type: "reconfigured"}, actor);
       return updated;
     });
@@ -193,13 +236,29 @@ export class HeartbeatsService {
    * A `heartbeat` event from an integration: pings the named heartbeat, first creating it
    * (paging the integration's target) when it does not exist yet.
    */
-  async pingOrCreate(name: string, periodSeconds: number | undefined, integration: {id: string; target: string; default_priority: Priority}, actor: Actor): Promise<PingAnswer & {created: boolean}> {
+  async pingOrCreate(
+    name: string,
+    periodSeconds: number | undefined,
+    integration: {id: string; target: string; default_priority: Priority},
+    actor: Actor
+  ): Promise<PingAnswer & {created: boolean}> {
     const result = await this.locked(name, async () => {
       let definition = this.deps.definitions.get(name);
       const created = definition === null;
       if (!definition) {
-        if (periodSeconds === undefined) throw invalid([{pointer: "/period_seconds", detail: `heartbeat ${name} does not exist yet; period_seconds is needed to create it`}]);
-        definition = await this.insert(name, {period_seconds: periodSeconds, target: integration.target, priority: integration.default_priority}, actor, integration.id);
+        if (periodSeconds === undefined)
+          throw invalid([
+            {
+              pointer: "/period_seconds",
+              detail: `heartbeat ${name} does not exist yet; period_seconds is needed to create it`
+            }
+          ]);
+        definition = await this.insert(
+          name,
+          {period_seconds: periodSeconds, target: integration.target, priority: integration.default_priority},
+          actor,
+          integration.id
+        );
       }
       await this.applyLocked(definition, {type: "ping"}, actor);
       return {definition, created};
@@ -241,7 +300,9 @@ export class HeartbeatsService {
   async sweep(batch = 100): Promise<void> {
     const seen = new Set<string>();
     for (;;) {
-      const due = this.deps.journal.read(() => this.deps.states.due(isoTimestamp(this.deps.clock.now()), batch)).filter((name) => !seen.has(name));
+      const due = this.deps.journal
+        .read(() => this.deps.states.due(isoTimestamp(this.deps.clock.now()), batch))
+        .filter((name) => !seen.has(name));
       if (due.length === 0) return;
       for (const name of due) {
         seen.add(name);
@@ -280,12 +341,24 @@ export class HeartbeatsService {
     const next: StoredHeartbeatState = {...state, paged: notificationId !== null, notification_id: notificationId};
     await this.deps.journal.write(() => {
       this.deps.states.save(definition.name, next, isoTimestamp(nowMs));
-      for (const effect of effects.filter((each): each is Extract<HeartbeatEffect, {type: "status_changed"}> => each.type === "status_changed")) {
+      for (const effect of effects.filter(
+        (each): each is Extract<HeartbeatEffect, {type: "status_changed"}> => each.type === "status_changed"
+      )) {
         const reason = effects.find((each) => each.type === "page");
-        this.deps.audit.append(actor, `heartbeat.${effect.to}`, {type: "heartbeat", id: definition.name}, {from: effect.from, ...(reason ? {reason: reason.reason, notification_id: notificationId} : {})});
+        this.deps.audit.append(
+          actor,
+          `heartbeat.${effect.to}`,
+          {type: "heartbeat", id: definition.name},
+          {from: effect.from, ...(reason ? {reason: reason.reason, notification_id: notificationId} : {})}
+        );
       }
     });
-    if (effects.some((effect) => effect.type === "status_changed")) this.deps.logger.info("heartbeat status changed", {heartbeat: definition.name, status: state.status, from: stored.status});
+    if (effects.some((effect) => effect.type === "status_changed"))
+      this.deps.logger.info("heartbeat status changed", {
+        heartbeat: definition.name,
+        status: state.status,
+        from: stored.status
+      });
     this.deps.onRescheduled();
   }
 }

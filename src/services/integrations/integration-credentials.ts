@@ -32,23 +32,34 @@ export class IntegrationCredentials {
    */
   authenticateSigned(id: string, headers: SignatureHeaders, rawBody: Buffer): IntegrationRecord {
     const integration = this.integrations.get(id);
-    if (!headers.id || !headers.timestamp || !headers.signature) throw new AppError("unauthenticated", "a signed event needs the webhook-id, webhook-timestamp and webhook-signature (or X-Service-Signature) headers");
-    if (headers.id.length > WEBHOOK_ID_MAX_LENGTH) throw new AppError("unauthenticated", `webhook-id must be at most ${WEBHOOK_ID_MAX_LENGTH} characters`);
+    if (!headers.id || !headers.timestamp || !headers.signature)
+      throw new AppError(
+        "unauthenticated",
+        "a signed event needs the webhook-id, webhook-timestamp and webhook-signature (or X-Service-Signature) headers"
+      );
+    if (headers.id.length > WEBHOOK_ID_MAX_LENGTH)
+      throw new AppError("unauthenticated", `webhook-id must be at most ${WEBHOOK_ID_MAX_LENGTH} characters`);
     if (!integration) throw new AppError("unauthenticated", "the signature does not match");
-    if (!/^\d{1,12}$/.test(headers.timestamp)) throw new AppError("unauthenticated", "webhook-timestamp must be Unix seconds");
+    if (!/^\d{1,12}$/.test(headers.timestamp))
+      throw new AppError("unauthenticated", "webhook-timestamp must be Unix seconds");
     const timestamp = Number(headers.timestamp);
     if (Math.abs(this.clock.now() / 1000 - timestamp) > REPLAY_WINDOW_SECONDS) {
-      throw new AppError("unauthenticated", `webhook-timestamp is more than ${REPLAY_WINDOW_SECONDS} seconds from the gateway's clock; a replayed or badly timed event is refused`);
+      throw new AppError(
+        "unauthenticated",
+        `webhook-timestamp is more than ${REPLAY_WINDOW_SECONDS} seconds from the gateway's clock; a replayed or badly timed event is refused`
+      );
     }
     const expected = signatureOf(integration.secret, headers.id, timestamp, rawBody.toString("utf8"));
-    if (!headers.signature.split(" ").some((presented) => tokensEqual(presented, expected))) throw new AppError("unauthenticated", "the signature does not match");
+    if (!headers.signature.split(" ").some((presented) => tokensEqual(presented, expected)))
+      throw new AppError("unauthenticated", "the signature does not match");
     return integration;
   }
 
   /** The integration whose keyless URL carries this token. */
   authenticateToken(id: string, token: string): IntegrationRecord {
     const integration = this.integrations.get(id);
-    if (!integration || !tokensEqual(token, integration.url_token)) throw new AppError("unauthenticated", "the token does not belong to this integration");
+    if (!integration || !tokensEqual(token, integration.url_token))
+      throw new AppError("unauthenticated", "the token does not belong to this integration");
     return integration;
   }
 }

@@ -43,7 +43,12 @@ export class IntegrationEvents {
    * runs nothing: a sender's retry is harmless, and a captured event replayed within the
    * signature's window cannot resolve an alert that fired again since.
    */
-  async handle(integration: IntegrationRecord, actions: InboundAction[], actor: Actor, repeat: IdempotentRequest | null): Promise<{results: EventResult[]; replayed: boolean}> {
+  async handle(
+    integration: IntegrationRecord,
+    actions: InboundAction[],
+    actor: Actor,
+    repeat: IdempotentRequest | null
+  ): Promise<{results: EventResult[]; replayed: boolean}> {
     const runAll = async () => {
       const results: EventResult[] = [];
       for (const action of actions) results.push(await this.run(integration, action, actor));
@@ -72,38 +77,89 @@ export class IntegrationEvents {
    * repeat_interval) must not page people who are already on it. A repeat of an open alert at a
    * higher severity goes through the send path, which raises the alert and pages at once.
    */
-  private async fire(integration: IntegrationRecord, action: Extract<InboundAction, {action: "fire"}>, actor: Actor): Promise<EventResult> {
+  private async fire(
+    integration: IntegrationRecord,
+    action: Extract<InboundAction, {action: "fire"}>,
+    actor: Actor
+  ): Promise<EventResult> {
     const dedupKey = alertKey(integration, action.alert_id);
     const source = action.source ?? integration.name;
-    const result = (outcome: EventResult["outcome"], id: string): EventResult => ({alert_id: action.alert_id, action: "fire", outcome, notification_uuid: id, heartbeat_status: null});
+    const result = (outcome: EventResult["outcome"], id: string): EventResult => ({
+      alert_id: action.alert_id,
+      action: "fire",
+      outcome,
+      notification_uuid: id,
+      heartbeat_status: null
+    });
     const existing = this.deps.journal.read(() => this.deps.alerts.latestUnresolved(dedupKey));
     if (existing && !isOpen(existing.status)) {
       const absorbed = await this.deps.journal.write(() => {
         const current = this.deps.alerts.latestUnresolved(dedupKey);
         if (!current || isOpen(current.status)) return null;
         // Not open (acknowledged or exhausted): the merge counts the repeat and raises nothing.
-        this.deps.notifications.merges.merge(this.deps.notificationRecords.get(current.id) as NotificationRecord, {dedup_key: dedupKey, priority: action.priority, source}, actor, this.deps.clock.now());
+        this.deps.notifications.merges.merge(
+          this.deps.notificationRecords.get(current.id) as NotificationRecord,
+          {dedup_key: dedupKey, priority: action.priority, source},
+          actor,
+          this.deps.clock.now()
+        );
         return current.id;
       });
       if (absorbed) return result("merged", absorbed);
     }
     const outcome = await this.deps.notifications.send(
-      {recipient_uuid: integration.target, message: action.message, priority: action.priority, source, dedup_key: dedupKey, ...optional(action)},
+      {
+        recipient_uuid: integration.target,
+        message: action.message,
+        priority: action.priority,
+        source,
+        dedup_key: dedupKey,
+        ...optional(action)
+      },
       actor
     );
     return result(outcome.kind, outcome.view.id);
   }
 
-  private async resolve(integration: IntegrationRecord, action: Extract<InboundAction, {action: "resolve"}>, actor: Actor): Promise<EventResult> {
-    const existing = this.deps.journal.read(() => this.deps.alerts.latestUnresolved(alertKey(integration, action.alert_id)));
-    if (!existing) return {alert_id: action.alert_id, action: "resolve", outcome: "no_open_alert", notification_uuid: null, heartbeat_status: null};
+  private async resolve(
+    integration: IntegrationRecord,
+    action: Extract<InboundAction, {action: "resolve"}>,
+    actor: Actor
+  ): Promise<EventResult> {
+    const existing = this.deps.journal.read(() =>
+      this.deps.alerts.latestUnresolved(alertKey(integration, action.alert_id))
+    );
+    if (!existing)
+      return {
+        alert_id: action.alert_id,
+        action: "resolve",
+        outcome: "no_open_alert",
+        notification_uuid: null,
+        heartbeat_status: null
+      };
     await this.deps.notifications.resolve(existing.id, actor);
-    return {alert_id: action.alert_id, action: "resolve", outcome: "resolved", notification_uuid: existing.id, heartbeat_status: null};
+    return {
+      alert_id: action.alert_id,
+      action: "resolve",
+      outcome: "resolved",
+      notification_uuid: existing.id,
+      heartbeat_status: null
+    };
   }
 
-  private async heartbeat(integration: IntegrationRecord, action: Extract<InboundAction, {action: "heartbeat"}>, actor: Actor): Promise<EventResult> {
+  private async heartbeat(
+    integration: IntegrationRecord,
+    action: Extract<InboundAction, {action: "heartbeat"}>,
+    actor: Actor
+  ): Promise<EventResult> {
     const pinged = await this.deps.heartbeats.pingOrCreate(action.alert_id, action.period_seconds, integration, actor);
-    return {alert_id: action.alert_id, action: "heartbeat", outcome: pinged.created ? "heartbeat_created" : "pinged", notification_uuid: null, heartbeat_status: pinged.status};
+    return {
+      alert_id: action.alert_id,
+      action: "heartbeat",
+      outcome: pinged.created ? "heartbeat_created" : "pinged",
+      notification_uuid: null,
+      heartbeat_status: pinged.status
+    };
   }
 }
 
@@ -112,6 +168,14 @@ function alertKey(integration: IntegrationRecord, alertId: string): string {
   return `${integration.id}:${alertId}`;
 }
 
-function optional(action: Extract<InboundAction, {action: "fire"}>): {link?: string; service?: string; environment?: string} {
-  return Object.fromEntries(Object.entries({link: action.link, service: action.service, environment: action.environment}).filter(([, value]) => value !== null));
+function optional(action: Extract<InboundAction, {action: "fire"}>): {
+  link?: string;
+  service?: string;
+  environment?: string;
+} {
+  return Object.fromEntries(
+    Object.entries({link: action.link, service: action.service, environment: action.environment}).filter(
+      ([, value]) => value !== null
+    )
+  );
 }

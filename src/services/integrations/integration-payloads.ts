@@ -31,7 +31,16 @@ export interface AlertmanagerPayload {
 
 /** What an inbound event asks for, whatever format it arrived in. */
 export type InboundAction =
-  | {action: "fire"; alert_id: string; message: string; priority: Priority; source: string | null; link: string | null; service: string | null; environment: string | null}
+  | {
+      action: "fire";
+      alert_id: string;
+      message: string;
+      priority: Priority;
+      source: string | null;
+      link: string | null;
+      service: string | null;
+      environment: string | null;
+    }
   | {action: "resolve"; alert_id: string}
   | {action: "heartbeat"; alert_id: string; period_seconds?: number};
 
@@ -53,7 +62,9 @@ const SEVERITY_WORDS: Record<Priority, string[]> = {
 };
 
 const SEVERITY_TO_PRIORITY = new Map<string, Priority>(
-  Object.entries(SEVERITY_WORDS).flatMap(([priority, words]) => words.map((word) => [word, priority as Priority] as const))
+  Object.entries(SEVERITY_WORDS).flatMap(([priority, words]) =>
+    words.map((word) => [word, priority as Priority] as const)
+  )
 );
 
 /** Every severity word understood, for documentation and error messages. */
@@ -72,7 +83,13 @@ function clip(text: string, max: number): string {
 export function actionFromGenericEvent(event: GenericEvent, defaultPriority: Priority): InboundAction {
   if (event.action === "resolve") return {action: "resolve", alert_id: event.alert_id};
   if (event.action === "heartbeat") {
-    if (!HEARTBEAT_NAME.test(event.alert_id)) throw invalid([{pointer: "/alert_id", detail: `a heartbeat's alert_id is its name: lowercase letters, digits, ".", "_" and "-", starting with a letter or digit, at most 64`}]);
+    if (!HEARTBEAT_NAME.test(event.alert_id))
+      throw invalid([
+        {
+          pointer: "/alert_id",
+          detail: `a heartbeat's alert_id is its name: lowercase letters, digits, ".", "_" and "-", starting with a letter or digit, at most 64`
+        }
+      ]);
     return {action: "heartbeat", alert_id: event.alert_id, period_seconds: event.period_seconds};
   }
   const title = event.title?.trim() ?? "";
@@ -81,7 +98,13 @@ export function actionFromGenericEvent(event: GenericEvent, defaultPriority: Pri
   let priority = defaultPriority;
   if (event.severity !== undefined) {
     const mapped = priorityOfSeverity(event.severity);
-    if (!mapped) throw invalid([{pointer: "/severity", detail: `unknown severity "${event.severity}"; use one of: ${KNOWN_SEVERITIES.join(", ")}`}]);
+    if (!mapped)
+      throw invalid([
+        {
+          pointer: "/severity",
+          detail: `unknown severity "${event.severity}"; use one of: ${KNOWN_SEVERITIES.join(", ")}`
+        }
+      ]);
     priority = mapped;
   }
   return {
@@ -119,7 +142,10 @@ export function actionsFromAlertmanager(payload: AlertmanagerPayload, defaultPri
   return payload.alerts.map((alert): InboundAction => {
     if (alert.status === "resolved") return {action: "resolve", alert_id: alert.fingerprint};
     const labels = alert.labels ?? {};
-    const link = alert.generatorURL && HTTP_URL.test(alert.generatorURL) && alert.generatorURL.length <= LINK_MAX ? alert.generatorURL : null;
+    const link =
+      alert.generatorURL && HTTP_URL.test(alert.generatorURL) && alert.generatorURL.length <= LINK_MAX
+        ? alert.generatorURL
+        : null;
     return {
       action: "fire",
       alert_id: alert.fingerprint,

@@ -90,7 +90,12 @@ export class IntegrationsService {
       updated_at: now
     };
     await this.integrations.insert(integration);
-    await this.audit.record(actor, "integration.created", {type: "integration", id: integration.id}, {name: integration.name, kind: integration.kind, target: integration.target});
+    await this.audit.record(
+      actor,
+      "integration.created",
+      {type: "integration", id: integration.id},
+      {name: integration.name, kind: integration.kind, target: integration.target}
+    );
     return {integration, secret};
   }
 
@@ -104,9 +109,20 @@ export class IntegrationsService {
   async replace(id: string, input: IntegrationInput, actor: Actor): Promise<IntegrationRecord> {
     const current = this.get(id);
     this.checkTarget(input.target);
-    const updated: IntegrationRecord = {...current, name: input.name, target: input.target, default_priority: input.default_priority ?? "high", updated_at: isoTimestamp(this.clock.now())};
+    const updated: IntegrationRecord = {
+      ...current,
+      name: input.name,
+      target: input.target,
+      default_priority: input.default_priority ?? "high",
+      updated_at: isoTimestamp(this.clock.now())
+    };
     if (!(await this.integrations.replace(updated))) throw notFound("integration", id);
-    await this.audit.record(actor, "integration.updated", {type: "integration", id}, {fields: WRITABLE.filter((field) => current[field] !== updated[field])});
+    await this.audit.record(
+      actor,
+      "integration.updated",
+      {type: "integration", id},
+      {fields: WRITABLE.filter((field) => current[field] !== updated[field])}
+    );
     return updated;
   }
 
@@ -118,7 +134,12 @@ export class IntegrationsService {
   async rotateCredentials(id: string, actor: Actor): Promise<{integration: IntegrationRecord; secret: string}> {
     const current = this.get(id);
     const secret = newWebhookSecret();
-    const rotated: IntegrationRecord = {...current, secret, url_token: secretToken(), updated_at: isoTimestamp(this.clock.now())};
+    const rotated: IntegrationRecord = {
+      ...current,
+      secret,
+      url_token: secretToken(),
+      updated_at: isoTimestamp(this.clock.now())
+    };
     if (!(await this.integrations.replace(rotated))) throw notFound("integration", id);
     await this.audit.record(actor, "integration.credentials_rotated", {type: "integration", id}, {name: current.name});
     return {integration: rotated, secret};
@@ -130,6 +151,4 @@ export class IntegrationsService {
     await this.integrations.remove(id);
     await this.audit.record(actor, "integration.deleted", {type: "integration", id}, {name: integration.name});
   }
-
-
 }

@@ -73,7 +73,12 @@ export class ApiKeysService {
       last_used_at: null
     };
     await this.keys.insert(record);
-    await this.audit.record(actor ?? SYSTEM_ACTOR, "api_key.created", {type: "api_key", id}, {name, scopes: record.scopes});
+    await this.audit.record(
+      actor ?? SYSTEM_ACTOR,
+      "api_key.created",
+      {type: "api_key", id},
+      {name, scopes: record.scopes}
+    );
     return {record, key: `klx_${id}_${secret}`};
   }
 
@@ -112,7 +117,10 @@ export class ApiKeysService {
     if (now - previous < LAST_USED_RESOLUTION_MS) return;
     this.lastUsed.set(record.id, now);
     const current = this.keys.get(record.id);
-    if (current) this.keys.replace({...current, last_used_at: isoTimestamp(now)}).catch((error) => this.logger.warn("could not record key use", {key_id: record.id, error}));
+    if (current)
+      this.keys
+        .replace({...current, last_used_at: isoTimestamp(now)})
+        .catch((error) => this.logger.warn("could not record key use", {key_id: record.id, error}));
   }
 
   /**

@@ -59,12 +59,27 @@ export class AckLinksService {
     const claims = this.claims(token);
     const before = this.alertsOf(claims);
     const by = acknowledgerOf(claims.recipient);
-    await this.notifications.acknowledgeMany(before.filter(acknowledgeable).map((alert) => alert.id), by, "email", recipientActor(claims.recipient.uuid));
+    await this.notifications.acknowledgeMany(
+      before.filter(acknowledgeable).map((alert) => alert.id),
+      by,
+      "email",
+      recipientActor(claims.recipient.uuid)
+    );
     const after = this.alertsOf(claims);
     const acknowledgedNow = after
-      .filter((alert) => before.some((earlier) => earlier.id === alert.id && acknowledgeable(earlier)) && alert.acknowledged_via === "email" && alert.acknowledged_by === by)
+      .filter(
+        (alert) =>
+          before.some((earlier) => earlier.id === alert.id && acknowledgeable(earlier)) &&
+          alert.acknowledged_via === "email" &&
+          alert.acknowledged_by === by
+      )
       .map((alert) => alert.id);
-    return {recipient: claims.recipient, expires_at: isoTimestamp(claims.expires_at_ms), alerts: after, acknowledged_now: acknowledgedNow};
+    return {
+      recipient: claims.recipient,
+      expires_at: isoTimestamp(claims.expires_at_ms),
+      alerts: after,
+      acknowledged_now: acknowledgedNow
+    };
   }
 
   private claims(token: string): AckLinkClaims {
@@ -72,7 +87,10 @@ export class AckLinksService {
     if (check.valid) return check.claims;
     throw check.reason === "expired"
       ? new AppError("ack_link_expired", "this acknowledge link has expired")
-      : new AppError("ack_link_invalid", "this is not an acknowledge link this gateway made (mistyped, cut short, altered, or its key was replaced)");
+      : new AppError(
+          "ack_link_invalid",
+          "this is not an acknowledge link this gateway made (mistyped, cut short, altered, or its key was replaced)"
+        );
   }
 
   // Alerts that no longer exist (deleted by retention) are left out.
@@ -80,10 +98,19 @@ export class AckLinksService {
     return claims.notification_ids.flatMap((id) => {
       try {
         const view = this.notifications.get(id);
-        return [{
-          id: view.id, priority: view.priority, message: view.message, source: view.source, created_at: view.created_at, status: view.status,
-          acknowledged_by: view.acknowledged_by, acknowledged_via: view.acknowledged_via, acknowledged_at: view.acknowledged_at
-        }];
+        return [
+          {
+            id: view.id,
+            priority: view.priority,
+            message: view.message,
+            source: view.source,
+            created_at: view.created_at,
+            status: view.status,
+            acknowledged_by: view.acknowledged_by,
+            acknowledged_via: view.acknowledged_via,
+            acknowledged_at: view.acknowledged_at
+          }
+        ];
       } catch (error) {
         if (error instanceof AppError && error.code === "not_found") return [];
         throw error;

@@ -51,7 +51,13 @@ export class DedupMerge {
     const {notifications, audit} = this.deps;
     const now = isoTimestamp(nowMs);
     notifications.bumpOccurrences(into.id, now);
-    audit.append(actor, "notification.deduplicated", {type: "notification", id: into.id}, {dedup_key: repeat.dedup_key, priority: repeat.priority, status: into.status}, repeat.source);
+    audit.append(
+      actor,
+      "notification.deduplicated",
+      {type: "notification", id: into.id},
+      {dedup_key: repeat.dedup_key, priority: repeat.priority, status: into.status},
+      repeat.source
+    );
     // PRIORITIES runs from the most urgent down.
     const raises = isOpen(into.status) && moreUrgent(repeat.priority, into.priority);
     const replanned = raises ? this.raise(into, repeat, actor, nowMs) : null;
@@ -64,9 +70,20 @@ export class DedupMerge {
     const policy = snapshotPolicy(this.deps.target(into.target_uuid), repeat.priority);
     const replanned = escalations.replan(into.id, policy, countSteps(policy), freshProgress(), now);
     notifications.raisePriority(into.id, repeat.priority, plannedChannels(policy), now);
-    audit.append(actor, "notification.priority_raised", {type: "notification", id: into.id}, {from: into.priority, to: repeat.priority, dedup_key: repeat.dedup_key}, repeat.source);
+    audit.append(
+      actor,
+      "notification.priority_raised",
+      {type: "notification", id: into.id},
+      {from: into.priority, to: repeat.priority, dedup_key: repeat.dedup_key},
+      repeat.source
+    );
     // Emitted after both rows changed, so the event's snapshot shows the new priority and plan.
-    events.emit("notification.priority_raised", this.deps.view(notifications.get(into.id) as NotificationRecord), nowMs, {previous_priority: into.priority});
+    events.emit(
+      "notification.priority_raised",
+      this.deps.view(notifications.get(into.id) as NotificationRecord),
+      nowMs,
+      {previous_priority: into.priority}
+    );
     return replanned ? escalations.forNotification(into.id) : null;
   }
 }

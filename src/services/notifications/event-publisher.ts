@@ -41,7 +41,10 @@ export class EventPublisher {
     const sequence = this.events.nextSequence(notification.id);
     const body = JSON.stringify({id, type, created_at: createdAt, sequence, data: {notification, ...detail}});
     const destinations = this.webhooks.subscribersOf(type);
-    this.events.append({id, type, notification_id: notification.id, created_at: createdAt, body, sequence}, destinations);
+    this.events.append(
+      {id, type, notification_id: notification.id, created_at: createdAt, body, sequence},
+      destinations
+    );
     if (destinations.length) this.journal.afterCommit(this.onQueued);
   }
 }

@@ -15,7 +15,9 @@ export interface IdempotentRequest {
 
 /** A request body's fingerprint: a repeat must carry the same bytes to be replayed. */
 export function bodyFingerprint(body: Uint8Array | undefined): string {
-  return createHash("sha256").update(body ?? new Uint8Array()).digest("hex");
+  return createHash("sha256")
+    .update(body ?? new Uint8Array())
+    .digest("hex");
 }
 
 /** The answer to replay: status and JSON body. */
@@ -44,7 +46,10 @@ export class IdempotencyService {
    * for a repeat of the key, returns the stored answer and runs nothing. The answer is data
    * `work` computed from its outcome, the same that the caller's edge will send.
    */
-  async run<T>(request: IdempotentRequest, work: () => {value: T; answer: StoredAnswer}): Promise<{replayed: false; value: T} | {replayed: true; answer: StoredAnswer}> {
+  async run<T>(
+    request: IdempotentRequest,
+    work: () => {value: T; answer: StoredAnswer}
+  ): Promise<{replayed: false; value: T} | {replayed: true; answer: StoredAnswer}> {
     const stored = this.stored(request);
     if (stored) return {replayed: true, answer: stored};
     return this.exclusively(request, async () => {
@@ -62,7 +67,10 @@ export class IdempotencyService {
    * stored after the work, so a crash in between forgets the answer, and a repeat runs the work
    * again (work that merges repeats, as an integration's events do, tolerates that).
    */
-  async runAcross(request: IdempotentRequest, work: () => Promise<StoredAnswer>): Promise<StoredAnswer & {replayed: boolean}> {
+  async runAcross(
+    request: IdempotentRequest,
+    work: () => Promise<StoredAnswer>
+  ): Promise<StoredAnswer & {replayed: boolean}> {
     const stored = this.stored(request);
     if (stored) return {...stored, replayed: true};
     return this.exclusively(request, async () => {
@@ -74,16 +82,26 @@ export class IdempotencyService {
 
   /** The answer stored for this key, if any; a different body under the same key is refused. */
   private stored(request: IdempotentRequest): StoredAnswer | null {
-    const stored = this.journal.read(() => this.repository.find(request.apiKeyId, request.key, isoTimestamp(this.clock.now())));
+    const stored = this.journal.read(() =>
+      this.repository.find(request.apiKeyId, request.key, isoTimestamp(this.clock.now()))
+    );
     if (!stored) return null;
-    if (stored.fingerprint !== request.fingerprint) throw new AppError("idempotency_mismatch", `this ${request.header ?? "Idempotency-Key"} was already used with a different request body`);
+    if (stored.fingerprint !== request.fingerprint)
+      throw new AppError(
+        "idempotency_mismatch",
+        `this ${request.header ?? "Idempotency-Key"} was already used with a different request body`
+      );
     return {status: stored.status, body: JSON.parse(stored.body)};
   }
 
   /** Runs the work unless a request with the same key is still running (refused). Outside any write function: the slot spans the commit. */
   private async exclusively<T>(request: IdempotentRequest, work: () => Promise<T>): Promise<T> {
     const slot = `${request.apiKeyId}\u0000${request.key}`;
-    if (this.inFlight.has(slot)) throw new AppError("idempotency_in_flight", `a request with this ${request.header ?? "Idempotency-Key"} is still being processed`);
+    if (this.inFlight.has(slot))
+      throw new AppError(
+        "idempotency_in_flight",
+        `a request with this ${request.header ?? "Idempotency-Key"} is still being processed`
+      );
     this.inFlight.add(slot);
     try {
       return await work();

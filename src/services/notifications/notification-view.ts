@@ -39,7 +39,11 @@ export function notificationPath(id: string): string {
   return `/api/v1/notifications/${id}`;
 }
 
-export function longForm(record: NotificationRecord, escalation: EscalationRecord | null, attempts: AttemptRecord[]): NotificationView {
+export function longForm(
+  record: NotificationRecord,
+  escalation: EscalationRecord | null,
+  attempts: AttemptRecord[]
+): NotificationView {
   const self = notificationPath(record.id);
   return {
     id: record.id,
@@ -63,11 +67,21 @@ export function longForm(record: NotificationRecord, escalation: EscalationRecor
     acknowledged_via: record.acknowledged_via,
     acknowledged_note: record.ack_note,
     resolved_at: record.resolved_at,
-    escalation: {step: escalation?.step ?? 0, steps_total: escalation?.steps_total ?? 0, next_step_at: escalation?.next_step_at ?? null, waiting_for: escalation?.waiting_for ?? null},
+    escalation: {
+      step: escalation?.step ?? 0,
+      steps_total: escalation?.steps_total ?? 0,
+      next_step_at: escalation?.next_step_at ?? null,
+      waiting_for: escalation?.waiting_for ?? null
+    },
     attempts: attempts.map(({id: _id, notification_id: _notification, ...attempt}) => attempt)
   };
 }
 
 export function shortForm(view: NotificationView): NotificationShortView {
-  return {status: view.status, notification_uuid: view.id, channels_planned: view.channels_planned, escalation_chain_id: view.escalation_chain_id};
+  return {
+    status: view.status,
+    notification_uuid: view.id,
+    channels_planned: view.channels_planned,
+    escalation_chain_id: view.escalation_chain_id
+  };
 }

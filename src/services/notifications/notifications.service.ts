@@ -1,4 +1,12 @@
-import {acknowledge, freshProgress, resolve, type Acknowledgement, type EscalationRecord, type NotificationRecord, type TransitionResult} from "../../domain/notification.js";
+import {
+  acknowledge,
+  freshProgress,
+  resolve,
+  type Acknowledgement,
+  type EscalationRecord,
+  type NotificationRecord,
+  type TransitionResult
+} from "../../domain/notification.js";
 import {plannedChannels, snapshotPolicy, type Target} from "../../domain/policy.js";
 import {countSteps} from "../../domain/escalation/index.js";
 import type {EventType, NotificationStatus, Priority} from "../../domain/vocabulary.js";
@@ -70,7 +78,14 @@ export class NotificationsService {
     private readonly storms: StormGrouping,
     private readonly clock: Clock
   ) {
-    this.merges = new DedupMerge({notifications, escalations, audit, events, target: (uuid) => this.targetOf(uuid), view: (record) => this.view(record)});
+    this.merges = new DedupMerge({
+      notifications,
+      escalations,
+      audit,
+      events,
+      target: (uuid) => this.targetOf(uuid),
+      view: (record) => this.view(record)
+    });
   }
 
   /** Every dedup merge goes through this, inside the caller's journal transaction. */
@@ -116,7 +131,12 @@ export class NotificationsService {
     if (input.dedup_key) {
       const open = this.notifications.findOpenByDedup(input.recipient_uuid, input.dedup_key);
       if (open) {
-        const merged = this.merges.merge(open, {dedup_key: input.dedup_key, priority: input.priority, source: input.source ?? null}, actor, nowMs);
+        const merged = this.merges.merge(
+          open,
+          {dedup_key: input.dedup_key, priority: input.priority, source: input.source ?? null},
+          actor,
+          nowMs
+        );
         if (merged.replanned) this.announceAccepted(merged.replanned);
         return {kind: "merged", view: this.view(merged.record)};
       }
@@ -147,13 +167,27 @@ export class NotificationsService {
       api_key_id: actor.type === "api_key" ? actor.id : null
     };
     const fresh: EscalationRecord = {
-      id: record.escalation_chain_id, notification_id: record.id, step: 0, steps_total: countSteps(policy), next_step_at: now,
-      generation: 0, state: "running", grouped_with: null, progress: freshProgress(), waiting_for: null
+      id: record.escalation_chain_id,
+      notification_id: record.id,
+      step: 0,
+      steps_total: countSteps(policy),
+      next_step_at: now,
+      generation: 0,
+      state: "running",
+      grouped_with: null,
+      progress: freshProgress(),
+      waiting_for: null
     };
     const escalation = this.storms.atAcceptance(fresh, policy, record.priority, nowMs);
     this.notifications.insert(record);
     this.escalations.insert(escalation, policy);
-    this.audit.append(actor, "notification.accepted", {type: "notification", id: record.id}, {target: record.target_uuid, priority: record.priority, dedup_key: record.dedup_key}, record.source);
+    this.audit.append(
+      actor,
+      "notification.accepted",
+      {type: "notification", id: record.id},
+      {target: record.target_uuid, priority: record.priority, dedup_key: record.dedup_key},
+      record.source
+    );
     // Built from the rows just written rather than read back: a new notification has no attempts.
     const view = longForm(record, escalation, []);
     this.events.emit("escalation.started", view, nowMs);
@@ -174,12 +208,22 @@ export class NotificationsService {
   }
 
   list(filter: ListFilter): {items: NotificationView[]; next_cursor: string | null} {
-    if (filter.cursor !== undefined && !CURSOR_PATTERN.test(filter.cursor)) throw invalid([{pointer: "/cursor", detail: "not a cursor returned by this endpoint"}]);
+    if (filter.cursor !== undefined && !CURSOR_PATTERN.test(filter.cursor))
+      throw invalid([{pointer: "/cursor", detail: "not a cursor returned by this endpoint"}]);
     const records = this.journal.read(() =>
-      this.notifications.list({status: filter.status, target_uuid: filter.recipient_uuid, priority: filter.priority, before_id: filter.cursor, limit: filter.limit + 1})
+      this.notifications.list({
+        status: filter.status,
+        target_uuid: filter.recipient_uuid,
+        priority: filter.priority,
+        before_id: filter.cursor,
+        limit: filter.limit + 1
+      })
     );
     const page = records.slice(0, filter.limit);
-    return {items: this.journal.read(() => page.map((record) => this.view(record))), next_cursor: records.length > filter.limit ? page[page.length - 1].id : null};
+    return {
+      items: this.journal.read(() => page.map((record) => this.view(record))),
+      next_cursor: records.length > filter.limit ? page[page.length - 1].id : null
+    };
   }
 
   /** Acknowledges each notification a grouped delivery spoke about; closed ones are left as they are. */
@@ -195,11 +239,25 @@ export class NotificationsService {
   }
 
   acknowledge(id: string, ack: Acknowledgement, actor: Actor): Promise<NotificationView> {
-    return this.transition(id, actor, "notification.acknowledged", "notification.acknowledged", (record, now) => acknowledge(record, ack, now), {by: ack.by, via: ack.via});
+    return this.transition(
+      id,
+      actor,
+      "notification.acknowledged",
+      "notification.acknowledged",
+      (record, now) => acknowledge(record, ack, now),
+      {by: ack.by, via: ack.via}
+    );
   }
 
   resolve(id: string, actor: Actor): Promise<NotificationView> {
-    return this.transition(id, actor, "notification.resolved", "notification.resolved", (record, now) => resolve(record, now), {});
+    return this.transition(
+      id,
+      actor,
+      "notification.resolved",
+      "notification.resolved",
+      (record, now) => resolve(record, now),
+      {}
+    );
   }
 
   /**

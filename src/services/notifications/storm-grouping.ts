@@ -78,12 +78,19 @@ export class StormGrouping {
     const epoch = this.journal.cacheEpoch;
     const updates = this.escalations.updates;
     const cached = this.reads.get(targetUuid);
-    if (cached && cached.notificationId === notificationId && cached.epoch === epoch && cached.updates === updates) return cached;
+    if (cached && cached.notificationId === notificationId && cached.epoch === epoch && cached.updates === updates)
+      return cached;
     const chain = this.escalations.anchorCandidate(notificationId);
     const read: CachedRead = {notificationId, epoch, updates, anchor: null, nextStepMs: Number.NEGATIVE_INFINITY};
     // A chain waiting for a channel pages nobody: a newcomer waiting behind it would wait for
     // nothing. One only waiting out its last step's window still holds the person's attention.
-    if (chain !== null && chain.state === "running" && chain.waiting_for === null && chain.grouped_with === null && chain.next_step_at !== null) {
+    if (
+      chain !== null &&
+      chain.state === "running" &&
+      chain.waiting_for === null &&
+      chain.grouped_with === null &&
+      chain.next_step_at !== null
+    ) {
       const {priority, target_uuid, ...row} = chain;
       read.anchor = {row: row as Anchor["row"], priority, target_uuid};
       read.nextStepMs = Date.parse(chain.next_step_at);
@@ -98,7 +105,10 @@ export class StormGrouping {
    * other way round). Reads the journal: call inside a journal transaction.
    */
   anchorFor(policy: PolicySnapshot, nowMs: number): Anchor | null {
-    return this.anchorAmong([policy.target.uuid, ...stepSlots(policy, 0).map((slot) => slot.member.recipient_uuid)], nowMs);
+    return this.anchorAmong(
+      [policy.target.uuid, ...stepSlots(policy, 0).map((slot) => slot.member.recipient_uuid)],
+      nowMs
+    );
   }
 
   /** The first joinable chain paging any of these targets or people. Call inside a journal transaction. */
@@ -120,7 +130,12 @@ export class StormGrouping {
     const targetUuid = policy.target.uuid;
     const anchor = this.anchorFor(policy, nowMs);
     if (!anchor || !StormGrouping.canJoin(anchor, priority)) return chain;
-    return {...chain, grouped_with: anchor.row.notification_id, next_step_at: anchor.row.next_step_at, progress: {...chain.progress, current: StormGrouping.alignedStep(anchor, targetUuid)}};
+    return {
+      ...chain,
+      grouped_with: anchor.row.notification_id,
+      next_step_at: anchor.row.next_step_at,
+      progress: {...chain.progress, current: StormGrouping.alignedStep(anchor, targetUuid)}
+    };
   }
 
   /**

@@ -60,7 +60,12 @@ export class ReadinessService {
     try {
       const stats = await statfs(this.dataDir);
       // bavail, not bfree: the blocks an unprivileged process (the gateway) may still use.
-      return {path: this.dataDir, free_bytes: stats.bavail * stats.bsize, total_bytes: stats.blocks * stats.bsize, error: null};
+      return {
+        path: this.dataDir,
+        free_bytes: stats.bavail * stats.bsize,
+        total_bytes: stats.blocks * stats.bsize,
+        error: null
+      };
     } catch (failure) {
       return {path: this.dataDir, free_bytes: null, total_bytes: null, error: (failure as Error).message};
     }

@@ -28,7 +28,8 @@ export class RetentionService {
     private readonly logger: Logger
   ) {
     for (const [name, value] of Object.entries(days)) {
-      if (!Number.isFinite(value) || value < 0) throw new Error(`retention.${name}: must be 0 (keep all) or a positive number of days, got ${value}`);
+      if (!Number.isFinite(value) || value < 0)
+        throw new Error(`retention.${name}: must be 0 (keep all) or a positive number of days, got ${value}`);
     }
   }
 
@@ -38,7 +39,7 @@ export class RetentionService {
     const deleted = {notifications: 0, audit: 0};
     if (this.days.notifications_days > 0) {
       const cutoff = isoTimestamp(nowMs - this.days.notifications_days * DAY_MS);
-      for (let batch = BATCH; batch === BATCH; ) {
+      for (let batch = BATCH; batch === BATCH;) {
         batch = await this.journal.write(() => {
           const ids = this.retention.prunableNotifications(cutoff, BATCH);
           if (ids.length) this.retention.deleteNotifications(ids);
@@ -49,7 +50,7 @@ export class RetentionService {
     }
     if (this.days.audit_days > 0) {
       const cutoff = isoTimestamp(nowMs - this.days.audit_days * DAY_MS);
-      for (let batch = BATCH; batch === BATCH; ) {
+      for (let batch = BATCH; batch === BATCH;) {
         batch = await this.journal.write(() => this.retention.deleteAudit(cutoff, BATCH));
         deleted.audit += batch;
       }

@@ -38,7 +38,9 @@ export function undeliverableKey(cause: WaitReason): string {
 export function othersWaiting(reasons: Undeliverable["reasons"], ownWaits: WaitReason[][]): Undeliverable["reasons"] {
   return reasons
     .map((entry) => {
-      const own = ownWaits.filter((waits) => waits.some((wait) => wait.channel === entry.channel && wait.reason === entry.reason)).length;
+      const own = ownWaits.filter((waits) =>
+        waits.some((wait) => wait.channel === entry.channel && wait.reason === entry.reason)
+      ).length;
       return {...entry, notifications: entry.notifications - own};
     })
     .filter((entry) => entry.notifications > 0);
@@ -48,9 +50,11 @@ const REGISTERED = ["home", "roaming"];
 
 // A modem driver's details carry the modem's health (src/modem/health.ts); the fields are read
 // defensively because each driver decides what it exposes.
-function modemDetails(state: ChannelState): {port_open?: unknown; sim?: unknown; registration?: unknown; signal?: {dbm?: unknown}} | null {
+function modemDetails(
+  state: ChannelState
+): {port_open?: unknown; sim?: unknown; registration?: unknown; signal?: {dbm?: unknown}} | null {
   const details = state.details;
-  return details && ("sim" in details || "registration" in details) ? (details) : null;
+  return details && ("sim" in details || "registration" in details) ? details : null;
 }
 
 /**
@@ -60,26 +64,54 @@ function modemDetails(state: ChannelState): {port_open?: unknown; sim?: unknown;
  * the modem serves; a channel is named on its own only when no modem cause explains it.
  */
 export function selfCheck(input: SelfCheckInput, limits: SelfMonitorLimits): Condition[] {
-  const modems = input.channels.map((state) => ({state, modem: modemDetails(state)})).filter((item) => item.modem !== null);
+  const modems = input.channels
+    .map((state) => ({state, modem: modemDetails(state)}))
+    .filter((item) => item.modem !== null);
   const modem = modems[0]?.modem ?? null;
   const conditions: Condition[] = [];
   if (modem) {
     const dbm = typeof modem.signal?.dbm === "number" ? modem.signal.dbm : null;
     conditions.push(
-      {key: "modem:port", problem: modem.port_open === false ? "the modem's serial port is not open (unplugged?)" : null},
-      {key: "modem:sim", problem: typeof modem.sim === "string" && modem.sim !== "ready" && modem.sim !== "unknown" ? `the modem's SIM is not ready (${modem.sim})` : null},
+      {
+        key: "modem:port",
+        problem: modem.port_open === false ? "the modem's serial port is not open (unplugged?)" : null
+      },
+      {
+        key: "modem:sim",
+        problem:
+          typeof modem.sim === "string" && modem.sim !== "ready" && modem.sim !== "unknown"
+            ? `the modem's SIM is not ready (${modem.sim})`
+            : null
+      },
       {
         key: "modem:registration",
-        problem: typeof modem.registration === "string" && !REGISTERED.includes(modem.registration) && modem.registration !== "unknown" ? `the modem is not registered on the mobile network (${modem.registration})` : null
+        problem:
+          typeof modem.registration === "string" &&
+          !REGISTERED.includes(modem.registration) &&
+          modem.registration !== "unknown"
+            ? `the modem is not registered on the mobile network (${modem.registration})`
+            : null
       },
-      {key: "modem:signal", problem: dbm !== null && dbm < limits.signal_min_dbm ? `the modem's signal is too weak (${dbm} dBm, below ${limits.signal_min_dbm} dBm)` : null}
+      {
+        key: "modem:signal",
+        problem:
+          dbm !== null && dbm < limits.signal_min_dbm
+            ? `the modem's signal is too weak (${dbm} dBm, below ${limits.signal_min_dbm} dBm)`
+            : null
+      }
     );
   }
   const modemExplains = conditions.some((condition) => condition.problem !== null);
   const modemChannels = new Set<Channel>(modems.map((item) => item.state.channel));
   for (const state of input.channels) {
     const explained = modemChannels.has(state.channel) && modemExplains;
-    conditions.push({key: `channel:${state.channel}`, problem: state.available || explained ? null : `the ${state.channel} channel is unavailable: ${state.reason ?? "no reason given"}`});
+    conditions.push({
+      key: `channel:${state.channel}`,
+      problem:
+        state.available || explained
+          ? null
+          : `the ${state.channel} channel is unavailable: ${state.reason ?? "no reason given"}`
+    });
   }
   for (const entry of input.undeliverable) {
     const alerts = entry.notifications === 1 ? "1 alert cannot" : `${entry.notifications} alerts cannot`;
@@ -88,7 +120,10 @@ export function selfCheck(input: SelfCheckInput, limits: SelfMonitorLimits): Con
   const ageMinutes = input.outbox.oldest === null ? 0 : (input.nowMs - Date.parse(input.outbox.oldest)) / 60_000;
   conditions.push({
     key: "outbox:backlog",
-    problem: ageMinutes > limits.outbox_max_age_minutes ? `${input.outbox.pending} webhook deliveries are waiting, the oldest for ${Math.floor(ageMinutes)} minutes` : null
+    problem:
+      ageMinutes > limits.outbox_max_age_minutes
+        ? `${input.outbox.pending} webhook deliveries are waiting, the oldest for ${Math.floor(ageMinutes)} minutes`
+        : null
   });
   return conditions;
 }

@@ -79,21 +79,37 @@ export class SelfMonitorService {
     if (!this.adopted) this.adoptEarlierAlerts();
     const {outbox, undeliverable} = this.journal.read(() => ({
       outbox: this.events.backlog(),
-      undeliverable: othersWaiting(this.escalations.undeliverable().reasons, [...this.raised.values()].map((id) => this.escalations.forNotification(id)?.waiting_for ?? []))
+      undeliverable: othersWaiting(
+        this.escalations.undeliverable().reasons,
+        [...this.raised.values()].map((id) => this.escalations.forNotification(id)?.waiting_for ?? [])
+      )
     }));
     const conditions = selfCheck(
-      {channels: this.registry.all().map((driver) => this.channelStatus.gatewayChannel(driver.channel)), outbox, undeliverable, nowMs: this.clock.now()},
+      {
+        channels: this.registry.all().map((driver) => this.channelStatus.gatewayChannel(driver.channel)),
+        outbox,
+        undeliverable,
+        nowMs: this.clock.now()
+      },
       this.settings
     );
-    const problems = conditions.filter((condition): condition is Condition & {problem: string} => condition.problem !== null);
+    const problems = conditions.filter(
+      (condition): condition is Condition & {problem: string} => condition.problem !== null
+    );
     // A cause that is no longer reported (an undeliverable cause that cleared) is over, like a condition reported healthy.
     const cleared = [...this.raised.keys()].filter((key) => !problems.some((condition) => condition.key === key));
-    const steps = [...problems.map((condition) => ({key: condition.key, run: () => this.raise(condition)})), ...cleared.map((key) => ({key, run: () => this.clear(key)}))];
+    const steps = [
+      ...problems.map((condition) => ({key: condition.key, run: () => this.raise(condition)})),
+      ...cleared.map((key) => ({key, run: () => this.clear(key)}))
+    ];
     for (const step of steps) {
       try {
         await step.run();
       } catch (error) {
-        this.logger.error("self-monitoring could not raise or resolve an alert", {condition: step.key, error: error as Error});
+        this.logger.error("self-monitoring could not raise or resolve an alert", {
+          condition: step.key,
+          error: error as Error
+        });
       }
     }
   }
@@ -114,10 +130,13 @@ export class SelfMonitorService {
    */
   private adoptEarlierAlerts(): void {
     const open = this.journal.read(() =>
-      (["queued", "notifying", "acknowledged"] as const).flatMap((status) => this.notificationRecords.list({status, target_uuid: this.settings.recipient, limit: ADOPT_LIMIT}))
+      (["queued", "notifying", "acknowledged"] as const).flatMap((status) =>
+        this.notificationRecords.list({status, target_uuid: this.settings.recipient, limit: ADOPT_LIMIT})
+      )
     );
     for (const alert of open) {
-      if (alert.source === SOURCE && alert.dedup_key?.startsWith(DEDUP_PREFIX)) this.raised.set(alert.dedup_key.slice(DEDUP_PREFIX.length), alert.id);
+      if (alert.source === SOURCE && alert.dedup_key?.startsWith(DEDUP_PREFIX))
+        this.raised.set(alert.dedup_key.slice(DEDUP_PREFIX.length), alert.id);
     }
     this.adopted = true;
   }
@@ -126,7 +145,13 @@ export class SelfMonitorService {
     if (this.raised.has(condition.key)) return;
     const problem = condition.problem;
     const {view} = await this.notifications.send(
-      {recipient_uuid: this.settings.recipient, message: `Klaxon gateway: ${problem}`, priority: this.settings.priority, source: SOURCE, dedup_key: dedupKeyOf(condition)},
+      {
+        recipient_uuid: this.settings.recipient,
+        message: `Klaxon gateway: ${problem}`,
+        priority: this.settings.priority,
+        source: SOURCE,
+        dedup_key: dedupKeyOf(condition)
+      },
       SYSTEM_ACTOR
     );
     const id = view.id;
@@ -143,7 +168,8 @@ export class SelfMonitorService {
 
   private async pageJournalOutage(): Promise<void> {
     if (this.pagedJournalOutage) return;
-    const message = "Klaxon gateway: the journal cannot commit (disk full or failing); new alerts are refused with 503 until it recovers";
+    const message =
+      "Klaxon gateway: the journal cannot commit (disk full or failing); new alerts are refused with 503 until it recovers";
     this.logger.error("self-monitoring: the journal cannot commit; paging out of band", {});
     for (const member of this.members()) {
       for (const channel of OUT_OF_BAND_ORDER) {
@@ -156,13 +182,25 @@ export class SelfMonitorService {
               channel,
               recipient: {uuid: member.uuid, name: member.name},
               contact,
-              alerts: [{notification_id: "klaxon:journal", priority: this.settings.priority, message, source: SOURCE, link: null}],
+              alerts: [
+                {
+                  notification_id: "klaxon:journal",
+                  priority: this.settings.priority,
+                  message,
+                  source: SOURCE,
+                  link: null
+                }
+              ],
               // Nothing to acknowledge: no notification exists for this page.
               acknowledge: async () => {}
             },
             AbortSignal.timeout(OUT_OF_BAND_TIMEOUT_MS)
           );
-          this.logger.warn("self-monitoring paged out of band", {channel, recipient_uuid: member.uuid, outcome: result.outcome});
+          this.logger.warn("self-monitoring paged out of band", {
+            channel,
+            recipient_uuid: member.uuid,
+            outcome: result.outcome
+          });
           this.pagedJournalOutage = true;
           break;
         } catch (error) {

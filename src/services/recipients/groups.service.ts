@@ -35,20 +35,37 @@ export class GroupsService {
 
   private normalise(input: GroupInput, uuid: string, createdAt: string, nowIso: string): Group {
     const members = input.members ?? [];
-    const unknown = members.map((member, index) => ({member, index})).filter(({member}) => !this.recipients.get(member));
+    const unknown = members
+      .map((member, index) => ({member, index}))
+      .filter(({member}) => !this.recipients.get(member));
     if (unknown.length) {
       throw new AppError("unknown_reference", `unknown recipient(s): ${unknown.map(({member}) => member).join(", ")}`, {
-        errors: unknown.map(({member, index}) => ({pointer: `/members/${index}`, detail: `recipient ${member} does not exist`}))
+        errors: unknown.map(({member, index}) => ({
+          pointer: `/members/${index}`,
+          detail: `recipient ${member} does not exist`
+        }))
       });
     }
-    return {uuid, name: input.name as string, members, strategy: input.strategy ?? "sequential", created_at: createdAt, updated_at: nowIso};
+    return {
+      uuid,
+      name: input.name as string,
+      members,
+      strategy: input.strategy ?? "sequential",
+      created_at: createdAt,
+      updated_at: nowIso
+    };
   }
 
   async create(input: GroupInput, actor: Actor): Promise<Group> {
     const now = isoTimestamp(this.clock.now());
     const group = this.normalise(input, randomUUID(), now, now);
     await this.groups.insert(group);
-    await this.audit.record(actor, "group.created", {type: "group", id: group.uuid}, {name: group.name, members: group.members});
+    await this.audit.record(
+      actor,
+      "group.created",
+      {type: "group", id: group.uuid},
+      {name: group.name, members: group.members}
+    );
     return group;
   }
 
@@ -62,7 +79,12 @@ export class GroupsService {
     const current = this.get(uuid);
     const updated = this.normalise(input, uuid, current.created_at, isoTimestamp(this.clock.now()));
     if (!(await this.groups.replace(updated))) throw notFound("group", uuid);
-    await this.audit.record(actor, "group.updated", {type: "group", id: uuid}, {name: updated.name, members: updated.members, strategy: updated.strategy});
+    await this.audit.record(
+      actor,
+      "group.updated",
+      {type: "group", id: uuid},
+      {name: updated.name, members: updated.members, strategy: updated.strategy}
+    );
     return updated;
   }
 

@@ -9,12 +9,20 @@ const NAMED_OPEN_NOTIFICATIONS = 20;
  * An open notification pages its target by uuid until it is closed, so deleting the target is
  * refused; the answer names the oldest 20, so whoever deletes can close them first.
  */
-export function refuseIfOpenNotifications(notifications: NotificationsRepository, kind: "recipient" | "group", uuid: string): void {
+export function refuseIfOpenNotifications(
+  notifications: NotificationsRepository,
+  kind: "recipient" | "group",
+  uuid: string
+): void {
   const open = notifications.countOpenForTarget(uuid);
   if (open === 0) return;
   const ids = notifications.openIdsForTarget(uuid, NAMED_OPEN_NOTIFICATIONS);
   const named = open > ids.length ? `${ids.join(", ")} and ${open - ids.length} more` : ids.join(", ");
-  throw new AppError("in_use", `${kind} ${uuid} has ${open} open notification(s): ${named}; acknowledge or resolve them first`, {blocking_notifications: ids});
+  throw new AppError(
+    "in_use",
+    `${kind} ${uuid} has ${open} open notification(s): ${named}; acknowledge or resolve them first`,
+    {blocking_notifications: ids}
+  );
 }
 
 /**
@@ -29,9 +37,16 @@ export class PagingReferences {
 
   refuseIfPaged(kind: "recipient" | "group", uuid: string): void {
     const pagers = [
-      ...this.heartbeats.all().filter((heartbeat) => heartbeat.target === uuid).map((heartbeat) => `heartbeat ${heartbeat.name}`),
-      ...this.integrations.all().filter((integration) => integration.target === uuid).map((integration) => `integration ${integration.name} (${integration.id})`)
+      ...this.heartbeats
+        .all()
+        .filter((heartbeat) => heartbeat.target === uuid)
+        .map((heartbeat) => `heartbeat ${heartbeat.name}`),
+      ...this.integrations
+        .all()
+        .filter((integration) => integration.target === uuid)
+        .map((integration) => `integration ${integration.name} (${integration.id})`)
     ];
-    if (pagers.length) throw new AppError("in_use", `${kind} ${uuid} is paged by ${pagers.join(", ")}; point them elsewhere first`);
+    if (pagers.length)
+      throw new AppError("in_use", `${kind} ${uuid} is paged by ${pagers.join(", ")}; point them elsewhere first`);
   }
 }

@@ -20,12 +20,33 @@ import type {ChannelStatusService} from "../shared/channel-status.service.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import {checkPhoneNumber} from "../../lib/phone-number.js";
 import {refuseIfOpenNotifications, type PagingReferences} from "./paging-references.js";
-import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "../shared/errors.js";
+import {
+  AppError,
+  invalid,
+  notFound,
+  pageOrInvalidCursor,
+  refuseReadOnlyFields,
+  type FieldError
+} from "../shared/errors.js";
 
 /** The fields a client may write; everything else on a recipient is derived or read-only. */
-export type RecipientInput = Partial<Pick<Recipient, "name" | "telegram_id" | "phone" | "email" | "channel_order" | "escalation" | "quiet_hours" | "routing_rules">>;
+export type RecipientInput = Partial<
+  Pick<
+    Recipient,
+    "name" | "telegram_id" | "phone" | "email" | "channel_order" | "escalation" | "quiet_hours" | "routing_rules"
+  >
+>;
 
-const WRITABLE: (keyof RecipientInput)[] = ["name", "telegram_id", "phone", "email", "channel_order", "escalation", "quiet_hours", "routing_rules"];
+const WRITABLE: (keyof RecipientInput)[] = [
+  "name",
+  "telegram_id",
+  "phone",
+  "email",
+  "channel_order",
+  "escalation",
+  "quiet_hours",
+  "routing_rules"
+];
 
 export interface RecipientView extends Recipient {
   channels: Array<{channel: Channel; available: boolean; reason: string | null}>;
@@ -36,16 +57,22 @@ export interface RecipientView extends Recipient {
 /** Business checks a JSON Schema cannot express. */
 function checkRecipient(input: RecipientInput): FieldError[] {
   const errors: FieldError[] = [];
-  if (!input.telegram_id && !input.phone && !input.email) errors.push({pointer: "", detail: "at least one of telegram_id, phone or email is required"});
+  if (!input.telegram_id && !input.phone && !input.email)
+    errors.push({pointer: "", detail: "at least one of telegram_id, phone or email is required"});
   if (input.phone !== undefined && input.phone !== null) {
     const phone = checkPhoneNumber(input.phone);
     if (!phone.ok) errors.push({pointer: "/phone", detail: phone.detail});
   }
-  if (input.quiet_hours && !isValidTimeZone(input.quiet_hours.timezone)) errors.push({pointer: "/quiet_hours/timezone", detail: `"${input.quiet_hours.timezone}" is not an IANA time zone`});
-  if (input.quiet_hours && input.quiet_hours.start === input.quiet_hours.end) errors.push({pointer: "/quiet_hours/end", detail: "quiet hours must not start and end at the same time"});
+  if (input.quiet_hours && !isValidTimeZone(input.quiet_hours.timezone))
+    errors.push({pointer: "/quiet_hours/timezone", detail: `"${input.quiet_hours.timezone}" is not an IANA time zone`});
+  if (input.quiet_hours && input.quiet_hours.start === input.quiet_hours.end)
+    errors.push({pointer: "/quiet_hours/end", detail: "quiet hours must not start and end at the same time"});
   const escalation = escalationOf(input);
   if ((escalation.retry_after_failure_seconds ?? 0) > escalation.ack_timeout_seconds) {
-    errors.push({pointer: "/escalation/retry_after_failure_seconds", detail: `must not exceed ack_timeout_seconds (${escalation.ack_timeout_seconds})`});
+    errors.push({
+      pointer: "/escalation/retry_after_failure_seconds",
+      detail: `must not exceed ack_timeout_seconds (${escalation.ack_timeout_seconds})`
+    });
   }
   return errors;
 }
@@ -129,9 +156,13 @@ export class RecipientsService {
       telegram_id: input.telegram_id ?? null,
       phone,
       email: input.email ?? null,
-      channel_order: input.channel_order ?? DEFAULT_CHANNEL_ORDER.filter((channel) => !missingContactReason(input as Recipient, channel)),
+      channel_order:
+        input.channel_order ??
+        DEFAULT_CHANNEL_ORDER.filter((channel) => !missingContactReason(input as Recipient, channel)),
       escalation: escalationOf(input),
-      quiet_hours: input.quiet_hours ? {...input.quiet_hours, allow_priorities: input.quiet_hours.allow_priorities ?? DEFAULT_QUIET_ALLOW} : null,
+      quiet_hours: input.quiet_hours
+        ? {...input.quiet_hours, allow_priorities: input.quiet_hours.allow_priorities ?? DEFAULT_QUIET_ALLOW}
+        : null,
       routing_rules: input.routing_rules ?? [],
       created_at: createdAt,
       updated_at: nowIso
@@ -143,7 +174,12 @@ export class RecipientsService {
     const now = isoTimestamp(this.clock.now());
     const recipient = this.normalise(input, randomUUID(), now, now);
     await this.recipients.insert(recipient);
-    await this.audit.record(actor, "recipient.created", {type: "recipient", id: recipient.uuid}, {name: recipient.name});
+    await this.audit.record(
+      actor,
+      "recipient.created",
+      {type: "recipient", id: recipient.uuid},
+      {name: recipient.name}
+    );
     return recipient;
   }
 
@@ -157,14 +193,23 @@ export class RecipientsService {
     const current = this.get(uuid);
     const updated = this.normalise(input, uuid, current.created_at, isoTimestamp(this.clock.now()));
     if (!(await this.recipients.replace(updated))) throw notFound("recipient", uuid);
-    await this.audit.record(actor, "recipient.updated", {type: "recipient", id: uuid}, {fields: WRITABLE.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(updated[field]))});
+    await this.audit.record(
+      actor,
+      "recipient.updated",
+      {type: "recipient", id: uuid},
+      {fields: WRITABLE.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(updated[field]))}
+    );
     return updated;
   }
 
   async remove(uuid: string, actor: Actor): Promise<void> {
     const recipient = this.get(uuid);
     const groups = this.groups.containing(uuid);
-    if (groups.length) throw new AppError("in_use", `recipient ${uuid} is a member of group(s) ${groups.map((group) => `${group.name} (${group.uuid})`).join(", ")}`);
+    if (groups.length)
+      throw new AppError(
+        "in_use",
+        `recipient ${uuid} is a member of group(s) ${groups.map((group) => `${group.name} (${group.uuid})`).join(", ")}`
+      );
     this.pagingReferences.refuseIfPaged("recipient", uuid);
     refuseIfOpenNotifications(this.notifications, "recipient", uuid);
     await this.recipients.remove(uuid);

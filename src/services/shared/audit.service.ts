@@ -12,7 +12,13 @@ export class AuditService {
   ) {}
 
   /** Appends inside the caller's journal transaction. */
-  append(actor: Actor, action: string, subject: AuditEntry["subject"], detail: Record<string, unknown>, source: string | null = null): void {
+  append(
+    actor: Actor,
+    action: string,
+    subject: AuditEntry["subject"],
+    detail: Record<string, unknown>,
+    source: string | null = null
+  ): void {
     this.audit.append({at: isoTimestamp(this.clock.now()), actor, action, subject, source, detail});
   }
 

@@ -33,7 +33,9 @@ export class ChannelStatusService {
   missingSetting(channel: Channel): string | null {
     switch (channel) {
       case "email":
-        return this.settings.smtp.host && this.settings.smtp.from ? null : "SMTP is not configured (smtp.host and smtp.from)";
+        return this.settings.smtp.host && this.settings.smtp.from
+          ? null
+          : "SMTP is not configured (smtp.host and smtp.from)";
       case "telegram_voice":
         return this.settings.telegram.bot_token ? null : "Telegram is not configured (telegram.bot_token)";
       case "voice_call":

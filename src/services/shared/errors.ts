@@ -53,16 +53,24 @@ export function describeFieldErrors(errors: FieldError[]): string {
 }
 
 export const invalid = (errors: FieldError[]) => new AppError("invalid_request", describeFieldErrors(errors), {errors});
-export const unknownReference = (pointer: string, detail: string) => new AppError("unknown_reference", detail, {errors: [{pointer, detail}]});
+export const unknownReference = (pointer: string, detail: string) =>
+  new AppError("unknown_reference", detail, {errors: [{pointer, detail}]});
 
 /** A merge patch may only touch writable fields; anything else is named back to the client. */
 export function refuseReadOnlyFields(patch: Record<string, unknown>, writable: readonly string[]): void {
   const readOnly = Object.keys(patch).filter((field) => !writable.includes(field));
-  if (readOnly.length) throw invalid(readOnly.map((field) => ({pointer: `/${field}`, detail: `"${field}" cannot be changed`})));
+  if (readOnly.length)
+    throw invalid(readOnly.map((field) => ({pointer: `/${field}`, detail: `"${field}" cannot be changed`})));
 }
 
 /** A list page, or the error for a cursor that names no item (it may have been deleted). */
 export function pageOrInvalidCursor<T>(page: T | null, what: string): T {
-  if (!page) throw invalid([{pointer: "/cursor", detail: `the cursor does not name a ${what} (it may have been deleted); start again without it`}]);
+  if (!page)
+    throw invalid([
+      {
+        pointer: "/cursor",
+        detail: `the cursor does not name a ${what} (it may have been deleted); start again without it`
+      }
+    ]);
   return page;
 }

@@ -10,7 +10,14 @@ import type {OutboxRepository} from "../../store/journal/outbox.repository.js";
 import type {WebhookDeliveriesRepository, WebhookDelivery} from "../../store/journal/webhook-deliveries.repository.js";
 import type {Actor} from "../../domain/actor.js";
 import type {AuditService} from "../shared/audit.service.js";
-import {AppError, invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "../shared/errors.js";
+import {
+  AppError,
+  invalid,
+  notFound,
+  pageOrInvalidCursor,
+  refuseReadOnlyFields,
+  type FieldError
+} from "../shared/errors.js";
 
 /** A subscription as stored: the config record plus its secret-rotation window. */
 export type Subscription = WebhookRecord & SigningSecrets;
@@ -49,10 +56,12 @@ function checkWebhook(input: WebhookInput, policy: DestinationPolicy): FieldErro
   } catch {
     errors.push({pointer: "/url", detail: "must be an absolute URL"});
   }
-  if (url && url.protocol !== "http:" && url.protocol !== "https:") errors.push({pointer: "/url", detail: "must be an http or https URL"});
+  if (url && url.protocol !== "http:" && url.protocol !== "https:")
+    errors.push({pointer: "/url", detail: "must be an http or https URL"});
   const refused = url && refusedDestination(url, policy);
   if (refused) errors.push({pointer: "/url", detail: refused});
-  if (input.events.includes(ALL_EVENTS) && input.events.length > 1) errors.push({pointer: "/events", detail: `"${ALL_EVENTS}" already means every event; list it alone`});
+  if (input.events.includes(ALL_EVENTS) && input.events.length > 1)
+    errors.push({pointer: "/events", detail: `"${ALL_EVENTS}" already means every event; list it alone`});
   return errors;
 }
 
@@ -72,7 +81,15 @@ export class WebhooksService {
 
   view(subscription: Subscription): WebhookView {
     const {id, url, events, enabled, created_at, updated_at} = subscription;
-    return {id, url, events, enabled, previous_secret_expires_at: subscription.previous_secret_expires_at ?? null, created_at, updated_at};
+    return {
+      id,
+      url,
+      events,
+      enabled,
+      previous_secret_expires_at: subscription.previous_secret_expires_at ?? null,
+      created_at,
+      updated_at
+    };
   }
 
   get(id: string): Subscription {
@@ -92,9 +109,22 @@ export class WebhooksService {
     const nowMs = this.clock.now();
     const now = isoTimestamp(nowMs);
     const secret = newWebhookSecret();
-    const subscription: Subscription = {id: newId("whk", nowMs), url: input.url, events: [...input.events], enabled: input.enabled ?? true, secret, created_at: now, updated_at: now};
+    const subscription: Subscription = {
+      id: newId("whk", nowMs),
+      url: input.url,
+      events: [...input.events],
+      enabled: input.enabled ?? true,
+      secret,
+      created_at: now,
+      updated_at: now
+    };
     await this.subscriptions.insert(subscription);
-    await this.audit.record(actor, "webhook.created", {type: "webhook", id: subscription.id}, {url: subscription.url, events: subscription.events, enabled: subscription.enabled});
+    await this.audit.record(
+      actor,
+      "webhook.created",
+      {type: "webhook", id: subscription.id},
+      {url: subscription.url, events: subscription.events, enabled: subscription.enabled}
+    );
     return {subscription, secret};
   }
 
@@ -109,9 +139,20 @@ export class WebhooksService {
     const errors = checkWebhook(input, this.destinations);
     if (errors.length) throw invalid(errors);
     const current = this.get(id);
-    const updated: Subscription = {...current, url: input.url, events: [...input.events], enabled: input.enabled ?? true, updated_at: isoTimestamp(this.clock.now())};
+    const updated: Subscription = {
+      ...current,
+      url: input.url,
+      events: [...input.events],
+      enabled: input.enabled ?? true,
+      updated_at: isoTimestamp(this.clock.now())
+    };
     if (!(await this.subscriptions.replace(updated))) throw notFound("webhook", id);
-    await this.audit.record(actor, "webhook.updated", {type: "webhook", id}, {fields: WRITABLE.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(updated[field]))});
+    await this.audit.record(
+      actor,
+      "webhook.updated",
+      {type: "webhook", id},
+      {fields: WRITABLE.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(updated[field]))}
+    );
     // Deliveries paused while it was disabled resume, in order.
     if (updated.enabled && !current.enabled) this.onQueued();
     return updated;
@@ -123,7 +164,12 @@ export class WebhooksService {
     await this.subscriptions.remove(id);
     await this.journal.write(() => {
       const failed = this.outbox.failOpen(id, "subscription deleted");
-      this.audit.append(actor, "webhook.deleted", {type: "webhook", id}, {url: subscription.url, failed_deliveries: failed});
+      this.audit.append(
+        actor,
+        "webhook.deleted",
+        {type: "webhook", id},
+        {url: subscription.url, failed_deliveries: failed}
+      );
     });
   }
 
@@ -137,14 +183,29 @@ export class WebhooksService {
     const nowMs = this.clock.now();
     const secret = newWebhookSecret();
     const expiresAt = isoTimestamp(nowMs + ROTATION_GRACE_MS);
-    const rotated: Subscription = {...current, secret, previous_secret: current.secret, previous_secret_expires_at: expiresAt, updated_at: isoTimestamp(nowMs)};
+    const rotated: Subscription = {
+      ...current,
+      secret,
+      previous_secret: current.secret,
+      previous_secret_expires_at: expiresAt,
+      updated_at: isoTimestamp(nowMs)
+    };
     if (!(await this.subscriptions.replace(rotated))) throw notFound("webhook", id);
-    await this.audit.record(actor, "webhook.secret_rotated", {type: "webhook", id}, {previous_secret_expires_at: expiresAt});
+    await this.audit.record(
+      actor,
+      "webhook.secret_rotated",
+      {type: "webhook", id},
+      {previous_secret_expires_at: expiresAt}
+    );
     return {subscription: rotated, secret};
   }
 
   /** The subscription's delivery attempts, newest first. */
-  listDeliveries(id: string, limit: number, cursor: number | null): {items: WebhookDelivery[]; next_cursor: string | null} {
+  listDeliveries(
+    id: string,
+    limit: number,
+    cursor: number | null
+  ): {items: WebhookDelivery[]; next_cursor: string | null} {
     this.get(id);
     const rows = this.journal.read(() => this.deliveries.list(id, limit + 1, cursor));
     const items = rows.slice(0, limit);
@@ -152,15 +213,25 @@ export class WebhooksService {
   }
 
   /** Queues the delivery's event again for its subscription, behind anything already waiting for it. */
-  async redeliver(id: string, deliveryId: number, actor: Actor): Promise<{subscription_id: string; event_id: string; queued_at: string}> {
+  async redeliver(
+    id: string,
+    deliveryId: number,
+    actor: Actor
+  ): Promise<{subscription_id: string; event_id: string; queued_at: string}> {
     const subscription = this.get(id);
-    if (!subscription.enabled) throw new AppError("conflict", `webhook ${id} is disabled; enable it before redelivering`);
+    if (!subscription.enabled)
+      throw new AppError("conflict", `webhook ${id} is disabled; enable it before redelivering`);
     const now = isoTimestamp(this.clock.now());
     const eventId = await this.journal.write(() => {
       const delivery = this.deliveries.get(id, deliveryId);
       if (!delivery) throw notFound("delivery", `${deliveryId} of webhook ${id}`);
       this.outbox.requeue(id, delivery.event_id, now);
-      this.audit.append(actor, "webhook.redelivery_queued", {type: "webhook", id}, {delivery_id: deliveryId, event_id: delivery.event_id});
+      this.audit.append(
+        actor,
+        "webhook.redelivery_queued",
+        {type: "webhook", id},
+        {delivery_id: deliveryId, event_id: delivery.event_id}
+      );
       return delivery.event_id;
     });
     this.onQueued();

@@ -1,4 +1,14 @@
-import {closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync} from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync
+} from "node:fs";
 import {dirname} from "node:path";
 import type {Adapter} from "lowdb";
 
@@ -45,7 +55,9 @@ export class AtomicJsonFile<T> implements Adapter<T> {
     try {
       return JSON.parse(text) as T;
     } catch (error) {
-      throw new CorruptConfigError(`config store ${this.path} is not valid JSON (${(error as Error).message}); ${this.backupNote()}. Klaxon will not start on a damaged file: restore it or move it away.`);
+      throw new CorruptConfigError(
+        `config store ${this.path} is not valid JSON (${(error as Error).message}); ${this.backupNote()}. Klaxon will not start on a damaged file: restore it or move it away.`
+      );
     }
   }
 

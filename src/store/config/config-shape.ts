@@ -23,14 +23,17 @@ function describe(value: unknown): string {
  */
 export function checkConfigShape<T>(parsed: unknown, path: string, backupNote: string): T {
   const refuse = (what: string): never => {
-    throw new CorruptConfigError(`config store ${path} ${what}; ${backupNote}. Klaxon will not start on a damaged file: restore it or move it away.`);
+    throw new CorruptConfigError(
+      `config store ${path} ${what}; ${backupNote}. Klaxon will not start on a damaged file: restore it or move it away.`
+    );
   };
   if (!isRecord(parsed)) return refuse(`holds ${describe(parsed)}, not a Klaxon config store (a JSON object)`);
   if (parsed.version !== 1) return refuse(`has version ${JSON.stringify(parsed.version) ?? "(none)"}, not 1`);
   const lists: Record<string, unknown[]> = {};
   for (const [name, key] of Object.entries({...REQUIRED_LISTS, ...LATER_LISTS})) {
     const list = parsed[name] ?? (name in LATER_LISTS ? [] : undefined);
-    if (!Array.isArray(list)) return refuse(list === undefined ? `has no "${name}" list` : `has "${name}" as ${describe(list)}, not a list`);
+    if (!Array.isArray(list))
+      return refuse(list === undefined ? `has no "${name}" list` : `has "${name}" as ${describe(list)}, not a list`);
     const bad = list.findIndex((item) => !isRecord(item) || typeof item[key] !== "string");
     if (bad >= 0) return refuse(`has "${name}[${bad}]" without a "${key}" text field`);
     lists[name] = list;

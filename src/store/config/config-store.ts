@@ -67,7 +67,16 @@ export interface ConfigData {
 }
 
 function emptyConfig(): ConfigData {
-  return {version: 1, recipients: [], groups: [], api_keys: [], webhooks: [], dashboard: {password_hash: null, password_set_at: null}, heartbeats: [], integrations: []};
+  return {
+    version: 1,
+    recipients: [],
+    groups: [],
+    api_keys: [],
+    webhooks: [],
+    dashboard: {password_hash: null, password_set_at: null},
+    heartbeats: [],
+    integrations: []
+  };
 }
 
 /**
@@ -78,7 +87,10 @@ function emptyConfig(): ConfigData {
 export class ConfigStore {
   private chain: Promise<unknown> = Promise.resolve();
 
-  private constructor(private readonly db: Low<ConfigData>, readonly adapter: AtomicJsonFile<ConfigData>) {}
+  private constructor(
+    private readonly db: Low<ConfigData>,
+    readonly adapter: AtomicJsonFile<ConfigData>
+  ) {}
 
   /**
    * Reads the file, refusing one of the wrong shape (`checkConfigShape`). A missing file is made
@@ -128,7 +140,11 @@ type Item<N extends CollectionName> = ConfigData[N][number];
 
 /** One list in the config store, addressed by a key field: the repositories' shared CRUD. */
 export class ConfigCollection<N extends CollectionName> {
-  constructor(protected readonly store: ConfigStore, private readonly name: N, private readonly key: keyof Item<N> & string) {}
+  constructor(
+    protected readonly store: ConfigStore,
+    private readonly name: N,
+    private readonly key: keyof Item<N> & string
+  ) {}
 
   private idOf(item: Item<N>): string {
     return String((item as unknown as Record<string, unknown>)[this.key]);

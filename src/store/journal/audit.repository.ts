@@ -38,12 +38,22 @@ export class AuditRepository {
   private readonly appendStatement: Statement;
 
   constructor(private readonly journal: Journal) {
-    this.appendStatement = journal.db.prepare(`INSERT INTO audit (at, actor_type, actor_id, action, subject_type, subject_id, source, detail)
+    this.appendStatement = journal.db
+      .prepare(`INSERT INTO audit (at, actor_type, actor_id, action, subject_type, subject_id, source, detail)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   }
 
   append(entry: Omit<AuditEntry, "seq">): void {
-    this.appendStatement.run(entry.at, entry.actor.type, entry.actor.id, entry.action, entry.subject.type, entry.subject.id, entry.source, JSON.stringify(entry.detail));
+    this.appendStatement.run(
+      entry.at,
+      entry.actor.type,
+      entry.actor.id,
+      entry.action,
+      entry.subject.type,
+      entry.subject.id,
+      entry.source,
+      JSON.stringify(entry.detail)
+    );
   }
 
   list(filter: AuditFilter): AuditEntry[] {
@@ -52,7 +62,9 @@ export class AuditRepository {
     if (filter.subject_id) sql.add("subject_id = ?", filter.subject_id);
     if (filter.actor_id) sql.add("actor_id = ?", filter.actor_id);
     if (filter.before_seq !== undefined) sql.add("seq < ?", filter.before_seq);
-    const rows = this.journal.db.prepare(`SELECT * FROM audit ${sql.where} ORDER BY seq DESC LIMIT ?`).all(...sql.params, filter.limit) as Row[];
+    const rows = this.journal.db
+      .prepare(`SELECT * FROM audit ${sql.where} ORDER BY seq DESC LIMIT ?`)
+      .all(...sql.params, filter.limit) as Row[];
     return rows.map((row) => ({
       seq: row.seq,
       at: row.at,

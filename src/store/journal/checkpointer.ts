@@ -28,7 +28,10 @@ parentPort.on("message", (message) => {
 `;
 
 /** What the worker posts (WORKER_SOURCE): a checkpoint's counts, a failure, or that it stopped. */
-type WorkerMessage = {type: "checkpoint"; busy: number; log: number; checkpointed: number} | {type: "error"; message: string} | {type: "stopped"};
+type WorkerMessage =
+  | {type: "checkpoint"; busy: number; log: number; checkpointed: number}
+  | {type: "error"; message: string}
+  | {type: "stopped"};
 
 /** Background WAL checkpoints on a worker thread (its own SQLite connection). */
 export class Checkpointer {
@@ -41,7 +44,8 @@ export class Checkpointer {
     this.worker = new Worker(WORKER_SOURCE, {eval: true, workerData: {path, intervalMs, betterSqlite3}});
     this.worker.unref();
     this.worker.on("message", (message: WorkerMessage) => {
-      if (message.type === "checkpoint") this.lastCheckpoint = {busy: message.busy, log: message.log, checkpointed: message.checkpointed};
+      if (message.type === "checkpoint")
+        this.lastCheckpoint = {busy: message.busy, log: message.log, checkpointed: message.checkpointed};
       if (message.type === "error") logger.warn("journal checkpoint failed", {error: message.message});
     });
     this.worker.on("error", (error) => logger.error("journal checkpointer crashed", {error}));

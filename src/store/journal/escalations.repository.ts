@@ -51,11 +51,19 @@ export interface Undeliverable {
 function parseProgress(row: EscalationRow): EscalationProgress {
   const stored = JSON.parse(row.progress) as Partial<EscalationProgress>;
   const carried = stored.carried ?? Array.from({length: row.step}, (_, index) => index);
-  return {carried, current: stored.current ?? (carried.length ? carried[carried.length - 1] : null), noted: stored.noted ?? {}};
+  return {
+    carried,
+    current: stored.current ?? (carried.length ? carried[carried.length - 1] : null),
+    noted: stored.noted ?? {}
+  };
 }
 
 function fromRow(row: EscalationRow): EscalationRecord {
-  return {...row, progress: parseProgress(row), waiting_for: row.waiting_for === null ? null : (JSON.parse(row.waiting_for) as WaitReason[])};
+  return {
+    ...row,
+    progress: parseProgress(row),
+    waiting_for: row.waiting_for === null ? null : (JSON.parse(row.waiting_for) as WaitReason[])
+  };
 }
 
 /** Escalation chains: the policy snapshot and the stored next wake-up of each running chain. */
@@ -69,8 +77,31 @@ export class EscalationsRepository {
   }
 
   insert(record: EscalationRecord, policy: PolicySnapshot): void {
-    const {id, notification_id, step, steps_total, next_step_at, generation, state, grouped_with, progress, waiting_for} = record;
-    this.statements.insert.run(id, notification_id, JSON.stringify(policy), step, steps_total, next_step_at, generation, state, grouped_with, JSON.stringify(progress), waiting_for && JSON.stringify(waiting_for));
+    const {
+      id,
+      notification_id,
+      step,
+      steps_total,
+      next_step_at,
+      generation,
+      state,
+      grouped_with,
+      progress,
+      waiting_for
+    } = record;
+    this.statements.insert.run(
+      id,
+      notification_id,
+      JSON.stringify(policy),
+      step,
+      steps_total,
+      next_step_at,
+      generation,
+      state,
+      grouped_with,
+      JSON.stringify(progress),
+      waiting_for && JSON.stringify(waiting_for)
+    );
   }
 
   forNotification(notificationId: string): EscalationRecord | null {
@@ -80,7 +111,8 @@ export class EscalationsRepository {
 
   /** A chain with its alert's priority and target, in one read: what a storm's newcomer is checked against. */
   anchorCandidate(notificationId: string): (EscalationRecord & {priority: Priority; target_uuid: string}) | null {
-    const row = this.statements.anchorCandidate.get(notificationId) as (EscalationRow & {priority: Priority; target_uuid: string}) | undefined;
+    const row = this.statements.anchorCandidate.get(notificationId) as
+      (EscalationRow & {priority: Priority; target_uuid: string}) | undefined;
     return row ? {...fromRow(row), priority: row.priority, target_uuid: row.target_uuid} : null;
   }
 
@@ -91,7 +123,9 @@ export class EscalationsRepository {
 
   /** Notifications whose stored wake-up is due at `nowIso`, earliest first. */
   due(nowIso: string, limit: number): string[] {
-    return (this.statements.due.all(nowIso, limit) as Array<{notification_id: string}>).map((row) => row.notification_id);
+    return (this.statements.due.all(nowIso, limit) as Array<{notification_id: string}>).map(
+      (row) => row.notification_id
+    );
   }
 
   /** The earliest stored wake-up of any running chain, or null: what the runner's timer aims at. */
@@ -103,10 +137,23 @@ export class EscalationsRepository {
     return this.chainUpdates;
   }
 
-  save(record: Pick<EscalationRecord, "notification_id" | "step" | "next_step_at" | "generation" | "state" | "progress" | "waiting_for">): void {
+  save(
+    record: Pick<
+      EscalationRecord,
+      "notification_id" | "step" | "next_step_at" | "generation" | "state" | "progress" | "waiting_for"
+    >
+  ): void {
     this.chainUpdates++;
     const {notification_id, step, next_step_at, generation, state, progress, waiting_for} = record;
-    this.statements.save.run({notification_id, step, next_step_at, generation, state, progress: JSON.stringify(progress), waiting_for: waiting_for && JSON.stringify(waiting_for)});
+    this.statements.save.run({
+      notification_id,
+      step,
+      next_step_at,
+      generation,
+      state,
+      progress: JSON.stringify(progress),
+      waiting_for: waiting_for && JSON.stringify(waiting_for)
+    });
   }
 
   /**
@@ -135,9 +182,21 @@ export class EscalationsRepository {
    * A new plan for a running chain (a merge raised its priority): progress starts again under
    * the new policy, due now; a wake-up already scheduled becomes stale.
    */
-  replan(notificationId: string, policy: PolicySnapshot, stepsTotal: number, progress: EscalationProgress, nowIso: string): boolean {
+  replan(
+    notificationId: string,
+    policy: PolicySnapshot,
+    stepsTotal: number,
+    progress: EscalationProgress,
+    nowIso: string
+  ): boolean {
     this.chainUpdates++;
-    const changes = this.statements.replan.run({notification_id: notificationId, policy: JSON.stringify(policy), steps_total: stepsTotal, progress: JSON.stringify(progress), now: nowIso}).changes;
+    const changes = this.statements.replan.run({
+      notification_id: notificationId,
+      policy: JSON.stringify(policy),
+      steps_total: stepsTotal,
+      progress: JSON.stringify(progress),
+      now: nowIso
+    }).changes;
     if (changes > 0) this.statements.release.run({anchor: notificationId, now: nowIso});
     return changes > 0;
   }
@@ -149,7 +208,12 @@ export class EscalationsRepository {
    * newcomer joins it.
    */
   group(notificationId: string, anchor: EscalationRecord & {next_step_at: string}, current: number | null): void {
-    this.statements.group.run({notification_id: notificationId, anchor: anchor.notification_id, at: anchor.next_step_at, current});
+    this.statements.group.run({
+      notification_id: notificationId,
+      anchor: anchor.notification_id,
+      at: anchor.next_step_at,
+      current
+    });
   }
 
   ungroup(notificationId: string): void {

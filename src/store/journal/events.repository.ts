@@ -20,16 +20,23 @@ export class EventsRepository {
   private readonly lastSequence: Statement;
 
   constructor(journal: Journal) {
-    this.insertEvent = journal.db.prepare(`INSERT INTO events (id, type, notification_id, created_at, body, sequence) VALUES (@id, @type, @notification_id, @created_at, @body, @sequence)`);
+    this.insertEvent = journal.db.prepare(
+      `INSERT INTO events (id, type, notification_id, created_at, body, sequence) VALUES (@id, @type, @notification_id, @created_at, @body, @sequence)`
+    );
     this.lastSequence = journal.db.prepare(`SELECT MAX(sequence) AS last FROM events WHERE notification_id = ?`);
-    this.insertOutbox = journal.db.prepare(`INSERT INTO outbox (kind, destination, event_id, status, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', ?, ?)`);
-    this.countPending = journal.db.prepare(`SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox WHERE status = 'pending'`);
+    this.insertOutbox = journal.db.prepare(
+      `INSERT INTO outbox (kind, destination, event_id, status, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', ?, ?)`
+    );
+    this.countPending = journal.db.prepare(
+      `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox WHERE status = 'pending'`
+    );
   }
 
   /** Records the event and one pending delivery per destination (webhook subscription id). */
   append(event: EventRecord, destinations: string[]): void {
     this.insertEvent.run(event);
-    for (const destination of destinations) this.insertOutbox.run("webhook", destination, event.id, event.created_at, event.created_at);
+    for (const destination of destinations)
+      this.insertOutbox.run("webhook", destination, event.id, event.created_at, event.created_at);
   }
 
   /** The sequence number the notification's next event takes: one more than its last. */

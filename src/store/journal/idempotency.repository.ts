@@ -14,9 +14,11 @@ export class IdempotencyRepository {
   private readonly pruneStatement: Statement;
 
   constructor(journal: Journal) {
-    this.findStatement = journal.db.prepare(`SELECT fingerprint, response_status AS status, response_body AS body FROM idempotency
+    this.findStatement = journal.db
+      .prepare(`SELECT fingerprint, response_status AS status, response_body AS body FROM idempotency
       WHERE api_key_id = ? AND idempotency_key = ? AND expires_at > ?`);
-    this.insertStatement = journal.db.prepare(`INSERT OR REPLACE INTO idempotency (api_key_id, idempotency_key, fingerprint, response_status, response_body, created_at, expires_at)
+    this.insertStatement = journal.db
+      .prepare(`INSERT OR REPLACE INTO idempotency (api_key_id, idempotency_key, fingerprint, response_status, response_body, created_at, expires_at)
       VALUES (?, ?, ?, ?, ?, ?, ?)`);
     this.pruneStatement = journal.db.prepare(`DELETE FROM idempotency WHERE expires_at <= ?`);
   }

@@ -14,6 +14,8 @@ export class IntegrationAlertsRepository {
 
   /** The newest notification with this dedup key that is not resolved (open, acknowledged or exhausted), or null. */
   latestUnresolved(dedupKey: string): {id: string; status: NotificationStatus} | null {
-    return (this.latestUnresolvedStatement.get(dedupKey) as {id: string; status: NotificationStatus} | undefined) ?? null;
+    return (
+      (this.latestUnresolvedStatement.get(dedupKey) as {id: string; status: NotificationStatus} | undefined) ?? null
+    );
   }
 }

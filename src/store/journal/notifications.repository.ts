@@ -5,9 +5,28 @@ import type {Channel, NotificationStatus, Priority} from "../../domain/vocabular
 import {SqlFilter} from "./sql-filter.js";
 
 const COLUMNS = [
-  "id", "status", "target_uuid", "target_kind", "message", "priority", "source", "dedup_key", "link", "service", "environment",
-  "occurrences", "channels_planned", "escalation_chain_id", "created_at", "updated_at", "acknowledged_at", "acknowledged_by",
-  "acknowledged_via", "ack_note", "resolved_at", "api_key_id"
+  "id",
+  "status",
+  "target_uuid",
+  "target_kind",
+  "message",
+  "priority",
+  "source",
+  "dedup_key",
+  "link",
+  "service",
+  "environment",
+  "occurrences",
+  "channels_planned",
+  "escalation_chain_id",
+  "created_at",
+  "updated_at",
+  "acknowledged_at",
+  "acknowledged_by",
+  "acknowledged_via",
+  "ack_note",
+  "resolved_at",
+  "api_key_id"
 ] as const;
 
 const SQL = {
@@ -35,7 +54,9 @@ export interface NotificationFilter {
 type Row = Omit<NotificationRecord, "channels_planned"> & {channels_planned: string};
 
 function fromRow(row: Row | undefined): NotificationRecord | null {
-  return row ? {...row, channels_planned: JSON.parse(row.channels_planned) as NotificationRecord["channels_planned"]} : null;
+  return row
+    ? {...row, channels_planned: JSON.parse(row.channels_planned) as NotificationRecord["channels_planned"]}
+    : null;
 }
 
 /** Notifications in the journal. Writes must run inside `journal.write()`. */
@@ -47,7 +68,11 @@ export class NotificationsRepository {
   }
 
   insert(record: NotificationRecord): void {
-    this.statements.insert.run(...COLUMNS.map((column) => (column === "channels_planned" ? JSON.stringify(record.channels_planned) : record[column])));
+    this.statements.insert.run(
+      ...COLUMNS.map((column) =>
+        column === "channels_planned" ? JSON.stringify(record.channels_planned) : record[column]
+      )
+    );
   }
 
   get(id: string): NotificationRecord | null {
@@ -64,7 +89,12 @@ export class NotificationsRepository {
 
   /** A merge raised the priority: the channels the re-planned chain will use change with it. */
   raisePriority(id: string, priority: Priority, channelsPlanned: Channel[], nowIso: string): void {
-    this.statements.raisePriority.run({id, priority, channels_planned: JSON.stringify(channelsPlanned), updated_at: nowIso});
+    this.statements.raisePriority.run({
+      id,
+      priority,
+      channels_planned: JSON.stringify(channelsPlanned),
+      updated_at: nowIso
+    });
   }
 
   saveState(record: NotificationRecord): void {
@@ -96,7 +126,9 @@ export class NotificationsRepository {
     if (filter.target_uuid) sql.add("target_uuid = ?", filter.target_uuid);
     if (filter.priority) sql.add("priority = ?", filter.priority);
     if (filter.before_id) sql.add("id < ?", filter.before_id);
-    const rows = this.journal.db.prepare(`SELECT * FROM notifications ${sql.where} ORDER BY id DESC LIMIT ?`).all(...sql.params, filter.limit) as Row[];
+    const rows = this.journal.db
+      .prepare(`SELECT * FROM notifications ${sql.where} ORDER BY id DESC LIMIT ?`)
+      .all(...sql.params, filter.limit) as Row[];
     return rows.map((row) => fromRow(row) as NotificationRecord);
   }
 }

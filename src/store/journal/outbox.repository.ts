@@ -26,7 +26,10 @@ const ENABLED = `o.destination IN (SELECT value FROM json_each(@destinations))`;
 
 /** The webhook rows of the outbox: claimed by compare-and-set, finished or rescheduled after each attempt. */
 export class OutboxRepository {
-  private readonly statements: Record<"due" | "nextDue" | "claim" | "finish" | "failOpen" | "recover" | "requeue", Statement>;
+  private readonly statements: Record<
+    "due" | "nextDue" | "claim" | "finish" | "failOpen" | "recover" | "requeue",
+    Statement
+  >;
 
   constructor(journal: Journal) {
     const db = journal.db;
@@ -37,28 +40,48 @@ export class OutboxRepository {
         ORDER BY o.seq`),
       nextDue: db.prepare(`SELECT MIN(o.next_attempt_at) AS at FROM outbox o
         WHERE o.kind = 'webhook' AND o.status = 'pending' AND ${ENABLED} AND ${HEAD_OF_SUBSCRIPTION}`),
-      claim: db.prepare(`UPDATE outbox SET status = 'sending', attempts = attempts + 1 WHERE seq = ? AND status = 'pending'`),
+      claim: db.prepare(
+        `UPDATE outbox SET status = 'sending', attempts = attempts + 1 WHERE seq = ? AND status = 'pending'`
+      ),
       // Only a row still in `sending` is finished: one failed meanwhile (its subscription deleted or gone) stays failed.
-      finish: db.prepare(`UPDATE outbox SET status = @status, next_attempt_at = COALESCE(@next_attempt_at, next_attempt_at), last_error = @error WHERE seq = @seq AND status = 'sending'`),
-      failOpen: db.prepare(`UPDATE outbox SET status = 'failed', last_error = ? WHERE kind = 'webhook' AND destination = ? AND status IN ('pending', 'sending')`),
+      finish: db.prepare(
+        `UPDATE outbox SET status = @status, next_attempt_at = COALESCE(@next_attempt_at, next_attempt_at), last_error = @error WHERE seq = @seq AND status = 'sending'`
+      ),
+      failOpen: db.prepare(
+        `UPDATE outbox SET status = 'failed', last_error = ? WHERE kind = 'webhook' AND destination = ? AND status IN ('pending', 'sending')`
+      ),
       recover: db.prepare(`UPDATE outbox SET status = 'pending' WHERE kind = 'webhook' AND status = 'sending'`),
-      requeue: db.prepare(`INSERT INTO outbox (kind, destination, event_id, status, next_attempt_at, created_at) VALUES ('webhook', ?, ?, 'pending', ?, ?)`)
+      requeue: db.prepare(
+        `INSERT INTO outbox (kind, destination, event_id, status, next_attempt_at, created_at) VALUES ('webhook', ?, ?, 'pending', ?, ?)`
+      )
     };
   }
 
   /** Claims every due subscription head (pending → sending); call inside a journal write. */
   claimDue(nowIso: string, enabledSubscriptions: string[]): ClaimedDelivery[] {
-    const due = this.statements.due.all({now: nowIso, destinations: JSON.stringify(enabledSubscriptions)}) as ClaimedDelivery[];
+    const due = this.statements.due.all({
+      now: nowIso,
+      destinations: JSON.stringify(enabledSubscriptions)
+    }) as ClaimedDelivery[];
     return due.filter((row) => this.statements.claim.run(row.seq).changes === 1);
   }
 
   /** The earliest time a subscription head becomes due, or null when nothing waits. */
   nextDueAt(enabledSubscriptions: string[]): string | null {
-    return (this.statements.nextDue.get({destinations: JSON.stringify(enabledSubscriptions)}) as {at: string | null}).at;
+    return (this.statements.nextDue.get({destinations: JSON.stringify(enabledSubscriptions)}) as {at: string | null})
+      .at;
   }
 
-  finish(seq: number, outcome: {status: Exclude<OutboxStatus, "sending">; next_attempt_at?: string; error: string | null}): void {
-    this.statements.finish.run({seq, status: outcome.status, next_attempt_at: outcome.next_attempt_at ?? null, error: outcome.error});
+  finish(
+    seq: number,
+    outcome: {status: Exclude<OutboxStatus, "sending">; next_attempt_at?: string; error: string | null}
+  ): void {
+    this.statements.finish.run({
+      seq,
+      status: outcome.status,
+      next_attempt_at: outcome.next_attempt_at ?? null,
+      error: outcome.error
+    });
   }
 
   /** Gives up every undelivered row of a subscription (deleted, or gone at the receiver). */

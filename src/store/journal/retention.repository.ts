@@ -37,11 +37,15 @@ export class RetentionRepository {
 
   deleteNotifications(ids: string[]): void {
     const list = JSON.stringify(ids);
-    for (const {table_name: table, column_name: column} of this.statements.referencing.all() as Array<{table_name: string; column_name: string}>) {
+    for (const {table_name: table, column_name: column} of this.statements.referencing.all() as Array<{
+      table_name: string;
+      column_name: string;
+    }>) {
       if (HANDLED.has(table)) continue;
       this.journal.db.prepare(`DELETE FROM "${table}" WHERE "${column}" IN (SELECT value FROM json_each(?))`).run(list);
     }
-    for (const step of ["deliveries", "outbox", "events", "attempts", "escalations", "notifications"] as const) this.statements[step].run({ids: list});
+    for (const step of ["deliveries", "outbox", "events", "attempts", "escalations", "notifications"] as const)
+      this.statements[step].run({ids: list});
   }
 
   deleteAudit(cutoffIso: string, limit: number): number {

@@ -29,7 +29,13 @@ export class SmsReplyCodesRepository {
   }
 
   /** Inside a journal write: stores the first candidate not in use and returns it. */
-  issue(contact: string, notificationIds: string[], nowIso: string, expiresIso: string, candidate: (attempt: number) => string): string {
+  issue(
+    contact: string,
+    notificationIds: string[],
+    nowIso: string,
+    expiresIso: string,
+    candidate: (attempt: number) => string
+  ): string {
     this.statements.prune.run(nowIso);
     for (let attempt = 0; ; attempt++) {
       const code = candidate(attempt);
@@ -40,7 +46,15 @@ export class SmsReplyCodesRepository {
   }
 
   find(code: string, nowIso: string): SmsReplyCode | null {
-    const row = this.statements.find.get(code, nowIso) as {code: string; contact: string; notification_ids: string; expires_at: string} | undefined;
-    return row ? {code: row.code, contact: row.contact, notificationIds: JSON.parse(row.notification_ids) as string[], expiresAt: row.expires_at} : null;
+    const row = this.statements.find.get(code, nowIso) as
+      {code: string; contact: string; notification_ids: string; expires_at: string} | undefined;
+    return row
+      ? {
+          code: row.code,
+          contact: row.contact,
+          notificationIds: JSON.parse(row.notification_ids) as string[],
+          expiresAt: row.expires_at
+        }
+      : null;
   }
 }

@@ -49,9 +49,14 @@ export class WalGuard {
       if (missing.length) {
         const lost = `journal ${path} was not closed cleanly (${WalGuard.describeMarker(marker)}) and ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} missing: alerts committed since the last checkpoint lived there`;
         if (!options.acceptWalLoss) {
-          throw new WalLossError(`${lost}. Put the file back and start again; to serve from what remains instead, start once with --accept-wal-loss (docs/operations.md, "The data dir's files")`);
+          throw new WalLossError(
+            `${lost}. Put the file back and start again; to serve from what remains instead, start once with --accept-wal-loss (docs/operations.md, "The data dir's files")`
+          );
         }
-        options.logger.error("journal files lost at an unclean stop: serving from what remains, as --accept-wal-loss asked", {journal: path, missing});
+        options.logger.error(
+          "journal files lost at an unclean stop: serving from what remains, as --accept-wal-loss asked",
+          {journal: path, missing}
+        );
       }
     }
     // SQLite gives the -wal and -shm files the database file's own mode.

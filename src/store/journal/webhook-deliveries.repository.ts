@@ -36,17 +36,37 @@ export class WebhookDeliveriesRepository {
   constructor(journal: Journal) {
     const db = journal.db;
     this.statements = {
-      start: db.prepare(`INSERT INTO webhook_deliveries (outbox_seq, subscription_id, event_id, attempt, started_at) VALUES (?, ?, ?, ?, ?)`),
-      finish: db.prepare(`UPDATE webhook_deliveries SET finished_at = @finished_at, status_code = @status_code, error = @error, duration_ms = @duration_ms WHERE id = @id`),
+      start: db.prepare(
+        `INSERT INTO webhook_deliveries (outbox_seq, subscription_id, event_id, attempt, started_at) VALUES (?, ?, ?, ?, ?)`
+      ),
+      finish: db.prepare(
+        `UPDATE webhook_deliveries SET finished_at = @finished_at, status_code = @status_code, error = @error, duration_ms = @duration_ms WHERE id = @id`
+      ),
       interrupt: db.prepare(`UPDATE webhook_deliveries SET finished_at = ?, error = ? WHERE finished_at IS NULL`),
       get: db.prepare(`${SELECT} WHERE d.id = ? AND d.subscription_id = ?`),
-      page: db.prepare(`${SELECT} WHERE d.subscription_id = @subscription_id AND d.id < @before ORDER BY d.id DESC LIMIT @limit`)
+      page: db.prepare(
+        `${SELECT} WHERE d.subscription_id = @subscription_id AND d.id < @before ORDER BY d.id DESC LIMIT @limit`
+      )
     };
   }
 
   /** Records the start of an attempt; returns the delivery id. */
-  start(attempt: {outbox_seq: number; subscription_id: string; event_id: string; attempt: number; started_at: string}): number {
-    return Number(this.statements.start.run(attempt.outbox_seq, attempt.subscription_id, attempt.event_id, attempt.attempt, attempt.started_at).lastInsertRowid);
+  start(attempt: {
+    outbox_seq: number;
+    subscription_id: string;
+    event_id: string;
+    attempt: number;
+    started_at: string;
+  }): number {
+    return Number(
+      this.statements.start.run(
+        attempt.outbox_seq,
+        attempt.subscription_id,
+        attempt.event_id,
+        attempt.attempt,
+        attempt.started_at
+      ).lastInsertRowid
+    );
   }
 
   finish(id: number, result: DeliveryResult): void {
@@ -64,6 +84,10 @@ export class WebhookDeliveriesRepository {
 
   /** Newest first, keyset-paged by id. */
   list(subscriptionId: string, limit: number, beforeId: number | null): WebhookDelivery[] {
-    return this.statements.page.all({subscription_id: subscriptionId, before: beforeId ?? Number.MAX_SAFE_INTEGER, limit}) as WebhookDelivery[];
+    return this.statements.page.all({
+      subscription_id: subscriptionId,
+      before: beforeId ?? Number.MAX_SAFE_INTEGER,
+      limit
+    }) as WebhookDelivery[];
   }
 }

@@ -32,18 +32,35 @@ export async function startFlakyProxy(upstream: string): Promise<FlakyProxy> {
       if (action === "drop") return void request.socket.destroy();
       if (action !== "forward") {
         const payload = action.body === undefined ? "" : JSON.stringify(action.body);
-        return void response.writeHead(action.status, {"Content-Type": "application/problem+json", ...action.headers}).end(payload);
+        return void response
+          .writeHead(action.status, {"Content-Type": "application/problem+json", ...action.headers})
+          .end(payload);
       }
-      const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !["host", "connection", "content-length"].includes(name))) as Record<string, string>;
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(([name]) => !["host", "connection", "content-length"].includes(name))
+      ) as Record<string, string>;
       const answer = await fetch(upstream + request.url, {method: request.method, headers, body: body || undefined});
       const text = await answer.text();
-      response.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([name]) => !["content-length", "transfer-encoding", "connection", "keep-alive"].includes(name)))).end(text);
+      response
+        .writeHead(
+          answer.status,
+          Object.fromEntries(
+            [...answer.headers].filter(
+              ([name]) => !["content-length", "transfer-encoding", "connection", "keep-alive"].includes(name)
+            )
+          )
+        )
+        .end(text);
     };
     // Upstream unreachable: the error is printed and the client sees the connection drop, as with "drop".
-    request.on("end", () => void relay().catch((error: unknown) => {
-      console.error("flaky proxy failed:", error);
-      request.socket.destroy();
-    }));
+    request.on(
+      "end",
+      () =>
+        void relay().catch((error: unknown) => {
+          console.error("flaky proxy failed:", error);
+          request.socket.destroy();
+        })
+    );
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   return {

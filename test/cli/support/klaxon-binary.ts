@@ -54,7 +54,11 @@ export interface KlaxonRun {
  */
 export function runKlaxon(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<KlaxonRun> {
   const cwd = tempDir("klaxon-cli-cwd-");
-  const child = spawn(KLAXON_BINARY, args, {cwd, env: {PATH: "/nonexistent", HOME: cwd, ...env}, stdio: ["pipe", "pipe", "pipe"]});
+  const child = spawn(KLAXON_BINARY, args, {
+    cwd,
+    env: {PATH: "/nonexistent", HOME: cwd, ...env},
+    stdio: ["pipe", "pipe", "pipe"]
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));

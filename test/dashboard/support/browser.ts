@@ -13,7 +13,15 @@ const SCREENSHOTS = join(import.meta.dirname, "..", "..", "..", "docs", "screens
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run"
+    ]
   });
 }
 
@@ -24,8 +32,16 @@ export const PHONE = {width: 390, height: 844};
  * A fresh browser profile (no cookies) that may only reach the gateway on 127.0.0.1: any other
  * request is aborted and remembered, so a test can prove the dashboard loads nothing from outside.
  */
-export async function openContext(browser: Browser, viewport = DESKTOP): Promise<{context: BrowserContext; page: Page; outside: string[]; scriptErrors: string[]}> {
-  const context = await browser.newContext({viewport, deviceScaleFactor: 1, isMobile: viewport === PHONE, hasTouch: viewport === PHONE});
+export async function openContext(
+  browser: Browser,
+  viewport = DESKTOP
+): Promise<{context: BrowserContext; page: Page; outside: string[]; scriptErrors: string[]}> {
+  const context = await browser.newContext({
+    viewport,
+    deviceScaleFactor: 1,
+    isMobile: viewport === PHONE,
+    hasTouch: viewport === PHONE
+  });
   const outside: string[] = [];
   await context.route("**/*", (route) => {
     const url = new URL(route.request().url());
@@ -50,7 +66,8 @@ export async function checkPage(page: Page, where: string) {
     [...document.querySelectorAll("input, select, textarea, button")]
       .filter((element: any) => element.offsetParent !== null && !element.classList.contains("visually-hidden"))
       .filter((element: any) => {
-        const labelled = element.labels?.length || element.getAttribute("aria-label") || element.getAttribute("aria-labelledby");
+        const labelled =
+          element.labels?.length || element.getAttribute("aria-label") || element.getAttribute("aria-labelledby");
         return !(labelled || (element.tagName === "BUTTON" && element.textContent?.trim()));
       })
       .map((element: any) => element.outerHTML.slice(0, 120))

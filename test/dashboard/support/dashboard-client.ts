@@ -6,7 +6,11 @@ export const ADMIN_PASSWORD = "correct horse battery";
 export interface DashboardClient {
   cookie: string;
   csrfToken: string;
-  call<T = any>(method: string, path: string, options?: {body?: unknown; csrf?: string | null}): Promise<{status: number; headers: Headers; body: T}>;
+  call<T = any>(
+    method: string,
+    path: string,
+    options?: {body?: unknown; csrf?: string | null}
+  ): Promise<{status: number; headers: Headers; body: T}>;
 }
 
 export async function setAdminPassword(gw: TestGateway, password = ADMIN_PASSWORD, adminKey = gw.adminKey) {

@@ -55,7 +55,8 @@ async function waitUntilReady(url: string, child: ChildProcess, output: () => st
  * one second so a test sees notifications quickly; a missing binary fails, never skips.
  */
 export async function startAlertmanager(webhookUrl: string): Promise<AlertmanagerPeer> {
-  if (!existsSync(ALERTMANAGER_BINARY)) throw new Error(`${ALERTMANAGER_BINARY} is missing: install Debian's prometheus-alertmanager package`);
+  if (!existsSync(ALERTMANAGER_BINARY))
+    throw new Error(`${ALERTMANAGER_BINARY} is missing: install Debian's prometheus-alertmanager package`);
   const dir = mkdtempSync(join(tmpdir(), "klaxon-alertmanager-"));
   const config = [
     "global:",
@@ -78,7 +79,13 @@ export async function startAlertmanager(webhookUrl: string): Promise<Alertmanage
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(
     ALERTMANAGER_BINARY,
-    [`--config.file=${join(dir, "alertmanager.yml")}`, `--storage.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`, "--cluster.listen-address=", "--log.level=debug"],
+    [
+      `--config.file=${join(dir, "alertmanager.yml")}`,
+      `--storage.path=${join(dir, "data")}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      "--cluster.listen-address=",
+      "--log.level=debug"
+    ],
     {stdio: ["ignore", "pipe", "pipe"]}
   );
   let printed = "";
@@ -97,8 +104,13 @@ export async function startAlertmanager(webhookUrl: string): Promise<Alertmanage
     url,
     output,
     async push(alerts) {
-      const response = await fetch(`${url}/api/v2/alerts`, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(alerts)});
-      if (response.status !== 200) throw new Error(`alertmanager refused the alerts: ${response.status} ${await response.text()}`);
+      const response = await fetch(`${url}/api/v2/alerts`, {
+        method: "POST",
+        headers: {"Content-Type": "application/json"},
+        body: JSON.stringify(alerts)
+      });
+      if (response.status !== 200)
+        throw new Error(`alertmanager refused the alerts: ${response.status} ${await response.text()}`);
     },
     async alerts() {
       return (await (await fetch(`${url}/api/v2/alerts`)).json()) as HeldAlert[];

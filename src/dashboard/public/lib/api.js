@@ -27,7 +27,11 @@ export class ApiError extends Error {
   }
 }
 
-const UNREACHABLE = {title: "The gateway did not answer", detail: "Check the network connection to the Klaxon box, then try again.", code: "unreachable"};
+const UNREACHABLE = {
+  title: "The gateway did not answer",
+  detail: "Check the network connection to the Klaxon box, then try again.",
+  code: "unreachable"
+};
 
 export async function api(method, path, body) {
   const headers = {Accept: "application/json, application/problem+json"};
@@ -35,7 +39,12 @@ export async function api(method, path, body) {
   if (!SAFE_METHODS.has(method) && csrfToken) headers["X-CSRF-Token"] = csrfToken;
   let response;
   try {
-    response = await fetch(path, {method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body)});
+    response = await fetch(path, {
+      method,
+      headers,
+      credentials: "same-origin",
+      body: body === undefined ? undefined : JSON.stringify(body)
+    });
   } catch {
     throw new ApiError(UNREACHABLE, 0);
   }
@@ -49,7 +58,12 @@ export async function api(method, path, body) {
   }
   if (response.ok) return data;
   const error = new ApiError(data ?? {title: `HTTP ${response.status}`}, response.status);
-  if (response.status === 401 && !path.startsWith("/dashboard/api/sign-in") && !path.startsWith("/dashboard/api/password")) signedOut();
+  if (
+    response.status === 401 &&
+    !path.startsWith("/dashboard/api/sign-in") &&
+    !path.startsWith("/dashboard/api/password")
+  )
+    signedOut();
   throw error;
 }
 
@@ -69,7 +83,10 @@ export async function listAll(path) {
   let cursor = null;
   do {
     const separator = path.includes("?") ? "&" : "?";
-    const page = await api("GET", `${path}${separator}limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const page = await api(
+      "GET",
+      `${path}${separator}limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`
+    );
     items.push(...page.items);
     cursor = page.next_cursor ?? null;
   } while (cursor);

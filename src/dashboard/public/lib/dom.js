@@ -122,8 +122,28 @@ export function dataTable({caption, columns, rows}) {
       "table",
       {class: "data-table"},
       h("caption", {class: "visually-hidden"}, caption),
-      h("thead", {}, h("tr", {}, columns.map((title) => h("th", {scope: "col"}, title)))),
-      h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell, index) => h(index === 0 ? "th" : "td", {scope: index === 0 ? "row" : null, "data-label": columns[index]}, cell)))))
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          columns.map((title) => h("th", {scope: "col"}, title))
+        )
+      ),
+      h(
+        "tbody",
+        {},
+        rows.map((cells) =>
+          h(
+            "tr",
+            {},
+            cells.map((cell, index) =>
+              h(index === 0 ? "th" : "td", {scope: index === 0 ? "row" : null, "data-label": columns[index]}, cell)
+            )
+          )
+        )
+      )
     )
   );
 }

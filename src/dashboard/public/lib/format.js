@@ -10,8 +10,13 @@ export function when(iso) {
 export function ago(iso, nowMs = Date.now()) {
   if (!iso) return "never";
   const seconds = Math.round((new Date(iso).getTime() - nowMs) / 1000);
-  const units = [["day", 86400], ["hour", 3600], ["minute", 60]];
-  for (const [unit, size] of units) if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
+  const units = [
+    ["day", 86400],
+    ["hour", 3600],
+    ["minute", 60]
+  ];
+  for (const [unit, size] of units)
+    if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
   return relative.format(seconds, "second");
 }
 
@@ -44,10 +49,24 @@ export const CHANNEL_NAMES = {telegram_voice: "Telegram voice", voice_call: "Voi
 export const CHANNELS = Object.keys(CHANNEL_NAMES);
 export const PRIORITIES = ["critical", "high", "medium", "low", "info"];
 export const STATUSES = ["queued", "notifying", "acknowledged", "resolved", "exhausted"];
-export const SCOPES = ["notifications:send", "notifications:read", "notifications:ack", "recipients:read", "recipients:write", "admin"];
+export const SCOPES = [
+  "notifications:send",
+  "notifications:read",
+  "notifications:ack",
+  "recipients:read",
+  "recipients:write",
+  "admin"
+];
 export const EVENT_TYPES = [
-  "notification.sent", "notification.delivered", "notification.acknowledged", "notification.resolved",
-  "notification.priority_raised", "escalation.started", "escalation.step", "escalation.exhausted", "contact.failed"
+  "notification.sent",
+  "notification.delivered",
+  "notification.acknowledged",
+  "notification.resolved",
+  "notification.priority_raised",
+  "escalation.started",
+  "escalation.step",
+  "escalation.exhausted",
+  "contact.failed"
 ];
 
 export function channelName(channel) {

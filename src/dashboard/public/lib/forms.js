@@ -7,17 +7,37 @@ import {announce, append, h, uniqueId} from "./dom.js";
 export function field({label, name, pointer = `/${name}`, type = "text", value, hint, control, ...attributes}) {
   const id = uniqueId(name);
   const hintId = hint ? `${id}-hint` : null;
-  const input = control ?? h("input", {id, name, type, value: value ?? "", "data-pointer": pointer, "aria-describedby": hintId, ...attributes});
+  const input =
+    control ??
+    h("input", {
+      id,
+      name,
+      type,
+      value: value ?? "",
+      "data-pointer": pointer,
+      "aria-describedby": hintId,
+      ...attributes
+    });
   if (control) {
     control.id = id;
     control.setAttribute("data-pointer", pointer);
     if (hintId) control.setAttribute("aria-describedby", hintId);
   }
-  return h("div", {class: "field"}, h("label", {for: id}, label), input, hint ? h("p", {class: "hint", id: hintId}, hint) : null);
+  return h(
+    "div",
+    {class: "field"},
+    h("label", {for: id}, label),
+    input,
+    hint ? h("p", {class: "hint", id: hintId}, hint) : null
+  );
 }
 
 export function select({label, name, options, value, hint, pointer}) {
-  const control = h("select", {name}, options.map(([optionValue, text]) => h("option", {value: optionValue, selected: optionValue === value}, text)));
+  const control = h(
+    "select",
+    {name},
+    options.map(([optionValue, text]) => h("option", {value: optionValue, selected: optionValue === value}, text))
+  );
   return field({label, name, pointer, hint, control});
 }
 
@@ -28,7 +48,15 @@ export function checkboxes({legend, name, options, checked = [], pointer = `/${n
     {class: "checkboxes", "data-pointer": pointer},
     h("legend", {}, legend),
     hint ? h("p", {class: "hint"}, hint) : null,
-    options.map(([value, text]) => h("label", {class: "check"}, h("input", {type: "checkbox", name, value, checked: checked.includes(value)}), " ", text))
+    options.map(([value, text]) =>
+      h(
+        "label",
+        {class: "check"},
+        h("input", {type: "checkbox", name, value, checked: checked.includes(value)}),
+        " ",
+        text
+      )
+    )
   );
 }
 
@@ -42,7 +70,10 @@ export function clearProblem(form) {
   for (const element of form.querySelectorAll(".field-error")) element.remove();
   for (const element of form.querySelectorAll("[aria-invalid]")) {
     element.removeAttribute("aria-invalid");
-    const describedBy = (element.getAttribute("aria-describedby") ?? "").split(" ").filter((id) => id && !id.endsWith("-error")).join(" ");
+    const describedBy = (element.getAttribute("aria-describedby") ?? "")
+      .split(" ")
+      .filter((id) => id && !id.endsWith("-error"))
+      .join(" ");
     if (describedBy) element.setAttribute("aria-describedby", describedBy);
     else element.removeAttribute("aria-describedby");
   }
@@ -52,7 +83,11 @@ function targetFor(form, pointer) {
   let best = null;
   for (const element of form.querySelectorAll("[data-pointer]")) {
     const own = element.getAttribute("data-pointer");
-    if ((pointer === own || pointer.startsWith(`${own}/`)) && (!best || own.length > best.getAttribute("data-pointer").length)) best = element;
+    if (
+      (pointer === own || pointer.startsWith(`${own}/`)) &&
+      (!best || own.length > best.getAttribute("data-pointer").length)
+    )
+      best = element;
   }
   return best;
 }
@@ -91,7 +126,13 @@ export function showProblem(form, error) {
     {class: "form-problem", role: "alert", tabindex: "-1"},
     h("p", {class: "problem-title"}, problem.title ?? "The gateway refused this"),
     problem.errors?.length ? null : h("p", {}, problem.detail),
-    unplaced.length ? h("ul", {}, unplaced.map((item) => h("li", {}, `${item.pointer || "body"}: ${item.detail}`))) : null,
+    unplaced.length
+      ? h(
+          "ul",
+          {},
+          unplaced.map((item) => h("li", {}, `${item.pointer || "body"}: ${item.detail}`))
+        )
+      : null,
     problem.errors?.length && !unplaced.length ? h("p", {}, "Correct the fields marked below.") : null
   );
   form.prepend(summary);
@@ -131,7 +172,10 @@ export function numberOf(form, name) {
  */
 export function orderedChecklist({legend, name, pointer = `/${name}`, options, checked = [], hint}) {
   const known = new Map(options);
-  const ordered = [...checked.filter((value) => known.has(value)), ...options.map(([value]) => value).filter((value) => !checked.includes(value))];
+  const ordered = [
+    ...checked.filter((value) => known.has(value)),
+    ...options.map(([value]) => value).filter((value) => !checked.includes(value))
+  ];
   const list = h("ol", {class: "ordered-list"});
   const move = (row, label, direction, button) => {
     const sibling = direction < 0 ? row.previousElementSibling : row.nextElementSibling;
@@ -148,7 +192,24 @@ export function orderedChecklist({legend, name, pointer = `/${name}`, options, c
     const down = h("button", {type: "button", class: "button small", "aria-label": `Move ${label} down`}, "↓");
     up.addEventListener("click", () => move(row, label, -1, up));
     down.addEventListener("click", () => move(row, label, 1, down));
-    list.append(append(row, [h("label", {class: "check"}, h("input", {type: "checkbox", name, value, checked: checked.includes(value)}), " ", label), h("span", {class: "move"}, up, down)]));
+    list.append(
+      append(row, [
+        h(
+          "label",
+          {class: "check"},
+          h("input", {type: "checkbox", name, value, checked: checked.includes(value)}),
+          " ",
+          label
+        ),
+        h("span", {class: "move"}, up, down)
+      ])
+    );
   }
-  return h("fieldset", {class: "checkboxes", "data-pointer": pointer}, h("legend", {}, legend), hint ? h("p", {class: "hint"}, hint) : null, list);
+  return h(
+    "fieldset",
+    {class: "checkboxes", "data-pointer": pointer},
+    h("legend", {}, legend),
+    hint ? h("p", {class: "hint"}, hint) : null,
+    list
+  );
 }

@@ -27,7 +27,8 @@ export function watchUndeliverable(banner) {
     const text = undeliverable?.count > 0 ? undeliverableText(undeliverable) : "";
     banner.hidden = text === "";
     // Refilled only when it changes: the banner is an alert region, read out on every change.
-    if (text && banner.dataset.text !== text) fill(banner, h("strong", {}, text), " ", h("a", {href: "#/status"}, "Gateway status"));
+    if (text && banner.dataset.text !== text)
+      fill(banner, h("strong", {}, text), " ", h("a", {href: "#/status"}, "Gateway status"));
     banner.dataset.text = text;
   }
   void refresh();

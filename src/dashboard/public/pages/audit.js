@@ -44,15 +44,53 @@ export async function auditPage(main, {params}) {
   const form = h(
     "form",
     {novalidate: true, class: "filters", "aria-label": "Filter the audit log"},
-    field({label: "Action", name: "action", value: params.get("action"), hint: "e.g. notification.acknowledged", list: "audit-actions", autocomplete: "off"}),
-    field({label: "Subject id", name: "subject_id", value: params.get("subject_id"), hint: "A notification, recipient, key… id", autocomplete: "off"}),
-    field({label: "Actor id", name: "actor_id", value: params.get("actor_id"), hint: "A key id, or admin for the dashboard", autocomplete: "off"}),
-    h("datalist", {id: "audit-actions"}, [
-      "notification.accepted", "notification.deduplicated", "notification.acknowledged", "notification.resolved", "notification.exhausted",
-      "recipient.created", "recipient.updated", "recipient.deleted", "group.created", "group.updated", "group.deleted",
-      "api_key.created", "api_key.revoked", "webhook.created", "webhook.updated", "webhook.deleted",
-      "dashboard.password_set", "dashboard.signed_in", "dashboard.signed_out"
-    ].map((action) => h("option", {value: action}))),
+    field({
+      label: "Action",
+      name: "action",
+      value: params.get("action"),
+      hint: "e.g. notification.acknowledged",
+      list: "audit-actions",
+      autocomplete: "off"
+    }),
+    field({
+      label: "Subject id",
+      name: "subject_id",
+      value: params.get("subject_id"),
+      hint: "A notification, recipient, key… id",
+      autocomplete: "off"
+    }),
+    field({
+      label: "Actor id",
+      name: "actor_id",
+      value: params.get("actor_id"),
+      hint: "A key id, or admin for the dashboard",
+      autocomplete: "off"
+    }),
+    h(
+      "datalist",
+      {id: "audit-actions"},
+      [
+        "notification.accepted",
+        "notification.deduplicated",
+        "notification.acknowledged",
+        "notification.resolved",
+        "notification.exhausted",
+        "recipient.created",
+        "recipient.updated",
+        "recipient.deleted",
+        "group.created",
+        "group.updated",
+        "group.deleted",
+        "api_key.created",
+        "api_key.revoked",
+        "webhook.created",
+        "webhook.updated",
+        "webhook.deleted",
+        "dashboard.password_set",
+        "dashboard.signed_in",
+        "dashboard.signed_out"
+      ].map((action) => h("option", {value: action}))
+    ),
     h("div", {class: "actions"}, h("button", {type: "submit", class: "button primary"}, "Filter"))
   );
 
@@ -71,12 +109,27 @@ export async function auditPage(main, {params}) {
       timeElement(h, entry.at),
       labelledId(entry.actor.type.replace("_", " "), entry.actor.id),
       // notification.<wbr>deduplicated: a narrow column breaks after the dot, not inside a word.
-      h("span", {class: "audit-action"}, entry.action.split(".").map((part, index, parts) => (index < parts.length - 1 ? [`${part}.`, h("wbr", {})] : part))),
+      h(
+        "span",
+        {class: "audit-action"},
+        entry.action
+          .split(".")
+          .map((part, index, parts) => (index < parts.length - 1 ? [`${part}.`, h("wbr", {})] : part))
+      ),
       labelledId(entry.subject.type, entry.subject.id),
       entry.source ? clipped(entry.source) : "—",
       detailCell(entry.detail)
     ]);
-    fill(table, items.length ? dataTable({caption: "Audit log entries", columns: ["When", "Who", "Action", "Subject", "Source", "Detail"], rows}) : emptyState("No entries match these filters."));
+    fill(
+      table,
+      items.length
+        ? dataTable({
+            caption: "Audit log entries",
+            columns: ["When", "Who", "Action", "Subject", "Source", "Detail"],
+            rows
+          })
+        : emptyState("No entries match these filters.")
+    );
     more.hidden = !nextCursor;
   }
 

@@ -5,10 +5,15 @@ import {duration, PRIORITIES, timeElement} from "../lib/format.js";
 import {loadTargets, targetOptions} from "../lib/targets.js";
 
 const PRIORITY_OPTIONS = PRIORITIES.map((priority) => [priority, priority]);
-const SECRET_HINT = "Senders that can sign use this secret; others use the events URL, which carries its own token. The secret is shown only this once.";
+const SECRET_HINT =
+  "Senders that can sign use this secret; others use the events URL, which carries its own token. The secret is shown only this once.";
 
 function unavailable(what) {
-  return h("p", {class: "notice"}, `This gateway has no ${what} API yet, so there is nothing to show. Update Klaxon to use ${what}.`);
+  return h(
+    "p",
+    {class: "notice"},
+    `This gateway has no ${what} API yet, so there is nothing to show. Update Klaxon to use ${what}.`
+  );
 }
 
 /**
@@ -20,15 +25,23 @@ function actionButtons(reload, actions) {
     "div",
     {class: "actions"},
     actions.map(([label, method, path, note, question, danger]) =>
-      h("button", {type: "button", class: `button small${danger ? " danger" : ""}`, onclick: async (event) => {
-        if (question && !confirmAction(question)) return;
-        try {
-          const answer = await api(method, path);
-          await (typeof note === "function" ? reload(...note(answer)) : reload(note));
-        } catch (error) {
-          event.target.closest("article").append(h("p", {class: "card-problem", role: "alert"}, error.message));
-        }
-      }}, label)
+      h(
+        "button",
+        {
+          type: "button",
+          class: `button small${danger ? " danger" : ""}`,
+          onclick: async (event) => {
+            if (question && !confirmAction(question)) return;
+            try {
+              const answer = await api(method, path);
+              await (typeof note === "function" ? reload(...note(answer)) : reload(note));
+            } catch (error) {
+              event.target.closest("article").append(h("p", {class: "card-problem", role: "alert"}, error.message));
+            }
+          }
+        },
+        label
+      )
     )
   );
 }
@@ -44,7 +57,14 @@ function heartbeatCard(heartbeat, targets, reload) {
       "dl",
       {class: "facts"},
       h("dt", {}, "Expected"),
-      h("dd", {}, heartbeat.schedule ? `${heartbeat.schedule} (${heartbeat.timezone})` : `every ${duration(heartbeat.period_seconds)}`, `, ${duration(heartbeat.grace_seconds)} grace`),
+      h(
+        "dd",
+        {},
+        heartbeat.schedule
+          ? `${heartbeat.schedule} (${heartbeat.timezone})`
+          : `every ${duration(heartbeat.period_seconds)}`,
+        `, ${duration(heartbeat.grace_seconds)} grace`
+      ),
       h("dt", {}, "Last ping"),
       h("dd", {}, timeElement(h, heartbeat.last_ping_at, "ago")),
       heartbeat.expected_at ? [h("dt", {}, "Next due"), h("dd", {}, timeElement(h, heartbeat.expected_at))] : null,
@@ -54,16 +74,37 @@ function heartbeatCard(heartbeat, targets, reload) {
       h("dd", {}, copyable(heartbeat.ping_url, "Copy ping URL"))
     ),
     actionButtons(reload, [
-      paused ? ["Resume", "POST", `${path}/resume`, `Heartbeat ${heartbeat.name} resumed.`] : ["Pause", "POST", `${path}/pause`, `Heartbeat ${heartbeat.name} paused.`],
-      ["New ping URL", "POST", `${path}/rotate-ping-url`, `Heartbeat ${heartbeat.name} has a new ping URL.`, `Issue a new ping URL for ${heartbeat.name}? The old one stops working at once: reconfigure the job that pings.`],
-      ["Delete", "DELETE", path, `Heartbeat ${heartbeat.name} deleted.`, `Delete the heartbeat ${heartbeat.name}? Its pings will be refused.`, true]
+      paused
+        ? ["Resume", "POST", `${path}/resume`, `Heartbeat ${heartbeat.name} resumed.`]
+        : ["Pause", "POST", `${path}/pause`, `Heartbeat ${heartbeat.name} paused.`],
+      [
+        "New ping URL",
+        "POST",
+        `${path}/rotate-ping-url`,
+        `Heartbeat ${heartbeat.name} has a new ping URL.`,
+        `Issue a new ping URL for ${heartbeat.name}? The old one stops working at once: reconfigure the job that pings.`
+      ],
+      [
+        "Delete",
+        "DELETE",
+        path,
+        `Heartbeat ${heartbeat.name} deleted.`,
+        `Delete the heartbeat ${heartbeat.name}? Its pings will be refused.`,
+        true
+      ]
     ])
   );
 }
 
 function heartbeatsSection(heartbeats, targets, reload) {
   if (heartbeats === null) return unavailable("heartbeats");
-  const board = heartbeats.length ? h("div", {class: "grid"}, heartbeats.map((heartbeat) => heartbeatCard(heartbeat, targets, reload))) : emptyState("No heartbeats yet.");
+  const board = heartbeats.length
+    ? h(
+        "div",
+        {class: "grid"},
+        heartbeats.map((heartbeat) => heartbeatCard(heartbeat, targets, reload))
+      )
+    : emptyState("No heartbeats yet.");
   const form = h(
     "form",
     {novalidate: true, class: "card"},
@@ -72,8 +113,22 @@ function heartbeatsSection(heartbeats, targets, reload) {
     h(
       "div",
       {class: "row"},
-      field({label: "Expected every (seconds)", name: "period_seconds", type: "number", inputmode: "numeric", value: 60, hint: "At least 10"}),
-      field({label: "Grace (seconds)", name: "grace_seconds", type: "number", inputmode: "numeric", value: 30, hint: "At least 5"})
+      field({
+        label: "Expected every (seconds)",
+        name: "period_seconds",
+        type: "number",
+        inputmode: "numeric",
+        value: 60,
+        hint: "At least 10"
+      }),
+      field({
+        label: "Grace (seconds)",
+        name: "grace_seconds",
+        type: "number",
+        inputmode: "numeric",
+        value: 30,
+        hint: "At least 5"
+      })
     ),
     select({label: "Page when it goes silent", name: "target", options: targetOptions(targets)}),
     select({label: "Priority", name: "priority", value: "high", options: PRIORITY_OPTIONS}),
@@ -82,7 +137,13 @@ function heartbeatsSection(heartbeats, targets, reload) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const elements = form.elements;
-    const body = {name: elements.name.value.trim(), period_seconds: numberOf(form, "period_seconds"), grace_seconds: numberOf(form, "grace_seconds"), target: elements.target.value, priority: elements.priority.value};
+    const body = {
+      name: elements.name.value.trim(),
+      period_seconds: numberOf(form, "period_seconds"),
+      grace_seconds: numberOf(form, "grace_seconds"),
+      target: elements.target.value,
+      priority: elements.priority.value
+    };
     const result = await submitting(form, () => api("POST", "/api/v1/heartbeats", body));
     if (result.ok) await reload(`Heartbeat ${result.value.name} added.`);
   });
@@ -110,11 +171,23 @@ function integrationsSection(integrations, targets, reload) {
             ),
             actionButtons(reload, [
               [
-                "Rotate credentials", "POST", `/api/v1/integrations/${integration.id}/rotate-credentials`,
-                (rotated) => [`Integration ${integration.name} has a new secret and URL.`, secretOnce(`New secret for ${integration.name}`, rotated.secret, SECRET_HINT)],
+                "Rotate credentials",
+                "POST",
+                `/api/v1/integrations/${integration.id}/rotate-credentials`,
+                (rotated) => [
+                  `Integration ${integration.name} has a new secret and URL.`,
+                  secretOnce(`New secret for ${integration.name}`, rotated.secret, SECRET_HINT)
+                ],
                 `Issue a new secret and URL for ${integration.name}? The old ones stop working at once: reconfigure its senders.`
               ],
-              ["Delete", "DELETE", `/api/v1/integrations/${integration.id}`, `Integration ${integration.name} deleted.`, `Delete the integration ${integration.name}? Its URL and secret stop working.`, true]
+              [
+                "Delete",
+                "DELETE",
+                `/api/v1/integrations/${integration.id}`,
+                `Integration ${integration.name} deleted.`,
+                `Delete the integration ${integration.name}? Its URL and secret stop working.`,
+                true
+              ]
             ])
           )
         )
@@ -125,7 +198,14 @@ function integrationsSection(integrations, targets, reload) {
     {novalidate: true, class: "card"},
     h("h3", {}, "Add an integration"),
     field({label: "Name", name: "name", hint: "e.g. prometheus or line-3-scada", autocomplete: "off"}),
-    select({label: "Kind", name: "kind", options: [["generic", "Generic (Klaxon's JSON, the Go library)"], ["alertmanager", "Prometheus Alertmanager"]]}),
+    select({
+      label: "Kind",
+      name: "kind",
+      options: [
+        ["generic", "Generic (Klaxon's JSON, the Go library)"],
+        ["alertmanager", "Prometheus Alertmanager"]
+      ]
+    }),
     select({label: "Page", name: "target", options: targetOptions(targets)}),
     select({label: "Default priority", name: "default_priority", value: "high", options: PRIORITY_OPTIONS}),
     h("div", {class: "actions"}, h("button", {type: "submit", class: "button primary"}, "Add integration"))
@@ -133,9 +213,18 @@ function integrationsSection(integrations, targets, reload) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const elements = form.elements;
-    const body = {name: elements.name.value.trim(), kind: elements.kind.value, target: elements.target.value, default_priority: elements.default_priority.value};
+    const body = {
+      name: elements.name.value.trim(),
+      kind: elements.kind.value,
+      target: elements.target.value,
+      default_priority: elements.default_priority.value
+    };
     const result = await submitting(form, () => api("POST", "/api/v1/integrations", body));
-    if (result.ok) await reload(`Integration ${result.value.name} added.`, secretOnce(`Secret for ${result.value.name}`, result.value.secret, SECRET_HINT));
+    if (result.ok)
+      await reload(
+        `Integration ${result.value.name} added.`,
+        secretOnce(`Secret for ${result.value.name}`, result.value.secret, SECRET_HINT)
+      );
   });
   return [list, form];
 }
@@ -143,14 +232,30 @@ function integrationsSection(integrations, targets, reload) {
 /** Heartbeats (status board, ping URLs) and inbound integrations (CONTRACT section 8). */
 export async function integrationsPage(main) {
   async function render(note, secret) {
-    const [targets, heartbeats, integrations] = await Promise.all([loadTargets(), apiIfAvailable("GET", "/api/v1/heartbeats?limit=200"), apiIfAvailable("GET", "/api/v1/integrations?limit=200")]);
+    const [targets, heartbeats, integrations] = await Promise.all([
+      loadTargets(),
+      apiIfAvailable("GET", "/api/v1/heartbeats?limit=200"),
+      apiIfAvailable("GET", "/api/v1/integrations?limit=200")
+    ]);
     fill(
       main,
       pageHeading("Integrations and heartbeats"),
       note ? h("p", {class: "page-message", role: "status"}, note) : null,
       secret ?? null,
-      h("section", {"aria-labelledby": "heartbeats-title"}, h("h2", {id: "heartbeats-title"}, "Heartbeats"), h("p", {class: "hint"}, "A machine pings its URL regularly; when the pings stop, its owner is paged."), heartbeatsSection(heartbeats?.items ?? null, targets, render)),
-      h("section", {"aria-labelledby": "integrations-title"}, h("h2", {id: "integrations-title"}, "Integrations"), h("p", {class: "hint"}, "Inbound addresses for systems that send their own alert format."), integrationsSection(integrations?.items ?? null, targets, render))
+      h(
+        "section",
+        {"aria-labelledby": "heartbeats-title"},
+        h("h2", {id: "heartbeats-title"}, "Heartbeats"),
+        h("p", {class: "hint"}, "A machine pings its URL regularly; when the pings stop, its owner is paged."),
+        heartbeatsSection(heartbeats?.items ?? null, targets, render)
+      ),
+      h(
+        "section",
+        {"aria-labelledby": "integrations-title"},
+        h("h2", {id: "integrations-title"}, "Integrations"),
+        h("p", {class: "hint"}, "Inbound addresses for systems that send their own alert format."),
+        integrationsSection(integrations?.items ?? null, targets, render)
+      )
     );
     if (note) announce(note);
     if (secret) secret.focus();

@@ -19,18 +19,36 @@ export async function keysPage(main) {
 
   async function load() {
     const {items} = await api("GET", "/api/v1/keys");
-    fill(table, items.length ? dataTable({caption: "API keys", columns: ["Name", "Id", "Scopes", "Created", "Last used", "State", "Revoke"], rows: items.map(cells)}) : emptyState("No keys."));
+    fill(
+      table,
+      items.length
+        ? dataTable({
+            caption: "API keys",
+            columns: ["Name", "Id", "Scopes", "Created", "Last used", "State", "Revoke"],
+            rows: items.map(cells)
+          })
+        : emptyState("No keys.")
+    );
   }
 
   function cells(key) {
     const revoke = key.revoked_at
       ? "—"
-      : h("button", {type: "button", class: "button small danger", onclick: async () => {
-          if (!confirmAction(`Revoke the key “${key.name}”? Whatever uses it stops working at once.`)) return;
-          await api("DELETE", `/api/v1/keys/${key.id}`);
-          announce(`Revoked ${key.name}`);
-          await load();
-        }}, "Revoke", h("span", {class: "visually-hidden"}, ` ${key.name}`));
+      : h(
+          "button",
+          {
+            type: "button",
+            class: "button small danger",
+            onclick: async () => {
+              if (!confirmAction(`Revoke the key “${key.name}”? Whatever uses it stops working at once.`)) return;
+              await api("DELETE", `/api/v1/keys/${key.id}`);
+              announce(`Revoked ${key.name}`);
+              await load();
+            }
+          },
+          "Revoke",
+          h("span", {class: "visually-hidden"}, ` ${key.name}`)
+        );
     return [
       key.name,
       h("code", {}, `klx_${key.id}_…`),
@@ -47,20 +65,46 @@ export async function keysPage(main) {
     {novalidate: true, class: "card"},
     h("h2", {}, "Create a key"),
     field({label: "Name", name: "name", hint: "What uses it, e.g. plc-gateway or grafana", autocomplete: "off"}),
-    checkboxes({legend: "Scopes", name: "scopes", options: SCOPES.map((scope) => [scope, `${scope} (${SCOPE_HINTS[scope]})`]), checked: ["notifications:send"]}),
+    checkboxes({
+      legend: "Scopes",
+      name: "scopes",
+      options: SCOPES.map((scope) => [scope, `${scope} (${SCOPE_HINTS[scope]})`]),
+      checked: ["notifications:send"]
+    }),
     h("div", {class: "actions"}, h("button", {type: "submit", class: "button primary"}, "Create key"))
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const result = await submitting(form, () => api("POST", "/api/v1/keys", {name: form.elements.name.value.trim(), scopes: checkedValues(form, "scopes")}));
+    const result = await submitting(form, () =>
+      api("POST", "/api/v1/keys", {name: form.elements.name.value.trim(), scopes: checkedValues(form, "scopes")})
+    );
     if (!result.ok) return;
     form.reset();
-    fill(created, secretOnce(`Key “${result.value.name}”`, result.value.key, "Copy it now into the integration's settings: it is shown only this once. Send it in the X-API-Key header."));
+    fill(
+      created,
+      secretOnce(
+        `Key “${result.value.name}”`,
+        result.value.key,
+        "Copy it now into the integration's settings: it is shown only this once. Send it in the X-API-Key header."
+      )
+    );
     created.firstChild.focus();
     announce("Key created. Copy it now: it is shown only once.");
     await load();
   });
 
-  fill(main, pageHeading("API keys"), h("p", {class: "hint"}, "Give each integration its own key with only the scopes it needs: revoking it then affects only that integration."), created, form, h("h2", {}, "Keys"), table);
+  fill(
+    main,
+    pageHeading("API keys"),
+    h(
+      "p",
+      {class: "hint"},
+      "Give each integration its own key with only the scopes it needs: revoking it then affects only that integration."
+    ),
+    created,
+    form,
+    h("h2", {}, "Keys"),
+    table
+  );
   await load();
 }

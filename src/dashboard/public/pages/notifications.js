@@ -11,24 +11,53 @@ const RELOAD_DELAY_MS = 300;
 const ACKNOWLEDGEABLE = new Set(["queued", "notifying", "exhausted"]);
 
 function timeline(notification) {
-  const entries = [{at: notification.created_at, text: `Accepted${notification.source ? ` from ${notification.source}` : ""}`, kind: "accepted"}];
+  const entries = [
+    {
+      at: notification.created_at,
+      text: `Accepted${notification.source ? ` from ${notification.source}` : ""}`,
+      kind: "accepted"
+    }
+  ];
   for (const attempt of notification.attempts) {
     const detail = `Step ${attempt.step + 1}: ${channelName(attempt.channel)} to ${attempt.target}${attempt.error ? ` — ${attempt.error}` : ""}`;
     entries.push({at: attempt.started_at, text: detail, outcome: attempt.outcome});
   }
   if (notification.acknowledged_at) {
-    entries.push({at: notification.acknowledged_at, text: `Acknowledged by ${notification.acknowledged_by ?? "someone"} via ${notification.acknowledged_via}${notification.acknowledged_note ? `: ${notification.acknowledged_note}` : ""}`, kind: "acknowledged"});
+    entries.push({
+      at: notification.acknowledged_at,
+      text: `Acknowledged by ${notification.acknowledged_by ?? "someone"} via ${notification.acknowledged_via}${notification.acknowledged_note ? `: ${notification.acknowledged_note}` : ""}`,
+      kind: "acknowledged"
+    });
   }
   if (notification.resolved_at) entries.push({at: notification.resolved_at, text: "Resolved", kind: "resolved"});
   entries.sort((a, b) => a.at.localeCompare(b.at));
   const next = notification.escalation?.next_step_at;
   // An alert that cannot reach anyone says what it waits for, in the words of the fix.
-  const waiting = (notification.escalation?.waiting_for ?? []).map((wait) => `${channelName(wait.channel)}: ${wait.reason}`).join("; ");
+  const waiting = (notification.escalation?.waiting_for ?? [])
+    .map((wait) => `${channelName(wait.channel)}: ${wait.reason}`)
+    .join("; ");
   return h(
     "ol",
     {class: "timeline"},
-    entries.map((entry) => h("li", {class: `timeline-${entry.kind ?? "attempt"}`}, timeElement(h, entry.at), " ", entry.outcome ? badge(entry.outcome) : null, " ", entry.text)),
-    waiting ? h("li", {class: "timeline-waiting"}, badge("unavailable", "waiting"), ` Cannot reach anyone yet: ${waiting}. Tried again as soon as a channel works.`) : null,
+    entries.map((entry) =>
+      h(
+        "li",
+        {class: `timeline-${entry.kind ?? "attempt"}`},
+        timeElement(h, entry.at),
+        " ",
+        entry.outcome ? badge(entry.outcome) : null,
+        " ",
+        entry.text
+      )
+    ),
+    waiting
+      ? h(
+          "li",
+          {class: "timeline-waiting"},
+          badge("unavailable", "waiting"),
+          ` Cannot reach anyone yet: ${waiting}. Tried again as soon as a channel works.`
+        )
+      : null,
     next ? h("li", {class: "timeline-next"}, waiting ? "Next look " : "Next step ", timeElement(h, next)) : null
   );
 }
@@ -36,7 +65,11 @@ function timeline(notification) {
 /** Live notifications: filters, each with its attempt timeline, acknowledge and resolve; reloads when the gateway says something changed. */
 export async function notificationsPage(main, {params}) {
   const targets = await loadTargets();
-  const filters = {status: params.get("status") ?? "", priority: params.get("priority") ?? "", recipient_uuid: params.get("recipient_uuid") ?? ""};
+  const filters = {
+    status: params.get("status") ?? "",
+    priority: params.get("priority") ?? "",
+    recipient_uuid: params.get("recipient_uuid") ?? ""
+  };
   const expanded = new Set();
   let items = [];
   let nextCursor = null;
@@ -47,9 +80,24 @@ export async function notificationsPage(main, {params}) {
   const filterForm = h(
     "form",
     {class: "filters", "aria-label": "Filter notifications"},
-    select({label: "Status", name: "status", value: filters.status, options: [["", "Any status"], ...STATUSES.map((status) => [status, status])]}),
-    select({label: "Priority", name: "priority", value: filters.priority, options: [["", "Any priority"], ...PRIORITIES.map((priority) => [priority, priority])]}),
-    select({label: "Recipient or group", name: "recipient_uuid", value: filters.recipient_uuid, options: [["", "Anyone"], ...targetOptions(targets)]})
+    select({
+      label: "Status",
+      name: "status",
+      value: filters.status,
+      options: [["", "Any status"], ...STATUSES.map((status) => [status, status])]
+    }),
+    select({
+      label: "Priority",
+      name: "priority",
+      value: filters.priority,
+      options: [["", "Any priority"], ...PRIORITIES.map((priority) => [priority, priority])]
+    }),
+    select({
+      label: "Recipient or group",
+      name: "recipient_uuid",
+      value: filters.recipient_uuid,
+      options: [["", "Anyone"], ...targetOptions(targets)]
+    })
   );
   filterForm.addEventListener("submit", (event) => event.preventDefault());
   filterForm.addEventListener("change", (event) => {
@@ -65,7 +113,10 @@ export async function notificationsPage(main, {params}) {
   }
 
   async function load() {
-    const page = await api("GET", `/api/v1/notifications?${query({limit: String(Math.min(MAX_PAGE, Math.max(PAGE_SIZE, items.length)))})}`);
+    const page = await api(
+      "GET",
+      `/api/v1/notifications?${query({limit: String(Math.min(MAX_PAGE, Math.max(PAGE_SIZE, items.length)))})}`
+    );
     items = page.items;
     nextCursor = page.next_cursor;
     render();
@@ -79,7 +130,10 @@ export async function notificationsPage(main, {params}) {
   });
 
   async function act(notification, action, card) {
-    const path = action === "ack" ? `/dashboard/api/notifications/${notification.id}/ack` : `/api/v1/notifications/${notification.id}/resolve`;
+    const path =
+      action === "ack"
+        ? `/dashboard/api/notifications/${notification.id}/ack`
+        : `/api/v1/notifications/${notification.id}/resolve`;
     try {
       const updated = await api("POST", path, action === "ack" ? {} : undefined);
       items = items.map((item) => (item.id === updated.id ? updated : item));
@@ -87,32 +141,83 @@ export async function notificationsPage(main, {params}) {
       announce(`${action === "ack" ? "Acknowledged" : "Resolved"}: ${notification.message}`);
     } catch (error) {
       card.querySelector(".card-problem")?.remove();
-      card.append(h("p", {class: "card-problem", role: "alert"}, error instanceof ApiError ? error.message : String(error)));
+      card.append(
+        h("p", {class: "card-problem", role: "alert"}, error instanceof ApiError ? error.message : String(error))
+      );
     }
   }
 
   function card(notification) {
     const titleId = `title-${notification.id}`;
-    const article = h("article", {class: `notification priority-${notification.priority}`, "aria-labelledby": titleId, "data-id": notification.id});
-    const details = h("details", {open: expanded.has(notification.id)}, h("summary", {"data-focus": `${notification.id}:timeline`}, `Timeline (${notification.attempts.length} attempt${notification.attempts.length === 1 ? "" : "s"})`), timeline(notification));
-    details.addEventListener("toggle", () => (details.open ? expanded.add(notification.id) : expanded.delete(notification.id)));
-    const link = notification.link ? h("a", {href: notification.link, rel: "noreferrer noopener", target: "_blank"}, "source") : null;
+    const article = h("article", {
+      class: `notification priority-${notification.priority}`,
+      "aria-labelledby": titleId,
+      "data-id": notification.id
+    });
+    const details = h(
+      "details",
+      {open: expanded.has(notification.id)},
+      h(
+        "summary",
+        {"data-focus": `${notification.id}:timeline`},
+        `Timeline (${notification.attempts.length} attempt${notification.attempts.length === 1 ? "" : "s"})`
+      ),
+      timeline(notification)
+    );
+    details.addEventListener("toggle", () =>
+      details.open ? expanded.add(notification.id) : expanded.delete(notification.id)
+    );
+    const link = notification.link
+      ? h("a", {href: notification.link, rel: "noreferrer noopener", target: "_blank"}, "source")
+      : null;
     return fill(
       article,
-      h("div", {class: "card-head"}, badge(notification.priority), badge(notification.status), h("h2", {id: titleId}, notification.message)),
+      h(
+        "div",
+        {class: "card-head"},
+        badge(notification.priority),
+        badge(notification.status),
+        h("h2", {id: titleId}, notification.message)
+      ),
       h(
         "p",
         {class: "meta"},
-        "To ", h("strong", {}, targets.nameOf(notification.recipient_uuid)), " · ", timeElement(h, notification.created_at),
+        "To ",
+        h("strong", {}, targets.nameOf(notification.recipient_uuid)),
+        " · ",
+        timeElement(h, notification.created_at),
         notification.source ? ` · ${notification.source}` : "",
         notification.occurrences > 1 ? ` · ${notification.occurrences} occurrences` : "",
-        link ? " · " : "", link
+        link ? " · " : "",
+        link
       ),
       h(
         "div",
         {class: "actions"},
-        ACKNOWLEDGEABLE.has(notification.status) ? h("button", {type: "button", class: "button primary", "data-focus": `${notification.id}:ack`, onclick: () => act(notification, "ack", article)}, "Acknowledge") : null,
-        notification.status !== "resolved" ? h("button", {type: "button", class: "button", "data-focus": `${notification.id}:resolve`, onclick: () => act(notification, "resolve", article)}, "Resolve") : null
+        ACKNOWLEDGEABLE.has(notification.status)
+          ? h(
+              "button",
+              {
+                type: "button",
+                class: "button primary",
+                "data-focus": `${notification.id}:ack`,
+                onclick: () => act(notification, "ack", article)
+              },
+              "Acknowledge"
+            )
+          : null,
+        notification.status !== "resolved"
+          ? h(
+              "button",
+              {
+                type: "button",
+                class: "button",
+                "data-focus": `${notification.id}:resolve`,
+                onclick: () => act(notification, "resolve", article)
+              },
+              "Resolve"
+            )
+          : null
       ),
       details
     );
@@ -123,7 +228,11 @@ export async function notificationsPage(main, {params}) {
     const focused = document.activeElement?.getAttribute?.("data-focus");
     fill(list, items.length ? items.map(card) : emptyState("No notifications match these filters."));
     more.hidden = !nextCursor;
-    if (focused) (list.querySelector(`[data-focus="${focused}"]`) ?? list.querySelector(`[data-focus^="${focused.split(":")[0]}:"]`))?.focus();
+    if (focused)
+      (
+        list.querySelector(`[data-focus="${focused}"]`) ??
+        list.querySelector(`[data-focus^="${focused.split(":")[0]}:"]`)
+      )?.focus();
   }
 
   fill(main, pageHeading("Notifications", live), filterForm, list, more);

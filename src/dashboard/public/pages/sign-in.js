@@ -18,13 +18,29 @@ export function signInPage(main, {passwordSet, message, onSignedIn}) {
       "form",
       {novalidate: true, class: "card"},
       message ? h("p", {class: "notice", role: "status"}, message) : null,
-      field({label: "Admin password", name: "password", type: "password", autocomplete: "current-password", required: true}),
+      field({
+        label: "Admin password",
+        name: "password",
+        type: "password",
+        autocomplete: "current-password",
+        required: true
+      }),
       h("div", {class: "actions"}, h("button", {type: "submit", class: "button primary"}, "Sign in")),
-      h("p", {}, h("button", {type: "button", class: "link-button", onclick: () => render("set-password")}, "Forgot the password? Set a new one with an admin API key"))
+      h(
+        "p",
+        {},
+        h(
+          "button",
+          {type: "button", class: "link-button", onclick: () => render("set-password")},
+          "Forgot the password? Set a new one with an admin API key"
+        )
+      )
     );
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
-      const result = await submitting(form, () => api("POST", "/dashboard/api/sign-in", {password: form.elements.password.value}));
+      const result = await submitting(form, () =>
+        api("POST", "/dashboard/api/sign-in", {password: form.elements.password.value})
+      );
       if (result.ok) onSignedIn(result.value);
     });
     return [pageHeading("Sign in to Klaxon"), form];
@@ -43,15 +59,50 @@ export function signInPage(main, {passwordSet, message, onSignedIn}) {
         resetting ? null : h("code", {}, "data/initial-admin-key"),
         resetting ? null : " on first start (installed: /var/lib/klaxon/initial-admin-key), or any other admin key."
       ),
-      field({label: "Admin API key", name: "admin_key", type: "password", autocomplete: "off", spellcheck: "false", hint: "Starts with klx_", required: true}),
-      field({label: "New admin password", name: "password", type: "password", autocomplete: "new-password", hint: "At least 10 characters; a few words make a good one.", required: true}),
-      field({label: "Repeat the password", name: "repeat", pointer: "/repeat", type: "password", autocomplete: "new-password", required: true}),
-      h("div", {class: "actions"}, h("button", {type: "submit", class: "button primary"}, "Set password and sign in"), resetting ? h("button", {type: "button", class: "button", onclick: () => render("sign-in")}, "Back to sign-in") : null)
+      field({
+        label: "Admin API key",
+        name: "admin_key",
+        type: "password",
+        autocomplete: "off",
+        spellcheck: "false",
+        hint: "Starts with klx_",
+        required: true
+      }),
+      field({
+        label: "New admin password",
+        name: "password",
+        type: "password",
+        autocomplete: "new-password",
+        hint: "At least 10 characters; a few words make a good one.",
+        required: true
+      }),
+      field({
+        label: "Repeat the password",
+        name: "repeat",
+        pointer: "/repeat",
+        type: "password",
+        autocomplete: "new-password",
+        required: true
+      }),
+      h(
+        "div",
+        {class: "actions"},
+        h("button", {type: "submit", class: "button primary"}, "Set password and sign in"),
+        resetting
+          ? h("button", {type: "button", class: "button", onclick: () => render("sign-in")}, "Back to sign-in")
+          : null
+      )
     );
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const {admin_key: key, password, repeat} = form.elements;
-      if (password.value !== repeat.value) return showProblem(form, {problem: {title: "The passwords do not match", errors: [{pointer: "/repeat", detail: "type the same password twice"}]}});
+      if (password.value !== repeat.value)
+        return showProblem(form, {
+          problem: {
+            title: "The passwords do not match",
+            errors: [{pointer: "/repeat", detail: "type the same password twice"}]
+          }
+        });
       const result = await submitting(form, async () => {
         await api("POST", "/dashboard/api/password", {admin_key: key.value.trim(), password: password.value});
         return api("POST", "/dashboard/api/sign-in", {password: password.value});
@@ -63,4 +114,3 @@ export function signInPage(main, {passwordSet, message, onSignedIn}) {
 
   render(passwordSet ? "sign-in" : "set-password");
 }
-

@@ -8,18 +8,33 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 
 /** 0-4 bars from the modem's +CSQ rssi (0-31), the way a phone shows them. */
 function signalBars(rssi) {
-  const bars = rssi === null || rssi === undefined ? 0 : rssi >= 20 ? 4 : rssi >= 15 ? 3 : rssi >= 10 ? 2 : rssi >= 2 ? 1 : 0;
-  return h("span", {class: "signal", role: "img", "aria-label": `Signal: ${bars} of 4 bars`}, [1, 2, 3, 4].map((bar) => h("span", {class: bar <= bars ? "bar on" : "bar"})));
+  const bars =
+    rssi === null || rssi === undefined ? 0 : rssi >= 20 ? 4 : rssi >= 15 ? 3 : rssi >= 10 ? 2 : rssi >= 2 ? 1 : 0;
+  return h(
+    "span",
+    {class: "signal", role: "img", "aria-label": `Signal: ${bars} of 4 bars`},
+    [1, 2, 3, 4].map((bar) => h("span", {class: bar <= bars ? "bar on" : "bar"}))
+  );
 }
 
 function value(key, raw) {
   if (raw === null || raw === undefined || raw === "") return "—";
   if (typeof raw === "string" && ISO_TIME.test(raw)) return timeElement(h, raw);
   if (typeof raw === "boolean") return raw ? "yes" : "no";
-  if (key === "signal" && typeof raw === "object") return [signalBars(raw.rssi), raw.dbm === null ? " unknown" : ` ${raw.dbm} dBm`];
+  if (key === "signal" && typeof raw === "object")
+    return [signalBars(raw.rssi), raw.dbm === null ? " unknown" : ` ${raw.dbm} dBm`];
   if (Array.isArray(raw)) return raw.join(", ");
   // A nested record (the last call): one line per field, so the outer column stays wide.
-  if (typeof raw === "object") return h("ul", {class: "nested"}, Object.entries(raw).filter(([, item]) => item !== null).map(([inner, item]) => h("li", {}, h("span", {class: "meta"}, `${inner.replaceAll("_", " ")}: `), value(inner, item))));
+  if (typeof raw === "object")
+    return h(
+      "ul",
+      {class: "nested"},
+      Object.entries(raw)
+        .filter(([, item]) => item !== null)
+        .map(([inner, item]) =>
+          h("li", {}, h("span", {class: "meta"}, `${inner.replaceAll("_", " ")}: `), value(inner, item))
+        )
+    );
   return String(raw);
 }
 
@@ -27,9 +42,23 @@ function channelCard(state) {
   return h(
     "article",
     {class: "card item"},
-    h("div", {class: "card-head"}, h("h3", {}, channelName(state.channel)), state.available ? badge("available") : badge("unavailable")),
+    h(
+      "div",
+      {class: "card-head"},
+      h("h3", {}, channelName(state.channel)),
+      state.available ? badge("available") : badge("unavailable")
+    ),
     state.reason ? h("p", {class: "meta"}, state.reason) : null,
-    state.details ? h("dl", {class: "facts"}, Object.entries(state.details).map(([key, item]) => [h("dt", {}, key.replaceAll("_", " ")), h("dd", {}, value(key, item))])) : h("p", {class: "meta"}, "No live details from this channel.")
+    state.details
+      ? h(
+          "dl",
+          {class: "facts"},
+          Object.entries(state.details).map(([key, item]) => [
+            h("dt", {}, key.replaceAll("_", " ")),
+            h("dd", {}, value(key, item))
+          ])
+        )
+      : h("p", {class: "meta"}, "No live details from this channel.")
   );
 }
 
@@ -38,12 +67,25 @@ function diskCard(disk) {
   return h(
     "article",
     {class: "card item"},
-    h("div", {class: "card-head"}, h("h3", {}, "Disk space"), used !== null && used > 0.9 ? badge("warning", "low space") : null),
+    h(
+      "div",
+      {class: "card-head"},
+      h("h3", {}, "Disk space"),
+      used !== null && used > 0.9 ? badge("warning", "low space") : null
+    ),
     disk.error
       ? h("p", {class: "card-problem"}, disk.error)
       : [
           h("p", {}, `${bytes(disk.free_bytes)} free of ${bytes(disk.total_bytes)}`),
-          h("meter", {min: "0", max: "1", low: "0.75", high: "0.9", optimum: "0", value: String(used), "aria-label": "Disk used"}),
+          h("meter", {
+            min: "0",
+            max: "1",
+            low: "0.75",
+            high: "0.9",
+            optimum: "0",
+            value: String(used),
+            "aria-label": "Disk used"
+          }),
           h("p", {class: "meta"}, "Data directory ", h("code", {}, disk.path))
         ]
   );
@@ -54,11 +96,22 @@ function undeliverableCard(undeliverable) {
   return h(
     "article",
     {class: "card item"},
-    h("div", {class: "card-head"}, h("h3", {}, "Alerts reaching people"), stuck ? badge("unavailable", "undeliverable") : badge("ready", "ok")),
+    h(
+      "div",
+      {class: "card-head"},
+      h("h3", {}, "Alerts reaching people"),
+      stuck ? badge("unavailable", "undeliverable") : badge("ready", "ok")
+    ),
     stuck
       ? [
           h("p", {class: "card-problem"}, undeliverableText(undeliverable)),
-          h("ul", {class: "nested"}, undeliverable.reasons.map((entry) => h("li", {}, `${channelName(entry.channel)}: ${entry.reason} (${entry.notifications} waiting)`)))
+          h(
+            "ul",
+            {class: "nested"},
+            undeliverable.reasons.map((entry) =>
+              h("li", {}, `${channelName(entry.channel)}: ${entry.reason} (${entry.notifications} waiting)`)
+            )
+          )
         ]
       : h("p", {}, "Every open alert can reach someone.")
   );
@@ -66,7 +119,9 @@ function undeliverableCard(undeliverable) {
 
 /** Contacts a channel refused for good (SMTP 550, Telegram 403), from each recipient's view. */
 function contactFailuresSection(recipients) {
-  const failures = recipients.flatMap((recipient) => recipient.contact_failures.map((failure) => ({...failure, name: recipient.name})));
+  const failures = recipients.flatMap((recipient) =>
+    recipient.contact_failures.map((failure) => ({...failure, name: recipient.name}))
+  );
   if (!failures.length) return null;
   return [
     h("h2", {}, "Unusable contacts"),
@@ -104,8 +159,17 @@ export async function statusPage(main) {
         h(
           "article",
           {class: "card item"},
-          h("div", {class: "card-head"}, h("h3", {}, "Journal"), ready.journal.can_commit ? badge("ready") : badge("unready")),
-          h("p", {}, ready.journal.can_commit ? "Alerts are being stored." : `Cannot store alerts: ${ready.journal.error}`),
+          h(
+            "div",
+            {class: "card-head"},
+            h("h3", {}, "Journal"),
+            ready.journal.can_commit ? badge("ready") : badge("unready")
+          ),
+          h(
+            "p",
+            {},
+            ready.journal.can_commit ? "Alerts are being stored." : `Cannot store alerts: ${ready.journal.error}`
+          ),
           h("p", {class: "meta"}, `Schema version ${ready.journal.schema_version}`)
         ),
         h(
@@ -127,7 +191,8 @@ export async function statusPage(main) {
   fill(main, pageHeading("Gateway status", refreshed), body);
   await load();
   const timer = setInterval(() => {
-    if (document.visibilityState === "visible") void load().catch(() => fill(refreshed, "The gateway did not answer; retrying…"));
+    if (document.visibilityState === "visible")
+      void load().catch(() => fill(refreshed, "The gateway did not answer; retrying…"));
   }, REFRESH_MS);
   return () => clearInterval(timer);
 }
