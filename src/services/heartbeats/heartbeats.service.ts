@@ -49,15 +49,8 @@ export interface HeartbeatsDeps {
 
 export type PingKind = "ping" | "start" | "fail";
 
-/** What the API shows of a heartbeat: definition, state and its ping URL. */
-export interface HeartbeatView {
-  name: string;
-  period_seconds: number | null;
-  schedule: string | null;
-  timezone: string | null;
-  grace_seconds: number;
-  target: string;
-  priority: Priority;
+/** What the API shows of a heartbeat: its definition (never the token itself), state and ping URL. */
+export interface HeartbeatView extends Omit<HeartbeatDefinition, "ping_token"> {
   status: HeartbeatStatus;
   last_ping_at: string | null;
   last_start_at: string | null;
@@ -65,9 +58,6 @@ export interface HeartbeatView {
   down_at: string | null;
   notification_id: string | null;
   ping_url: string;
-  created_by_integration: string | null;
-  created_at: string;
-  updated_at: string;
 }
 
 /** What a pinger hears back: enough to see the ping counted, nothing of the definition. */
