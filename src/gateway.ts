@@ -314,6 +314,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       imports: [
         {token: Runtime, use: runtime},
         {token: NotificationsService, use: notifications},
+        {token: IdempotencyService, use: idempotency},
         {token: RecipientsService, use: recipients},
         {token: GroupsService, use: groups},
         {token: ApiKeysService, use: keys},

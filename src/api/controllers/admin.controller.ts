@@ -9,7 +9,9 @@ import {actorOf, Authorize} from "../auth/authorize.js";
 import {AuditPageModel, CreatedKeyModel, CreateKeyModel, KeyListModel} from "../models/admin.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit} from "../http/query.js";
-import {created, JsonBody, noContent} from "../http/respond.js";
+import {JsonBody, noContent} from "../http/respond.js";
+import {IdempotencyService} from "../../services/notifications/idempotency.service.js";
+import {answerCreation, IdempotentCreate} from "../http/idempotent-create.js";
 import type {Scope} from "../../domain/vocabulary.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 
@@ -17,6 +19,7 @@ import {API_TAGS} from "../http/openapi-tags.js";
 @Tags(API_TAGS.keys)
 export class KeysController {
   private readonly keys = inject(ApiKeysService);
+  private readonly idempotency = inject(IdempotencyService);
 
   @Post("/")
   @Authorize("admin")
@@ -24,9 +27,12 @@ export class KeysController {
   @Summary("Create an API key for one integration")
   @Description("The whole key is in this response only; store it in the integration's secret store.")
   @Returns(201, CreatedKeyModel)
-  async create(@Required() @BodyParams() body: CreateKeyModel, @Context() ctx: PlatformContext) {
-    const {record, key} = await this.keys.create(body.name, body.scopes as Scope[], actorOf(ctx));
-    return created(ctx, `/api/v1/keys/${record.id}`, {...describeKey(record), key});
+  @IdempotentCreate()
+  create(@Required() @BodyParams() body: CreateKeyModel, @Context() ctx: PlatformContext) {
+    return answerCreation(ctx, this.idempotency, async () => {
+      const {record, key} = await this.keys.create(body.name, body.scopes as Scope[], actorOf(ctx));
+      return {location: `/api/v1/keys/${record.id}`, resource: describeKey(record), secrets: {key}};
+    });
   }
 
   @Get("/")

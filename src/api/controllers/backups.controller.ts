@@ -7,13 +7,15 @@ import {notFound} from "../../services/shared/errors.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {BackupListModel, BackupModel} from "../models/backup.model.js";
 import {ProblemModel} from "../models/problem.model.js";
-import {created} from "../http/respond.js";
+import {IdempotencyService} from "../../services/notifications/idempotency.service.js";
+import {answerCreation, IdempotentCreate} from "../http/idempotent-create.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 
 @Controller("/api/v1/backups")
 @Tags(API_TAGS.backups)
 export class BackupsController {
   private readonly backups = inject(BackupService);
+  private readonly idempotency = inject(IdempotencyService);
 
   @Post("/")
   @Authorize("admin")
@@ -23,9 +25,12 @@ export class BackupsController {
   )
   @Returns(201, BackupModel)
   @(Returns(503, ProblemModel).Description("No room on the disk for the backup; nothing was kept"))
-  async create(@Context() ctx: PlatformContext) {
-    const backup = await this.backups.create(actorOf(ctx));
-    return created(ctx, `/api/v1/backups/${backup.name}`, backup);
+  @IdempotentCreate()
+  create(@Context() ctx: PlatformContext) {
+    return answerCreation(ctx, this.idempotency, async () => {
+      const backup = await this.backups.create(actorOf(ctx));
+      return {location: `/api/v1/backups/${backup.name}`, resource: backup};
+    });
   }
 
   @Get("/")

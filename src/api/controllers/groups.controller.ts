@@ -8,7 +8,9 @@ import {actorOf, Authorize} from "../auth/authorize.js";
 import {GroupInputModel, GroupModel, GroupPageModel} from "../models/recipient.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
-import {created, JsonBody, noContent} from "../http/respond.js";
+import {JsonBody, noContent} from "../http/respond.js";
+import {answerCreation, IdempotentCreate} from "../http/idempotent-create.js";
+import {IdempotencyService} from "../../services/notifications/idempotency.service.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 
 @Controller("/api/v1/groups")
@@ -16,6 +18,7 @@ import {API_TAGS} from "../http/openapi-tags.js";
 export class GroupsController {
   private readonly groups = inject(GroupsService);
   private readonly ajv = inject(AjvService);
+  private readonly idempotency = inject(IdempotencyService);
 
   @Get("/")
   @Authorize("recipients:read")
@@ -32,10 +35,12 @@ export class GroupsController {
   @JsonBody()
   @Summary("Create a group")
   @Returns(201, GroupModel)
-  @(Returns(422, ProblemModel).Description("A member is not a recipient"))
-  async create(@Required() @BodyParams() body: GroupInputModel, @Context() ctx: PlatformContext) {
-    const group = await this.groups.create(body as GroupInput, actorOf(ctx));
-    return created(ctx, `/api/v1/groups/${group.uuid}`, group);
+  @IdempotentCreate({unprocessable: "A member is not a recipient"})
+  create(@Required() @BodyParams() body: GroupInputModel, @Context() ctx: PlatformContext) {
+    return answerCreation(ctx, this.idempotency, async () => {
+      const group = await this.groups.create(body as GroupInput, actorOf(ctx));
+      return {location: `/api/v1/groups/${group.uuid}`, resource: group};
+    });
   }
 
   @Get("/:uuid")

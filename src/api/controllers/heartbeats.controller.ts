@@ -19,7 +19,9 @@ import {
 } from "../models/heartbeat.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
-import {created, JsonBody, noContent} from "../http/respond.js";
+import {JsonBody, noContent} from "../http/respond.js";
+import {answerCreation, IdempotentCreate} from "../http/idempotent-create.js";
+import {IdempotencyService} from "../../services/notifications/idempotency.service.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 
 @Controller("/api/v1/heartbeats")
@@ -27,6 +29,7 @@ import {API_TAGS} from "../http/openapi-tags.js";
 export class HeartbeatsController {
   private readonly heartbeats = inject(HeartbeatsService);
   private readonly ajv = inject(AjvService);
+  private readonly idempotency = inject(IdempotencyService);
 
   @Get("/")
   @Authorize("admin")
@@ -44,12 +47,13 @@ export class HeartbeatsController {
   @Summary("Create a heartbeat")
   @Description("Give period_seconds, or schedule with timezone. It stays `new` (it never pages) until its first ping.")
   @Returns(201, HeartbeatModel)
-  @(Returns(409, ProblemModel).Description("A heartbeat with this name exists"))
-  @(Returns(422, ProblemModel).Description("Unknown target"))
-  async create(@Required() @BodyParams() body: HeartbeatCreateModel, @Context() ctx: PlatformContext) {
-    const {name, ...input} = body;
-    const definition = await this.heartbeats.create(name, input as HeartbeatInput, actorOf(ctx));
-    return created(ctx, `/api/v1/heartbeats/${definition.name}`, this.heartbeats.view(definition));
+  @IdempotentCreate({conflict: "A heartbeat with this name exists", unprocessable: "Unknown target"})
+  create(@Required() @BodyParams() body: HeartbeatCreateModel, @Context() ctx: PlatformContext) {
+    return answerCreation(ctx, this.idempotency, async () => {
+      const {name, ...input} = body;
+      const definition = await this.heartbeats.create(name, input as HeartbeatInput, actorOf(ctx));
+      return {location: `/api/v1/heartbeats/${definition.name}`, resource: this.heartbeats.view(definition)};
+    });
   }
 
   @Get("/:name")

@@ -7,7 +7,7 @@ import {AjvService} from "@tsed/ajv";
 import {AnyOf, Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {IntegrationsService, type IntegrationInput} from "../../services/integrations/integrations.service.js";
 import {IntegrationEvents} from "../../services/integrations/integration-events.js";
-import {bodyFingerprint} from "../../services/notifications/idempotency.service.js";
+import {bodyFingerprint, IdempotencyService} from "../../services/notifications/idempotency.service.js";
 import {
   actionFromGenericEvent,
   actionsFromAlertmanager,
@@ -26,7 +26,8 @@ import {
 } from "../models/integration.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
-import {created, JsonBody, noContent} from "../http/respond.js";
+import {JsonBody, noContent} from "../http/respond.js";
+import {answerCreation, IdempotentCreate} from "../http/idempotent-create.js";
 import {AuthorizeIntegrationEvent, integrationCallerOf} from "./integration-auth.middleware.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 import {Lane} from "../fast-lane/lane.js";
@@ -38,6 +39,7 @@ export class IntegrationsController {
   private readonly integrations = inject(IntegrationsService);
   private readonly eventHandler = inject(IntegrationEvents);
   private readonly ajv = inject(AjvService);
+  private readonly idempotency = inject(IdempotencyService);
 
   @Get("/")
   @Authorize("admin")
@@ -57,10 +59,16 @@ export class IntegrationsController {
     "The secret (for signing events) is in this response only; `url` (for senders that can neither sign nor set headers) stays visible to admin keys."
   )
   @Returns(201, IntegrationWithSecretModel)
-  @(Returns(422, ProblemModel).Description("Unknown target"))
-  async create(@Required() @BodyParams() body: IntegrationInputModel, @Context() ctx: PlatformContext) {
-    const {integration, secret} = await this.integrations.create(body as IntegrationInput, actorOf(ctx));
-    return created(ctx, `/api/v1/integrations/${integration.id}`, {...this.integrations.view(integration), secret});
+  @IdempotentCreate({unprocessable: "Unknown target"})
+  create(@Required() @BodyParams() body: IntegrationInputModel, @Context() ctx: PlatformContext) {
+    return answerCreation(ctx, this.idempotency, async () => {
+      const {integration, secret} = await this.integrations.create(body as IntegrationInput, actorOf(ctx));
+      return {
+        location: `/api/v1/integrations/${integration.id}`,
+        resource: this.integrations.view(integration),
+        secrets: {secret}
+      };
+    });
   }
 
   @Get("/:id")

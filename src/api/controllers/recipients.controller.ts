@@ -8,7 +8,9 @@ import {actorOf, Authorize} from "../auth/authorize.js";
 import {RecipientInputModel, RecipientModel, RecipientPageModel} from "../models/recipient.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
-import {created, JsonBody, noContent} from "../http/respond.js";
+import {JsonBody, noContent} from "../http/respond.js";
+import {IdempotencyService} from "../../services/notifications/idempotency.service.js";
+import {answerCreation, IdempotentCreate} from "../http/idempotent-create.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 
 @Controller("/api/v1/recipients")
@@ -16,6 +18,7 @@ import {API_TAGS} from "../http/openapi-tags.js";
 export class RecipientsController {
   private readonly recipients = inject(RecipientsService);
   private readonly ajv = inject(AjvService);
+  private readonly idempotency = inject(IdempotencyService);
 
   @Get("/")
   @Authorize("recipients:read")
@@ -33,9 +36,12 @@ export class RecipientsController {
   @Summary("Create a recipient")
   @Description("At least one of telegram_id, phone or email is required.")
   @Returns(201, RecipientModel)
-  async create(@Required() @BodyParams() body: RecipientInputModel, @Context() ctx: PlatformContext) {
-    const recipient = await this.recipients.create(body as RecipientInput, actorOf(ctx));
-    return created(ctx, `/api/v1/recipients/${recipient.uuid}`, this.recipients.view(recipient));
+  @IdempotentCreate()
+  create(@Required() @BodyParams() body: RecipientInputModel, @Context() ctx: PlatformContext) {
+    return answerCreation(ctx, this.idempotency, async () => {
+      const recipient = await this.recipients.create(body as RecipientInput, actorOf(ctx));
+      return {location: `/api/v1/recipients/${recipient.uuid}`, resource: this.recipients.view(recipient)};
+    });
   }
 
   @Get("/:uuid")

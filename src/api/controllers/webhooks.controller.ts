@@ -16,7 +16,9 @@ import {
 } from "../models/webhook.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
-import {created, JsonBody, noContent} from "../http/respond.js";
+import {JsonBody, noContent} from "../http/respond.js";
+import {answerCreation, IdempotentCreate} from "../http/idempotent-create.js";
+import {IdempotencyService} from "../../services/notifications/idempotency.service.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 
 const DELIVERY_ID = /^\d{1,15}$/;
@@ -32,6 +34,7 @@ function deliveryId(raw: string | undefined, pointer: string): number | null {
 export class WebhooksController {
   private readonly webhooks = inject(WebhooksService);
   private readonly ajv = inject(AjvService);
+  private readonly idempotency = inject(IdempotencyService);
 
   @Get("/")
   @Authorize("admin")
@@ -51,9 +54,16 @@ export class WebhooksController {
     "Deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature; X-Service-Signature carries the same value). The secret is in this response only."
   )
   @Returns(201, WebhookWithSecretModel)
-  async create(@Required() @BodyParams() body: WebhookInputModel, @Context() ctx: PlatformContext) {
-    const {subscription, secret} = await this.webhooks.create(body, actorOf(ctx));
-    return created(ctx, `/api/v1/webhooks/${subscription.id}`, {...this.webhooks.view(subscription), secret});
+  @IdempotentCreate()
+  create(@Required() @BodyParams() body: WebhookInputModel, @Context() ctx: PlatformContext) {
+    return answerCreation(ctx, this.idempotency, async () => {
+      const {subscription, secret} = await this.webhooks.create(body, actorOf(ctx));
+      return {
+        location: `/api/v1/webhooks/${subscription.id}`,
+        resource: this.webhooks.view(subscription),
+        secrets: {secret}
+      };
+    });
   }
 
   @Get("/:id")

@@ -20,6 +20,18 @@ export function bodyFingerprint(body: Uint8Array | undefined): string {
     .digest("hex");
 }
 
+/**
+ * A create request's fingerprint: its route and its body's bytes. The route is part of it so
+ * that one key reused on another endpoint is refused as a mismatch, never answered with the
+ * resource another endpoint created.
+ */
+export function routeFingerprint(route: string, body: Uint8Array | undefined): string {
+  return createHash("sha256")
+    .update(`${route}\n`)
+    .update(body ?? new Uint8Array())
+    .digest("hex");
+}
+
 /** The answer to replay: status and JSON body. */
 export interface StoredAnswer {
   status: number;
