@@ -1,50 +1,58 @@
 import type {Settings} from "../settings/defaults.js";
 import type {Logger} from "../lib/logger.js";
 import type {Clock} from "../lib/clock.js";
-import type {RateDecision, RateLimiter} from "../lib/rate-limiter.js";
+import type {RateLimiter} from "../lib/rate-limiter.js";
 import {AppError} from "../services/shared/errors.js";
+import {ADDRESS_POLICY, FailedAuthThrottle} from "./auth/failed-auth-throttle.js";
 
 /** Where a refusal's headers go: the raw response, set before the problem is written. */
 export type HeaderSink = {setHeader(name: string, value: string): unknown};
 
-// Unauthenticated answers have no key to count against: they show the address's failure budget.
-const AUTH_FAILURE_POLICY = "failed-auth-per-address";
+/** The client's address, as failed authentications are counted against it. */
+export function clientAddress(request: {socket: {remoteAddress?: string}}): string {
+  return request.socket.remoteAddress ?? "unknown";
+}
 
 /** Process-wide things the HTTP edge needs, handed to Ts.ED as one injectable value. */
 export class Runtime {
+  private readonly authFailures: FailedAuthThrottle;
+
   constructor(
     readonly settings: Settings,
     readonly logger: Logger,
     readonly clock: Clock,
     /** Requests per API key. */
     readonly keyLimiter: RateLimiter,
-    /** Failed authentications per client address (brute force on keys). */
+    /** Failed authentications per client address (guessing keys, signatures, ping tokens). */
     readonly authFailureLimiter: RateLimiter
-  ) {}
+  ) {
+    this.authFailures = new FailedAuthThrottle(authFailureLimiter, clock, logger);
+  }
 
   /**
-   * The client's address, once it is known not to be over its budget of failed authentications:
-   * guessing keys, signatures and ping tokens all spend the same budget, so none can be guessed.
+   * Called once a request's credential has failed, before its 401/404 is thrown: spends the
+   * failure (see `FailedAuthThrottle`) and throws 429 instead when its budget is spent. Never
+   * called for a valid credential, which is checked first: a key, token or signature is a long
+   * random secret, so letting a throttled address present one gains a guesser nothing, while
+   * refusing it would let one bad sender lock out every good one behind the same address.
+   * The refusal shows what is left (CONTRACT 9: every answer carries RateLimit).
    */
-  admitAddress(request: {socket: {remoteAddress?: string}}, response: HeaderSink): string {
-    const address = request.socket.remoteAddress ?? "unknown";
-    if (this.authFailureLimiter.exhausted(address)) {
-      const decision = this.authFailureLimiter.take(address);
-      this.showAuthFailureBudget(response, decision);
-      throw new AppError("rate_limited", "too many failed authentications from this address", {
-        retryAfterSeconds: decision.resetSeconds
-      });
-    }
-    return address;
+  authenticationFailed(address: string, credential: string | undefined, response: HeaderSink): void {
+    const decision = this.authFailures.failed(address, credential ?? "");
+    response.setHeader("RateLimit-Policy", this.authFailureLimiter.policyHeader(decision.policy));
+    response.setHeader("RateLimit", this.authFailureLimiter.rateLimitHeader(decision.policy, decision));
+    if (!decision.allowed)
+      throw new AppError(
+        "rate_limited",
+        decision.policy === ADDRESS_POLICY
+          ? "too many failed authentications from this address; a valid credential is still accepted"
+          : "this credential keeps failing (unknown, revoked or rotated); wait before presenting it again",
+        {retryAfterSeconds: decision.resetSeconds}
+      );
   }
 
-  /** Spends one of the address's failed authentications; the refusal shows what is left (CONTRACT 9: every answer carries RateLimit). */
-  authenticationFailed(address: string, response: HeaderSink): void {
-    this.showAuthFailureBudget(response, this.authFailureLimiter.take(address));
-  }
-
-  private showAuthFailureBudget(response: HeaderSink, decision: RateDecision): void {
-    response.setHeader("RateLimit-Policy", this.authFailureLimiter.policyHeader(AUTH_FAILURE_POLICY));
-    response.setHeader("RateLimit", this.authFailureLimiter.rateLimitHeader(AUTH_FAILURE_POLICY, decision));
+  /** Addresses whose new failed authentications are answered 429 right now. */
+  throttledAddresses(): string[] {
+    return this.authFailures.throttledAddresses();
   }
 }

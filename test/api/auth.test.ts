@@ -147,9 +147,11 @@ describe("rate limits", () => {
       );
     expect(statuses.slice(0, 6).every((status) => status === 401)).toBe(true);
     expect(statuses[6]).toBe(429);
-    // A valid key from the throttled address waits too: guessing cannot be interleaved with real use.
-    expect((await gw.call("GET", "/api/v1/recipients")).status).toBe(429);
-    clock.advance(60_000);
+    // A valid key from the throttled address still passes: others' failures never refuse it.
     expect((await gw.call("GET", "/api/v1/recipients")).status).toBe(200);
+    const another = `klx_guess100_${"x".repeat(40)}`;
+    expect((await gw.call("GET", "/api/v1/recipients", {key: another})).status).toBe(429);
+    clock.advance(60_000);
+    expect((await gw.call("GET", "/api/v1/recipients", {key: another})).status).toBe(401);
   });
 });

@@ -4,7 +4,7 @@ import {AppError} from "../../services/shared/errors.js";
 import type {Scope} from "../../domain/vocabulary.js";
 import type {Actor} from "../../domain/actor.js";
 import type {ApiKeyRecord} from "../../store/config/config-store.js";
-import type {Runtime} from "../runtime.js";
+import {clientAddress, type Runtime} from "../runtime.js";
 import {DASHBOARD_ACTOR, type DashboardAuthService} from "../../dashboard/dashboard-auth.service.js";
 
 const KEY_POLICY = "per-key";
@@ -36,8 +36,9 @@ export function callerKeyId(request: IncomingMessage): string | undefined {
 }
 
 /**
- * Checks X-API-Key, then the key's request rate, then its scope. Failed attempts count against
- * the client address, so guessing keys is throttled long before it could succeed. A request
+ * Checks X-API-Key, then the key's request rate, then its scope. Only a failed attempt meets
+ * the client address's failure budget (`Runtime.authenticationFailed`): a valid key is never
+ * refused for what other senders behind the same address did. A request
  * without the header may instead carry a dashboard session cookie (admin; state changes need
  * its CSRF token too). On plain node:http types, so the Ts.ED middleware and the lane check a
  * request the same way; the admitted caller is then `callerOf(request)`.
@@ -50,8 +51,8 @@ export class ApiAccess {
   ) {}
 
   check(request: IncomingMessage, response: ServerResponse, scope: Scope): Access {
-    const address = this.runtime.admitAddress(request, response);
-    const presented = request.headers["x-api-key"];
+    const header = request.headers["x-api-key"];
+    const presented = header === undefined ? undefined : String(header);
     const session =
       presented === undefined
         ? this.dashboard.sessionFor({headers: request.headers, method: request.method ?? "GET"})
@@ -60,9 +61,9 @@ export class ApiAccess {
       this.limit(response, DASHBOARD_PRINCIPAL);
       return this.admitted(request, {actor: DASHBOARD_ACTOR, principal: DASHBOARD_PRINCIPAL});
     }
-    const record = presented ? this.keys.authenticate(String(presented)) : null;
+    const record = presented ? this.keys.authenticate(presented) : null;
     if (!record) {
-      this.runtime.authenticationFailed(address, response);
+      this.runtime.authenticationFailed(clientAddress(request), presented, response);
       throw new AppError(
         "unauthenticated",
         presented ? "the API key is unknown or revoked" : "the X-API-Key header is missing"

@@ -11,11 +11,13 @@ import {ProblemModel} from "../models/problem.model.js";
 import {ReadinessModel} from "../models/health.model.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 import {Public} from "../auth/public.js";
+import {Runtime} from "../runtime.js";
 
 @Controller("/")
 @Public()
 export class HealthController {
   private readonly readiness = inject(ReadinessService);
+  private readonly runtime = inject(Runtime);
 
   @Get("/healthz")
   @Tags(API_TAGS.health)
@@ -35,7 +37,7 @@ export class HealthController {
     "The journal cannot commit, or open alerts are undeliverable (see undeliverable.reasons)"
   ))
   async readyz(@Context() ctx: PlatformContext): Promise<void> {
-    const readiness = await this.readiness.check();
+    const readiness = await this.readiness.check(this.runtime.throttledAddresses());
     sendJson(ctx, readiness.ready ? 200 : 503, {status: readiness.ready ? "ready" : "unready", ...readiness});
   }
 

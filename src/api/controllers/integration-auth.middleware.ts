@@ -11,7 +11,7 @@ import type {IntegrationRecord} from "../../store/config/config-store.js";
 import {ApiKeyAuthMiddleware} from "../auth/authorize.js";
 import {guardedRoute, type GuardedRoute, type RouteGuard} from "../auth/route-guard.js";
 import {ProblemModel} from "../models/problem.model.js";
-import {Runtime} from "../runtime.js";
+import {clientAddress, Runtime} from "../runtime.js";
 
 // The scope a key needs to send events: the same as sending an alert directly.
 const EVENT_SCOPE = "notifications:send";
@@ -37,11 +37,21 @@ function header(request: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
+/** What a failed event presented as its credential: its signature, else its URL token, else nothing. */
+function presentedCredential(request: IncomingMessage, route: GuardedRoute): string | undefined {
+  const token = route.query.token;
+  return signatureOf(request) ?? (typeof token === "string" ? token : undefined);
+}
+
+function signatureOf(request: IncomingMessage): string | undefined {
+  return header(request, "webhook-signature") ?? header(request, "x-service-signature");
+}
+
 /**
  * An integration's events are accepted with any one of three credentials: an API key (checked
  * exactly as everywhere else), a Standard Webhooks signature made with the integration's
  * secret, or the token of the integration's keyless URL. A failed signature or token counts
- * against the client address like a failed key, so neither can be guessed.
+ * against the client address like a failed key; a valid one passes whatever others did from there.
  */
 @Middleware()
 export class IntegrationAuthMiddleware implements MiddlewareMethods, RouteGuard {
@@ -55,12 +65,11 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods, RouteGuard 
 
   admit(request: IncomingMessage, response: ServerResponse, route: GuardedRoute): void {
     if (request.headers["x-api-key"] !== undefined) return this.keyAuth.admit(request, response, route);
-    const address = this.runtime.admitAddress(request, response);
     let caller: IntegrationCaller;
     try {
       caller = this.authenticate(request, route);
     } catch (error) {
-      this.runtime.authenticationFailed(address, response);
+      this.runtime.authenticationFailed(clientAddress(request), presentedCredential(request, route), response);
       throw error;
     }
     this.limit(response, caller.integration);
@@ -82,7 +91,7 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods, RouteGuard 
   private authenticate(request: IncomingMessage, route: GuardedRoute): IntegrationCaller {
     const id = String(route.params.id ?? "");
     const eventId = header(request, "webhook-id");
-    const signature = header(request, "webhook-signature") ?? header(request, "x-service-signature");
+    const signature = signatureOf(request);
     if (signature !== undefined || eventId !== undefined) {
       const signed = {id: eventId, timestamp: header(request, "webhook-timestamp"), signature};
       return {

@@ -9,7 +9,7 @@ import {HeartbeatsService, type PingKind} from "../../services/heartbeats/heartb
 import {AppError} from "../../services/shared/errors.js";
 import {PingAnswerModel} from "../models/heartbeat.model.js";
 import {ProblemModel} from "../models/problem.model.js";
-import {Runtime} from "../runtime.js";
+import {clientAddress, Runtime} from "../runtime.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 import {Public} from "../auth/public.js";
 import {Lane} from "../fast-lane/lane.js";
@@ -28,7 +28,9 @@ function PingRoute(path: string, summary: string) {
     ),
     Returns(200, PingAnswerModel),
     Returns(404, ProblemModel).Description("No heartbeat has this token"),
-    Returns(429, ProblemModel).Description("Too many unknown tokens from this address; see Retry-After")
+    Returns(429, ProblemModel).Description(
+      "Too many unknown tokens from this address (a valid token still passes); see Retry-After"
+    )
   );
 }
 
@@ -55,17 +57,16 @@ export class PingController {
     return this.signal(token, "fail", request, response);
   }
 
-  // Guessing tokens counts against the address exactly like guessing API keys.
+  // Guessing tokens counts against the address exactly like guessing API keys; a valid token always passes.
   private async signal(
     token: string,
     kind: PingKind,
     request: IncomingMessage,
     response: ServerResponse
   ): Promise<void> {
-    const address = this.runtime.admitAddress(request, response);
     const answer = await this.heartbeats.pingByToken(token, kind);
     if (!answer) {
-      this.runtime.authenticationFailed(address, response);
+      this.runtime.authenticationFailed(clientAddress(request), token, response);
       throw new AppError("not_found", "no heartbeat has this ping URL");
     }
     writeAnswer(response, {status: 200, headers: {}, body: answer});

@@ -64,4 +64,10 @@ export class ReadinessModel {
   @Required() disk: DiskReadinessModel;
   @Required() heartbeats: HeartbeatSweepModel;
   @Required() undeliverable: UndeliverableModel;
+  @Required()
+  @CollectionOf(String)
+  @Description(
+    "Client addresses over their budget of failed authentications: their new failing credentials get 429, valid ones still pass. Does not make the gateway unready"
+  )
+  throttled_addresses: string[];
 }

@@ -17,6 +17,12 @@ export interface Readiness {
   heartbeats: HeartbeatMonitor["health"];
   /** Open notifications waiting for a channel they cannot use now; count -1 when the journal cannot be read. */
   undeliverable: Undeliverable;
+  /**
+   * Client addresses whose new failed authentications get 429 now (valid credentials from them
+   * still pass): a device behind them with a stale key or ping URL, or someone guessing. Does not
+   * make the gateway unready.
+   */
+  throttled_addresses: string[];
 }
 
 /**
@@ -34,7 +40,8 @@ export class ReadinessService {
     private readonly heartbeats: HeartbeatMonitor
   ) {}
 
-  async check(): Promise<Readiness> {
+  /** `throttledAddresses` comes from the HTTP edge, which alone counts failed authentications. */
+  async check(throttledAddresses: string[]): Promise<Readiness> {
     let error: string | null = null;
     try {
       await this.journal.probe(isoTimestamp(this.clock.now()));
@@ -52,7 +59,8 @@ export class ReadinessService {
       outbox,
       undeliverable,
       disk: await this.disk(),
-      heartbeats: this.heartbeats.health
+      heartbeats: this.heartbeats.health,
+      throttled_addresses: throttledAddresses
     };
   }
 
