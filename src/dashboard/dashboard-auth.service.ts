@@ -47,8 +47,8 @@ export class DashboardAuthService {
     return this.credential.get().password_hash !== null;
   }
 
+  /** The caller has charged the attempt (`chargeAttempt`) before reading the body. */
   async setPassword(adminKey: string, password: string, address: string): Promise<void> {
-    this.spendAttempt(address);
     const key = this.keys.authenticate(adminKey);
     if (!key || !hasScope(key, "admin")) {
       this.logger.warn("dashboard password change refused: not an admin key", {address});
@@ -67,8 +67,8 @@ export class DashboardAuthService {
     );
   }
 
+  /** The caller has charged the attempt (`chargeAttempt`) before reading the body. */
   async signIn(password: string, address: string): Promise<SignedIn> {
-    this.spendAttempt(address);
     const stored = this.credential.get().password_hash;
     if (!stored) throw new AppError("conflict", "no admin password is set yet: set one with an admin API key first");
     if (!(await verifyPassword(password, stored))) {
@@ -114,10 +114,13 @@ export class DashboardAuthService {
   }
 
   /**
-   * Every attempt counts, right or wrong: counting only failures would let parallel guesses all
-   * pass the check while the slow hash runs. A person signs in far less often than the limit.
+   * Spends one sign-in or set-password attempt of an address; 429 when none is left. Every
+   * attempt counts, right or wrong, even one whose body is then refused: counting only failures
+   * would let parallel guesses all pass the check while the slow hash runs, and charging only
+   * valid bodies would let malformed ones hammer the route for free. A person signs in far less
+   * often than the limit.
    */
-  private spendAttempt(address: string): void {
+  chargeAttempt(address: string): void {
     const decision = this.attempts.take(address);
     if (!decision.allowed) {
       this.logger.warn("dashboard sign-in throttled", {address});

@@ -1,4 +1,5 @@
 import {Controller, inject} from "@tsed/di";
+import {Middleware, UseBefore, type MiddlewareMethods} from "@tsed/platform-middlewares";
 import {BodyParams, Context, PathParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {Get, Hidden, Post, Required} from "@tsed/schema";
@@ -18,6 +19,16 @@ import {expressRequest, expressResponse} from "../typed-tsed.js";
 
 function addressOf(request: Request): string {
   return request.socket.remoteAddress ?? "unknown";
+}
+
+/** Charges a sign-in or set-password attempt before Ts.ED reads and validates the body. */
+@Middleware()
+class DashboardAttempt implements MiddlewareMethods {
+  private readonly auth = inject(DashboardAuthService);
+
+  use(@Context() ctx: PlatformContext): void {
+    this.auth.chargeAttempt(addressOf(expressRequest(ctx)));
+  }
 }
 
 function sessionView(session: DashboardSession) {
@@ -48,12 +59,14 @@ export class DashboardController {
   }
 
   @Post("/password")
+  @UseBefore(DashboardAttempt)
   async setPassword(@Required() @BodyParams() body: SetPasswordModel, @Context() ctx: PlatformContext) {
     await this.auth.setPassword(body.admin_key, body.password, addressOf(expressRequest(ctx)));
     noContent(ctx);
   }
 
   @Post("/sign-in")
+  @UseBefore(DashboardAttempt)
   async signIn(@Required() @BodyParams() body: SignInModel, @Context() ctx: PlatformContext) {
     const request = expressRequest(ctx);
     const {token, session} = await this.auth.signIn(body.password, addressOf(request));

@@ -10,6 +10,11 @@ export interface CatalogueEntry {
 /** The one table from error code to HTTP status. Type URIs are `/problems/<code>`, served by the gateway. */
 export const ERROR_CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
   malformed_json: {status: 400, title: "Malformed JSON", advice: "Send a syntactically valid JSON document."},
+  invalid_json: {
+    status: 400,
+    title: "Unreadable JSON",
+    advice: "Send JSON whose arrays and objects nest at most 64 levels deep; no request needs more."
+  },
   invalid_request: {
     status: 400,
     title: "Invalid request",

@@ -5,6 +5,8 @@ import type {Logger} from "../../lib/logger.js";
 import {callerKeyId} from "../auth/api-access.js";
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+/** How deep a body's arrays and objects may nest: far more than any request needs, far less than a stack overflow. */
+export const JSON_DEPTH_LIMIT = 64;
 const JSON_TYPES = ["application/json", "application/merge-patch+json", "application/problem+json"];
 
 declare module "node:http" {
@@ -108,12 +110,58 @@ export const requireJsonBody: BodyStep = (request, _response, next) => {
   next();
 };
 
-/** JSON bodies up to 64 KiB, keeping the raw bytes for idempotency fingerprints and signatures. */
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPENERS = new Set([0x5b, 0x7b]);
+const CLOSERS = new Set([0x5d, 0x7d]);
+
+/**
+ * Whether UTF-8 JSON text nests arrays and objects deeper than `limit`, read without parsing it:
+ * the parse and the framework's recursive copies of the result would overflow the stack on a
+ * 40 KB body nested 10,000 deep. Only strings need tracking, as brackets inside them do not
+ * nest; every structural character is ASCII, so no multi-byte sequence can be mistaken for one.
+ */
+function nestsDeeperThan(bytes: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let at = 0; at < bytes.length; at++) {
+    const byte = bytes[at];
+    if (inString) {
+      if (byte === BACKSLASH) at++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (OPENERS.has(byte)) {
+      if (++depth > limit) return true;
+    } else if (CLOSERS.has(byte)) depth--;
+  }
+  return false;
+}
+
+// body-parser takes any "utf-*" charset its decoder knows; ours must know it too to read the depth.
+function utf8(buffer: Buffer, encoding: string): Uint8Array {
+  if (encoding === "utf-8") return buffer;
+  try {
+    return Buffer.from(new TextDecoder(encoding).decode(buffer));
+  } catch {
+    throw new AppError("unsupported_media_type", "the body must be UTF-8 JSON");
+  }
+}
+
+/**
+ * JSON bodies up to 64 KiB and 64 levels deep, keeping the raw bytes for idempotency fingerprints
+ * and signatures. body-parser calls `verify` with the bytes before it parses them, so a body
+ * nested too deep is refused before any parser or framework code has seen it.
+ */
 const jsonBody: BodyStep = express.json({
   limit: BODY_LIMIT_BYTES,
   type: JSON_TYPES,
   strict: false,
-  verify: (request, _response, buffer) => {
+  verify: (request, _response, buffer, encoding) => {
+    if (nestsDeeperThan(utf8(buffer, encoding), JSON_DEPTH_LIMIT))
+      throw new AppError(
+        "invalid_json",
+        `the request body nests arrays and objects more than ${JSON_DEPTH_LIMIT} levels deep`
+      );
     request.rawBody = buffer;
   }
 });

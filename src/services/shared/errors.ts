@@ -6,6 +6,7 @@ export interface FieldError {
 
 export type ErrorCode =
   | "malformed_json"
+  | "invalid_json"
   | "invalid_request"
   | "unauthenticated"
   | "forbidden"
