@@ -40,6 +40,6 @@ export default tseslint.config(
     files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
     ...tseslint.configs.disableTypeChecked
   },
-  {files: ["src/dashboard/public/**/*.js"], languageOptions: {globals: globals.browser}},
+  {files: ["src/dashboard/public/**/*.js", "src/api/docs-ui/*.js"], languageOptions: {globals: globals.browser}},
   {files: ["bench/**", "src/cli/build.mjs", "*.js", "*.cjs"], languageOptions: {globals: globals.node}}
 );

@@ -19,6 +19,7 @@ import {MetricsController} from "./api/controllers/metrics.controller.js";
 import {DashboardController, DashboardEntryController} from "./api/controllers/dashboard.controller.js";
 import {openApiDocument} from "./api/http/openapi-document.js";
 import {requestIdOf} from "./api/http/request-id.js";
+import {DOCS_UI, docsSecurityHeaders} from "./api/docs-ui/docs-ui.js";
 
 export const API_CONTROLLERS = [
   NotificationsController,
@@ -55,6 +56,7 @@ export const CONTROLLERS = [
   swagger: [
     {
       path: "/docs",
+      ...DOCS_UI,
       specVersion: "3.0.3",
       fileName: "openapi.json",
       spec: {
@@ -79,6 +81,8 @@ export class Server {
     // A TLS-terminating proxy on the box itself (nginx, caddy) says the page came over https, so
     // the dashboard's cookie is marked Secure; X-Forwarded-* from any other peer is not believed.
     application().getApp().set("trust proxy", "loopback");
+    // Mounted ahead of the Swagger module's routes, which it must precede to set their headers.
+    application().use("/docs", docsSecurityHeaders);
   }
 
   async $onReady(): Promise<void> {
