@@ -24,6 +24,7 @@ export class BackupsController {
     "An online backup into <data_dir>/backups/<time>/; the oldest beyond backup.keep are deleted; audited as backup.created. Restore with the gateway stopped: `klaxon restore <name>`."
   )
   @Returns(201, BackupModel)
+  @(Returns(400, ProblemModel).Description("A malformed Idempotency-Key"))
   @(Returns(503, ProblemModel).Description("No room on the disk for the backup; nothing was kept"))
   @IdempotentCreate()
   create(@Context() ctx: PlatformContext) {

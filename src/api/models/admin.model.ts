@@ -34,7 +34,9 @@ export class KeyModel {
 }
 
 export class CreatedKeyModel extends KeyModel {
-  @Required() @Description("The whole key. Shown only in this response; store it now.") key: string;
+  // Not required: an idempotent replay of the create leaves the key out (docs/api.md, "Idempotent creates").
+  @Description("The whole key. Shown only in the first answer to the create (a replay leaves it out); store it now.")
+  key?: string;
 }
 
 export class KeyListModel {

@@ -60,11 +60,11 @@ export class IntegrationModel {
 }
 
 export class IntegrationWithSecretModel extends IntegrationModel {
-  @Required()
+  // Not required: an idempotent replay of the create leaves the secret out (docs/api.md, "Idempotent creates").
   @Description(
-    "whsec_ + base64 of 32 random bytes, for signing events as outbound webhooks are signed. Shown only in this response; store it now."
+    "whsec_ + base64 of 32 random bytes, for signing events as outbound webhooks are signed. Shown only in the first answer to the create (a replay leaves it out); store it now."
   )
-  secret: string;
+  secret?: string;
 }
 
 export class IntegrationPageModel {

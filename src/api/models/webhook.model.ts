@@ -52,11 +52,11 @@ export class WebhookModel {
 }
 
 export class WebhookWithSecretModel extends WebhookModel {
-  @Required()
+  // Not required: an idempotent replay of the create leaves the secret out (docs/api.md, "Idempotent creates").
   @Description(
-    "whsec_ + base64 of 32 random bytes, for verifying signatures. Shown only in this response; store it now."
+    "whsec_ + base64 of 32 random bytes, for verifying signatures. Shown only in the first answer to the create (a replay leaves it out); store it now."
   )
-  secret: string;
+  secret?: string;
 }
 
 export class WebhookPageModel {
