@@ -55,6 +55,7 @@ import {RateLimiter} from "./lib/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
 import {BODY_PIPELINE, requestLog, requestRecorder} from "./api/http/pipeline.js";
 import {LaneServer, laneRoutes, serveLane} from "./api/fast-lane/lane.js";
+import {limitConnections} from "./api/connections/connection-limits.js";
 import {createDashboard} from "./dashboard/index.js";
 import {createOperations, type Operations} from "./ops/index.js";
 import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
@@ -336,6 +337,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       serveLane(platform.injector.get<HttpServer>(HttpServer), lane);
       servedByLane = lane.routeNames();
     }
+    limitConnections(platform.injector.get<HttpServer>(HttpServer), settings.http, logger);
     await platform.listen();
   } catch (error) {
     await journal.close();

@@ -9,6 +9,17 @@ export const DEFAULT_SETTINGS = {
   port: 8080,
   data_dir: "./data",
   public_url: "",
+  http: {
+    /** Connections served at once, in all; lowered at start to what the open-files limit allows (less 256). */
+    max_connections: 4096,
+    /** Connections one client address may hold at once. */
+    max_connections_per_address: 64,
+    /** Loopback peers (a TLS proxy on this box, through which every client is 127.0.0.1) count only towards max_connections. */
+    loopback_exempt: true,
+    headers_timeout_seconds: 10,
+    request_timeout_seconds: 30,
+    keep_alive_timeout_seconds: 5
+  },
   log: {
     level: "info" as "debug" | "info" | "warn" | "error",
     syslog_prefix: "auto" as "auto" | "on" | "off"

@@ -155,6 +155,16 @@ function validate(settings: Settings): void {
     throw new SettingsError("rate_limit: per_second must be > 0 and burst >= 1");
   if (settings.public_url && !/^https?:\/\//.test(settings.public_url))
     throw new SettingsError(`public_url: must be an absolute http(s) URL`);
+  const http = settings.http;
+  if (!Number.isInteger(http.max_connections) || http.max_connections < 1)
+    throw new SettingsError(`http.max_connections: must be a whole number >= 1, got ${http.max_connections}`);
+  if (!Number.isInteger(http.max_connections_per_address) || http.max_connections_per_address < 1)
+    throw new SettingsError(
+      `http.max_connections_per_address: must be a whole number >= 1, got ${http.max_connections_per_address}`
+    );
+  if (!(http.headers_timeout_seconds > 0 && http.headers_timeout_seconds <= http.request_timeout_seconds))
+    throw new SettingsError("http: headers_timeout_seconds must be > 0 and at most request_timeout_seconds");
+  if (!(http.keep_alive_timeout_seconds > 0)) throw new SettingsError("http.keep_alive_timeout_seconds: must be > 0");
   if (!settings.data_dir) throw new SettingsError("data_dir: must not be empty");
 }
 

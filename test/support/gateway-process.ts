@@ -13,10 +13,12 @@ export interface LaunchedGateway {
   serving: Promise<string>;
 }
 
-/** How to run it beyond the environment: arguments to main, and the umask it starts under (through sh). */
+/** How to run it beyond the environment: arguments to main, and the umask and open-files limit it starts under (through sh). */
 export interface LaunchOptions {
   args?: string[];
   umask?: string;
+  /** `ulimit -n`: the soft and hard limit on open files. */
+  openFiles?: number;
 }
 
 /**
@@ -36,9 +38,14 @@ export function launchGatewayProcess(
     "src/main.ts",
     ...(options.args ?? [])
   ];
-  // With a umask, sh sets it and execs node in its place, so the child is still the gateway itself.
-  const [file, ...args] =
-    options.umask === undefined ? command : ["/bin/sh", "-c", `umask ${options.umask} && exec "$@"`, "sh", ...command];
+  // With a umask or a limit, sh sets them and execs node in its place, so the child is still the gateway itself.
+  const prelude = [
+    ...(options.umask === undefined ? [] : [`umask ${options.umask}`]),
+    ...(options.openFiles === undefined ? [] : [`ulimit -n ${options.openFiles}`])
+  ];
+  const [file, ...args] = prelude.length
+    ? ["/bin/sh", "-c", `${prelude.join(" && ")} && exec "$@"`, "sh", ...command]
+    : command;
   const child = spawn(file, args, {
     cwd: ROOT,
     env: {...process.env, KLAXON_HOST: "127.0.0.1", KLAXON_PORT: "0", KLAXON_DATA_DIR: dataDir, ...env},

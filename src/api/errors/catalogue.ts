@@ -80,6 +80,12 @@ export const ERROR_CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     advice:
       "The journal or the config store cannot be written (for example the disk is full); nothing was stored. Retry after Retry-After seconds."
   },
+  too_many_connections: {
+    status: 503,
+    title: "Too many connections",
+    advice:
+      "The gateway (or your address) holds the most connections it allows; close idle connections and retry after Retry-After seconds. The connection is closed."
+  },
   csrf_token_invalid: {
     status: 403,
     title: "CSRF token missing or wrong",

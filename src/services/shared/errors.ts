@@ -23,6 +23,7 @@ export type ErrorCode =
   | "rate_limited"
   | "internal_error"
   | "storage_unavailable"
+  | "too_many_connections"
   | "csrf_token_invalid"
   | "ack_link_invalid"
   | "ack_link_expired";
