@@ -1,9 +1,5 @@
 import {join, resolve} from "node:path";
-import type {AddressInfo} from "node:net";
-import {Server as HttpServer} from "node:http";
-import {PlatformExpress} from "@tsed/platform-express";
-import type {PlatformBuilder} from "@tsed/platform-http";
-import {CONTROLLERS, Server} from "./server.js";
+import {openHttpFront, type HttpFront} from "./server.js";
 import type {Settings} from "./settings/defaults.js";
 import {createLogger, type Logger} from "./lib/logger.js";
 import {systemClock, type Clock} from "./lib/clock.js";
@@ -53,9 +49,7 @@ import {IntegrationCredentials} from "./services/integrations/integration-creden
 import {IntegrationEvents} from "./services/integrations/integration-events.js";
 import {RateLimiter} from "./lib/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
-import {BODY_PIPELINE, requestLog, requestRecorder} from "./api/http/pipeline.js";
-import {LaneServer, laneRoutes, serveLane} from "./api/fast-lane/lane.js";
-import {limitConnections} from "./api/connections/connection-limits.js";
+import {requestRecorder} from "./api/http/pipeline.js";
 import {createDashboard} from "./dashboard/index.js";
 import {createOperations, type Operations} from "./ops/index.js";
 import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
@@ -304,56 +298,45 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const dashboard = createDashboard({settings, journal, config, keys, audit, clock, logger});
 
   const recordRequest = requestRecorder(logger, operations.observeRequest);
-  let platform: PlatformBuilder;
-  let servedByLane: string[] = [];
+  const providers = [
+    {token: Runtime, use: runtime},
+    {token: NotificationsService, use: notifications},
+    {token: IdempotencyService, use: idempotency},
+    {token: RecipientsService, use: recipients},
+    {token: GroupsService, use: groups},
+    {token: ApiKeysService, use: keys},
+    {token: AuditService, use: audit},
+    {token: ReadinessService, use: readiness},
+    {token: WebhooksService, use: webhooks.service},
+    {token: HeartbeatsService, use: heartbeats},
+    {token: IntegrationsService, use: integrations},
+    {token: IntegrationCredentials, use: integrationCredentials},
+    {token: IntegrationEvents, use: integrationEvents},
+    {token: AckLinksService, use: ackLinks},
+    ...dashboard.providers,
+    ...operations.providers
+  ];
+  let front: HttpFront;
   try {
-    platform = await PlatformExpress.bootstrap(Server, {
-      httpPort: `${settings.host}:${settings.port}`,
-      httpsPort: false,
-      middlewares: [requestLog(recordRequest), ...BODY_PIPELINE],
+    front = await openHttpFront(settings, {
+      providers,
       statics: dashboard.statics,
-      imports: [
-        {token: Runtime, use: runtime},
-        {token: NotificationsService, use: notifications},
-        {token: IdempotencyService, use: idempotency},
-        {token: RecipientsService, use: recipients},
-        {token: GroupsService, use: groups},
-        {token: ApiKeysService, use: keys},
-        {token: AuditService, use: audit},
-        {token: ReadinessService, use: readiness},
-        {token: WebhooksService, use: webhooks.service},
-        {token: HeartbeatsService, use: heartbeats},
-        {token: IntegrationsService, use: integrations},
-        {token: IntegrationCredentials, use: integrationCredentials},
-        {token: IntegrationEvents, use: integrationEvents},
-        {token: AckLinksService, use: ackLinks},
-        ...dashboard.providers,
-        ...operations.providers
-      ]
+      recordRequest,
+      logger,
+      lane: options.lane
     });
-    // Built either way: a @Lane() route the lane cannot serve stops the start.
-    const lane = new LaneServer(laneRoutes(CONTROLLERS, platform.injector), recordRequest, logger);
-    if (options.lane !== false) {
-      serveLane(platform.injector.get<HttpServer>(HttpServer), lane);
-      servedByLane = lane.routeNames();
-    }
-    limitConnections(platform.injector.get<HttpServer>(HttpServer), settings.http, logger);
-    await platform.listen();
   } catch (error) {
     await journal.close();
     footprint.undo();
     throw error;
   }
+  const {platform, server: httpServer, url} = front;
   pruner.start();
   await registry.start();
   await runner.start();
   await webhooks.dispatcher.start();
   dashboard.feed.start();
   operations.start();
-  const httpServer = platform.injector.get<HttpServer>(HttpServer);
-  const address = httpServer.address() as AddressInfo;
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
   logger.info("gateway serving", {url, data_dir: dataDir});
   if (CHANNELS.every((channel) => channelStatus.missingSetting(channel) !== null)) {
     logger.warn(
@@ -402,7 +385,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     operations,
     heartbeats: {service: heartbeats, monitor: heartbeatMonitor},
     webhooks: {dispatcher: webhooks.dispatcher},
-    laneRoutes: servedByLane,
+    laneRoutes: front.servedByLane,
     stop
   };
 }

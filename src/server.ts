@@ -1,5 +1,8 @@
-import {Configuration} from "@tsed/di";
-import {application} from "@tsed/platform-http";
+import type {AddressInfo} from "node:net";
+import {Server as HttpServer} from "node:http";
+import {Configuration, type TokenProvider} from "@tsed/di";
+import {application, type PlatformBuilder} from "@tsed/platform-http";
+import {PlatformExpress} from "@tsed/platform-express";
 import "@tsed/platform-express";
 import "@tsed/ajv";
 import "@tsed/swagger";
@@ -20,6 +23,11 @@ import {DashboardController, DashboardEntryController} from "./api/controllers/d
 import {openApiDocument} from "./api/http/openapi-document.js";
 import {requestIdOf} from "./api/http/request-id.js";
 import {DOCS_UI, docsSecurityHeaders} from "./api/docs-ui/docs-ui.js";
+import {BODY_PIPELINE, requestLog, type RequestRecorder} from "./api/http/pipeline.js";
+import {LaneServer, laneRoutes, serveLane} from "./api/fast-lane/lane.js";
+import {limitConnections} from "./api/connections/connection-limits.js";
+import type {Logger} from "./lib/logger.js";
+import type {Settings} from "./settings/defaults.js";
 
 export const API_CONTROLLERS = [
   NotificationsController,
@@ -89,4 +97,45 @@ export class Server {
     // /docs reads the cached document: rewrite it before anyone can read it, not on the first /api/v1/openapi.json.
     await openApiDocument();
   }
+}
+
+/** The HTTP side of a started gateway. */
+export interface HttpFront {
+  platform: PlatformBuilder;
+  server: HttpServer;
+  /** Where it serves, with 127.0.0.1 for a wildcard bind. */
+  url: string;
+  /** "METHOD template" of each route the lane serves (none when it is off). */
+  servedByLane: string[];
+}
+
+export interface HttpFrontParts {
+  /** The services the controllers inject, as ready values. */
+  providers: Array<{token: TokenProvider; use: unknown}>;
+  statics: NonNullable<Parameters<typeof PlatformExpress.bootstrap>[1]>["statics"];
+  recordRequest: RequestRecorder;
+  logger: Logger;
+  /** false: every request goes through Ts.ED (a test compares both ways in). */
+  lane?: boolean;
+}
+
+/** Ts.ED on Express with the lane in front and the connection limits on the socket, listening. */
+export async function openHttpFront(settings: Settings, parts: HttpFrontParts): Promise<HttpFront> {
+  const platform = await PlatformExpress.bootstrap(Server, {
+    httpPort: `${settings.host}:${settings.port}`,
+    httpsPort: false,
+    middlewares: [requestLog(parts.recordRequest), ...BODY_PIPELINE],
+    statics: parts.statics,
+    imports: parts.providers
+  });
+  const server = platform.injector.get<HttpServer>(HttpServer);
+  // Built either way: a @Lane() route the lane cannot serve stops the start.
+  const lane = new LaneServer(laneRoutes(CONTROLLERS, platform.injector), parts.recordRequest, parts.logger);
+  if (parts.lane !== false) serveLane(server, lane);
+  limitConnections(server, settings.http, parts.logger);
+  await platform.listen();
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
+  return {platform, server, url, servedByLane: parts.lane !== false ? lane.routeNames() : []};
 }
