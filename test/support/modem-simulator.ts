@@ -5,128 +5,42 @@ import {join} from "node:path";
 import {SerialPort} from "serialport";
 import {PtyPair} from "./pty-pair.js";
 import {createRecipient, startTestGateway, type TestGateway} from "./gateway.js";
+import {SimulatedCalls} from "./modem-simulator-calls.js";
+import {SimulatorLine} from "./modem-simulator-line.js";
+import {
+  DEFAULT_SCRIPT,
+  DIALECT_COMMANDS,
+  isRegistered,
+  type Dialect,
+  type SentSms,
+  type SimulatorScript
+} from "./modem-simulator-script.js";
+import {SimulatedSms} from "./modem-simulator-sms.js";
 
-export type Dialect = "sim800" | "sim7600" | "quectel";
-
-/** What the far end of the call does once we dial. */
-export interface ScriptedCall {
-  /** `late_answer` rings until we hang up, and picks up at that very moment (before the hang-up's OK). */
-  outcome: "answer" | "busy" | "no_answer" | "late_answer";
-  /** Time from ATD to the outcome. */
-  afterMs: number;
-  /** Keys the callee presses after each speech command, one entry per speech ("" for none, "21" for 2 then 1). */
-  keys: string[];
-}
-
-/** An SMS the code under test sent, decoded from whatever charset it used. */
-export interface SentSms {
-  number: string;
-  text: string;
-  encoding: "gsm7" | "ucs2";
-}
-
-/** What the network later reports on an SMS sent with a status report requested. */
-export interface ScriptedStatusReport {
-  /** `temporary_then_delivered`: "phone busy, still trying" first, then delivered one delay later. */
-  outcome: "delivered" | "temporary_then_delivered" | "failed" | "never";
-  /** Time from the +CMGS answer to each report. */
-  afterMs: number;
-  /**
-   * Once due, the report waits for the next command and comes inside its answer, before the
-   * final OK, as real modems interleave URCs; it never comes on its own then.
-   */
-  interleave: boolean;
-}
-
-/** The simulator's behaviour; tests change fields on `script` at any time. */
-export interface SimulatorScript {
-  /** Commands (by prefix) answered with ERROR, e.g. optional init commands old firmware lacks. */
-  failCommands: string[];
-  sim: "ready" | "pin" | "absent";
-  pin: string;
-  /** +CREG/+CEREG <stat>: 1 home, 2 searching, 3 denied, 5 roaming. */
-  registration: number;
-  operator: string;
-  csq: number;
-  call: ScriptedCall;
-  /** Records commands but never answers, like a wedged module. */
-  silent: boolean;
-  /** The next message reference +CMGS answers with; each SMS takes one, after 255 comes 0. */
-  smsRef: number;
-  statusReport: ScriptedStatusReport;
-  /** Quectel AT+QINISTAT bitmap: 7 fully initialised, 1 SIM ready but SMS not yet. */
-  simInitStatus: number;
-  /** Under AT+CSCS="UCS2", string parameters (the CMGL status) must be UCS-2 hex too, as some firmware wants. */
-  hexStringParameters: boolean;
-}
+export type {Dialect, ScriptedCall, ScriptedStatusReport, SentSms, SimulatorScript} from "./modem-simulator-script.js";
 
 /** The events a test can wait on instead of sleeping. */
 interface SimulatorEvents {
   command: [command: string];
 }
 
-interface SimCall {
-  number: string;
-  stat: number;
-  timers: NodeJS.Timeout[];
-}
-
-const DEFAULT_SCRIPT: SimulatorScript = {
-  failCommands: [],
-  sim: "ready",
-  pin: "1234",
-  registration: 1,
-  operator: "Klaxon Net",
-  csq: 20,
-  call: {outcome: "answer", afterMs: 60, keys: ["1"]},
-  silent: false,
-  smsRef: 37,
-  statusReport: {outcome: "delivered", afterMs: 20, interleave: false},
-  simInitStatus: 7,
-  hexStringParameters: false
-};
-
-// Commands each dialect knows beyond the common 3GPP set; anything else answers ERROR.
-const DIALECT_COMMANDS: Record<Dialect, string[]> = {
-  sim800: ["AT+CLCC=1", "AT+DDET=", "AT+CTTS=", "ATH"],
-  sim7600: ["AT+CLCC=1", "AT+CDTAM=", "AT+DDET=", "AT+CTTS=", "AT+CHUP", "ATH"],
-  quectel: ["AT+QTONEDET=", "AT+QWTTS=", "AT+CHUP", "ATH", "AT^DSCI=", "AT+QURCCFG=", "AT+QINISTAT"]
-};
-
-// TP-Status values (3GPP 23.040): received by the phone; phone busy, still trying; incompatible destination.
-const TP_STATUS = {delivered: 0, temporary: 0x21, failed: 0x41};
-
-// +CLCC <stat> to Quectel's ^DSCI numbering (see parseDsci).
-const DSCI_STAT: Record<number, number> = {0: 3, 1: 1, 2: 2, 3: 7, 6: 6};
-
 /**
  * A GSM modem on the far end of a real pty, speaking the SIM800, SIM7600 or Quectel dialect
  * closely enough for the AT layer: echo until ATE0, call-state URCs or +CLCC polling, TTS with
  * its done URC, DTMF URCs in each family's shape (SIM7600's `\r\r\n` framing included), two-phase
  * CMGS with increasing references and +CDS status reports, SIM PIN, registration, unplug and re-plug.
+ * This class owns the pty, the command parser and the SIM and network answers; the voice side is
+ * in modem-simulator-calls.ts, the SMS side in modem-simulator-sms.ts, the framing in modem-simulator-line.ts.
  */
 export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   readonly received: string[] = [];
-  readonly sent: SentSms[] = [];
-  /** The SIM's message storage, by index; survives unplugging like a real SIM. */
-  readonly storage = new Map<number, {sender: string; text: string}>();
   readonly script: SimulatorScript;
-  private port: SerialPort | null = null;
+  private readonly line: SimulatorLine;
+  private readonly calls: SimulatedCalls;
+  private readonly sms: SimulatedSms;
   private input = "";
   private echo = true;
-  private clccUrcs = false;
   private simUnlocked = false;
-  private smsPending: string | null = null;
-  private charset = "IRA";
-  private dcs = 0;
-  private smsUrcs = false;
-  private statusReportUrcs = false;
-  private reportRequested = false;
-  // Due reports held for the next command's answer (ScriptedStatusReport.interleave).
-  private readonly heldUrcs: string[] = [];
-  private dsciUrcs = false;
-  private speechCount = 0;
-  private call: SimCall | null = null;
 
   private constructor(
     readonly dialect: Dialect,
@@ -135,6 +49,9 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   ) {
     super();
     this.script = {...DEFAULT_SCRIPT, ...script};
+    this.line = new SimulatorLine(dialect);
+    this.calls = new SimulatedCalls(dialect, this.line, this.script);
+    this.sms = new SimulatedSms(this.line, this.script, (command) => this.record(command));
   }
 
   static async start(dialect: Dialect, script: Partial<SimulatorScript> = {}): Promise<ModemSimulator> {
@@ -146,6 +63,16 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   /** The serial device path for the code under test. */
   get devicePath(): string {
     return this.pty.devicePath;
+  }
+
+  /** The SMS the code under test sent, in order. */
+  get sent(): SentSms[] {
+    return this.sms.sent;
+  }
+
+  /** The SIM's message storage, by index; survives unplugging like a real SIM. */
+  get storage(): Map<number, {sender: string; text: string}> {
+    return this.sms.storage;
   }
 
   /** Resolves with the first command starting with `prefix`, already received or still to come. */
@@ -183,11 +110,7 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
 
   /** A message arrives from the network: stored on the SIM, announced with +CMTI if asked to and enabled. */
   receiveSms(sender: string, text: string, {announce = true} = {}): number {
-    let index = 1;
-    while (this.storage.has(index)) index += 1;
-    this.storage.set(index, {sender, text});
-    if (announce && this.smsUrcs) this.urc(`+CMTI: "SM",${index}`);
-    return index;
+    return this.sms.receive(sender, text, announce);
   }
 
   /**
@@ -195,19 +118,15 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
    * told to pass reports on (CNMI <ds>=1). Without `number` the optional address fields are empty.
    */
   reportStatus(ref: number, status: number, {number = "", interleave = false} = {}): void {
-    if (!this.port || !this.statusReportUrcs) return;
-    const address = number ? `"${number}",${number.startsWith("+") ? 145 : 129}` : ",";
-    const line = `+CDS: 6,${ref},${address},"26/11/22,10:00:00+04","26/11/22,10:00:05+04",${status}`;
-    if (interleave) this.heldUrcs.push(line);
-    else this.urc(line);
+    this.sms.reportStatus(ref, status, number, interleave);
   }
 
   /** Pulls the USB cable: socat dies, both ends see the pty vanish, the device path disappears. */
   async unplug(): Promise<void> {
-    const port = this.port;
+    const port = this.line.port;
     // Detached first, so ending the call sends nothing: a pulled cable says goodbye to no one.
-    this.port = null;
-    this.endCall();
+    this.line.port = null;
+    this.calls.endCall();
     await this.pty.kill();
     if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
   }
@@ -220,7 +139,7 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
     port.on("data", (chunk: Buffer) => this.receive(chunk.toString("latin1")));
     port.on("error", () => {});
-    this.port = port;
+    this.line.port = port;
     this.pty.publish();
   }
 
@@ -232,46 +151,19 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   private resetVolatile(): void {
     this.input = "";
     this.echo = true;
-    this.clccUrcs = false;
     this.simUnlocked = false;
-    this.smsPending = null;
-    this.charset = "IRA";
-    this.dcs = 0;
-    this.smsUrcs = false;
-    this.statusReportUrcs = false;
-    this.reportRequested = false;
-    this.heldUrcs.length = 0;
-    this.dsciUrcs = false;
+    this.line.forgetHeldUrcs();
+    this.calls.resetVolatile();
+    this.sms.resetVolatile();
   }
 
   private receive(text: string): void {
     this.input += text;
     for (;;) {
-      if (this.smsPending !== null) {
-        const end = this.input.search(/[\x1a\x1b]/);
-        if (end === -1) return;
-        const payload = this.input.slice(0, end);
-        const sent = this.input[end] === "\x1a";
-        const number = this.smsPending;
-        this.input = this.input.slice(end + 1);
-        this.smsPending = null;
-        if (!sent) {
-          this.record(payload);
-          this.reply("OK");
-          continue;
-        }
-        const ucs2 = this.charset === "UCS2";
-        const to = ucs2 ? fromHex(number) : number;
-        this.sent.push({
-          number: to,
-          text: ucs2 ? fromHex(payload) : payload,
-          encoding: this.dcs === 8 ? "ucs2" : "gsm7"
-        });
-        this.record(payload);
-        const ref = this.script.smsRef;
-        this.script.smsRef = (ref + 1) % 256;
-        this.reply(`+CMGS: ${ref}`, "OK");
-        if (this.reportRequested) this.scheduleStatusReport(ref, to);
+      if (this.sms.awaitingText) {
+        const rest = this.sms.takeText(this.input);
+        if (rest === null) return;
+        this.input = rest;
         continue;
       }
       const end = this.input.indexOf("\r");
@@ -280,7 +172,7 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
       this.input = this.input.slice(end + 1);
       if (command === "") continue;
       this.record(command);
-      if (this.echo) this.write(command + "\r");
+      if (this.echo) this.line.write(command + "\r");
       if (!this.script.silent) this.answer(command);
     }
   }
@@ -292,10 +184,11 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
 
   private answer(command: string): void {
     const upper = command.toUpperCase();
-    if (this.script.failCommands.some((prefix) => upper.startsWith(prefix.toUpperCase()))) return this.reply("ERROR");
+    const reply = (...lines: string[]) => this.line.reply(...lines);
+    if (this.script.failCommands.some((prefix) => upper.startsWith(prefix.toUpperCase()))) return reply("ERROR");
     if (upper === "ATE0") {
       this.echo = false;
-      return this.reply("OK");
+      return reply("OK");
     }
     if (
       upper === "AT" ||
@@ -304,242 +197,46 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
       upper === "AT+CMGF=1" ||
       upper === "AT+COLP=0"
     )
-      return this.reply("OK");
+      return reply("OK");
     if (upper === "AT+CPIN?") return this.answerCpin();
     if (upper.startsWith("AT+CPIN=")) return this.enterPin(command);
-    if (upper === "AT+CSQ") return this.reply(`+CSQ: ${this.script.csq},99`, "OK");
-    if (upper === "AT+CREG?") return this.reply(`+CREG: 0,${this.script.registration}`, "OK");
+    if (upper === "AT+CSQ") return reply(`+CSQ: ${this.script.csq},99`, "OK");
+    if (upper === "AT+CREG?") return reply(`+CREG: 0,${this.script.registration}`, "OK");
     if (upper === "AT+CEREG?")
-      return this.dialect === "sim800"
-        ? this.reply("ERROR")
-        : this.reply(`+CEREG: 0,${this.script.registration}`, "OK");
+      return this.dialect === "sim800" ? reply("ERROR") : reply(`+CEREG: 0,${this.script.registration}`, "OK");
     if (upper === "AT+COPS?")
-      return this.registered()
-        ? this.reply(`+COPS: 0,0,"${this.script.operator}",7`, "OK")
-        : this.reply("+COPS: 0", "OK");
+      return isRegistered(this.script)
+        ? reply(`+COPS: 0,0,"${this.script.operator}",7`, "OK")
+        : reply("+COPS: 0", "OK");
     if (upper === "AT+CFUN=1,1") return this.reset();
-    if (upper === "AT+CLCC") return this.reply(...(this.call ? [this.clccLine(this.call)] : []), "OK");
-    if (upper.startsWith("AT+CMGS=")) {
-      this.smsPending = /="([^"]*)"/.exec(command)?.[1] ?? "";
-      return this.write("\r\n> ");
-    }
-    if (upper.startsWith("AT+CSCS=")) {
-      this.charset = /="([^"]*)"/.exec(command)?.[1]?.toUpperCase() ?? "IRA";
-      return this.reply("OK");
-    }
-    if (upper.startsWith("AT+CSMP=")) {
-      const [firstOctet, , , dcs] = command.slice(8).split(",");
-      // TP-SRR, bit 5 of the first octet: the sender asks for a status report.
-      this.reportRequested = (Number(firstOctet) & 0x20) !== 0;
-      this.dcs = Number(dcs ?? 0);
-      return this.reply("OK");
-    }
-    if (upper.startsWith("AT+CNMI=")) {
-      this.smsUrcs = upper.startsWith("AT+CNMI=2,1");
-      this.statusReportUrcs = upper.slice(8).split(",")[3] === "1";
-      return this.reply("OK");
-    }
-    if (upper === "AT+CSMS=0") return this.reply("+CSMS: 1,1,1", "OK");
-    if (upper.startsWith("AT+CPMS="))
-      return this.reply(`+CPMS: ${this.storage.size},30,${this.storage.size},30,${this.storage.size},30`, "OK");
-    if (upper.startsWith("AT+CMGL=")) return this.listSms(command);
-    if (upper.startsWith("AT+CMGR=")) return this.readSms(Number(command.slice(8)));
-    if (upper.startsWith("AT+CMGD=")) {
-      this.storage.delete(Number(command.slice(8)));
-      return this.reply("OK");
-    }
-    if (upper.startsWith("ATD")) return this.dial(command);
-    if (!DIALECT_COMMANDS[this.dialect].some((prefix) => upper.startsWith(prefix))) return this.reply("ERROR");
-    if (upper === "AT+CLCC=1") {
-      this.clccUrcs = true;
-      return this.reply("OK");
-    }
-    if (upper === "AT^DSCI=1") {
-      this.dsciUrcs = true;
-      return this.reply("OK");
-    }
-    if (upper === "AT+QINISTAT") return this.reply(`+QINISTAT: ${this.script.simInitStatus}`, "OK");
-    if (upper.startsWith("AT+CTTS=2,") || upper.startsWith("AT+CTTS=1,") || upper.startsWith("AT+QWTTS=1,0,"))
-      return this.speak(upper.startsWith("AT+QWTTS") ? "+QWTTS: 0" : "+CTTS: 0");
-    if (upper === "ATH" || upper === "AT+CHUP") {
-      // The callee picks up in the very moment our hang-up is on its way.
-      if (this.call && this.script.call.outcome === "late_answer" && this.call.stat !== 0) this.callState(this.call, 0);
-      this.reply("OK");
-      return this.endCall();
-    }
-    this.reply("OK");
+    if (upper === "AT+CLCC") return this.calls.list();
+    if (this.sms.answer(upper, command)) return;
+    if (upper.startsWith("ATD")) return this.calls.dial(command);
+    if (!DIALECT_COMMANDS[this.dialect].some((prefix) => upper.startsWith(prefix))) return reply("ERROR");
+    if (this.calls.answer(upper)) return;
+    if (upper === "AT+QINISTAT") return reply(`+QINISTAT: ${this.script.simInitStatus}`, "OK");
+    reply("OK");
   }
 
   private answerCpin(): void {
-    if (this.script.sim === "absent") return this.reply("+CME ERROR: 10");
-    if (this.script.sim === "pin" && !this.simUnlocked) return this.reply("+CPIN: SIM PIN", "OK");
-    this.reply("+CPIN: READY", "OK");
+    if (this.script.sim === "absent") return this.line.reply("+CME ERROR: 10");
+    if (this.script.sim === "pin" && !this.simUnlocked) return this.line.reply("+CPIN: SIM PIN", "OK");
+    this.line.reply("+CPIN: READY", "OK");
   }
 
   private enterPin(command: string): void {
-    if (this.script.sim === "absent") return this.reply("+CME ERROR: 10");
+    if (this.script.sim === "absent") return this.line.reply("+CME ERROR: 10");
     const pin = /="?([^"]*)"?/.exec(command)?.[1];
-    if (pin !== this.script.pin) return this.reply("+CME ERROR: 16");
+    if (pin !== this.script.pin) return this.line.reply("+CME ERROR: 16");
     this.simUnlocked = true;
-    this.reply("OK");
-  }
-
-  private registered(): boolean {
-    return this.script.registration === 1 || this.script.registration === 5;
+    this.line.reply("OK");
   }
 
   private reset(): void {
-    this.reply("OK");
-    this.endCall();
+    this.line.reply("OK");
+    this.calls.endCall();
     this.resetVolatile();
   }
-
-  private dial(command: string): void {
-    if (!this.registered()) return this.reply("NO CARRIER");
-    if (this.call) return this.reply("ERROR");
-    const call: SimCall = {number: command.slice(3).replace(/;$/, ""), stat: 2, timers: []};
-    this.call = call;
-    this.speechCount = 0;
-    this.reply("OK");
-    this.callState(call, 2);
-    const script = this.script.call;
-    call.timers.push(setTimeout(() => this.callState(call, 3), Math.min(20, script.afterMs / 2)));
-    if (script.outcome === "late_answer") return;
-    call.timers.push(
-      setTimeout(() => {
-        if (script.outcome === "answer") {
-          this.callState(call, 0);
-          if (this.dialect === "sim7600") this.urc("VOICE CALL: BEGIN");
-        } else {
-          this.callState(call, 6);
-          this.call = null;
-          if (script.outcome === "busy") this.reply("BUSY");
-          else if (this.dialect === "sim7600") this.reply("VOICE CALL: END: 000000", "NO CARRIER");
-          else this.reply(this.dialect === "sim800" ? "NO ANSWER" : "NO CARRIER");
-        }
-      }, script.afterMs)
-    );
-  }
-
-  private speak(doneUrc: string): void {
-    const call = this.call;
-    if (!call || call.stat !== 0) return this.reply(this.dialect === "quectel" ? "+CME ERROR: 903" : "ERROR");
-    this.reply("OK");
-    const keys = this.script.call.keys[this.speechCount] ?? "";
-    this.speechCount += 1;
-    call.timers.push(
-      setTimeout(() => {
-        if (this.call !== call) return;
-        this.urc(doneUrc);
-        for (const key of keys) this.urc(this.dtmfUrc(key));
-      }, 20)
-    );
-  }
-
-  private dtmfUrc(key: string): string {
-    if (this.dialect === "sim800") return `+DTMF: ${key}`;
-    if (this.dialect === "sim7600") return `+RXDTMF: ${key}`;
-    return `+QTONEDET: ${key.charCodeAt(0)}`;
-  }
-
-  private endCall(): void {
-    const call = this.call;
-    if (!call) return;
-    for (const timer of call.timers) clearTimeout(timer);
-    this.call = null;
-    if (!this.port) return;
-    this.callState(call, 6);
-    if (this.dialect === "sim7600") this.urc("VOICE CALL: END: 000005");
-  }
-
-  private callState(call: SimCall, stat: number): void {
-    call.stat = stat;
-    if (this.clccUrcs) this.urc(this.clccLine(call));
-    if (this.dsciUrcs)
-      this.urc(`^DSCI: 1,0,${DSCI_STAT[stat]},0,${call.number},${call.number.startsWith("+") ? 145 : 129}`);
-  }
-
-  // Text mode, as 27.005 has it: a header line, then the text; in UCS2 mode both the number and
-  // the text are hex, otherwise the text goes out as it is (newlines included).
-  private smsField(value: string): string {
-    return this.charset === "UCS2" ? toHex(value) : value;
-  }
-
-  private listSms(command: string): void {
-    const status = /="([^"]*)"/.exec(command)?.[1] ?? "";
-    const wanted = this.charset === "UCS2" && this.script.hexStringParameters ? toHex("ALL") : "ALL";
-    if (status !== wanted) return this.reply("+CMS ERROR: 302");
-    const lines: string[] = [];
-    for (const [index, sms] of [...this.storage.entries()].sort((a, b) => a[0] - b[0])) {
-      lines.push(
-        `+CMGL: ${index},"REC UNREAD","${this.smsField(sms.sender)}","","26/11/22,10:00:00+04"`,
-        this.smsField(sms.text)
-      );
-    }
-    this.reply(...lines, "OK");
-  }
-
-  private readSms(index: number): void {
-    const sms = this.storage.get(index);
-    if (!sms) return this.reply("OK");
-    this.reply(
-      `+CMGR: "REC UNREAD","${this.smsField(sms.sender)}","","26/11/22,10:00:00+04"`,
-      this.smsField(sms.text),
-      "OK"
-    );
-  }
-
-  private clccLine(call: SimCall): string {
-    return `+CLCC: 1,0,${call.stat},0,0,"${call.number}",${call.number.startsWith("+") ? 145 : 129}`;
-  }
-
-  // The network's reports as the script says, one delay apart.
-  private scheduleStatusReport(ref: number, number: string): void {
-    const {outcome, afterMs, interleave} = this.script.statusReport;
-    if (outcome === "never") return;
-    const statuses = {
-      delivered: [TP_STATUS.delivered],
-      temporary_then_delivered: [TP_STATUS.temporary, TP_STATUS.delivered],
-      failed: [TP_STATUS.failed]
-    }[outcome];
-    statuses.forEach((status, index) =>
-      setTimeout(() => this.reportStatus(ref, status, {number, interleave}), afterMs * (index + 1))
-    );
-  }
-
-  private urc(line: string): void {
-    this.write(this.framedUrc(line));
-  }
-
-  // SIM7600 frames its URCs with two CRs (PROTOCOLS 1.0); the others use the plain framing.
-  private framedUrc(line: string): string {
-    return this.dialect === "sim7600" ? `\r\r\n${line}\r\r\n` : `\r\n${line}\r\n`;
-  }
-
-  // Held URCs go out inside the next answer, between its lines and its final OK.
-  private reply(...lines: string[]): void {
-    const framed = lines.map((line) => `\r\n${line}\r\n`);
-    if (this.heldUrcs.length && lines.at(-1) === "OK")
-      framed.splice(-1, 0, ...this.heldUrcs.splice(0).map((line) => this.framedUrc(line)));
-    this.write(framed.join(""));
-  }
-
-  private write(text: string): void {
-    this.port?.write(Buffer.from(text, "latin1"));
-  }
-}
-
-// The simulator's own UCS-2 hex, written independently of the code under test on purpose.
-function toHex(text: string): string {
-  return Array.from({length: text.length}, (_, i) =>
-    text.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")
-  ).join("");
-}
-
-function fromHex(hex: string): string {
-  let out = "";
-  for (let i = 0; i < hex.length; i += 4) out += String.fromCharCode(parseInt(hex.slice(i, i + 4), 16));
-  return out;
 }
 
 /** A production-wired gateway (real voice_call and sms drivers) on a simulated modem. */
