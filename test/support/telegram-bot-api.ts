@@ -1,5 +1,7 @@
 import {createServer, type IncomingMessage, type ServerResponse} from "node:http";
 import type {AddressInfo, Socket} from "node:net";
+import {UpdateQueue} from "./telegram-bot-api-updates.js";
+import {BOT, fail, ok, parseParams, readBody} from "./telegram-bot-api-wire.js";
 
 /** A call the fake received, with its parameters (JSON, form or multipart) and, for sendVoice, the audio bytes. */
 export interface BotApiRequest {
@@ -69,54 +71,6 @@ export function isOggOpus(bytes: Buffer): boolean {
   return bytes.subarray(0, 4).toString("latin1") === "OggS" && bytes.subarray(0, 64).includes(Buffer.from("OpusHead"));
 }
 
-interface Update {
-  update_id: number;
-  callback_query: Record<string, unknown>;
-}
-
-interface Poll {
-  offset: number;
-  limit: number;
-  response: ServerResponse;
-  timer: NodeJS.Timeout;
-}
-
-const BOT = {
-  id: 777000,
-  is_bot: true,
-  first_name: "Klaxon",
-  username: "klaxon_test_bot",
-  can_join_groups: true,
-  can_read_all_group_messages: false,
-  supports_inline_queries: false
-};
-
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-// The Bot API takes parameters as a query string, urlencoded or multipart form, or JSON.
-async function parseParams(
-  request: IncomingMessage,
-  body: Buffer
-): Promise<{params: Record<string, any>; voice: Buffer | null}> {
-  const url = new URL(request.url ?? "/", "http://fake");
-  const params: Record<string, any> = Object.fromEntries(url.searchParams);
-  const type = request.headers["content-type"] ?? "";
-  let voice: Buffer | null = null;
-  if (type.startsWith("application/json")) Object.assign(params, JSON.parse(body.toString("utf8") || "{}"));
-  if (type.startsWith("multipart/form-data") || type.startsWith("application/x-www-form-urlencoded")) {
-    const form = await new Response(body, {headers: {"content-type": type}}).formData();
-    for (const [key, value] of form) {
-      if (typeof value === "string") params[key] = /^[[{]/.test(value) ? JSON.parse(value) : value;
-      else voice = Buffer.from(await value.arrayBuffer());
-    }
-  }
-  return {params, voice};
-}
-
 export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promise<FakeBotApi> {
   const requests: BotApiRequest[] = [];
   const messages: BotMessage[] = [];
@@ -125,27 +79,12 @@ export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promi
   const blocked = new Set<string>();
   const waiters = new Map<string, Array<(request: BotApiRequest) => void>>();
   const awaited = new Map<string, number>();
-  const updates: Update[] = [];
+  const updates = new UpdateQueue();
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
-  let poll: Poll | null = null;
-  let nextUpdateId = 1000;
   let nextMessageId = 1;
   let nextQueryId = 1;
   let wan: "up" | WanFault = "up";
-
-  const send = (response: ServerResponse, status: number, body: unknown) => {
-    if (response.writableEnded || response.destroyed) return;
-    response.writeHead(status, {"Content-Type": "application/json"}).end(JSON.stringify(body));
-  };
-  const ok = (response: ServerResponse, result: unknown) => send(response, 200, {ok: true, result});
-  const fail = (response: ServerResponse, code: number, description: string, retryAfter?: number) =>
-    send(response, code, {
-      ok: false,
-      error_code: code,
-      description,
-      ...(retryAfter === undefined ? {} : {parameters: {retry_after: retryAfter}})
-    });
 
   const record = (request: BotApiRequest) => {
     requests.push(request);
@@ -156,22 +95,6 @@ export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promi
     }
   };
   const calls = (method: string) => requests.filter((request) => request.method === method);
-
-  // Forgets confirmed updates, then answers the poll if anything is there for it.
-  const confirm = (offset: number) => {
-    if (offset < 0) updates.splice(0, Math.max(0, updates.length + offset));
-    else while (updates.length && updates[0].update_id < offset) updates.shift();
-  };
-  const pending = (offset: number, limit: number) =>
-    updates.filter((update) => offset <= 0 || update.update_id >= offset).slice(0, limit);
-  const flushPoll = () => {
-    if (!poll) return;
-    const ready = pending(poll.offset, poll.limit);
-    if (ready.length === 0) return;
-    clearTimeout(poll.timer);
-    ok(poll.response, ready);
-    poll = null;
-  };
 
   const chatOf = (params: Record<string, any>) => String(params.chat_id ?? "");
   const storeMessage = (message: Omit<BotMessage, "message_id">): BotMessage => {
@@ -236,34 +159,7 @@ export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promi
           )
         );
       },
-      getUpdates(params, _voice, response) {
-        const offset = Number(params.offset ?? 0);
-        const limit = Math.min(100, Math.max(1, Number(params.limit ?? 100)));
-        const timeoutSeconds = Number(params.timeout ?? 0);
-        confirm(offset);
-        if (poll) {
-          clearTimeout(poll.timer);
-          fail(
-            poll.response,
-            409,
-            "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"
-          );
-          poll = null;
-        }
-        const ready = pending(offset, limit);
-        if (ready.length || timeoutSeconds <= 0) return ok(response, ready);
-        const timer = setTimeout(() => {
-          poll = null;
-          ok(response, []);
-        }, timeoutSeconds * 1000);
-        poll = {offset, limit, response, timer};
-        response.on("close", () => {
-          if (poll?.response === response) {
-            clearTimeout(poll.timer);
-            poll = null;
-          }
-        });
-      },
+      getUpdates: (params, _voice, response) => updates.getUpdates(params, response),
       answerCallbackQuery(params, _voice, response) {
         answers.push({callback_query_id: String(params.callback_query_id), text: params.text ?? null});
         ok(response, true);
@@ -365,27 +261,18 @@ export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promi
     press({message, data, from, chatId}) {
       const chat = chatId ?? message.chat_id;
       const user = from ?? {id: Number(chat), first_name: "Maria", last_name: "Keller", username: "maria_k"};
-      const update: Update = {
-        update_id: nextUpdateId++,
-        callback_query: {
-          id: `cbq-${nextQueryId++}`,
-          from: {...user, is_bot: false},
-          chat_instance: `ci-${chat}`,
-          message: {...view(message), chat: {id: Number(chat), type: Number(chat) < 0 ? "group" : "private"}},
-          data
-        }
-      };
-      updates.push(update);
-      flushPoll();
-      return update.update_id;
+      return updates.push({
+        id: `cbq-${nextQueryId++}`,
+        from: {...user, is_bot: false},
+        chat_instance: `ci-${chat}`,
+        message: {...view(message), chat: {id: Number(chat), type: Number(chat) < 0 ? "group" : "private"}},
+        data
+      });
     },
     async cutWan(mode) {
       wan = mode;
-      if (poll) {
-        clearTimeout(poll.timer);
-        hanging.add(poll.response);
-        poll = null;
-      }
+      const polling = updates.abandonPoll();
+      if (polling) hanging.add(polling);
       if (mode === "refuse") {
         const closed = new Promise<void>((done) => server.close(() => done()));
         for (const socket of sockets) socket.destroy();
@@ -400,7 +287,7 @@ export async function startFakeBotApi(token = "777000:klaxon-test-token"): Promi
     },
     close: () =>
       new Promise<void>((done) => {
-        if (poll) clearTimeout(poll.timer);
+        updates.close();
         dropHanging();
         for (const socket of sockets) socket.destroy();
         if (!server.listening) return done();
