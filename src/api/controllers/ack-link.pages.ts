@@ -25,20 +25,9 @@ button:focus-visible{outline:3px solid #000;outline-offset:2px}
 
 function page(title: string, body: SafeHtml): string {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex" />
-        <title>${title} · Klaxon</title>
-        <style>
-          ${STYLE}
-        </style>
-      </head>
-      <body>
-        <main>${body}</main>
-      </body>
-    </html>`.value;
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
+<title>${title} · Klaxon</title><style>${STYLE}</style></head>
+<body><main>${body}</main></body></html>`.value;
 }
 
 function stateOf(alert: LinkedAlert): string {
@@ -55,19 +44,13 @@ function stateOf(alert: LinkedAlert): string {
 }
 
 function alertList(alerts: LinkedAlert[]): SafeHtml {
-  return html`<ul>
-    ${alerts.map(
-      (alert) =>
-        html`<li>
-          <p class="meta">
-            <span class="priority">${alert.priority}</span>${alert.source ? html` · ${alert.source}` : ""} · raised
-            ${formatTime(new Date(alert.created_at))}
-          </p>
-          <p class="message">${alert.message}</p>
-          <p class="meta">Status: <span class="state">${stateOf(alert)}</span></p>
-        </li>`
-    )}
-  </ul>`;
+  return html`<ul>${alerts.map(
+    (
+      alert
+    ) => html`<li><p class="meta"><span class="priority">${alert.priority}</span>${alert.source ? html` · ${alert.source}` : ""} · raised ${formatTime(new Date(alert.created_at))}</p>
+<p class="message">${alert.message}</p>
+<p class="meta">Status: <span class="state">${stateOf(alert)}</span></p></li>`
+  )}</ul>`;
 }
 
 /** What the link will acknowledge, and the button that does it. Showing it changes nothing. */
@@ -76,18 +59,13 @@ export function confirmPage(linked: LinkedAlerts): string {
   const count = open.length === 1 ? "1 alert" : `${open.length} alerts`;
   const action = open.length
     ? html`<form method="post"><button type="submit">Acknowledge ${count}</button></form>
-        <p class="note">
-          Acknowledging stops the escalation for everyone; it is recorded as ${linked.recipient.name}
-          &lt;${linked.recipient.email}&gt;, through email.
-        </p>`
-    : html`<p>
-        <strong>Nothing to acknowledge:</strong>
-        ${linked.alerts.length ? "every alert in this email is already closed." : "the alerts in this email no longer exist."}
-      </p>`;
+<p class="note">Acknowledging stops the escalation for everyone; it is recorded as ${linked.recipient.name} &lt;${linked.recipient.email}&gt;, through email.</p>`
+    : html`<p><strong>Nothing to acknowledge:</strong> ${linked.alerts.length ? "every alert in this email is already closed." : "the alerts in this email no longer exist."}</p>`;
   return page(
     "Acknowledge alerts",
     html`<h1>${open.length ? `Acknowledge ${count}?` : "Already closed"}</h1>
-      ${alertList(linked.alerts)} ${action}`
+${alertList(linked.alerts)}
+${action}`
   );
 }
 
@@ -101,8 +79,8 @@ export function donePage(confirmation: LinkConfirmation): string {
   return page(
     heading,
     html`<h1 role="status">${heading}</h1>
-      <p>${note}</p>
-      ${alertList(confirmation.alerts)}`
+<p>${note}</p>
+${alertList(confirmation.alerts)}`
   );
 }
 
@@ -111,8 +89,8 @@ export function errorPage(title: string, detail: string, advice: string): string
   return page(
     title,
     html`<h1>${title}</h1>
-      <p>${detail.charAt(0).toUpperCase() + detail.slice(1)}.</p>
-      <p>${advice}</p>
-      <p class="note">Nothing was acknowledged.</p>`
+<p>${detail.charAt(0).toUpperCase() + detail.slice(1)}.</p>
+<p>${advice}</p>
+<p class="note">Nothing was acknowledged.</p>`
   );
 }

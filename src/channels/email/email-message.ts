@@ -102,24 +102,14 @@ function textOf(content: EmailContent, alerts: AlertSummary[]): string {
 
 function alertBlock(alert: AlertSummary): SafeHtml {
   const colour = PRIORITY_COLOURS[alert.priority] ?? "#333333";
-  return html`<tr>
-    <td style="padding:12px 0;border-bottom:1px solid #dddddd">
-      <p style="margin:0 0 6px 0">
-        <span
-          style="display:inline-block;padding:2px 8px;border-radius:3px;background:${colour};color:#ffffff;font-weight:bold;font-size:12px"
-          >${alert.priority.toUpperCase()}</span
-        >
-        ${alert.source ? html` <strong>${alert.source}</strong>` : ""}
-      </p>
-      <p style="margin:0 0 6px 0;font-size:16px;white-space:pre-wrap">${alert.message}</p>
-      <p style="margin:0;color:#555555;font-size:13px">
-        Raised ${formatTime(createdAtOf(alert.notification_id))} ·
-        ${alert.notification_id}${
-          isWebLink(alert.link) ? html` · <a href="${alert.link}" rel="noreferrer">open in the source system</a>` : ""
-        }
-      </p>
-    </td>
-  </tr>`;
+  return html`<tr><td style="padding:12px 0;border-bottom:1px solid #dddddd">
+<p style="margin:0 0 6px 0"><span style="display:inline-block;padding:2px 8px;border-radius:3px;background:${colour};color:#ffffff;font-weight:bold;font-size:12px">${alert.priority.toUpperCase()}</span>
+${alert.source ? html` <strong>${alert.source}</strong>` : ""}</p>
+<p style="margin:0 0 6px 0;font-size:16px;white-space:pre-wrap">${alert.message}</p>
+<p style="margin:0;color:#555555;font-size:13px">Raised ${formatTime(createdAtOf(alert.notification_id))} · ${alert.notification_id}${
+    isWebLink(alert.link) ? html` · <a href="${alert.link}" rel="noreferrer">open in the source system</a>` : ""
+  }</p>
+</td></tr>`;
 }
 
 function htmlOf(content: EmailContent, alerts: AlertSummary[]): string {
@@ -129,36 +119,16 @@ function htmlOf(content: EmailContent, alerts: AlertSummary[]): string {
       : `${alerts.length} Klaxon alerts for ${content.recipientName}`;
   const ack =
     content.ack.url !== null
-      ? html`<p style="margin:20px 0 8px 0">
-            <a
-              href="${content.ack.url}"
-              style="display:inline-block;padding:10px 18px;background:#1a56db;color:#ffffff;text-decoration:none;border-radius:4px;font-weight:bold"
-              >Acknowledge${alerts.length > 1 ? ` all ${alerts.length}` : ""}</a
-            >
-          </p>
-          <p style="margin:0;color:#555555;font-size:13px">
-            Acknowledging stops the escalation. The link opens a confirmation page: nothing is acknowledged until you
-            press its button. It works until ${formatTime(new Date(content.ack.validUntilMs))}.
-          </p>`
-      : html`<p style="margin:20px 0 0 0;color:#555555;font-size:13px">
-          This email has no acknowledge link (${content.ack.missingBecause}). Acknowledge in the dashboard, or with
-          <code>klaxon ack &lt;id&gt;</code>.
-        </p>`;
+      ? html`<p style="margin:20px 0 8px 0"><a href="${content.ack.url}" style="display:inline-block;padding:10px 18px;background:#1a56db;color:#ffffff;text-decoration:none;border-radius:4px;font-weight:bold">Acknowledge${alerts.length > 1 ? ` all ${alerts.length}` : ""}</a></p>
+<p style="margin:0;color:#555555;font-size:13px">Acknowledging stops the escalation. The link opens a confirmation page: nothing is acknowledged until you press its button. It works until ${formatTime(new Date(content.ack.validUntilMs))}.</p>`
+      : html`<p style="margin:20px 0 0 0;color:#555555;font-size:13px">This email has no acknowledge link (${content.ack.missingBecause}). Acknowledge in the dashboard, or with <code>klaxon ack &lt;id&gt;</code>.</p>`;
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width" />
-        <title>${title}</title>
-      </head>
-      <body style="margin:0;padding:16px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
-        <h1 style="font-size:18px;margin:0 0 8px 0">${title}</h1>
-        <table role="presentation" style="width:100%;max-width:640px;border-collapse:collapse">
-          ${alerts.map(alertBlock)}
-        </table>
-        ${ack}
-      </body>
-    </html>`.value;
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title></head>
+<body style="margin:0;padding:16px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
+<h1 style="font-size:18px;margin:0 0 8px 0">${title}</h1>
+<table role="presentation" style="width:100%;max-width:640px;border-collapse:collapse">${alerts.map(alertBlock)}</table>
+${ack}
+</body></html>`.value;
 }
 
 /** Subject, plain text and HTML for one delivery. Every value from an alert is escaped in the HTML. */
