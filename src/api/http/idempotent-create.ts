@@ -1,12 +1,11 @@
 import type {PlatformContext} from "@tsed/platform-http";
 import {In, Returns} from "@tsed/schema";
-import {AppError} from "../../services/shared/errors.js";
 import {routeFingerprint, type IdempotencyService} from "../../services/notifications/idempotency.service.js";
 import {callerOf} from "../auth/api-access.js";
 import {combineMethodDecorators, expressRequest, expressResponse} from "../typed-tsed.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {created} from "./respond.js";
-import {IDEMPOTENCY_KEY} from "./send-alert.js";
+import {checkIdempotencyKey, IDEMPOTENCY_KEY} from "./send-alert.js";
 
 /** What a create route made: where the new resource lives, its view, and any secret shown only now. */
 export interface Creation {
@@ -74,8 +73,7 @@ export async function answerCreation(
     const creation = await create();
     return created(ctx, creation.location, {...creation.resource, ...creation.secrets});
   }
-  if (!IDEMPOTENCY_KEY.test(key))
-    throw new AppError("invalid_request", "the Idempotency-Key header must be 1 to 255 visible ASCII characters");
+  checkIdempotencyKey(key);
   let secrets: Record<string, string> | undefined;
   const answer = await idempotency.runAcross(
     {

@@ -6,8 +6,15 @@ import {bodyFingerprint} from "../../services/notifications/idempotency.service.
 import type {Access} from "../auth/api-access.js";
 import type {JsonAnswer} from "./write-json.js";
 
-/** The Idempotency-Key header's form: documented on the route, checked here with a clear message. */
+/** The Idempotency-Key header's form: documented on the routes, checked by `checkIdempotencyKey`. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** Refuses an Idempotency-Key header of the wrong form, in words, on every route that takes one. */
+export function checkIdempotencyKey(key: string | undefined): void {
+  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+    throw new AppError("invalid_request", "the Idempotency-Key header must be 1 to 255 visible ASCII characters");
+  }
+}
 
 /** A validated send request and the headers that shape its answer. */
 export interface SendRequest {
@@ -33,9 +40,7 @@ function wantsRepresentation(prefer: string | undefined): boolean {
  */
 export async function acceptAlert(notifications: NotificationsService, request: SendRequest): Promise<JsonAnswer> {
   const {idempotencyKey} = request;
-  if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-    throw new AppError("invalid_request", "the Idempotency-Key header must be 1 to 255 visible ASCII characters");
-  }
+  checkIdempotencyKey(idempotencyKey);
   const idempotency = idempotencyKey
     ? {apiKeyId: request.access.principal.id, key: idempotencyKey, fingerprint: bodyFingerprint(request.rawBody)}
     : null;
