@@ -1,6 +1,8 @@
 // The pure half of the AT layer: bytes in, tokens and classifications out. No I/O, no timers, so
 // every framing quirk (PROTOCOLS 1.0) is pinned down by table tests.
 
+import {codeForWords, describeErrorCode, type ExtendedErrorKind} from "./at-error-codes.js";
+
 /** One unit read from the modem: a complete line, or the `> ` SMS prompt (which has no newline). */
 export type AtToken = {kind: "line"; text: string} | {kind: "prompt"};
 
@@ -40,7 +42,7 @@ export type FinalResult =
   | {kind: "ok"}
   | {kind: "connect"; text: string}
   | {kind: "error"}
-  | {kind: "cme" | "cms"; code: number | null; message: string}
+  | {kind: ExtendedErrorKind; code: number | null; message: string}
   | {kind: "call_result"; code: CallResultCode};
 
 /**
@@ -64,57 +66,23 @@ export function callResultCode(line: string): CallResultCode | null {
   return (CALL_RESULT_CODES as readonly string[]).includes(line) ? (line as CallResultCode) : null;
 }
 
-/** `+CME ERROR: 16` or `+CME ERROR: incorrect password` (CMEE=1 or CMEE=2), same for +CMS. */
-export function parseExtendedError(line: string): {kind: "cme" | "cms"; code: number | null; message: string} | null {
+/**
+ * `+CME ERROR: 16` (CMEE=1) or `+CME ERROR: incorrect password` (CMEE=2), same for +CMS: the code,
+ * mapped back from the words where the modem printed words, and the specification's words for it
+ * (at-error-codes.ts), or the modem's own where the table does not know them.
+ */
+export function parseExtendedError(
+  line: string
+): {kind: ExtendedErrorKind; code: number | null; message: string} | null {
   const match = /^\+(CME|CMS) ERROR:\s*(.*)$/.exec(line);
   if (!match) return null;
   const kind = match[1] === "CME" ? "cme" : "cms";
   const detail = match[2].trim();
   if (/^\d+$/.test(detail)) {
     const code = Number(detail);
-    return {kind, code, message: (kind === "cme" ? CME_MESSAGES : CMS_MESSAGES)[code] ?? "unknown error"};
+    return {kind, code, message: describeErrorCode(kind, code)};
   }
-  return {kind, code: codeForText(kind, detail), message: detail.toLowerCase()};
-}
-
-// 3GPP 27.007 / 27.005 subset (PROTOCOLS 1.6): enough to name the errors we act on.
-const CME_MESSAGES: Record<number, string> = {
-  3: "operation not allowed",
-  4: "operation not supported",
-  10: "sim not inserted",
-  11: "sim pin required",
-  12: "sim puk required",
-  13: "sim failure",
-  14: "sim busy",
-  15: "sim wrong",
-  16: "incorrect password",
-  20: "memory full",
-  30: "no network service",
-  31: "network timeout",
-  100: "unknown"
-};
-const CMS_MESSAGES: Record<number, string> = {
-  300: "me failure",
-  302: "operation not allowed",
-  304: "invalid pdu mode parameter",
-  305: "invalid text mode parameter",
-  310: "sim not inserted",
-  311: "sim pin required",
-  314: "sim busy",
-  330: "smsc address unknown",
-  331: "no network service",
-  332: "network timeout",
-  500: "unknown error"
-};
-
-// Text mode (CMEE=2) carries no number; map the messages back so callers can test one field.
-function codeForText(kind: "cme" | "cms", text: string): number | null {
-  const table = kind === "cme" ? CME_MESSAGES : CMS_MESSAGES;
-  const wanted = text.toLowerCase();
-  for (const [code, message] of Object.entries(table)) {
-    if (message === wanted) return Number(code);
-  }
-  return null;
+  return {kind, code: codeForWords(kind, detail), message: detail};
 }
 
 /** True when the line starts with one of the prefixes (URC tables, expected response prefixes). */

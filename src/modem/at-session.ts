@@ -48,7 +48,7 @@ export class AtCommandError extends Error {
   constructor(
     readonly kind: AtErrorKind,
     readonly command: string,
-    /** The modem's own words (`BUSY`, `+CME ERROR: sim not inserted`) or what went wrong locally. */
+    /** The modem's answer (`BUSY`, `+CME ERROR: 10 (SIM not inserted)`) or what went wrong locally. */
     readonly reason: string,
     /** Numeric +CME/+CMS code when known (also mapped back from CMEE=2 text). */
     readonly code: number | null = null,
@@ -222,12 +222,13 @@ function toError(pending: Pending, final: Exclude<FinalResult, {kind: "ok" | "co
     case "call_result":
       return new AtCommandError("call_result", pending.name, final.code, null, pending.lines);
     default:
-      return new AtCommandError(
-        final.kind,
-        pending.name,
-        `+${final.kind.toUpperCase()} ERROR: ${final.message}`,
-        final.code,
-        pending.lines
-      );
+      return new AtCommandError(final.kind, pending.name, extendedErrorReason(final), final.code, pending.lines);
   }
+}
+
+// The code and its words, `+CMS ERROR: 321 (invalid memory index)`, whichever form the modem
+// printed (CMEE=1 numbers, CMEE=2 words), so a log line or /readyz needs no table to be read.
+function extendedErrorReason(final: {kind: "cme" | "cms"; code: number | null; message: string}): string {
+  const prefix = `+${final.kind.toUpperCase()} ERROR:`;
+  return final.code === null ? `${prefix} ${final.message}` : `${prefix} ${final.code} (${final.message})`;
 }

@@ -81,6 +81,7 @@ describe("AtSession", () => {
     ["+CME ERROR: 10", "cme", 10],
     ["+CME ERROR: SIM not inserted", "cme", 10],
     ["+CMS ERROR: 330", "cms", 330],
+    ["+CMS ERROR: 321", "cms", 321],
     ["ERROR", "error", null]
   ])("rejects %s with kind %s and code %s", async (line, kind, code) => {
     const {port, session} = setup();
@@ -125,13 +126,26 @@ describe("AtSession", () => {
     expect((await sms).lines).toEqual(["+CMGS: 37"]);
   });
 
+  it.each([
+    ["+CMS ERROR: 321", "+CMS ERROR: 321 (invalid memory index)"],
+    ["+CMS ERROR: invalid memory index", "+CMS ERROR: 321 (invalid memory index)"],
+    ["+CME ERROR: 30", "+CME ERROR: 30 (no network service)"],
+    ["+CMS ERROR: Vendor specific thing", "+CMS ERROR: Vendor specific thing"]
+  ])("names %s in words: %s", async (line, reason) => {
+    const {port, session} = setup();
+    const reply = session.send("AT+CMGR=7");
+    await port.written(1);
+    port.modem(`\r\n${line}\r\n`);
+    await expect(reply).rejects.toMatchObject({reason, message: `AT+CMGR=7: ${reason}`});
+  });
+
   it("names a secret command by its label in errors", async () => {
     const {port, session} = setup();
     const reply = session.send('AT+CPIN="4321"', {label: "AT+CPIN=<pin>"});
     await port.written(1);
     port.modem("\r\n+CME ERROR: 16\r\n");
     const error = (await reply.catch((caught: unknown) => caught)) as Error;
-    expect(error.message).toBe("AT+CPIN=<pin>: +CME ERROR: incorrect password");
+    expect(error.message).toBe("AT+CPIN=<pin>: +CME ERROR: 16 (incorrect password)");
   });
 
   it("fails the command in flight and the queue when closed", async () => {
