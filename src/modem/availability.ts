@@ -8,6 +8,8 @@ const SIM_REASONS: Partial<Record<ModemHealth["sim"], string>> = {
   puk_required: "the SIM is blocked and needs its PUK",
   not_inserted: "no SIM card in the modem",
   failure: "the SIM failed",
+  unreadable:
+    "the modem answers ERROR when asked for its SIM: no SIM, or a failed one (it refused extended error codes, AT+CMEE=1, so it does not say which)",
   busy: "the SIM is busy"
 };
 

@@ -11,6 +11,7 @@ export type SimState =
   | "puk_required"
   | "not_inserted"
   | "failure"
+  | "unreadable"
   | "busy";
 export type Registration = "unknown" | "not_registered" | "home" | "searching" | "denied" | "roaming";
 export type ModemState = "stopped" | "opening" | "ready" | "unresponsive" | "reconnecting";

@@ -7,6 +7,8 @@
 export class LineLock {
   private tail: Promise<void> = Promise.resolve();
   private holders = 0;
+  // Aborted by the next acquire: the background work holding the line should step aside.
+  private background: AbortController | null = null;
 
   get busy(): boolean {
     return this.holders > 0;
@@ -14,6 +16,7 @@ export class LineLock {
 
   /** Resolves with the release function once the line is ours; rejects if `signal` aborts first. */
   acquire(signal?: AbortSignal): Promise<() => void> {
+    this.background?.abort();
     let releaseSlot!: () => void;
     const slot = new Promise<void>((resolve) => (releaseSlot = resolve));
     const previous = this.tail;
@@ -41,6 +44,27 @@ export class LineLock {
         if (!released) resolve(release);
       });
     });
+  }
+
+  /**
+   * Runs background work (the health pass) holding the line, but only if nobody holds or waits
+   * for it: else resolves false at once. `wanted` aborts as soon as anyone else asks for the line,
+   * and the work should then stop before its next command, so a call dialled during a health pass
+   * waits for the one command in flight, not for the whole pass.
+   */
+  async ifIdle(work: (wanted: AbortSignal) => Promise<void>): Promise<boolean> {
+    if (this.busy) return false;
+    const acquired = this.acquire();
+    const wanted = new AbortController();
+    this.background = wanted;
+    const release = await acquired;
+    try {
+      await work(wanted.signal);
+    } finally {
+      if (this.background === wanted) this.background = null;
+      release();
+    }
+    return true;
   }
 
   /** Runs `work` holding the line. */

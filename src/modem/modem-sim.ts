@@ -15,7 +15,16 @@ import {
 } from "./health.js";
 import type {AtLink} from "./modem-link.js";
 import type {ModemSettings} from "./modem-options.js";
-import type {Capability, ModemProfile} from "./profiles.js";
+import type {Capability, InitStep, ModemProfile} from "./profiles.js";
+
+// Every family, before its own init sequence. All optional: without ATE0 the session drops the
+// echoed commands; without CMEE=1 errors come as plain ERROR, which every reader takes; without
+// text mode the SMS part falls back to what the modem offers.
+const COMMON_SETUP: InitStep[] = [
+  {command: "ATE0", optional: true},
+  {command: "AT+CMEE=1", optional: true},
+  {command: "AT+CMGF=1", optional: true}
+];
 
 /** Which optional features the modem's firmware took during initialisation. */
 export interface Capabilities {
@@ -50,6 +59,8 @@ export class ModemSim implements Capabilities {
   private operatorName: string | null = null;
   private signalStrength: {rssi: number | null; dbm: number | null} = {rssi: null, dbm: null};
   private lastCheckedAt: string | null = null;
+  // Refusals already logged: the init sequence runs after every re-open, the queries every pass.
+  private readonly refusalsReported = new Set<string>();
 
   constructor(private readonly context: ModemSimContext) {}
 
@@ -80,33 +91,22 @@ export class ModemSim implements Capabilities {
     if (registration && line.startsWith("+CREG:")) this.creg = registration;
   }
 
-  /** Runs the init sequence; the link ends `ready`, or `unresponsive` with the error recorded. */
+  /**
+   * Runs the init sequence; the link ends `ready`, or `unresponsive` with the error recorded. Only
+   * `AT`, the SIM state and the registration are required: any other command may be refused
+   * (older or stripped firmware), and the modem then works without what it would have set.
+   */
   async initialise(): Promise<void> {
-    const {link, profile, logger} = this.context;
+    const {link, profile} = this.context;
     try {
-      for (const command of ["ATE0", "AT+CMEE=1", "AT+CMGF=1"]) await link.run(command);
+      await this.probe();
       this.capabilities = new Set();
       const urcPort = this.context.urcPort;
-      if (urcPort && profile.urcPortCommand) {
-        await link.run(profile.urcPortCommand(urcPort)).catch((error: unknown) => {
-          if (!(error instanceof AtCommandError) || error.kind === "timeout" || error.kind === "closed") throw error;
-          logger.info("modem refused the URC port setting", {port: urcPort, error: error.message});
-        });
-      }
-      for (const step of profile.init) {
-        try {
-          await link.run(step.command);
-          if (step.capability) this.capabilities.add(step.capability);
-        } catch (error) {
-          if (
-            !step.optional ||
-            !(error instanceof AtCommandError) ||
-            error.kind === "timeout" ||
-            error.kind === "closed"
-          )
-            throw error;
-          logger.info("modem optional init command refused", {command: step.command, error: error.message});
-        }
+      const urcPortSteps: InitStep[] =
+        urcPort && profile.urcPortCommand ? [{command: profile.urcPortCommand(urcPort), optional: true}] : [];
+      for (const step of [...COMMON_SETUP, ...urcPortSteps, ...profile.init]) {
+        const taken = await this.optional(step.command, () => link.run(step.command), step.optional);
+        if (taken && step.capability) this.capabilities.add(step.capability);
       }
       link.markInitialised();
       // Registration and signal right away: availability should not wait for the first health pass.
@@ -121,23 +121,61 @@ export class ModemSim implements Capabilities {
     }
   }
 
-  /** Signal, registration, operator and SIM; throws what the first failing query threw. */
-  async queryHealth(): Promise<void> {
+  /**
+   * A bare `AT`: any answer shows the modem is there. Some firmware answers ERROR to it (while
+   * busy, or always), which is no fault: only a timeout or a closed port is thrown.
+   */
+  async probe(): Promise<void> {
+    await this.context.link.run("AT").catch((error: unknown) => {
+      if (!(error instanceof AtCommandError && error.kind === "error")) throw error;
+    });
+  }
+
+  /**
+   * Signal, registration, operator and SIM; throws what the first failing required query threw.
+   * Signal, LTE registration and operator may be refused: they are then shown as unknown. Once
+   * `stop` aborts, no further query is sent (it throws the abort reason instead).
+   */
+  async queryHealth(stop?: AbortSignal): Promise<void> {
     const link = this.context.link;
-    const csq = await link.run("AT+CSQ", {prefixes: ["+CSQ:"]});
-    this.signalStrength = parseCsq(csq.lines[0] ?? "") ?? {rssi: null, dbm: null};
-    const creg = await link.run("AT+CREG?", {prefixes: ["+CREG:"]});
+    const ask = (command: string, prefix: string) => {
+      stop?.throwIfAborted();
+      return link.run(command, {prefixes: [prefix]});
+    };
+    const csq = await this.optional("AT+CSQ", () => ask("AT+CSQ", "+CSQ:"));
+    this.signalStrength = parseCsq(csq?.lines[0] ?? "") ?? {rssi: null, dbm: null};
+    const creg = await ask("AT+CREG?", "+CREG:");
     this.creg = parseRegistration(creg.lines[0] ?? "") ?? "unknown";
     // 2G modules have no CEREG: an ERROR there only means "no LTE registration".
-    const cereg = await link.run("AT+CEREG?", {prefixes: ["+CEREG:"]}).catch((error: unknown) => {
-      if (error instanceof AtCommandError && (error.kind === "timeout" || error.kind === "closed")) throw error;
-      return null;
-    });
+    const cereg = await this.optional("AT+CEREG?", () => ask("AT+CEREG?", "+CEREG:"));
     this.cereg = cereg ? (parseRegistration(cereg.lines[0] ?? "") ?? "unknown") : "unknown";
-    const cops = await link.run("AT+COPS?", {prefixes: ["+COPS:"]});
-    this.operatorName = parseOperator(cops.lines[0] ?? "");
+    const cops = await this.optional("AT+COPS?", () => ask("AT+COPS?", "+COPS:"));
+    this.operatorName = parseOperator(cops?.lines[0] ?? "");
+    stop?.throwIfAborted();
     await this.checkSim();
     this.lastCheckedAt = isoTimestamp(this.context.clock.now());
+  }
+
+  /**
+   * Runs a command the modem may refuse: a refusal (ERROR, +CME, +CMS) gives null and is logged
+   * once per command at debug level, never as the modem's last error, since nothing is wrong
+   * that a technician could fix. A timeout or a closed port is a real failure and is thrown, as
+   * is a refusal of a step that is not optional.
+   */
+  private async optional<T>(command: string, run: () => Promise<T>, optional = true): Promise<T | null> {
+    try {
+      return await run();
+    } catch (error) {
+      if (!optional || !isRefusal(error)) throw error;
+      if (!this.refusalsReported.has(command)) {
+        this.refusalsReported.add(command);
+        this.context.logger.debug("modem refused an optional command; working without it", {
+          command,
+          error: error.reason
+        });
+      }
+      return null;
+    }
   }
 
   private async checkSim(): Promise<void> {
@@ -149,8 +187,9 @@ export class ModemSim implements Capabilities {
       });
       sim = parseCpin(response.lines[0] ?? "");
     } catch (error) {
-      if (!(error instanceof AtCommandError) || error.kind !== "cme") throw error;
-      sim = simStateForCme(error.code);
+      if (!(error instanceof AtCommandError) || (error.kind !== "cme" && error.kind !== "error")) throw error;
+      // Without extended errors (CMEE refused) a missing or failed SIM is a plain ERROR.
+      sim = error.kind === "cme" ? simStateForCme(error.code) : "unreadable";
     }
     if (sim === "pin_required") sim = await this.enterPin();
     if (sim === "ready") sim = await this.simInitialised();
@@ -161,13 +200,10 @@ export class ModemSim implements Capabilities {
   private async simInitialised(): Promise<SimState> {
     const query = this.context.profile.simReadyQuery;
     if (!query) return "ready";
-    try {
-      const response = await this.context.link.run(query.command, {prefixes: [query.prefix]});
-      return query.ready(response.lines[0] ?? "") ? "ready" : "initialising";
-    } catch (error) {
-      if (error instanceof AtCommandError && (error.kind === "error" || error.kind === "cme")) return "ready";
-      throw error;
-    }
+    const response = await this.optional(query.command, () =>
+      this.context.link.run(query.command, {prefixes: [query.prefix]})
+    );
+    return !response || query.ready(response.lines[0] ?? "") ? "ready" : "initialising";
   }
 
   // Once per open, never after a rejection: three wrong PINs lock the SIM behind its PUK.
@@ -190,4 +226,9 @@ export class ModemSim implements Capabilities {
       throw error;
     }
   }
+}
+
+/** The modem answered and said no: the command or its parameters are not supported here. */
+function isRefusal(error: unknown): error is AtCommandError {
+  return error instanceof AtCommandError && (error.kind === "error" || error.kind === "cme" || error.kind === "cms");
 }

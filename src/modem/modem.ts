@@ -174,15 +174,21 @@ export class Modem extends EventEmitter<ModemEvents> {
 
   private async healthPass(): Promise<void> {
     const link = this.link;
-    // A call or an SMS operation holds the line (and maybe the UCS2 charset): health can wait.
-    if (link.stopped || !link.sessionOpen || this.calls.inProgress || this.line.busy) return;
-    if (!link.initialised) {
-      await this.sim.initialise();
-    } else {
-      await link.run("AT").catch((error: unknown) => link.recordError(error));
-      await this.sim.queryHealth().catch((error: unknown) => link.recordError(error));
-    }
-    await link.recover();
+    if (link.stopped || !link.sessionOpen) return;
+    // Calls and SMS come first: the pass runs only on a free line (nothing else has to be put back,
+    // such as the UCS2 charset an SMS read sets) and gives it up between commands when asked.
+    await this.line.ifIdle(async (wanted) => {
+      const unlessWanted = (error: unknown) => {
+        if (!wanted.aborted) link.recordError(error);
+      };
+      if (!link.initialised) {
+        await this.sim.initialise();
+      } else {
+        await this.sim.probe().catch(unlessWanted);
+        await this.sim.queryHealth(wanted).catch(unlessWanted);
+      }
+      if (!wanted.aborted) await link.recover();
+    });
   }
 
   private onUrc(line: string): void {

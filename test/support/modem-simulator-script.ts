@@ -48,6 +48,15 @@ export interface SimulatorScript {
   statusReport: ScriptedStatusReport;
   /** Quectel AT+QINISTAT bitmap: 7 fully initialised, 1 SIM ready but SMS not yet. */
   simInitStatus: number;
+  /** What a bare `AT` gets: some firmware answers ERROR to it while everything else works. */
+  atAnswer: "OK" | "ERROR";
+  /**
+   * Answers by command prefix that replace the normal one, e.g. `{"AT+CMGR=": "+CMS ERROR: 321"}`
+   * (shown as +CME/+CMS in the form AT+CMEE asked for).
+   */
+  answers: Record<string, string>;
+  /** Commands (by prefix) answered only after this many ms, like a module busy with the network. */
+  slowAnswersMs: Record<string, number>;
   /** Under AT+CSCS="UCS2", string parameters (the CMGL status) must be UCS-2 hex too, as some firmware wants. */
   hexStringParameters: boolean;
 }
@@ -64,6 +73,9 @@ export const DEFAULT_SCRIPT: SimulatorScript = {
   smsRef: 37,
   statusReport: {outcome: "delivered", afterMs: 20, interleave: false},
   simInitStatus: 7,
+  atAnswer: "OK",
+  answers: {},
+  slowAnswersMs: {},
   hexStringParameters: false
 };
 

@@ -37,7 +37,8 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   readonly script: SimulatorScript;
   private readonly line: SimulatorLine;
   private readonly calls: SimulatedCalls;
-  private readonly sms: SimulatedSms;
+  /** The SMS side: PDU parts sent, concatenated and unreadable messages arriving, firmware quirks. */
+  readonly sms: SimulatedSms;
   private input = "";
   private echo = true;
   private simUnlocked = false;
@@ -75,9 +76,12 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     return this.sms.storage;
   }
 
-  /** Resolves with the first command starting with `prefix`, already received or still to come. */
-  waitForCommand(prefix: string): Promise<string> {
-    const seen = this.received.find((command) => command.startsWith(prefix));
+  /**
+   * Resolves with the first command starting with `prefix`, already received or still to come;
+   * only those from position `from` of `received` on count.
+   */
+  waitForCommand(prefix: string, from = 0): Promise<string> {
+    const seen = this.received.slice(from).find((command) => command.startsWith(prefix));
     if (seen !== undefined) return Promise.resolve(seen);
     return new Promise((resolve) => {
       const listener = (command: string) => {
@@ -110,7 +114,7 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
 
   /** A message arrives from the network: stored on the SIM, announced with +CMTI if asked to and enabled. */
   receiveSms(sender: string, text: string, {announce = true} = {}): number {
-    return this.sms.receive(sender, text, announce);
+    return this.sms.receive({sender, text}, announce);
   }
 
   /**
@@ -152,6 +156,7 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     this.input = "";
     this.echo = true;
     this.simUnlocked = false;
+    this.line.extendedErrors = 0;
     this.line.forgetHeldUrcs();
     this.calls.resetVolatile();
     this.sms.resetVolatile();
@@ -173,7 +178,7 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
       if (command === "") continue;
       this.record(command);
       if (this.echo) this.line.write(command + "\r");
-      if (!this.script.silent) this.answer(command);
+      if (!this.script.silent) this.answerInTime(command);
     }
   }
 
@@ -182,22 +187,26 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     this.emit("command", command);
   }
 
+  private answerInTime(command: string): void {
+    const upper = command.toUpperCase();
+    const slow = Object.entries(this.script.slowAnswersMs).find(([prefix]) => upper.startsWith(prefix.toUpperCase()));
+    if (slow) setTimeout(() => this.answer(command), slow[1]);
+    else this.answer(command);
+  }
+
   private answer(command: string): void {
     const upper = command.toUpperCase();
     const reply = (...lines: string[]) => this.line.reply(...lines);
     if (this.script.failCommands.some((prefix) => upper.startsWith(prefix.toUpperCase()))) return reply("ERROR");
+    const scripted = Object.entries(this.script.answers).find(([prefix]) => upper.startsWith(prefix.toUpperCase()));
+    if (scripted) return reply(scripted[1]);
     if (upper === "ATE0") {
       this.echo = false;
       return reply("OK");
     }
-    if (
-      upper === "AT" ||
-      upper === "ATE1" ||
-      upper.startsWith("AT+CMEE=") ||
-      upper === "AT+CMGF=1" ||
-      upper === "AT+COLP=0"
-    )
-      return reply("OK");
+    if (upper === "AT") return reply(this.script.atAnswer);
+    if (upper.startsWith("AT+CMEE=")) return this.setExtendedErrors(upper);
+    if (upper === "ATE1" || upper === "AT+COLP=0") return reply("OK");
     if (upper === "AT+CPIN?") return this.answerCpin();
     if (upper.startsWith("AT+CPIN=")) return this.enterPin(command);
     if (upper === "AT+CSQ") return reply(`+CSQ: ${this.script.csq},99`, "OK");
@@ -216,6 +225,13 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     if (this.calls.answer(upper)) return;
     if (upper === "AT+QINISTAT") return reply(`+QINISTAT: ${this.script.simInitStatus}`, "OK");
     reply("OK");
+  }
+
+  private setExtendedErrors(upper: string): void {
+    const mode = Number(upper.slice("AT+CMEE=".length) || 0);
+    if (mode !== 0 && mode !== 1 && mode !== 2) return this.line.reply("ERROR");
+    this.line.extendedErrors = mode;
+    this.line.reply("OK");
   }
 
   private answerCpin(): void {
