@@ -148,7 +148,7 @@ async function main() {
     `load: autocannon in ${GENERATORS} generator process(es), ${LOAD.connections} connections, pipelining 1, ${LOAD.warmupSeconds} s warm-up then ${LOAD.seconds} s measured per target, ${BODY_BYTES}-byte JSON body, loopback 127.0.0.1`
   );
   console.log(
-    "baseline: node:http + better-sqlite3, same four rows per alert, same WAL/synchronous=FULL and the same group commit"
+    "baseline: node:http + better-sqlite3, same four rows per alert, same WAL flush off the main thread and the same group commit"
   );
   console.log(
     "          (one transaction per event-loop turn via setImmediate), so the ratio measures framework/validation overhead, not fsync policy."

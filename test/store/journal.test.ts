@@ -1,5 +1,5 @@
 import {afterEach, describe, expect, it, vi} from "vitest";
-import {existsSync, statSync} from "node:fs";
+import {existsSync, fsyncSync, statSync} from "node:fs";
 import {join} from "node:path";
 import Database from "better-sqlite3";
 import {Journal, StorageUnavailableError} from "../../src/store/journal/journal.js";
@@ -24,10 +24,10 @@ const insertProbe = (journal: Journal, id: number) =>
   journal.write((db) => db.prepare("INSERT INTO probe (id, at) VALUES (?, 'x')").run(id));
 
 describe("journal", () => {
-  it("opens in WAL mode with synchronous=FULL and the latest schema", () => {
+  it("opens in WAL mode with synchronous=NORMAL (it flushes the WAL itself) and the latest schema", () => {
     const journal = journalAt(join(tempDir(), "j.sqlite"));
     expect(journal.db.pragma("journal_mode", {simple: true})).toBe("wal");
-    expect(journal.db.pragma("synchronous", {simple: true})).toBe(2);
+    expect(journal.db.pragma("synchronous", {simple: true})).toBe(1);
     expect(journal.schemaVersion).toBe(MIGRATIONS.length);
   });
 
@@ -150,5 +150,70 @@ describe("journal", () => {
     const journal = new Journal({path: join(tempDir(), "closed.sqlite"), logger});
     await journal.close();
     await expect(insertProbe(journal, 1)).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+/** An fsync held back until the test lets it go: which writes wait for which flush. */
+function heldFsync() {
+  const held: Array<{fd: number; done: (error: NodeJS.ErrnoException | null) => void}> = [];
+  return {
+    held,
+    fsync: (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => held.push({fd, done}),
+    release(index: number, error: NodeJS.ErrnoException | null = null) {
+      // The real flush too, so the file really is on the medium when the writers hear so.
+      if (!error) fsyncSync(held[index].fd);
+      held[index].done(error);
+    }
+  };
+}
+
+describe("journal flushes off the main thread", () => {
+  it("answers a write only once a flush begun after its commit has finished", async () => {
+    const disk = heldFsync();
+    const journal = new Journal({path: join(tempDir(), "held.sqlite"), logger, fsync: disk.fsync});
+    open.push(journal);
+    const settled: number[] = [];
+    const first = insertProbe(journal, 1).then(() => settled.push(1));
+    await vi.waitUntil(() => disk.held.length === 1);
+    // Committed (visible to reads) but not yet answered.
+    expect((journal.db.prepare("SELECT COUNT(*) AS n FROM probe").get() as {n: number}).n).toBe(1);
+    const second = insertProbe(journal, 2).then(() => settled.push(2));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toEqual([]);
+    // The second commit came while the first flush ran: it waits for a flush of its own.
+    expect(disk.held).toHaveLength(1);
+    disk.release(0);
+    await first;
+    expect(settled).toEqual([1]);
+    await vi.waitUntil(() => disk.held.length === 2);
+    expect(settled).toEqual([1]);
+    disk.release(1);
+    await second;
+    expect(settled).toEqual([1, 2]);
+    expect(journal.syncs).toBe(2);
+  });
+
+  it("fails the writes of a commit whose flush failed as a storage error, and says so", async () => {
+    const disk = heldFsync();
+    const journal = new Journal({path: join(tempDir(), "eio.sqlite"), logger, fsync: disk.fsync});
+    open.push(journal);
+    const write = insertProbe(journal, 1);
+    await vi.waitUntil(() => disk.held.length === 1);
+    disk.release(0, Object.assign(new Error("EIO: i/o error, fsync"), {code: "EIO"}));
+    await expect(write).rejects.toBeInstanceOf(StorageUnavailableError);
+    expect(journal.isStorageFailing).toBe(true);
+  });
+
+  it("lets close wait for the flush in flight", async () => {
+    const disk = heldFsync();
+    const journal = new Journal({path: join(tempDir(), "closing.sqlite"), logger, fsync: disk.fsync});
+    const write = insertProbe(journal, 1);
+    await vi.waitUntil(() => disk.held.length === 1);
+    const closing = journal.close();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(journal.db.open).toBe(true);
+    disk.release(0);
+    await Promise.all([write, closing]);
+    expect(journal.db.open).toBe(false);
   });
 });

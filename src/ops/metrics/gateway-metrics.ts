@@ -182,6 +182,12 @@ export class GatewayMetrics {
         samples: [{value: this.journal.stats.writes}]
       },
       {
+        name: "klaxon_journal_syncs_total",
+        type: "counter",
+        help: "Flushes of the journal's WAL to disk since start (commits per flush: their group-commit factor).",
+        samples: [{value: this.journal.syncs}]
+      },
+      {
         name: "klaxon_backups",
         type: "gauge",
         help: "Backups kept under <data_dir>/backups.",

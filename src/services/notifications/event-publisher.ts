@@ -36,9 +36,26 @@ export class EventPublisher {
   ) {}
 
   emit(type: EventType, notification: NotificationView, nowMs: number, detail: EventDetail = {}): void {
+    this.record(type, notification, nowMs, detail, this.events.nextSequence(notification.id));
+  }
+
+  /**
+   * The first event of a notification created in the same write: it has no earlier event, so
+   * its sequence is 1 without asking the journal (a query on every accepted alert otherwise).
+   */
+  emitFirst(type: EventType, notification: NotificationView, nowMs: number): void {
+    this.record(type, notification, nowMs, {}, 1);
+  }
+
+  private record(
+    type: EventType,
+    notification: NotificationView,
+    nowMs: number,
+    detail: EventDetail,
+    sequence: number
+  ): void {
     const id = newId("evt", nowMs);
     const createdAt = isoTimestamp(nowMs);
-    const sequence = this.events.nextSequence(notification.id);
     const body = JSON.stringify({id, type, created_at: createdAt, sequence, data: {notification, ...detail}});
     const destinations = this.webhooks.subscribersOf(type);
     this.events.append(

@@ -190,7 +190,7 @@ export class NotificationsService {
     );
     // Built from the rows just written rather than read back: a new notification has no attempts.
     const view = longForm(record, escalation, []);
-    this.events.emit("escalation.started", view, nowMs);
+    this.events.emitFirst("escalation.started", view, nowMs);
     this.announceAccepted(escalation);
     return {kind: "created", view};
   }

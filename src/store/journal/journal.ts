@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import {MIGRATIONS, NewerJournalError} from "./migrations.js";
 import {Checkpointer} from "./checkpointer.js";
 import {WalGuard} from "./wal-guard.js";
+import {WalSync, type FsyncFunction} from "./wal-sync.js";
 import type {Logger} from "../../lib/logger.js";
 
 export type Db = Database.Database;
@@ -31,6 +32,8 @@ export interface JournalOptions {
   maxBatch?: number;
   /** Open even though the WAL of an unclean stop is missing (see WalGuard). */
   acceptWalLoss?: boolean;
+  /** How the WAL is flushed to the medium (tests hold it back to see who waits for it). */
+  fsync?: FsyncFunction;
 }
 
 /** A write's result; a committed one carries the effects it registered with `afterCommit`. */
@@ -60,9 +63,10 @@ function isStorageError(error: unknown): boolean {
 }
 
 /**
- * The durable journal on SQLite (WAL, synchronous=FULL). Writes go through `write()`, which
- * queues them; everything queued while the previous commit ran is committed together in one
- * transaction (group commit), so many concurrent requests share one fsync. A write that throws
+ * The durable journal on SQLite (WAL). Writes go through `write()`, which queues them;
+ * everything queued while the previous commit ran is committed together in one transaction
+ * (group commit), and a write resolves once its commit is flushed to the medium (`WalSync`, off
+ * the main thread), so many concurrent requests share one fsync. A write that throws
  * fails alone: its caller gets the error, its neighbours commit, none of its changes remain.
  * A write function may run twice, so its effects on memory go through `afterCommit` (the
  * contract: docs/architecture.md, "The journal"). Checkpoints run on a worker thread with its
@@ -75,6 +79,7 @@ export class Journal {
   private readonly maxBatch: number;
   private readonly checkpointer: Checkpointer;
   private readonly walGuard: WalGuard;
+  private readonly walSync: WalSync;
   // Prepared once: db.exec would parse these statements again for every queued write.
   private readonly savepoint: Record<"begin" | "release" | "rollback", Database.Statement>;
   private readonly changeCounter: Database.Statement;
@@ -83,6 +88,11 @@ export class Journal {
   private storageFailing = false;
   /** Commits and the writes they carried (writes/commits is the group-commit factor), and batches replayed isolated. */
   readonly stats = {commits: 0, writes: 0, replays: 0};
+
+  /** Flushes of the WAL to the medium: commits/syncs is how many commits each flush carried. */
+  get syncs(): number {
+    return this.walSync.syncs;
+  }
   /** Bumped by every transaction begun (replays too) and every write rolled back: see `cacheEpoch`. */
   private epoch = 0;
   /** The effects registered by the write function running now; null between runs. */
@@ -101,7 +111,10 @@ export class Journal {
     this.walGuard = WalGuard.beforeOpen(options.path, {logger: options.logger, acceptWalLoss: options.acceptWalLoss});
     this.db = new Database(options.path);
     this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = FULL");
+    // NORMAL: COMMIT writes the WAL frames without flushing them, and WalSync flushes them on the
+    // thread pool before any writer hears of its commit, so the main thread serves on meanwhile.
+    // Checkpoints and WAL restarts still flush, as under FULL.
+    this.db.pragma("synchronous = NORMAL");
     this.db.pragma("foreign_keys = ON");
     this.db.pragma("busy_timeout = 5000");
     // Checkpoints are the checkpointer thread's job; an automatic one would run inside a commit.
@@ -112,6 +125,7 @@ export class Journal {
     this.changeCounter = this.db.prepare("SELECT total_changes()").pluck();
     this.maxBatch = options.maxBatch ?? 512;
     this.checkpointer = new Checkpointer(options.path, options.checkpointIntervalMs ?? 1000, options.logger);
+    this.walSync = new WalSync(`${options.path}-wal`, options.fsync);
   }
 
   get schemaVersion(): number {
@@ -201,9 +215,22 @@ export class Journal {
       return;
     }
     for (const outcome of outcomes) if (outcome.ok) this.runEffects(outcome.effects);
+    this.walSync.afterCommit((syncError) => this.settle(batch, outcomes, syncError));
+  }
+
+  /**
+   * Tells a committed batch's writers. A failed flush leaves the commit visible but perhaps not
+   * on the medium: its writers hear the storage failure (503), as a failed COMMIT would say.
+   */
+  private settle(batch: PendingWrite[], outcomes: Outcome[], syncError: Error | null): void {
+    if (syncError) {
+      this.storageFailing = true;
+      this.options.logger.error("journal flush to disk failed", {error: syncError, batch: batch.length});
+    }
     batch.forEach((item, index) => {
       const outcome = outcomes[index];
-      if (outcome.ok) item.resolve(outcome.value);
+      if (syncError && outcome.ok) item.reject(new StorageUnavailableError(syncError));
+      else if (outcome.ok) item.resolve(outcome.value);
       else item.reject(outcome.error);
     });
   }
@@ -314,8 +341,10 @@ export class Journal {
   /** Commit what is queued, stop the checkpointer, fold the WAL in, close, and drop the open marker. */
   async close(): Promise<void> {
     if (this.closed) return;
-    while (this.queue.length > 0 || this.flushScheduled) await new Promise((resolve) => setImmediate(resolve));
+    while (this.queue.length > 0 || this.flushScheduled || this.walSync.pending)
+      await new Promise((resolve) => setImmediate(resolve));
     this.closed = true;
+    this.walSync.close();
     await this.checkpointer.stop();
     this.db.pragma("wal_checkpoint(TRUNCATE)");
     // An emptied WAL loses nothing if a crash follows, so the marker may go before the close; if
