@@ -22,9 +22,9 @@ import {
 import {AuditService} from "./services/shared/audit.service.js";
 import {ApiKeysService, INITIAL_ADMIN_KEY_FILE} from "./services/keys/api-keys.service.js";
 import {ChannelStatusService} from "./services/shared/channel-status.service.js";
-import {RecipientsService} from "./services/recipients/recipients.service.js";
-import {GroupsService} from "./services/recipients/groups.service.js";
-import {PagingReferences} from "./services/recipients/paging-references.js";
+import type {RecipientsService} from "./services/recipients/recipients.service.js";
+import type {GroupsService} from "./services/recipients/groups.service.js";
+import {createDirectory} from "./services/recipients/directory.js";
 import {IdempotencyService} from "./services/notifications/idempotency.service.js";
 import {NotificationsService} from "./services/notifications/notifications.service.js";
 import {ReadinessService} from "./services/operations/readiness.service.js";
@@ -39,7 +39,6 @@ import {AckLinksService} from "./services/notifications/ack-links.service.js";
 import {loadAckLinkKey} from "./store/ack-link-key.js";
 import {createWebhooks, type Webhooks} from "./outbox/index.js";
 import {WebhooksService} from "./services/webhooks/webhooks.service.js";
-import {HeartbeatsRepository, IntegrationsRepository} from "./store/config/repositories.js";
 import {HeartbeatStatesRepository} from "./store/journal/heartbeat-states.repository.js";
 import {IntegrationAlertsRepository} from "./store/journal/integration-alerts.repository.js";
 import {HeartbeatsService} from "./services/heartbeats/heartbeats.service.js";
@@ -166,27 +165,22 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     clock,
     settings.journal.idempotency_hours
   );
-  const heartbeatsRepository = new HeartbeatsRepository(config);
-  const integrationsRepository = new IntegrationsRepository(config);
-  const pagingReferences = new PagingReferences(heartbeatsRepository, integrationsRepository);
-  const recipients = new RecipientsService(
-    recipientsRepository,
-    groupsRepository,
-    notificationsRepository,
+  // Ping, integration and feed URLs are absolute: the configured public URL, else the address served on.
+  let servingUrl = "";
+  const publicBase = () => settings.public_url || servingUrl;
+  const directory = createDirectory({
+    config,
+    recipients: recipientsRepository,
+    groups: groupsRepository,
+    notifications: notificationsRepository,
     channelStatus,
     contactFailures,
     audit,
     clock,
-    pagingReferences
-  );
-  const groups = new GroupsService(
-    groupsRepository,
-    recipientsRepository,
-    notificationsRepository,
-    audit,
-    clock,
-    pagingReferences
-  );
+    publicBase
+  });
+  const {recipients, groups} = directory;
+  const {heartbeats: heartbeatsRepository, integrations: integrationsRepository} = directory.repositories;
   const storms = new StormGrouping(journal, escalationsRepository);
   const notifications = new NotificationsService(
     journal,
@@ -220,9 +214,6 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     options.runner
   );
   const ackLinks = new AckLinksService(ackLinkSigner, notifications);
-  // Ping and integration URLs are absolute: the configured public URL, else the address served on.
-  let servingUrl = "";
-  const publicBase = () => settings.public_url || servingUrl;
   const heartbeats = new HeartbeatsService({
     definitions: heartbeatsRepository,
     states: new HeartbeatStatesRepository(journal),
@@ -302,8 +293,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     {token: Runtime, use: runtime},
     {token: NotificationsService, use: notifications},
     {token: IdempotencyService, use: idempotency},
-    {token: RecipientsService, use: recipients},
-    {token: GroupsService, use: groups},
+    ...directory.providers,
     {token: ApiKeysService, use: keys},
     {token: AuditService, use: audit},
     {token: ReadinessService, use: readiness},

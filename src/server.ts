@@ -9,6 +9,7 @@ import "@tsed/swagger";
 import {NotificationsController} from "./api/controllers/notifications.controller.js";
 import {RecipientsController} from "./api/controllers/recipients.controller.js";
 import {GroupsController} from "./api/controllers/groups.controller.js";
+import {SchedulesController} from "./api/controllers/schedules.controller.js";
 import {AuditController, KeysController} from "./api/controllers/admin.controller.js";
 import {HealthController} from "./api/controllers/health.controller.js";
 import {AckLinkController} from "./api/controllers/ack-link.controller.js";
@@ -33,6 +34,7 @@ export const API_CONTROLLERS = [
   NotificationsController,
   RecipientsController,
   GroupsController,
+  SchedulesController,
   KeysController,
   AuditController,
   WebhooksController,

@@ -31,6 +31,11 @@ export const API_TAGS = {
     name: "groups",
     description: "Named groups of recipients; an alert sent to a group escalates through its members."
   },
+  schedules: {
+    name: "schedules",
+    description:
+      "On-call schedules: rotations and shift patterns in layers, with overrides. An alert sent to a schedule pages whoever is on call at each escalation step."
+  },
   keys: {
     name: "keys",
     description: "API keys, one per integration or client, each limited to the scopes it needs. Admin keys only."

@@ -25,3 +25,14 @@ export function requireObject(body: unknown): Record<string, unknown> {
     throw invalid([{pointer: "", detail: "the body must be a JSON object"}]);
   return body as Record<string, unknown>;
 }
+
+/** An ISO 8601 date-time with its zone (Z or an offset) in the query, as epoch ms; absent gives `fallback`. */
+export function parseInstant(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  const value = Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw) || !Number.isFinite(value))
+    throw invalid([
+      {pointer: `/${name}`, detail: "must be an ISO 8601 date-time with a zone, e.g. 2026-03-29T06:00:00Z"}
+    ]);
+  return value;
+}

@@ -1,3 +1,4 @@
+import {isValidTimeZone} from "../recipient.js";
 import {
   HH_MM,
   minutesOf,
@@ -13,15 +14,6 @@ import {
 export interface ScheduleProblem {
   pointer: string;
   detail: string;
-}
-
-function knownZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", {timeZone: zone});
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const isInstant = (text: string) => /^\d{4}-\d{2}-\d{2}T/.test(text) && Number.isFinite(Date.parse(text));
@@ -113,7 +105,7 @@ function patternProblems(layer: ShiftPatternLayer, at: string): ScheduleProblem[
  */
 export function scheduleProblems(schedule: {timezone: string; layers: ScheduleLayer[]}, at = ""): ScheduleProblem[] {
   const problems: ScheduleProblem[] = [];
-  if (!knownZone(schedule.timezone))
+  if (!isValidTimeZone(schedule.timezone))
     problems.push({pointer: `${at}/timezone`, detail: `"${schedule.timezone}" is not an IANA time zone`});
   if (schedule.layers.length === 0) problems.push({pointer: `${at}/layers`, detail: "a schedule needs a layer"});
   schedule.layers.forEach((layer, index) =>

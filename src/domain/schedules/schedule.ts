@@ -74,6 +74,7 @@ export interface ScheduleOverride {
   recipient_uuid: string;
   starts_at: string;
   ends_at: string;
+  created_at?: string;
 }
 
 /** What evaluation needs of a schedule. Layers later in the list sit on top of earlier ones. */
@@ -81,6 +82,18 @@ export interface ScheduleRules {
   timezone: string;
   layers: ScheduleLayer[];
   overrides: ScheduleOverride[];
+}
+
+/** A schedule as stored in the config store. */
+export interface Schedule extends ScheduleRules {
+  uuid: string;
+  name: string;
+  /** The recipient or group paged when nobody is on call; null pages nobody (and is warned about). */
+  fallback: string | null;
+  /** The unguessable part of the schedule's key-less iCal feed URL. */
+  ical_token: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export const HH_MM = /^([01]\d|2[0-3]):([0-5]\d)$|^24:00$/;

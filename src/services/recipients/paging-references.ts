@@ -1,6 +1,13 @@
-import type {HeartbeatsRepository, IntegrationsRepository} from "../../store/config/repositories.js";
+import type {
+  HeartbeatsRepository,
+  IntegrationsRepository,
+  SchedulesRepository
+} from "../../store/config/repositories.js";
 import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
 import {AppError} from "../shared/errors.js";
+
+/** What an alert, heartbeat or integration can page. */
+export type PagedKind = "recipient" | "group" | "schedule";
 
 // Enough to find them in the dashboard or with `klaxon ack`; the count says how many more there are.
 const NAMED_OPEN_NOTIFICATIONS = 20;
@@ -9,11 +16,7 @@ const NAMED_OPEN_NOTIFICATIONS = 20;
  * An open notification pages its target by uuid until it is closed, so deleting the target is
  * refused; the answer names the oldest 20, so whoever deletes can close them first.
  */
-export function refuseIfOpenNotifications(
-  notifications: NotificationsRepository,
-  kind: "recipient" | "group",
-  uuid: string
-): void {
+export function refuseIfOpenNotifications(notifications: NotificationsRepository, kind: PagedKind, uuid: string): void {
   const open = notifications.countOpenForTarget(uuid);
   if (open === 0) return;
   const ids = notifications.openIdsForTarget(uuid, NAMED_OPEN_NOTIFICATIONS);
@@ -26,16 +29,18 @@ export function refuseIfOpenNotifications(
 }
 
 /**
- * Heartbeats and integrations page a recipient or group by its uuid: deleting one they point at
- * would leave their next page with nowhere to go, so the delete is refused and names them.
+ * Heartbeats and integrations page a recipient, group or schedule by its uuid, and schedules put
+ * recipients and groups on call: deleting one they point at would leave their next page with
+ * nowhere to go, so the delete is refused and names them.
  */
 export class PagingReferences {
   constructor(
     private readonly heartbeats: HeartbeatsRepository,
-    private readonly integrations: IntegrationsRepository
+    private readonly integrations: IntegrationsRepository,
+    private readonly schedules: SchedulesRepository
   ) {}
 
-  refuseIfPaged(kind: "recipient" | "group", uuid: string): void {
+  refuseIfPaged(kind: PagedKind, uuid: string): void {
     const pagers = [
       ...this.heartbeats
         .all()
@@ -44,7 +49,8 @@ export class PagingReferences {
       ...this.integrations
         .all()
         .filter((integration) => integration.target === uuid)
-        .map((integration) => `integration ${integration.name} (${integration.id})`)
+        .map((integration) => `integration ${integration.name} (${integration.id})`),
+      ...this.schedules.referencing(uuid).map((schedule) => `schedule ${schedule.name} (${schedule.uuid})`)
     ];
     if (pagers.length)
       throw new AppError("in_use", `${kind} ${uuid} is paged by ${pagers.join(", ")}; point them elsewhere first`);

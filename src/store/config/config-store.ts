@@ -5,6 +5,7 @@ import {checkConfigShape} from "./config-shape.js";
 import type {Group, Recipient} from "../../domain/recipient.js";
 import type {Priority, Scope} from "../../domain/vocabulary.js";
 import type {HeartbeatDefinition} from "../../domain/heartbeat.js";
+import type {Schedule} from "../../domain/schedules/schedule.js";
 
 export interface ApiKeyRecord {
   /** The public part of the key (`klx_<id>_...`), safe to show and log. */
@@ -64,6 +65,7 @@ export interface ConfigData {
   dashboard: DashboardCredential;
   heartbeats: HeartbeatDefinition[];
   integrations: IntegrationRecord[];
+  schedules: Schedule[];
 }
 
 function emptyConfig(): ConfigData {
@@ -75,7 +77,8 @@ function emptyConfig(): ConfigData {
     webhooks: [],
     dashboard: {password_hash: null, password_set_at: null},
     heartbeats: [],
-    integrations: []
+    integrations: [],
+    schedules: []
   };
 }
 
@@ -135,7 +138,7 @@ export class ConfigStore {
   }
 }
 
-type CollectionName = "recipients" | "groups" | "api_keys" | "webhooks" | "heartbeats" | "integrations";
+type CollectionName = "recipients" | "groups" | "api_keys" | "webhooks" | "heartbeats" | "integrations" | "schedules";
 type Item<N extends CollectionName> = ConfigData[N][number];
 
 /** One list in the config store, addressed by a key field: the repositories' shared CRUD. */
@@ -174,6 +177,21 @@ export class ConfigCollection<N extends CollectionName> {
       if (index < 0) return null;
       list[index] = item;
       return item;
+    });
+  }
+
+  /**
+   * Replaces the item with what `change` makes of the stored one, in the store's serialised
+   * update, so a check inside `change` sees every earlier change (a throw writes nothing).
+   * Resolves null when the item is gone.
+   */
+  modify(id: string, change: (current: Item<N>) => Item<N>): Promise<Item<N> | null> {
+    return this.store.update((draft) => {
+      const list = draft[this.name] as Item<N>[];
+      const index = list.findIndex((existing) => this.idOf(existing) === id);
+      if (index < 0) return null;
+      list[index] = change(list[index]);
+      return list[index];
     });
   }
 

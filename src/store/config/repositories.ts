@@ -53,3 +53,22 @@ export class IntegrationsRepository extends ConfigCollection<"integrations"> {
     super(store, "integrations", "id");
   }
 }
+
+/** On-call schedules, by uuid. */
+export class SchedulesRepository extends ConfigCollection<"schedules"> {
+  constructor(store: ConfigStore) {
+    super(store, "schedules", "uuid");
+  }
+
+  /** Schedules that name `uuid` as a member, a crew, an override's recipient or the fallback. */
+  referencing(uuid: string) {
+    return this.all().filter(
+      (schedule) =>
+        schedule.fallback === uuid ||
+        schedule.overrides.some((override) => override.recipient_uuid === uuid) ||
+        schedule.layers.some((layer) =>
+          layer.type === "rotation" ? layer.members.includes(uuid) : layer.crews.some((crew) => crew.target === uuid)
+        )
+    );
+  }
+}

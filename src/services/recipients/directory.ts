@@ -1,0 +1,91 @@
+import type {Clock} from "../../lib/clock.js";
+import type {ConfigStore} from "../../store/config/config-store.js";
+import {
+  HeartbeatsRepository,
+  IntegrationsRepository,
+  SchedulesRepository,
+  type GroupsRepository,
+  type RecipientsRepository
+} from "../../store/config/repositories.js";
+import type {ContactFailuresRepository} from "../../store/journal/contact-failures.repository.js";
+import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
+import type {AuditService} from "../shared/audit.service.js";
+import type {ChannelStatusService} from "../shared/channel-status.service.js";
+import {GroupsService} from "./groups.service.js";
+import {OnCallService} from "./on-call.service.js";
+import {PagingReferences} from "./paging-references.js";
+import {RecipientsService} from "./recipients.service.js";
+import {SchedulesService} from "./schedules.service.js";
+
+export interface DirectoryDependencies {
+  config: ConfigStore;
+  recipients: RecipientsRepository;
+  groups: GroupsRepository;
+  notifications: NotificationsRepository;
+  channelStatus: ChannelStatusService;
+  contactFailures: ContactFailuresRepository;
+  audit: AuditService;
+  clock: Clock;
+  /** The gateway's public URL, for schedules' feed URLs. */
+  publicBase: () => string;
+}
+
+/**
+ * Who can be paged: recipients, groups and on-call schedules, with the repositories they and the
+ * paging services read, and the services the API injects (`providers`).
+ */
+export function createDirectory(deps: DirectoryDependencies) {
+  const repositories = {
+    recipients: deps.recipients,
+    groups: deps.groups,
+    schedules: new SchedulesRepository(deps.config),
+    heartbeats: new HeartbeatsRepository(deps.config),
+    integrations: new IntegrationsRepository(deps.config)
+  };
+  const {clock, audit, notifications} = deps;
+  const pagingReferences = new PagingReferences(
+    repositories.heartbeats,
+    repositories.integrations,
+    repositories.schedules
+  );
+  const recipients = new RecipientsService(
+    repositories.recipients,
+    repositories.groups,
+    notifications,
+    deps.channelStatus,
+    deps.contactFailures,
+    audit,
+    clock,
+    pagingReferences
+  );
+  const groups = new GroupsService(
+    repositories.groups,
+    repositories.recipients,
+    notifications,
+    audit,
+    clock,
+    pagingReferences
+  );
+  const schedules = new SchedulesService({
+    ...repositories,
+    notifications,
+    audit,
+    clock,
+    pagingReferences,
+    publicBase: deps.publicBase
+  });
+  const onCall = new OnCallService(schedules, repositories.recipients, repositories.groups, audit, clock);
+  return {
+    repositories,
+    recipients,
+    groups,
+    schedules,
+    onCall,
+    providers: [
+      {token: RecipientsService, use: recipients},
+      {token: GroupsService, use: groups},
+      {token: SchedulesService, use: schedules},
+      {token: OnCallService, use: onCall}
+    ]
+  };
+}
