@@ -20,14 +20,25 @@ const UNREGISTERED: Partial<Record<ModemHealth["registration"], string>> = {
 };
 
 /**
- * Why calls and SMS cannot go through this modem right now, or null: port and AT first (a
- * technician's fix), then the SIM, then the network. An unknown registration does not block:
- * some modems never report it, and the dial then says what is wrong.
+ * Why calls and SMS cannot go through this modem right now, or null: another program on the
+ * port, then the port and AT (a technician's fix), then the SIM, then the network. An unknown
+ * registration does not block: some modems never report it, and the dial then says what is wrong.
  */
 export function modemUnavailableReason(health: ModemHealth, path: string): string | null {
+  if (health.port_held_by.length) return heldReason(health.port_held_by, path);
   if (!health.port_open) return `modem port ${path} is not open${health.last_error ? ` (${health.last_error})` : ""}`;
   if (health.state !== "ready") return `modem is ${health.state}${health.last_error ? ` (${health.last_error})` : ""}`;
   const sim = SIM_REASONS[health.sim];
   if (sim) return sim;
   return UNREGISTERED[health.registration] ?? null;
+}
+
+// Two programs on one AT port take each other's answers; ModemManager is the usual one, installed
+// by default on Debian and Ubuntu, and has a documented fix.
+function heldReason(holders: ModemHealth["port_held_by"], path: string): string {
+  const names = holders.map((holder) => `${holder.name} (pid ${holder.pid})`).join(", ");
+  const fix = holders.some((holder) => holder.name === "ModemManager")
+    ? "make ModemManager ignore the modem (docs/modem.md#modemmanager)"
+    : "stop it (one AT port serves one program)";
+  return `modem port ${path} is also held by ${names}, which takes the modem's answers: ${fix}`;
 }

@@ -1,5 +1,6 @@
 // Pure readers for the health queries (PROTOCOLS 1.1) and the snapshot they fill in.
 
+import type {PortHolder} from "./port-holders.js";
 import type {Capability, ProfileName} from "./profiles.js";
 
 export type SimState =
@@ -21,6 +22,10 @@ export interface ModemHealth {
   profile: ProfileName;
   state: ModemState;
   port_open: boolean;
+  /** The device the port path led to when opened (`/dev/ttyUSB2` for a by-id link); null before. */
+  device: string | null;
+  /** Other processes holding the port at the last look (ModemManager...); empty when none. */
+  port_held_by: PortHolder[];
   sim: SimState;
   registration: Registration;
   operator: string | null;

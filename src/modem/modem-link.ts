@@ -1,4 +1,4 @@
-import {existsSync, watch, type FSWatcher} from "node:fs";
+import {watch, type FSWatcher} from "node:fs";
 import {basename, dirname} from "node:path";
 import type {SerialPort} from "serialport";
 import type {Logger} from "../lib/logger.js";
@@ -6,6 +6,7 @@ import {AtCommandError, AtSession, type AtCommandOptions, type AtResponse} from 
 import type {ModemState} from "./health.js";
 import {ModemError} from "./modem-error.js";
 import type {ModemSettings} from "./modem-options.js";
+import {findPortHolders, resolveDevice, runningProcessesNamed, type PortHolder} from "./port-holders.js";
 import type {ModemProfile} from "./profiles.js";
 
 /**
@@ -66,6 +67,9 @@ export class ModemLink implements AtLink {
   // 0: nothing done yet; 1: re-opened; 2: AT+CFUN=1,1 sent. Cleared by any answer.
   private recoveryStage = 0;
   private lastErrorMessage: string | null = null;
+  // What `path` pointed at when the port was opened: a stable by-id link moves on re-enumeration.
+  private openedDevice: string | null = null;
+  private holders: PortHolder[] = [];
 
   constructor(
     private readonly options: LinkOptions,
@@ -101,14 +105,40 @@ export class ModemLink implements AtLink {
     return this.lastErrorMessage;
   }
 
+  /** The device the port was opened on (`/dev/ttyUSB2` for a by-id path), or null before the first open. */
+  get device(): string | null {
+    return this.openedDevice;
+  }
+
+  /** Other processes found holding the port at the last look; see checkPortHolders. */
+  get portHolders(): PortHolder[] {
+    return this.holders.map((holder) => ({...holder}));
+  }
+
+  /**
+   * Looks for other processes holding the device (ModemManager, a terminal program, a second
+   * gateway): they send their own commands and take the modem's answers. Run at every open and
+   * health pass. A port too busy to open whose holder cannot be seen (a root-owned process is
+   * invisible to the unprivileged service) is put down to ModemManager when one is running.
+   */
+  checkPortHolders(openError?: unknown): void {
+    const {path, logger} = this.options;
+    const device = resolveDevice(path);
+    let holders = device ? findPortHolders(device) : [];
+    if (holders.length === 0 && isBusy(openError)) holders = runningProcessesNamed("ModemManager");
+    const names = (list: PortHolder[]) => list.map((holder) => `${holder.name} (pid ${holder.pid})`).join(", ");
+    if (holders.length && names(holders) !== names(this.holders))
+      logger.warn("modem port is held by another process", {path, device, held_by: names(holders)});
+    this.holders = holders;
+  }
+
   /** Opens the port; a missing device is retried, not thrown. */
   async start(): Promise<void> {
     this.isStopped = false;
     try {
       await this.open();
     } catch (error) {
-      this.recordError(error);
-      this.scheduleReconnect();
+      this.openFailed(error);
     }
   }
 
@@ -171,8 +201,7 @@ export class ModemLink implements AtLink {
       try {
         await this.open();
       } catch (error) {
-        this.recordError(error);
-        this.scheduleReconnect();
+        this.openFailed(error);
       }
     } else if (this.recoveryStage === 1) {
       this.recoveryStage = 2;
@@ -209,8 +238,12 @@ export class ModemLink implements AtLink {
     // Loaded on first use: a gateway without a modem never needs the serial port library.
     const {SerialPort} = await import("serialport");
     const {path, profile, settings, logger} = this.options;
+    // Opened by the path, resolved anew each time: after a USB re-enumeration a by-id link names a new tty.
+    const device = resolveDevice(path);
     const port = new SerialPort({path, baudRate: settings.baudRate, lock: this.options.lock ?? true, autoOpen: false});
     await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
+    this.openedDevice = device;
+    this.checkPortHolders();
     const session = new AtSession(port, settings.commandTimeoutMs, profile.urcPrefixes);
     this.port = port;
     this.session = session;
@@ -223,7 +256,7 @@ export class ModemLink implements AtLink {
     });
     this.watchDevice(port);
     session.on("urc", (line) => this.hooks.urc(line));
-    logger.info("modem port open", {path, profile: profile.name});
+    logger.info("modem port open", {path, device, profile: profile.name});
     await this.hooks.opened();
   }
 
@@ -236,7 +269,11 @@ export class ModemLink implements AtLink {
     const name = basename(path);
     try {
       this.deviceWatcher = watch(dirname(path), (_event, changed) => {
-        if (changed === name && !existsSync(path)) this.onDeviceGone(port);
+        if (changed !== name) return;
+        // Gone, or now a link to another device (re-enumerated): the tty we hold is dead either way.
+        const now = resolveDevice(path);
+        if (now === null) this.onDeviceGone(port, "modem disconnected");
+        else if (now !== this.openedDevice) this.onDeviceGone(port, `modem re-enumerated: ${path} is now ${now}`);
       });
       this.deviceWatcher.on("error", () => this.deviceWatcher?.close());
     } catch (error) {
@@ -244,9 +281,9 @@ export class ModemLink implements AtLink {
     }
   }
 
-  private onDeviceGone(port: SerialPort): void {
+  private onDeviceGone(port: SerialPort, reason = "modem disconnected"): void {
     if (port !== this.port) return;
-    const disconnected = Object.assign(new Error("device disappeared"), {disconnected: true});
+    const disconnected = Object.assign(new Error(reason), {disconnected: true});
     this.onPortClosed(port, disconnected);
     // Closing our fd also ends serialport's read loop on the hung-up tty.
     if (port.isOpen) port.close(() => {});
@@ -262,8 +299,9 @@ export class ModemLink implements AtLink {
     this.sessionInitialised = false;
     this.hooks.lost();
     if (error?.disconnected) {
-      this.lastErrorMessage = "modem disconnected";
-      this.options.logger.warn("modem disconnected", {path: this.options.path});
+      // serialport's own unplug error says "Disconnected"; ours name the reason.
+      this.lastErrorMessage = error.message.startsWith("modem ") ? error.message : "modem disconnected";
+      this.options.logger.warn(this.lastErrorMessage, {path: this.options.path});
     }
     if (!this.isStopped) this.scheduleReconnect();
   }
@@ -280,6 +318,12 @@ export class ModemLink implements AtLink {
     if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
   }
 
+  private openFailed(error: unknown): void {
+    this.recordError(error);
+    this.checkPortHolders(error);
+    this.scheduleReconnect();
+  }
+
   private scheduleReconnect(): void {
     if (this.isStopped || this.reconnectTimer) return;
     this.setState("reconnecting");
@@ -292,12 +336,15 @@ export class ModemLink implements AtLink {
         () => {
           this.reconnectAttempt = 0;
         },
-        (error: unknown) => {
-          this.recordError(error);
-          this.scheduleReconnect();
-        }
+        (error: unknown) => this.openFailed(error)
       );
     }, delay);
     this.reconnectTimer.unref();
   }
+}
+
+// serialport's words for EBUSY (another process set TIOCEXCL, as ModemManager does) and for a
+// flock held by another process.
+function isBusy(error: unknown): boolean {
+  return error instanceof Error && /resource busy|EBUSY|cannot lock port|temporarily unavailable/i.test(error.message);
 }

@@ -100,6 +100,8 @@ export class Modem extends EventEmitter<ModemEvents> {
       profile: this.profile.name,
       state: this.link.state,
       port_open: this.link.portOpen,
+      device: this.link.device,
+      port_held_by: this.link.portHolders,
       sim: sim.sim,
       registration: sim.registration,
       operator: sim.operator,
@@ -175,6 +177,7 @@ export class Modem extends EventEmitter<ModemEvents> {
   private async healthPass(): Promise<void> {
     const link = this.link;
     if (link.stopped || !link.sessionOpen) return;
+    link.checkPortHolders();
     // Calls and SMS come first: the pass runs only on a free line (nothing else has to be put back,
     // such as the UCS2 charset an SMS read sets) and gives it up between commands when asked.
     await this.line.ifIdle(async (wanted) => {

@@ -76,6 +76,8 @@ describe("Modem SIM, network and health", () => {
       profile: "sim7600",
       state: "ready",
       port_open: true,
+      device: expect.stringMatching(/^\/dev\/pts\/\d+$/),
+      port_held_by: [],
       sim: "ready",
       registration: "roaming",
       operator: "Klaxon Net",

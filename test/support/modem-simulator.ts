@@ -28,7 +28,9 @@ interface SimulatorEvents {
  * A GSM modem on the far end of a real pty, speaking the SIM800, SIM7600 or Quectel dialect
  * closely enough for the AT layer: echo until ATE0, call-state URCs or +CLCC polling, TTS with
  * its done URC, DTMF URCs in each family's shape (SIM7600's `\r\r\n` framing included), two-phase
- * CMGS with increasing references and +CDS status reports, SIM PIN, registration, unplug and re-plug.
+ * CMGS with increasing references and +CDS status reports, SIM PIN, registration, unplug and re-plug,
+ * USB re-enumeration, another program holding the port, and the quirks of firmware seen in the
+ * field (CMEE refused, ERROR to a bare AT, scripted +CME/+CMS answers, slow answers).
  * This class owns the pty, the command parser and the SIM and network answers; the voice side is
  * in modem-simulator-calls.ts, the SMS side in modem-simulator-sms.ts, the framing in modem-simulator-line.ts.
  */
@@ -42,6 +44,8 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   private input = "";
   private echo = true;
   private simUnlocked = false;
+  // Our ends of ptys left behind by a re-enumeration, closed at stop.
+  private readonly lingering: SerialPort[] = [];
 
   private constructor(
     readonly dialect: Dialect,
@@ -114,7 +118,7 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
 
   /** A message arrives from the network: stored on the SIM, announced with +CMTI if asked to and enabled. */
   receiveSms(sender: string, text: string, {announce = true} = {}): number {
-    return this.sms.receive({sender, text}, announce);
+    return this.sms.receive(sender, text, announce);
   }
 
   /**
@@ -139,16 +143,45 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
   async plug(): Promise<void> {
     this.resetVolatile();
     await this.pty.start();
+    await this.attach();
+    this.pty.publish();
+  }
+
+  /**
+   * A USB re-enumeration (a brown-out, a hub reset): the module restarts as a new device, and the
+   * stable path (`/dev/serial/by-id/...`), which never disappears, now leads to it. The old tty
+   * stays while it is held open, and nothing answers on it any more: nothing tells its holder.
+   */
+  async reenumerate(): Promise<void> {
+    const old = this.line.port;
+    this.line.port = null;
+    this.calls.endCall();
+    if (old) this.lingering.push(old);
+    this.resetVolatile();
+    await this.pty.replace();
+    await this.attach();
+    this.pty.publish();
+  }
+
+  /** Another program opens the port too (ModemManager by default): it holds it until released. */
+  holdPort(name = "ModemManager"): Promise<{pid: number; release(): Promise<void>}> {
+    return this.pty.hold(name);
+  }
+
+  private async attach(): Promise<void> {
     const port = new SerialPort({path: this.pty.peerPath, baudRate: 115200, lock: false, autoOpen: false});
     await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
-    port.on("data", (chunk: Buffer) => this.receive(chunk.toString("latin1")));
+    port.on("data", (chunk: Buffer) => {
+      if (this.line.port === port) this.receive(chunk.toString("latin1"));
+    });
     port.on("error", () => {});
     this.line.port = port;
-    this.pty.publish();
   }
 
   async stop(): Promise<void> {
     await this.unplug();
+    for (const port of this.lingering.splice(0))
+      if (port.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
     rmSync(this.pty.dir, {recursive: true, force: true});
   }
 

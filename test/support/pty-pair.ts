@@ -1,5 +1,5 @@
 import {spawn, type ChildProcess} from "node:child_process";
-import {renameSync, rmSync} from "node:fs";
+import {closeSync, constants, copyFileSync, openSync, renameSync, rmSync} from "node:fs";
 import {join} from "node:path";
 
 // Every socat we start, so a crashed test run still kills them on exit.
@@ -12,10 +12,15 @@ process.on("exit", () => {
  * A pseudo-terminal pair made by socat: `devicePath` is what the code under test opens as its
  * serial port, `peerPath` is the simulator's end. The device link appears only after `publish()`,
  * so the code under test cannot write before the simulator listens (socat creates links early).
- * `kill()` is an unplug; `start()` again is a re-plug on the same paths.
+ * `kill()` is an unplug; `start()` again is a re-plug on the same device path; `replace()` is a
+ * USB re-enumeration: a new pair, the device link moved to it, the old pair left silent.
  */
 export class PtyPair {
   private child: ChildProcess | null = null;
+  // Pairs replaced by a re-enumeration, ended with the current one.
+  private readonly replaced: ChildProcess[] = [];
+  // Each pair gets links of its own, so a new pair can exist beside the one it replaces.
+  private generation = 0;
 
   constructor(readonly dir: string) {}
 
@@ -24,21 +29,56 @@ export class PtyPair {
   }
 
   get peerPath(): string {
-    return join(this.dir, "peer");
+    return join(this.dir, `peer.${this.generation}`);
   }
 
   private get pendingPath(): string {
-    return join(this.dir, "modem.pending");
+    return join(this.dir, `modem.pending.${this.generation}`);
   }
 
   async start(): Promise<void> {
+    this.generation += 1;
+    this.child = await this.spawnPair();
+  }
+
+  /**
+   * A new pair beside the current one; `publish()` then moves the device link to it, as udev
+   * re-points a by-id link when the modem comes back as another ttyUSB. The old pair stays until
+   * `kill()`, as the old tty lingers, silent, while a process still holds it open.
+   */
+  async replace(): Promise<void> {
+    if (this.child) this.replaced.push(this.child);
+    this.generation += 1;
+    this.child = await this.spawnPair();
+  }
+
+  /**
+   * Another program opening the device (ModemManager probing a new modem): a process named
+   * `name` that holds the device open until `release()`, read by nobody.
+   */
+  async hold(name: string): Promise<{pid: number; release(): Promise<void>}> {
+    // The kernel names a process after its executable: a copy of sleep called `name`.
+    const executable = join(this.dir, name);
+    copyFileSync("/bin/sleep", executable);
+    const fd = openSync(this.devicePath, constants.O_RDWR | constants.O_NOCTTY);
+    const child = spawn(executable, ["600"], {stdio: [fd, "ignore", "ignore"]});
+    closeSync(fd);
+    running.add(child);
+    child.once("exit", () => running.delete(child));
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", reject);
+    });
+    return {pid: child.pid!, release: () => stopChild(child)};
+  }
+
+  private async spawnPair(): Promise<ChildProcess> {
     const child = spawn(
       "socat",
       ["-d", "-d", `pty,raw,echo=0,link=${this.pendingPath}`, `pty,raw,echo=0,link=${this.peerPath}`],
       {stdio: ["ignore", "ignore", "pipe"]}
     );
     running.add(child);
-    this.child = child;
     child.once("exit", () => running.delete(child));
     let stderr = "";
     // socat -d -d logs this line once both ptys (and their links) exist.
@@ -59,6 +99,7 @@ export class PtyPair {
     });
     // Keep draining stderr so socat never blocks on a full pipe.
     child.stderr.resume();
+    return child;
   }
 
   /** Makes the device path appear, as udev would when the modem enumerates. */
@@ -68,12 +109,16 @@ export class PtyPair {
 
   async kill(): Promise<void> {
     rmSync(this.devicePath, {force: true});
-    const child = this.child;
+    const children = [...this.replaced.splice(0), ...(this.child ? [this.child] : [])];
     this.child = null;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once("exit", () => resolve());
-      child.kill("SIGTERM");
-    });
+    for (const child of children) await stopChild(child);
   }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
 }
