@@ -40,5 +40,7 @@ function heldReason(holders: ModemHealth["port_held_by"], path: string): string 
   const fix = holders.some((holder) => holder.name === "ModemManager")
     ? "make ModemManager ignore the modem (docs/modem.md#modemmanager)"
     : "stop it (one AT port serves one program)";
+  if (holders.every((holder) => holder.suspected))
+    return `modem port ${path} is busy or not answering, and ${names} is running, which takes modems' ports: ${fix}`;
   return `modem port ${path} is also held by ${names}, which takes the modem's answers: ${fix}`;
 }

@@ -118,14 +118,15 @@ export class ModemLink implements AtLink {
   /**
    * Looks for other processes holding the device (ModemManager, a terminal program, a second
    * gateway): they send their own commands and take the modem's answers. Run at every open and
-   * health pass. A port too busy to open whose holder cannot be seen (a root-owned process is
-   * invisible to the unprivileged service) is put down to ModemManager when one is running.
+   * health pass. A root-owned holder is invisible to the unprivileged service, so a port too busy
+   * to open, or a modem that stopped answering, is put down to ModemManager when one is running.
    */
   checkPortHolders(openError?: unknown): void {
     const {path, logger} = this.options;
     const device = resolveDevice(path);
     let holders = device ? findPortHolders(device) : [];
-    if (holders.length === 0 && isBusy(openError)) holders = runningProcessesNamed("ModemManager");
+    if (holders.length === 0 && (isBusy(openError) || this.timeoutStreak > 0 || this.currentState === "unresponsive"))
+      holders = runningProcessesNamed("ModemManager").map((pid) => ({pid, name: "ModemManager", suspected: true}));
     const names = (list: PortHolder[]) => list.map((holder) => `${holder.name} (pid ${holder.pid})`).join(", ");
     if (holders.length && names(holders) !== names(this.holders))
       logger.warn("modem port is held by another process", {path, device, held_by: names(holders)});

@@ -6,6 +6,11 @@ export interface PortHolder {
   pid: number;
   /** The process's name as the kernel keeps it (`/proc/<pid>/comm`), e.g. `ModemManager`. */
   name: string;
+  /**
+   * True when the process could not be seen holding the port (it belongs to another user) but is
+   * the likely cause: a ModemManager running while the port is busy or the modem stops answering.
+   */
+  suspected?: true;
 }
 
 const PROC = "/proc";
@@ -34,10 +39,8 @@ export function findPortHolders(device: string): PortHolder[] {
 }
 
 /** Processes whose name is `name` (readable for any user's process). */
-export function runningProcessesNamed(name: string): PortHolder[] {
-  return processIds()
-    .filter((pid) => processName(pid) === name)
-    .map((pid) => ({pid, name}));
+export function runningProcessesNamed(name: string): number[] {
+  return processIds().filter((pid) => processName(pid) === name);
 }
 
 function processIds(): number[] {

@@ -49,6 +49,29 @@ describe.each(["sim800", "sim7600", "quectel"] as const)(
   }
 );
 
+describe("A ModemManager the service cannot look into", () => {
+  it("is named as the likely cause while the modem does not answer, and no more once it answers", async () => {
+    const {simulator, modem} = await setup("sim800", {}, {commandTimeoutMs: 250, maxConsecutiveTimeouts: 10});
+    // Running, its open files out of sight (root's, for an unprivileged service): only its name shows.
+    const manager = await simulator.runProgram("ModemManager");
+    await modem.tick();
+    expect(modem.health().port_held_by).toEqual([]);
+    simulator.script.silent = true;
+    await modem.tick();
+    await modem.tick();
+    expect(modem.health().port_held_by).toEqual([{pid: manager.pid, name: "ModemManager", suspected: true}]);
+    expect(modemUnavailableReason(modem.health(), "/dev/ttyUSB2")).toBe(
+      `modem port /dev/ttyUSB2 is busy or not answering, and ModemManager (pid ${manager.pid}) is running, which ` +
+        "takes modems' ports: make ModemManager ignore the modem (docs/modem.md#modemmanager)"
+    );
+    simulator.script.silent = false;
+    await modem.tick();
+    await modem.tick();
+    expect(modem.health().port_held_by).toEqual([]);
+    await manager.release();
+  });
+});
+
 describe("Another program on the modem's port, on /readyz", () => {
   let gw: TestGateway | null = null;
   let simulator: ModemSimulator | null = null;

@@ -168,6 +168,11 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     return this.pty.hold(name);
   }
 
+  /** A program named `name` runs on the machine without the port open, until released. */
+  runProgram(name: string): Promise<{pid: number; release(): Promise<void>}> {
+    return this.pty.hold(name, "/dev/null");
+  }
+
   private async attach(): Promise<void> {
     const port = new SerialPort({path: this.pty.peerPath, baudRate: 115200, lock: false, autoOpen: false});
     await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));

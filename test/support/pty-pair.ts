@@ -54,13 +54,13 @@ export class PtyPair {
 
   /**
    * Another program opening the device (ModemManager probing a new modem): a process named
-   * `name` that holds the device open until `release()`, read by nobody.
+   * `name` that holds `path` (the device unless told otherwise) open until `release()`, read by nobody.
    */
-  async hold(name: string): Promise<{pid: number; release(): Promise<void>}> {
+  async hold(name: string, path = this.devicePath): Promise<{pid: number; release(): Promise<void>}> {
     // The kernel names a process after its executable: a copy of sleep called `name`.
     const executable = join(this.dir, name);
     copyFileSync("/bin/sleep", executable);
-    const fd = openSync(this.devicePath, constants.O_RDWR | constants.O_NOCTTY);
+    const fd = openSync(path, constants.O_RDWR | constants.O_NOCTTY);
     const child = spawn(executable, ["600"], {stdio: [fd, "ignore", "ignore"]});
     closeSync(fd);
     running.add(child);
