@@ -188,8 +188,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     escalationsRepository,
     attemptsRepository,
     events,
-    recipientsRepository,
-    groupsRepository,
+    directory.repositories,
     audit,
     idempotency,
     storms,
@@ -217,8 +216,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const heartbeats = new HeartbeatsService({
     definitions: heartbeatsRepository,
     states: new HeartbeatStatesRepository(journal),
-    recipients: recipientsRepository,
-    groups: groupsRepository,
+    targets: directory.repositories,
     notifications,
     journal,
     audit,
@@ -230,8 +228,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const heartbeatMonitor = new HeartbeatMonitor(heartbeats, clock, logger.child({component: "heartbeats"}));
   const integrations = new IntegrationsService(
     integrationsRepository,
-    recipientsRepository,
-    groupsRepository,
+    directory.repositories,
     audit,
     clock,
     publicBase
@@ -253,7 +250,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     channelStatus,
     clock,
     dataDir,
-    heartbeatMonitor
+    heartbeatMonitor,
+    directory.repositories.schedules
   );
   const runtime = new Runtime(
     settings,
@@ -283,7 +281,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       escalations: escalationsRepository,
       events: eventsRepository,
       recipients: recipientsRepository,
-      groups: groupsRepository
+      groups: groupsRepository,
+      schedules: directory.repositories.schedules
     }
   });
   const dashboard = createDashboard({settings, journal, config, keys, audit, clock, logger});

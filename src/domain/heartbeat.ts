@@ -15,7 +15,7 @@ export interface HeartbeatDefinition {
   schedule: string | null;
   timezone: string | null;
   grace_seconds: number;
-  /** Recipient or group uuid paged when the heartbeat goes down. */
+  /** Recipient, group or schedule uuid paged when the heartbeat goes down. */
   target: string;
   priority: Priority;
   /** The unguessable part of the keyless ping URL. */

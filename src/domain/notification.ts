@@ -5,7 +5,7 @@ export interface NotificationRecord {
   id: string;
   status: NotificationStatus;
   target_uuid: string;
-  target_kind: "recipient" | "group";
+  target_kind: "recipient" | "group" | "schedule";
   message: string;
   priority: Priority;
   source: string | null;

@@ -23,16 +23,30 @@ export interface MemberPolicy {
 
 /**
  * The escalation policy snapshotted onto a notification when it is accepted, so editing a
- * recipient or group later never changes an escalation already running.
+ * recipient or group later never changes an escalation already running. A schedule's chain is
+ * the exception by design: its members are those of whoever is on call, and the runner takes a
+ * new snapshot when that changes (docs/schedules.md).
  */
 export interface PolicySnapshot {
-  target: {uuid: string; kind: "recipient" | "group"; name: string};
+  target: {uuid: string; kind: "recipient" | "group" | "schedule"; name: string};
   priority: Priority;
   strategy: GroupStrategy;
   members: MemberPolicy[];
+  /** For a schedule: the recipient or group on call (or the fallback) the members are from; null for nobody. */
+  on_call?: string | null;
 }
 
-export type Target = {kind: "recipient"; recipient: Recipient} | {kind: "group"; group: Group; members: Recipient[]};
+/** A recipient or a group: who is paged, as opposed to a schedule, which says who that is at a time. */
+export type PagedTarget =
+  {kind: "recipient"; recipient: Recipient} | {kind: "group"; group: Group; members: Recipient[]};
+
+export type Target =
+  PagedTarget | {kind: "schedule"; schedule: {uuid: string; name: string}; onCall: PagedTarget | null};
+
+/** The uuid of a recipient or group target. */
+export function pagedUuid(target: PagedTarget): string {
+  return target.kind === "recipient" ? target.recipient.uuid : target.group.uuid;
+}
 
 function memberPolicy(recipient: Recipient, priority: Priority): MemberPolicy {
   const channels = channelsForPriority(recipient, priority);
@@ -51,6 +65,18 @@ function memberPolicy(recipient: Recipient, priority: Priority): MemberPolicy {
 }
 
 export function snapshotPolicy(target: Target, priority: Priority): PolicySnapshot {
+  if (target.kind === "schedule") {
+    const paged = target.onCall
+      ? snapshotPolicy(target.onCall, priority)
+      : {strategy: "sequential" as const, members: []};
+    return {
+      target: {uuid: target.schedule.uuid, kind: "schedule", name: target.schedule.name},
+      priority,
+      strategy: paged.strategy,
+      members: paged.members,
+      on_call: target.onCall ? pagedUuid(target.onCall) : null
+    };
+  }
   if (target.kind === "recipient") {
     return {
       target: {uuid: target.recipient.uuid, kind: "recipient", name: target.recipient.name},

@@ -8,7 +8,7 @@ import type {EventsRepository} from "../store/journal/events.repository.js";
 import type {NotificationsRepository} from "../store/journal/notifications.repository.js";
 import {MetricsRepository} from "../store/journal/metrics.repository.js";
 import {RetentionRepository} from "../store/journal/retention.repository.js";
-import type {GroupsRepository, RecipientsRepository} from "../store/config/repositories.js";
+import type {GroupsRepository, RecipientsRepository, SchedulesRepository} from "../store/config/repositories.js";
 import type {ChannelRegistry} from "../channels/channel-registry.js";
 import type {ChannelStatusService} from "../services/shared/channel-status.service.js";
 import type {EscalationRunner} from "../services/escalation/escalation-runner.service.js";
@@ -41,6 +41,7 @@ export interface OperationsContext {
     events: EventsRepository;
     recipients: RecipientsRepository;
     groups: GroupsRepository;
+    schedules: SchedulesRepository;
   };
 }
 
@@ -87,6 +88,7 @@ export function createOperations(context: OperationsContext) {
     context.registry,
     repositories.recipients,
     repositories.groups,
+    repositories.schedules,
     clock,
     logger
   );

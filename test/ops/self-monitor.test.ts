@@ -251,7 +251,7 @@ describe("selfCheck", () => {
   const now = Date.UTC(2026, 0, 1, 12);
   const problems = (input: Partial<Parameters<typeof selfCheck>[0]>) =>
     selfCheck(
-      {channels: [], outbox: {pending: 0, oldest: null}, undeliverable: [], nowMs: now, ...input},
+      {channels: [], outbox: {pending: 0, oldest: null}, undeliverable: [], scheduleGaps: [], nowMs: now, ...input},
       LIMITS
     ).filter((condition) => condition.problem !== null);
 
@@ -299,6 +299,34 @@ describe("selfCheck", () => {
     ]);
     expect(undeliverableKey(smtp)).toMatch(/^undeliverable:email:[0-9a-f]{12}$/);
     expect(undeliverableKey({...smtp, channel: "sms"})).not.toBe(undeliverableKey(smtp));
+  });
+
+  it("names each schedule with nobody on call in the next 14 days, with or without a fallback", () => {
+    const gap = {
+      uuid: "s-1",
+      name: "Line 3",
+      starts_at: "2026-01-02T21:00:00.000Z",
+      ends_at: "2026-01-03T05:00:00.000Z"
+    };
+    expect(
+      problems({
+        scheduleGaps: [
+          {...gap, gaps: 1, fallback: "f-1"},
+          {...gap, uuid: "s-2", name: "Line 4", gaps: 3, fallback: null}
+        ]
+      })
+    ).toEqual([
+      {
+        key: "schedule-gap:s-1",
+        problem:
+          "schedule Line 3 has nobody on call from 2026-01-02T21:00:00.000Z to 2026-01-03T05:00:00.000Z; its fallback f-1 is paged then"
+      },
+      {
+        key: "schedule-gap:s-2",
+        problem:
+          "schedule Line 4 has nobody on call from 2026-01-02T21:00:00.000Z to 2026-01-03T05:00:00.000Z (and 2 more gap(s) within 14 days); it has no fallback, so an alert sent to it then pages nobody"
+      }
+    ]);
   });
 
   it("does not count the self-monitor's own pages waiting for the same cause", () => {

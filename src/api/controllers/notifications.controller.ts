@@ -39,7 +39,9 @@ export class NotificationsController {
   @(Returns(200, NotificationModel).Description("Accepted (long form, with Prefer: return=representation)"))
   @JsonBody()
   @(Returns(409, ProblemModel).Description("The same Idempotency-Key is still being processed"))
-  @(Returns(422, ProblemModel).Description("Unknown recipient or group, or Idempotency-Key reused with another body"))
+  @(Returns(422, ProblemModel).Description(
+    "Unknown recipient, group or schedule, or Idempotency-Key reused with another body"
+  ))
   @(Returns(503, ProblemModel).Description("The journal cannot commit; retry after Retry-After"))
   async send(
     // Validated against the model's schema and documented from it, but not mapped into a class

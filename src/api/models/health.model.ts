@@ -54,6 +54,15 @@ export class UndeliverableModel {
   @Required() @CollectionOf(UndeliverableReasonModel) reasons: UndeliverableReasonModel[];
 }
 
+export class ScheduleGapModel {
+  @Required() @Format("uuid") uuid: string;
+  @Required() name: string;
+  @Required() @Format("date-time") @Description("The first gap") starts_at: string;
+  @Required() @Format("date-time") ends_at: string;
+  @Required() @Integer() @Description("Gaps within the 14 days") gaps: number;
+  @Required() @Nullable(String) @Description("Paged during a gap; null: nobody") fallback: string | null;
+}
+
 /** The body of /readyz, the same with 200 and 503. */
 export class ReadinessModel {
   @Required() @Enum("ready", "unready") status: string;
@@ -70,4 +79,10 @@ export class ReadinessModel {
     "Client addresses over their budget of failed authentications: their new failing credentials get 429, valid ones still pass. Does not make the gateway unready"
   )
   throttled_addresses: string[];
+  @Required()
+  @CollectionOf(ScheduleGapModel)
+  @Description(
+    "On-call schedules with nobody on call some time in the next 14 days, each with its first gap. Does not make the gateway unready"
+  )
+  schedule_gaps: ScheduleGapModel[];
 }

@@ -44,7 +44,7 @@ export class HeartbeatInputModel {
   @Default(DEFAULT_GRACE_SECONDS)
   @Description("How long past the due time it may stay silent (late) before it is down and pages")
   grace_seconds?: number;
-  @Required() @Format("uuid") @Description("Recipient or group paged when it goes down") target: string;
+  @Required() @Format("uuid") @Description("Recipient, group or schedule paged when it goes down") target: string;
   @Enum(...PRIORITIES) @Default("high") priority?: string;
 }
 

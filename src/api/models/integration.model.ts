@@ -36,7 +36,7 @@ export class IntegrationInputModel {
     "generic (Klaxon's event format) or alertmanager (Prometheus Alertmanager's webhook body, version 4); fixed once created"
   )
   kind: string;
-  @Required() @Format("uuid") @Description("Recipient or group its alerts page") target: string;
+  @Required() @Format("uuid") @Description("Recipient, group or schedule its alerts page") target: string;
   @Enum(...PRIORITIES)
   @Default("high")
   @Description("Priority of alerts whose severity is missing (or, from Alertmanager, not understood)")

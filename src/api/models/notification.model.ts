@@ -24,7 +24,7 @@ const NOT_BLANK = /\S/;
 export class SendNotificationModel {
   @Required()
   @Format("uuid")
-  @Description("Recipient or recipient group UUID")
+  @Description("Recipient, recipient group or on-call schedule UUID (a schedule pages whoever is on call at each step)")
   @Example("0f8c5a2e-8a34-4c1e-9a7b-4c5d1e2f3a4b")
   recipient_uuid: string;
 

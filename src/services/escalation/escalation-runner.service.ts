@@ -1,5 +1,12 @@
-import {advance, type EscalationEffect, type EscalationState} from "../../domain/escalation/index.js";
-import {isOpen, type EscalationRecord, type NotificationRecord, type WaitReason} from "../../domain/notification.js";
+import {advance, countSteps, type EscalationEffect, type EscalationState} from "../../domain/escalation/index.js";
+import {
+  freshProgress,
+  isOpen,
+  type EscalationRecord,
+  type NotificationRecord,
+  type WaitReason
+} from "../../domain/notification.js";
+import type {PolicySnapshot} from "../../domain/policy.js";
 import type {Channel} from "../../domain/vocabulary.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import type {Logger} from "../../lib/logger.js";
@@ -19,7 +26,7 @@ import type {NotificationListener, NotificationsService} from "../notifications/
 import {StormGrouping} from "../notifications/storm-grouping.js";
 import {AttemptOutcomes} from "./attempt-outcomes.js";
 import {FireEffects, type FireEffectsDeps} from "./fire-effects.js";
-import {recipientActor} from "../../domain/actor.js";
+import {recipientActor, SYSTEM_ACTOR} from "../../domain/actor.js";
 
 export interface RunnerOptions {
   /** Escalations fired per journal transaction. */
@@ -82,6 +89,8 @@ export class EscalationRunner implements NotificationListener {
   private readonly storms: StormGrouping;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly notifications: NotificationsService;
+  private readonly audit: AuditService;
 
   constructor(deps: RunnerDeps, options: RunnerOptions = {}) {
     ({
@@ -95,7 +104,9 @@ export class EscalationRunner implements NotificationListener {
       contactFailures: this.contactFailures,
       storms: this.storms,
       clock: this.clock,
-      logger: this.logger
+      logger: this.logger,
+      notifications: this.notifications,
+      audit: this.audit
     } = deps);
     this.effectsDeps = deps;
     this.outcomes = new AttemptOutcomes({...deps, hurried: (dueNow) => this.hurried(dueNow)});
@@ -282,6 +293,7 @@ export class EscalationRunner implements NotificationListener {
     const row = this.escalations.forNotification(notificationId);
     const policy = this.escalations.policyOf(notificationId);
     if (!record || !row || !policy) return [];
+    if (this.handedOff(record, policy, nowMs)) return this.fire(notificationId, nowMs, firedNow);
     if (row.grouped_with !== null) this.escalations.ungroup(record.id);
     const state: EscalationState = {
       steps_total: row.steps_total,
@@ -324,6 +336,25 @@ export class EscalationRunner implements NotificationListener {
         this.storms.paged([record.target_uuid, ...contacted], notificationId, record.priority, nowMs)
       );
     return new FireEffects(this.effectsDeps, record, policy, next.steps_total, nowMs).apply(effects);
+  }
+
+  /**
+   * A schedule's chain pages whoever is on call when its next step is due: after a hand-off (or
+   * into a gap, to the fallback) it starts again on the new person's chain, at once, under a new
+   * snapshot and generation. Recipients' and groups' snapshots stand (`handOff` answers null).
+   */
+  private handedOff(record: NotificationRecord, policy: PolicySnapshot, nowMs: number): boolean {
+    const next = this.notifications.handOff(policy, nowMs);
+    if (!next) return false;
+    if (!this.escalations.replan(record.id, next, countSteps(next), freshProgress(), isoTimestamp(nowMs))) return false;
+    this.audit.append(
+      SYSTEM_ACTOR,
+      "escalation.handed_off",
+      {type: "notification", id: record.id},
+      {schedule: policy.target.uuid, from: policy.on_call ?? null, to: next.on_call ?? null},
+      record.source
+    );
+    return true;
   }
 
   /** Says loudly when a notification starts waiting for a channel, and when it is carried again. */

@@ -12,13 +12,13 @@ import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import {secretToken, tokensEqual} from "../../lib/tokens.js";
 import type {Logger} from "../../lib/logger.js";
 import {SerialByKey} from "../../lib/serial-by-key.js";
-import type {GroupsRepository, HeartbeatsRepository, RecipientsRepository} from "../../store/config/repositories.js";
+import type {HeartbeatsRepository} from "../../store/config/repositories.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {HeartbeatStatesRepository, StoredHeartbeatState} from "../../store/journal/heartbeat-states.repository.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {NotificationsService} from "../notifications/notifications.service.js";
 import {AppError, invalid, notFound, pageOrInvalidCursor} from "../shared/errors.js";
-import {resolveTarget} from "../recipients/paging-target.js";
+import {resolveTarget, type TargetDirectory} from "../recipients/paging-target.js";
 import {
   changedFields,
   definitionFrom,
@@ -34,8 +34,8 @@ export {DEFAULT_GRACE_SECONDS, type HeartbeatInput} from "./heartbeat-definition
 export interface HeartbeatsDeps {
   definitions: HeartbeatsRepository;
   states: HeartbeatStatesRepository;
-  recipients: RecipientsRepository;
-  groups: GroupsRepository;
+  /** Where the target is looked up. */
+  targets: TargetDirectory;
   notifications: NotificationsService;
   journal: Journal;
   audit: AuditService;
@@ -111,7 +111,7 @@ export class HeartbeatsService {
   private validate(input: HeartbeatInput): void {
     const errors = inputProblems(input, this.deps.clock.now());
     if (errors.length) throw invalid(errors);
-    resolveTarget(input.target, this.deps, "/target");
+    resolveTarget(input.target, this.deps.targets, "/target", this.deps.clock.now());
   }
 
   /** Creates a heartbeat; it stays `new` (inert) until its first ping. */

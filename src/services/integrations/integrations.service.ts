@@ -6,10 +6,10 @@ import {newId} from "../../lib/ids.js";
 import {secretToken} from "../../lib/tokens.js";
 import {newWebhookSecret} from "../../lib/webhook-signing.js";
 import type {IntegrationRecord} from "../../store/config/config-store.js";
-import type {GroupsRepository, IntegrationsRepository, RecipientsRepository} from "../../store/config/repositories.js";
+import type {IntegrationsRepository} from "../../store/config/repositories.js";
 import type {AuditService} from "../shared/audit.service.js";
 import {notFound, pageOrInvalidCursor, refuseReadOnlyFields} from "../shared/errors.js";
-import {resolveTarget} from "../recipients/paging-target.js";
+import {resolveTarget, type TargetDirectory} from "../recipients/paging-target.js";
 
 export type IntegrationKind = IntegrationRecord["kind"];
 export const INTEGRATION_KINDS: readonly IntegrationKind[] = ["generic", "alertmanager"];
@@ -44,8 +44,7 @@ export interface IntegrationView {
 export class IntegrationsService {
   constructor(
     private readonly integrations: IntegrationsRepository,
-    private readonly recipients: RecipientsRepository,
-    private readonly groups: GroupsRepository,
+    private readonly targets: TargetDirectory,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     /** The absolute base of integration URLs: settings.public_url, or the address the gateway listens on. */
@@ -69,7 +68,7 @@ export class IntegrationsService {
   }
 
   private checkTarget(target: string): void {
-    resolveTarget(target, {recipients: this.recipients, groups: this.groups}, "/target");
+    resolveTarget(target, this.targets, "/target", this.clock.now());
   }
 
   /** Creates an integration; its secret is returned here and never again. */

@@ -7,7 +7,7 @@ import {
   type NotificationRecord,
   type TransitionResult
 } from "../../domain/notification.js";
-import {plannedChannels, snapshotPolicy, type Target} from "../../domain/policy.js";
+import {plannedChannels, snapshotPolicy, type PolicySnapshot, type Target} from "../../domain/policy.js";
 import {countSteps} from "../../domain/escalation/index.js";
 import type {EventType, NotificationStatus, Priority} from "../../domain/vocabulary.js";
 import {newId} from "../../lib/ids.js";
@@ -18,7 +18,6 @@ import type {NotificationsRepository} from "../../store/journal/notifications.re
 import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
 import type {AttemptsRepository} from "../../store/journal/attempts.repository.js";
 import type {Actor} from "../../domain/actor.js";
-import type {GroupsRepository, RecipientsRepository} from "../../store/config/repositories.js";
 import type {EventPublisher} from "./event-publisher.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {IdempotencyService, IdempotentRequest} from "./idempotency.service.js";
@@ -26,7 +25,7 @@ import {sendAnswer, type AnswerForm, type SendOutcome, type SendResult} from "./
 import {longForm, type NotificationView} from "./notification-view.js";
 import type {StormGrouping} from "./storm-grouping.js";
 import {AppError, invalid, notFound} from "../shared/errors.js";
-import {resolveTarget} from "../recipients/paging-target.js";
+import {resolveTarget, type TargetDirectory} from "../recipients/paging-target.js";
 import {DedupMerge} from "./dedup-merge.js";
 
 /** A validated send request (spec 2.1 plus CONTRACT section 1's optional fields). */
@@ -71,8 +70,7 @@ export class NotificationsService {
     private readonly escalations: EscalationsRepository,
     private readonly attempts: AttemptsRepository,
     private readonly events: EventPublisher,
-    private readonly recipients: RecipientsRepository,
-    private readonly groups: GroupsRepository,
+    private readonly targets: TargetDirectory,
     private readonly audit: AuditService,
     private readonly idempotency: IdempotencyService,
     private readonly storms: StormGrouping,
@@ -98,7 +96,18 @@ export class NotificationsService {
   }
 
   private targetOf(uuid: string): Target {
-    return resolveTarget(uuid, {recipients: this.recipients, groups: this.groups}, "/recipient_uuid");
+    return resolveTarget(uuid, this.targets, "/recipient_uuid", this.clock.now());
+  }
+
+  /**
+   * For a chain paging a schedule, the policy of whoever is on call at `nowMs` when that is no
+   * longer whom `policy` pages (a hand-off, or a gap and its fallback); null otherwise, and for
+   * recipients and groups, whose snapshot stands.
+   */
+  handOff(policy: PolicySnapshot, nowMs: number): PolicySnapshot | null {
+    if (policy.target.kind !== "schedule" || !this.targets.schedules.get(policy.target.uuid)) return null;
+    const now = snapshotPolicy(resolveTarget(policy.target.uuid, this.targets, "", nowMs), policy.priority);
+    return now.on_call === policy.on_call ? null : now;
   }
 
   /** The long form as the journal has it now; call inside a journal transaction or read. */

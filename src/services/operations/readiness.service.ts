@@ -5,6 +5,8 @@ import type {EscalationsRepository, Undeliverable} from "../../store/journal/esc
 import type {ChannelState, ChannelStatusService} from "../shared/channel-status.service.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import type {HeartbeatMonitor} from "../heartbeats/heartbeat-monitor.service.js";
+import type {SchedulesRepository} from "../../store/config/repositories.js";
+import {upcomingGaps, type ScheduleGapWarning} from "./schedule-gaps.js";
 
 export interface Readiness {
   ready: boolean;
@@ -23,6 +25,8 @@ export interface Readiness {
    * make the gateway unready.
    */
   throttled_addresses: string[];
+  /** Schedules with nobody on call some time in the next 14 days (their fallback is paged then). Does not make the gateway unready. */
+  schedule_gaps: ScheduleGapWarning[];
 }
 
 /**
@@ -37,7 +41,8 @@ export class ReadinessService {
     private readonly channels: ChannelStatusService,
     private readonly clock: Clock,
     private readonly dataDir: string,
-    private readonly heartbeats: HeartbeatMonitor
+    private readonly heartbeats: HeartbeatMonitor,
+    private readonly schedules: SchedulesRepository
   ) {}
 
   /** `throttledAddresses` comes from the HTTP edge, which alone counts failed authentications. */
@@ -60,7 +65,8 @@ export class ReadinessService {
       undeliverable,
       disk: await this.disk(),
       heartbeats: this.heartbeats.health,
-      throttled_addresses: throttledAddresses
+      throttled_addresses: throttledAddresses,
+      schedule_gaps: upcomingGaps(this.schedules, this.clock.now())
     };
   }
 

@@ -3,6 +3,7 @@ import type {Channel} from "../../domain/vocabulary.js";
 import type {WaitReason} from "../../domain/notification.js";
 import type {Undeliverable} from "../../store/journal/escalations.repository.js";
 import type {ChannelState} from "../shared/channel-status.service.js";
+import {describeGap, type ScheduleGapWarning} from "./schedule-gaps.js";
 
 /** One thing the gateway watches about its own paging path; `problem` is null while it is healthy. */
 export interface Condition {
@@ -23,6 +24,8 @@ export interface SelfCheckInput {
   outbox: {pending: number; oldest: string | null};
   /** Why open alerts wait for a channel, not counting the self-monitor's own pages (see othersWaiting). */
   undeliverable: Undeliverable["reasons"];
+  /** Schedules with a gap in the next 14 days. */
+  scheduleGaps: ScheduleGapWarning[];
   nowMs: number;
 }
 
@@ -117,6 +120,7 @@ export function selfCheck(input: SelfCheckInput, limits: SelfMonitorLimits): Con
     const alerts = entry.notifications === 1 ? "1 alert cannot" : `${entry.notifications} alerts cannot`;
     conditions.push({key: undeliverableKey(entry), problem: `${alerts} reach anyone: ${entry.reason}`});
   }
+  for (const gap of input.scheduleGaps) conditions.push({key: `schedule-gap:${gap.uuid}`, problem: describeGap(gap)});
   const ageMinutes = input.outbox.oldest === null ? 0 : (input.nowMs - Date.parse(input.outbox.oldest)) / 60_000;
   conditions.push({
     key: "outbox:backlog",

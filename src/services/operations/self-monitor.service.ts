@@ -8,10 +8,11 @@ import type {EventsRepository} from "../../store/journal/events.repository.js";
 import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
 import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
 import {SYSTEM_ACTOR} from "../../domain/actor.js";
-import type {GroupsRepository, RecipientsRepository} from "../../store/config/repositories.js";
+import type {GroupsRepository, RecipientsRepository, SchedulesRepository} from "../../store/config/repositories.js";
 import type {ChannelStatusService} from "../shared/channel-status.service.js";
 import type {NotificationsService} from "../notifications/notifications.service.js";
 import {othersWaiting, selfCheck, type Condition, type SelfMonitorLimits} from "./self-monitor-conditions.js";
+import {upcomingGaps} from "./schedule-gaps.js";
 
 export interface SelfMonitorSettings extends SelfMonitorLimits {
   /** Recipient or group uuid; empty turns self-monitoring off. */
@@ -59,6 +60,7 @@ export class SelfMonitorService {
     private readonly registry: ChannelRegistry,
     private readonly recipients: RecipientsRepository,
     private readonly groups: GroupsRepository,
+    private readonly schedules: SchedulesRepository,
     private readonly clock: Clock,
     private readonly logger: Logger
   ) {}
@@ -89,6 +91,7 @@ export class SelfMonitorService {
         channels: this.registry.all().map((driver) => this.channelStatus.gatewayChannel(driver.channel)),
         outbox,
         undeliverable,
+        scheduleGaps: upcomingGaps(this.schedules, this.clock.now()),
         nowMs: this.clock.now()
       },
       this.settings
