@@ -23,7 +23,7 @@ const PURE_LIB = ["src/lib/redact\\.ts$", "src/lib/retry-policy\\.ts$", "src/lib
 const CHANNEL_STATE = [
   "src/store/journal/journal\\.ts$",
   "src/store/journal/telegram-[a-z-]+\\.repository\\.ts$",
-  "src/store/journal/sms-reply-codes\\.repository\\.ts$"
+  "src/store/journal/(sms-reply-codes|inbound-sms)\\.repository\\.ts$"
 ];
 
 module.exports = {

@@ -13,6 +13,7 @@ export type AtToken = {kind: "line"; text: string} | {kind: "prompt"};
  */
 export class AtLineParser {
   private buffer = "";
+  private heldHead: string | null = null;
 
   feed(chunk: string | Buffer): AtToken[] {
     // latin1 keeps one char per byte, so a multi-byte sequence split across chunks cannot corrupt.
@@ -22,7 +23,7 @@ export class AtLineParser {
     while (newline !== -1) {
       const text = this.buffer.slice(0, newline).replace(/\r/g, "").trim();
       this.buffer = this.buffer.slice(newline + 1);
-      if (text !== "") tokens.push({kind: "line", text});
+      if (text !== "") this.line(text, tokens);
       newline = this.buffer.indexOf("\n");
     }
     if (/^\s*>\s*$/.test(this.buffer)) {
@@ -30,6 +31,19 @@ export class AtLineParser {
       this.buffer = "";
     }
     return tokens;
+  }
+
+  // A PDU-mode status report is two lines, `+CDS: <length>` and the PDU: joined into one line,
+  // `+CDS: <length>,<pdu>`, so that no command in flight can take the PDU for its own answer.
+  private line(text: string, tokens: AtToken[]): void {
+    if (this.heldHead !== null) {
+      tokens.push({kind: "line", text: `${this.heldHead},${text}`});
+      this.heldHead = null;
+    } else if (/^\+CDS:\s*\d+$/.test(text)) {
+      this.heldHead = text;
+    } else {
+      tokens.push({kind: "line", text});
+    }
   }
 }
 

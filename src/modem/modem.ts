@@ -7,10 +7,9 @@ import {ModemCalls} from "./modem-calls.js";
 import {ModemLink} from "./modem-link.js";
 import {resolveSettings, type ModemOptions, type ModemSettings} from "./modem-options.js";
 import {ModemSim} from "./modem-sim.js";
-import {ModemSms} from "./modem-sms.js";
+import {ModemSms, type SentSmsPart, type SmsStorage} from "./modem-sms.js";
 import {profileByName, type ModemProfile} from "./profiles.js";
 import {parseCmti, type StoredSms} from "./sms-codec.js";
-import type {SmsDeliveryReport} from "./sms-status-reports.js";
 
 export {ModemError, type ModemErrorCode} from "./modem-error.js";
 export type {ModemOptions} from "./modem-options.js";
@@ -151,13 +150,19 @@ export class Modem extends EventEmitter<ModemEvents> {
     return this.line.busy;
   }
 
-  /** See ModemSms.sendSms: one text-mode SMS, and the network's later report on it when asked for. */
-  sendSms(
-    number: string,
-    text: string,
-    signal?: AbortSignal
-  ): Promise<{messageRef: number | null; report: Promise<SmsDeliveryReport | null> | null}> {
+  /** See ModemSms.sendSms: one message (concatenated parts in PDU mode), each part's report when asked for. */
+  sendSms(number: string, text: string, signal?: AbortSignal): Promise<SentSmsPart[]> {
     return this.sms.sendSms(number, text, signal);
+  }
+
+  /** True in PDU mode: a long text goes as one concatenated message instead of numbered parts. */
+  get smsConcatenates(): boolean {
+    return this.sms.concatenates;
+  }
+
+  /** Used and total slots of the SIM's message storage; null when the modem will not say. */
+  smsStorage(signal?: AbortSignal): Promise<SmsStorage | null> {
+    return this.sms.storage(signal);
   }
 
   /** Every message in storage (replies that came while the gateway was down included). */

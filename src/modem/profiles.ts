@@ -7,7 +7,7 @@ import {ucs2Hex} from "./sms-codec.js";
 export type ProfileName = "sim800" | "sim7600" | "quectel";
 
 /** Features an optional init command switches on; a modem answering ERROR leaves them off. */
-export type Capability = "tts" | "dtmf" | "call_urcs" | "sms_notifications" | "sms_status_reports";
+export type Capability = "tts" | "dtmf" | "call_urcs" | "sms_notifications" | "sms_status_reports" | "sms_pdu";
 
 /** One command of the init sequence, re-applied after every (re)open and reset. */
 export interface InitStep {
@@ -55,7 +55,10 @@ export interface ModemProfile {
 // Status reports: CSMS service 0 lets the modem acknowledge +CDS to the network itself (service 1
 // would want an AT+CNMA for each, and stop reporting until it came); then CNMI again with <ds>=1,
 // which a modem without status reports refuses while keeping the <ds>=0 setting before it.
+// PDU mode where the modem takes it (concatenated SMS, the whole GSM alphabet, PDUs listed as
+// they are); a modem refusing CMGF=0 stays in the text mode set before.
 const COMMON_INIT: InitStep[] = [
+  {command: "AT+CMGF=0", optional: true, capability: "sms_pdu"},
   {command: 'AT+CSCS="IRA"', optional: true},
   {command: 'AT+CPMS="SM","SM","SM"', optional: true},
   {command: "AT+CNMI=2,1,0,0,0", optional: true, capability: "sms_notifications"},

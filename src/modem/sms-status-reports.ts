@@ -1,9 +1,10 @@
 import {headerFields} from "./sms-codec.js";
+import {decodePdu, PduError} from "./sms-pdu.js";
 
 // SMS status reports (3GPP 27.005 +CNMI <ds>=1, 23.040 TP-Status): the network's later word on
-// whether a message we sent reached the phone. Text mode only, like the rest of our SMS.
+// whether a message we sent reached the phone, in text mode or PDU mode.
 
-/** One `+CDS` URC: which message (by its reference) and what became of it. */
+/** One status report: which message (by its reference) and what became of it. */
 export interface StatusReport {
   messageRef: number;
   /** TP-Status, 0..255. */
@@ -18,17 +19,29 @@ export interface SmsDeliveryReport {
 }
 
 /**
- * `+CDS: <fo>,<mr>,[<ra>],[<tora>],<scts>,<dt>,<st>` (text mode, one line); null for any other
- * line, and for the PDU-mode shape `+CDS: <length>` whose report is on the next line.
+ * A `+CDS` URC: text mode `+CDS: <fo>,<mr>,[<ra>],[<tora>],<scts>,<dt>,<st>`, or PDU mode
+ * `+CDS: <length>,<pdu>` (two lines the parser joined); null for any other line, and for a
+ * report that cannot be read.
  */
 export function parseCds(line: string): StatusReport | null {
   if (!line.startsWith("+CDS:")) return null;
   const fields = headerFields(line);
+  if (fields.length === 2) return pduReport(fields[1], Number(fields[0]));
   if (fields.length < 7) return null;
   const messageRef = Number(fields[1]);
   const status = Number(fields[fields.length - 1]);
   if (!isByte(messageRef) || !isByte(status)) return null;
   return {messageRef, status};
+}
+
+function pduReport(pdu: string, tpduLength: number): StatusReport | null {
+  try {
+    const report = decodePdu(pdu, tpduLength);
+    return report.kind === "status_report" ? report : null;
+  } catch (error) {
+    if (error instanceof PduError) return null;
+    throw error;
+  }
 }
 
 function isByte(value: number): boolean {
@@ -113,11 +126,16 @@ export class SmsStatusReports {
    * dropped; a "still trying" report keeps the wait going.
    */
   receive(line: string): boolean {
+    if (!line.startsWith("+CDS:")) return false;
     const report = parseCds(line);
-    if (!report) return false;
+    if (report) this.take(report);
+    return true;
+  }
+
+  /** A report read from the URC or from storage; a "still trying" report keeps the wait going. */
+  take(report: StatusReport): void {
     const final = reportFor(report.status);
     if (final) this.settle(report.messageRef, final);
-    return true;
   }
 
   /** Ends every wait with null: the modem is going away and no report will be read. */

@@ -29,9 +29,14 @@ async function confirmedAttempts(r: ModemGatewayRig, id: string): Promise<any[]>
   );
 }
 
-/** Resolves once the modem has been told to delete `count` messages in all. */
-async function deletions(r: ModemGatewayRig, count: number): Promise<void> {
-  while (r.simulator.count("AT+CMGD=") < count) await new Promise((resolve) => r.simulator.once("command", resolve));
+/** Resolves once `count` incoming messages in all have been committed to the journal and acted on. */
+async function handled(r: ModemGatewayRig, count: number): Promise<void> {
+  const db = r.gw.gateway.journal.db;
+  await eventually(
+    `${count} incoming SMS handled`,
+    () => (db.prepare("SELECT count(*) AS n FROM inbound_sms WHERE status = 'handled'").get() as {n: number}).n,
+    (n) => n >= count
+  );
 }
 
 describe.each(["sim800", "sim7600", "quectel"] as const)("sms through a production gateway, %s dialect", (dialect) => {
@@ -59,7 +64,7 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("sms through a producti
       }
     ]);
     rig.simulator.receiveSms(PHONE, `ack ${code}`);
-    await deletions(rig, 1);
+    await handled(rig, 1);
     expect(await rig.notification(id)).toMatchObject({
       status: "acknowledged",
       acknowledged_via: "sms",
@@ -74,10 +79,10 @@ describe("sms replies", () => {
     rig = await startModemGateway("sim800");
     const {id, code} = await alertBySms(rig);
     rig.simulator.receiveSms("+4917699999999", `ACK ${code}`);
-    await deletions(rig, 1);
+    await handled(rig, 1);
     expect((await rig.notification(id)).status).toBe("notifying");
     rig.simulator.receiveSms("015112345678", `1 ${code}`);
-    await deletions(rig, 2);
+    await handled(rig, 2);
     expect(await rig.notification(id)).toMatchObject({status: "acknowledged", acknowledged_via: "sms"});
   });
 
@@ -86,7 +91,7 @@ describe("sms replies", () => {
     const {id} = await alertBySms(rig);
     rig.simulator.receiveSms(PHONE, "ACK 0000");
     rig.simulator.receiveSms(PHONE, "on my way");
-    await deletions(rig, 2);
+    await handled(rig, 2);
     expect((await rig.notification(id)).status).toBe("notifying");
     expect(rig.simulator.storage.size).toBe(0);
   });
@@ -97,12 +102,37 @@ describe("sms replies", () => {
     await rig.gw.gateway.stop();
     rig.simulator.receiveSms(PHONE, `ACK ${code}`, {announce: false});
     await rig.gw.restart();
-    await deletions(rig, 1);
+    await handled(rig, 1);
     expect(await rig.notification(id)).toMatchObject({status: "acknowledged", acknowledged_via: "sms"});
   });
 
-  it("sends text outside GSM-7 as UCS-2, split into numbered parts when long", async () => {
+  it("sends a long alert with umlauts as one concatenated GSM-7 message, delivered when both parts are", async () => {
     rig = await startModemGateway("sim800", {}, {sms_max_parts: 3});
+    const message =
+      "Öltemperatur an Presse 7 über 80 Grad, Pumpe 2 abgeschaltet, Kühlwasserdurchfluss unter Minimum: bitte sofort prüfen";
+    const id = await rig.send(await rig.recipient(["sms"], {phone: PHONE}), message);
+    const sms = await rig.simulator.waitForSms(0);
+    expect(sms).toEqual({
+      number: PHONE,
+      text: expect.stringMatching(
+        new RegExp(`^Klaxon CRITICAL from press-7: ${message}\\. Reply 1 (\\d{4}) or ACK \\1 to acknowledge\\.$`)
+      ),
+      encoding: "gsm7"
+    });
+    // Two SMS of one concatenated message (UDH, one reference), not numbered "(1/2)" texts.
+    const parts = rig.simulator.sms.submitted.map((part) => part.part);
+    expect(parts).toEqual([
+      {reference: parts[0]?.reference, total: 2, sequence: 1},
+      {reference: parts[0]?.reference, total: 2, sequence: 2}
+    ]);
+    expect((await confirmedAttempts(rig, id))[0]).toMatchObject({
+      outcome: "delivered",
+      error: expect.stringMatching(/^all 2 parts: .*; message reference 37, 38; reply code \d{4}$/)
+    });
+  });
+
+  it("sends numbered UCS-2 parts in text mode, where the modem refuses PDU mode", async () => {
+    rig = await startModemGateway("sim800", {failCommands: ["AT+CMGF=0"]}, {sms_max_parts: 3});
     const id = await rig.send(
       await rig.recipient(["sms"], {phone: PHONE}),
       "Öltemperatur an Presse 7 über 80 °C, Pumpe 2 abgeschaltet, bitte sofort prüfen"
@@ -148,7 +178,7 @@ describe("sms replies", () => {
   it("sends without a report where the modem cannot pass them on, and the attempt stays sent", async () => {
     rig = await startModemGateway("quectel", {failCommands: ["AT+CNMI=2,1,0,1"]});
     const {id} = await alertBySms(rig);
-    expect(rig.simulator.count("AT+CSMP=17,")).toBe(1);
+    expect(rig.simulator.sms.submitted.map((part) => part.statusReportRequested)).toEqual([false]);
     expect((await rig.notification(id)).attempts).toMatchObject([{outcome: "sent"}]);
   });
 

@@ -38,6 +38,19 @@ describe("AtLineParser", () => {
         {kind: "line", text: "+CSQ: 9,99"},
         {kind: "line", text: "OK"}
       ]
+    ],
+    [
+      "a PDU-mode status report, joined to its PDU line, inside a response",
+      ["\r\n+CDS: 25\r\n", "\r\n0006250C91945115325476\r\n\r\nOK\r\n"],
+      [
+        {kind: "line", text: "+CDS: 25,0006250C91945115325476"},
+        {kind: "line", text: "OK"}
+      ]
+    ],
+    [
+      "a text-mode status report as it is",
+      ['\r\n+CDS: 6,37,,,"26/11/22,10:00:00+04","26/11/22,10:00:05+04",0\r\n'],
+      [{kind: "line", text: '+CDS: 6,37,,,"26/11/22,10:00:00+04","26/11/22,10:00:05+04",0'}]
     ]
   ])("splits %s", (_name, chunks, expected) => {
     expect(tokens(...chunks)).toEqual(expected);

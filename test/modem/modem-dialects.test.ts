@@ -4,6 +4,8 @@ import {NUMBER, useModemOnSimulator} from "../support/modem-on-simulator.js";
 
 const setup = useModemOnSimulator();
 
+const DELIVERED = {outcome: "delivered", detail: "the network reports the SMS received by the phone (TP-Status 0)"};
+
 const SPEECH_COMMAND: Record<Dialect, string> = {
   sim800: "AT+CTTS=2,",
   sim7600: "AT+CTTS=2,",
@@ -40,7 +42,7 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("Modem over a pty, %s d
   });
 
   it("tolerates ERROR to every optional init command and reports what is missing", async () => {
-    const common = ['AT+CSCS="IRA"', "AT+CPMS", "AT+CNMI", "AT+CSMS"];
+    const common = ["AT+CMGF=0", 'AT+CSCS="IRA"', "AT+CPMS", "AT+CNMI", "AT+CSMS"];
     const optional = {
       sim800: ["AT+CLCC=1", "AT+DDET", "AT+CTTS=?", "AT+COLP"],
       sim7600: ["AT+CLCC=1", "AT+CDTAM", "AT+DDET", "AT+COLP"],
@@ -59,41 +61,64 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("Modem over a pty, %s d
     await modem.hangUp();
   });
 
-  it("sends an SMS with the two-phase CMGS, plain text as GSM-7, and hears the network report it delivered", async () => {
+  it("sends an SMS in PDU mode, é and € as GSM-7, asking for a status report, and hears the network report it delivered", async () => {
     const {simulator, modem} = await setup(dialect, {smsRef: 42});
-    const {messageRef, report} = await modem.sendSms(NUMBER, "Disk full on db1\x1a");
+    const [{messageRef, report}] = await modem.sendSms(NUMBER, "Disk full on db1: 5 € café\x1a");
+    expect(messageRef).toBe(42);
+    expect(modem.health().capabilities).toContain("sms_pdu");
+    expect(simulator.received.at(-2)).toMatch(/^AT\+CMGS=\d+$/);
+    expect(simulator.sms.submitted).toEqual([
+      {number: NUMBER, text: "Disk full on db1: 5 € café", encoding: "gsm7", statusReportRequested: true, part: null}
+    ]);
+    expect(simulator.count("AT+CSMP")).toBe(0);
+    expect(await report).toEqual(DELIVERED);
+  });
+
+  it("falls back to text mode where AT+CMGF=0 is refused: CSMP, GSM-7 through IRA, UCS-2 hex, one SMS at most", async () => {
+    const {simulator, modem} = await setup(dialect, {smsRef: 42, failCommands: ["AT+CMGF=0"]});
+    const [{messageRef, report}] = await modem.sendSms(NUMBER, "Disk full on db1\x1a");
     expect(messageRef).toBe(42);
     // First octet 49: SMS-SUBMIT with TP-SRR, the status report requested.
     expect(simulator.received.slice(-3)).toEqual(["AT+CSMP=49,167,0,0", `AT+CMGS="${NUMBER}"`, "Disk full on db1"]);
-    expect(simulator.sent).toEqual([{number: NUMBER, text: "Disk full on db1", encoding: "gsm7"}]);
-    expect(await report).toEqual({
-      outcome: "delivered",
-      detail: "the network reports the SMS received by the phone (TP-Status 0)"
-    });
-  });
-
-  it("sends text outside GSM-7 as UCS-2 hex, number included, and puts the charset back", async () => {
-    const {simulator, modem} = await setup(dialect);
+    expect(await report).toEqual(DELIVERED);
     await modem.sendSms(NUMBER, "Öl über 80 °C ✓");
-    expect(simulator.sent).toEqual([{number: NUMBER, text: "Öl über 80 °C ✓", encoding: "ucs2"}]);
+    expect(simulator.sent).toEqual([
+      {number: NUMBER, text: "Disk full on db1", encoding: "gsm7"},
+      {number: NUMBER, text: "Öl über 80 °C ✓", encoding: "ucs2"}
+    ]);
     expect(simulator.received.at(-1)).toBe('AT+CSCS="IRA"');
-  });
-
-  it("refuses a text longer than one SMS instead of letting the modem cut it", async () => {
-    const {simulator, modem} = await setup(dialect);
     await expect(modem.sendSms(NUMBER, "é".repeat(71))).rejects.toMatchObject({code: "sms_too_long"});
-    expect(simulator.count("AT+CMGS")).toBe(0);
+    expect(simulator.count("AT+CMGS")).toBe(2);
   });
 
-  it("announces an arriving SMS, reads it in UCS-2 whatever it says, and deletes it", async () => {
+  it("sends with the modem's own defaults, and without a report, where AT+CSMP is refused", async () => {
+    const {simulator, modem} = await setup(dialect, {failCommands: ["AT+CMGF=0", "AT+CSMP"]});
+    expect(await modem.sendSms(NUMBER, "Öl über 80 °C")).toEqual([{messageRef: 37, report: null}]);
+    // No DCS could be set, so no UCS-2 hex: the text goes as plain ASCII, accents dropped.
+    expect(simulator.sent).toEqual([{number: NUMBER, text: "Ol uber 80 ?C", encoding: "gsm7"}]);
+    expect(simulator.count('AT+CSCS="UCS2"')).toBe(0);
+  });
+
+  it("announces an arriving SMS, reads its PDU, deletes it, and reads the empty slot (+CMS ERROR: 321) as empty", async () => {
     const {simulator, modem} = await setup(dialect);
     const announced = new Promise<number>((resolve) => modem.once("sms", resolve));
     const index = simulator.receiveSms("+4915112345678", "NO CARRIER\nACK 4821");
     expect(await announced).toBe(index);
-    expect(await modem.readMessage(index)).toEqual({index, sender: "+4915112345678", text: "NO CARRIER\nACK 4821"});
+    expect(await modem.readMessage(index)).toMatchObject({
+      index,
+      form: "pdu",
+      problem: null,
+      content: {
+        kind: "deliver",
+        sender: "+4915112345678",
+        text: "NO CARRIER\nACK 4821",
+        sentAt: "2026-11-22T09:00:00.000Z"
+      }
+    });
     await modem.deleteMessage(index);
     expect(simulator.storage.size).toBe(0);
     expect(await modem.readMessage(index)).toBeNull();
+    expect(modem.health().last_error).toBeNull();
   });
 });
 

@@ -118,7 +118,7 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
 
   /** A message arrives from the network: stored on the SIM, announced with +CMTI if asked to and enabled. */
   receiveSms(sender: string, text: string, {announce = true} = {}): number {
-    return this.sms.receive(sender, text, announce);
+    return this.sms.receive({sender, text}, announce);
   }
 
   /**

@@ -1,4 +1,5 @@
 import {SINGLE_SMS_LIMIT, smsEncodingFor, smsLength, type SmsEncoding} from "../../modem/sms-codec.js";
+import {segmentText} from "../../modem/sms-pdu.js";
 import type {AlertSummary} from "../channel.js";
 
 /** The alert part and the reply instruction; the instruction is never cut. */
@@ -50,6 +51,25 @@ export function planSms(message: SmsMessage, maxParts: number): string[] {
     // Splitting between words wastes the end of some parts: shrink the body and try again.
     budget -= Math.ceil(perPart / 4);
   }
+}
+
+/**
+ * PDU mode: the text of one concatenated message of at most `maxParts` SMS (the phone shows it
+ * as one), the alert text shortened with "..." when needed, never the reply instruction.
+ */
+export function planConcatenatedSms(message: SmsMessage, maxParts: number): string {
+  const whole = `${message.body} ${message.instruction}`;
+  if (segmentText(whole).length <= maxParts) return whole;
+  const units = Array.from(message.body);
+  const kept = (count: number) => `${units.slice(0, count).join("").trimEnd()}${ELLIPSIS} ${message.instruction}`;
+  // The most of the body that fits: fewer characters never need more parts.
+  let [low, high] = [0, units.length];
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (segmentText(kept(middle)).length <= maxParts) low = middle;
+    else high = middle - 1;
+  }
+  return kept(low);
 }
 
 function shorten(text: string, maxLength: number, encoding: SmsEncoding): string {

@@ -6,8 +6,8 @@ import {modemUnavailableReason} from "../../modem/availability.js";
 import type {ModemState} from "../../modem/health.js";
 import {ModemError, type Modem} from "../../modem/modem.js";
 import type {SharedModem} from "../../modem/shared-modem.js";
-import type {StoredSms} from "../../modem/sms-codec.js";
 import type {SmsDeliveryReport} from "../../modem/sms-status-reports.js";
+import type {InboundSmsRepository} from "../../store/journal/inbound-sms.repository.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {SmsReplyCodesRepository} from "../../store/journal/sms-reply-codes.repository.js";
 import {
@@ -19,7 +19,8 @@ import {
   type LateConfirmation
 } from "../channel.js";
 import {confirmParts} from "./sms-confirmation.js";
-import {composeSms, planSms, replyCode, sameNumber} from "./sms-text.js";
+import {SmsInbox, type InboundMessage} from "./sms-inbox.js";
+import {composeSms, planConcatenatedSms, planSms, replyCode, sameNumber} from "./sms-text.js";
 
 export interface SmsOptions {
   /** Serial device, for the reasons shown when the port is not open. */
@@ -38,10 +39,11 @@ interface LastSms {
 }
 
 /**
- * Text-mode SMS through the same modem as the calls, with a reply code per delivery. Inbound
- * messages (+CMTI, and whatever is stored on the SIM when the modem becomes ready) are read,
- * acted on and deleted one at a time; "1 <code>" or "ACK <code>" from the number the code was
- * sent to acknowledges its alerts. A message is deleted only once handled, so an
+ * SMS through the same modem as the calls (PDU mode where the modem takes it, else text mode),
+ * with a reply code per delivery. Inbound messages (+CMTI, and whatever is stored on the SIM when
+ * the modem becomes ready) go through the inbox: committed to the journal before they are deleted
+ * from the SIM, reassembled, then acted on; "1 <code>" or "ACK <code>" from the number the code
+ * was sent to acknowledges its alerts. A message is marked handled only once acted on, so an
  * acknowledgement that could not be committed is tried again at the next drain. Each part asks
  * for a status report where the modem passes them on; the outcome is then `sent` with a
  * confirmation that turns `delivered` or `failed` when the network reports back.
@@ -54,9 +56,14 @@ export class SmsDriver implements ChannelDriver {
   private lastReply: LastSms | null = null;
   // Ends the confirmations still waiting when the driver stops; a new one for every start.
   private running = new AbortController();
-  private readonly onSms = (index: number) => this.handleInbound(() => this.readAndHandle(index));
+  private readonly inbox: SmsInbox;
+  // Set when this start's own listener saw the modem become ready (and drained), so start does not drain again.
+  private readySeen = false;
+  private readonly onSms = (index: number) => this.handleInbound(() => this.inbox.arrived(index));
   private readonly onState = (state: ModemState) => {
-    if (state === "ready") this.handleInbound(() => this.drain());
+    if (state !== "ready") return;
+    this.readySeen = true;
+    this.handleInbound(() => this.inbox.drain());
   };
 
   constructor(
@@ -64,10 +71,13 @@ export class SmsDriver implements ChannelDriver {
     private readonly options: SmsOptions,
     private readonly journal: Journal,
     private readonly codes: SmsReplyCodesRepository,
+    inbound: InboundSmsRepository,
     private readonly acknowledgements: AcknowledgementPort,
     private readonly clock: Clock,
     private readonly logger: Logger
-  ) {}
+  ) {
+    this.inbox = new SmsInbox(shared.modem, journal, inbound, (message) => this.handle(message), clock, logger);
+  }
 
   private get modem(): Modem {
     return this.shared.modem;
@@ -75,11 +85,12 @@ export class SmsDriver implements ChannelDriver {
 
   async start(): Promise<void> {
     this.running = new AbortController();
+    this.readySeen = false;
     this.modem.on("sms", this.onSms);
     this.modem.on("state", this.onState);
     await this.shared.open();
     // Opened earlier by the voice channel: the "ready" that triggers a drain has already passed.
-    if (this.modem.state === "ready") this.handleInbound(() => this.drain());
+    if (this.modem.state === "ready" && !this.readySeen) this.handleInbound(() => this.inbox.drain());
   }
 
   async stop(): Promise<void> {
@@ -95,7 +106,7 @@ export class SmsDriver implements ChannelDriver {
   }
 
   details(): Record<string, unknown> {
-    return {...this.modem.health(), last_sms: this.lastSent, last_reply: this.lastReply};
+    return {...this.modem.health(), ...this.inbox.details(), last_sms: this.lastSent, last_reply: this.lastReply};
   }
 
   async deliver(delivery: Delivery, signal: AbortSignal): Promise<DeliveryResult> {
@@ -113,18 +124,23 @@ export class SmsDriver implements ChannelDriver {
         candidateCode
       )
     );
-    const parts = planSms(composeSms(delivery.alerts, code), this.options.maxParts);
+    const message = composeSms(delivery.alerts, code);
+    // PDU mode: one concatenated message; text mode: numbered SMS, each sent on its own.
+    const texts = this.modem.smsConcatenates
+      ? [planConcatenatedSms(message, this.options.maxParts)]
+      : planSms(message, this.options.maxParts);
     const references: string[] = [];
     // Null once a part goes without a report: the message as a whole can then not be confirmed.
     let reports: Promise<SmsDeliveryReport | null>[] | null = [];
     try {
-      for (const part of parts) {
-        const {messageRef, report} = await this.modem.sendSms(delivery.contact, part, signal);
-        references.push(messageRef === null ? "?" : String(messageRef));
-        reports = report && reports ? [...reports, report] : null;
+      for (const text of texts) {
+        for (const {messageRef, report} of await this.modem.sendSms(delivery.contact, text, signal)) {
+          references.push(messageRef === null ? "?" : String(messageRef));
+          reports = report && reports ? [...reports, report] : null;
+        }
       }
     } catch (error) {
-      const sent = references.length ? ` after ${references.length} of ${parts.length} parts` : "";
+      const sent = references.length ? ` after ${references.length} of ${texts.length} parts` : "";
       const failure = signal.aborted
         ? new ChannelError(
             `SMS cancelled${sent}: ${signal.reason instanceof Error ? signal.reason.message : "aborted"}`,
@@ -171,31 +187,22 @@ export class SmsDriver implements ChannelDriver {
 
   private handleInbound(work: () => Promise<void>): void {
     this.inbound = this.inbound.then(work).catch((error: unknown) =>
-      this.logger.warn("sms: inbound handling failed; the message stays on the SIM for the next drain", {
+      this.logger.warn("sms: reading the SIM failed; what was not committed stays there for the next drain", {
         error: error as Error
       })
     );
   }
 
-  private async drain(): Promise<void> {
-    const stored = await this.modem.listMessages();
-    if (stored.length) this.logger.info("sms: handling messages stored on the SIM", {count: stored.length});
-    for (const message of stored) await this.handle(message);
-  }
-
-  private async readAndHandle(index: number): Promise<void> {
-    const message = await this.modem.readMessage(index);
-    if (message) await this.handle(message);
-  }
-
-  private async handle(message: StoredSms): Promise<void> {
+  // The inbox has committed the message to the journal and deleted it from the SIM; it marks it
+  // handled once this returns.
+  private async handle(message: InboundMessage): Promise<void> {
     const code = replyCode(message.text);
     const from = maskContact(message.sender || "unknown");
     const entry = code === null ? null : this.journal.read(() => this.codes.find(code, isoTimestamp(this.clock.now())));
     if (code === null) {
-      this.logger.info("sms: message is not an acknowledgement; deleted", {from});
+      this.logger.info("sms: message is not an acknowledgement", {from});
     } else if (!entry) {
-      this.logger.info("sms: reply with an unknown or expired code; deleted", {from});
+      this.logger.info("sms: reply with an unknown or expired code", {from});
     } else if (!sameNumber(message.sender, entry.contact)) {
       this.logger.warn("sms: reply code from a number it was not sent to; ignored", {
         from,
@@ -206,7 +213,6 @@ export class SmsDriver implements ChannelDriver {
       this.lastReply = this.record(message.sender, `acknowledged ${entry.notificationIds.length} alert(s)`);
       this.logger.info("sms: reply acknowledged alerts", {from, notifications: entry.notificationIds});
     }
-    await this.modem.deleteMessage(message.index);
   }
 
   private record(number: string, result: string): LastSms {

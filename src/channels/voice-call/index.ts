@@ -1,5 +1,6 @@
 import {Modem} from "../../modem/modem.js";
 import {SharedModem} from "../../modem/shared-modem.js";
+import {InboundSmsRepository} from "../../store/journal/inbound-sms.repository.js";
 import {SmsReplyCodesRepository} from "../../store/journal/sms-reply-codes.repository.js";
 import type {ChannelDriver} from "../channel.js";
 import type {ChannelContext} from "../channel-context.js";
@@ -48,6 +49,7 @@ export function createModemDrivers(context: ChannelContext): ChannelDriver[] {
     },
     context.journal,
     new SmsReplyCodesRepository(context.journal),
+    new InboundSmsRepository(context.journal),
     context.acknowledgements,
     clock,
     logger.child({channel: "sms"})

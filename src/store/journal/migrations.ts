@@ -221,6 +221,29 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE escalations ADD COLUMN waiting_for TEXT;
   CREATE INDEX escalations_waiting ON escalations(notification_id) WHERE waiting_for IS NOT NULL;
   ALTER TABLE events ADD COLUMN sequence INTEGER;
+  `,
+  // Incoming SMS, committed before the modem deletes them from the SIM: the message as the modem
+  // listed it (raw), what it says when it could be read, and whether it was acted on. A message
+  // listed twice (its delete failed) is the same row: (sim_index, raw) is unique.
+  `
+  CREATE TABLE inbound_sms (
+    id INTEGER PRIMARY KEY,
+    stored_at TEXT NOT NULL,
+    sim_index INTEGER NOT NULL,
+    form TEXT NOT NULL,
+    raw TEXT NOT NULL,
+    status TEXT NOT NULL,
+    problem TEXT,
+    sender TEXT,
+    body TEXT,
+    sent_at TEXT,
+    part_reference INTEGER,
+    part_total INTEGER,
+    part_sequence INTEGER,
+    handled_at TEXT
+  ) STRICT;
+  CREATE UNIQUE INDEX inbound_sms_listed ON inbound_sms(sim_index, raw);
+  CREATE INDEX inbound_sms_waiting ON inbound_sms(id) WHERE status = 'waiting';
   `
 ];
 
