@@ -204,20 +204,32 @@ install_udev_rule() {
   mkdir -p "$(dirname "$(at "$UDEV_RULE")")"
   cat >"$(at "$UDEV_RULE")" <<'EOF'
 # Klaxon: a stable name for the GSM modem's AT port (/dev/klaxon-modem, for modem.port), and
-# ModemManager told to keep off the modem, which Klaxon drives itself.
+# ModemManager told to keep off the modem, which Klaxon drives itself (docs/modem.md#modemmanager).
+# Numbered 77 to run before ModemManager's 80-mm-candidate.rules, which read the tag.
 # More than one matching device? Add ATTRS{serial}=="..." (udevadm info -a /dev/ttyUSB2) to pick one.
+ACTION!="add|change|move|bind", GOTO="klaxon_modem_end"
 
-# SIMCom SIM7500/SIM7600 (LTE) and Quectel EC25/EG25/EC200: AT commands on USB interface 2.
+# SIMCom (1e0e: SIM7500/SIM7600) and Quectel (2c7c: EC25/EG25/EC200) modems. ModemManager takes
+# the tag from the USB device (the whole modem: its QMI and network ports too, which it would
+# otherwise still drive) and from each port.
+SUBSYSTEM=="usb", ENV{DEVTYPE}=="usb_device", ATTR{idVendor}=="1e0e", ENV{ID_MM_DEVICE_IGNORE}="1"
+SUBSYSTEM=="usb", ENV{DEVTYPE}=="usb_device", ATTR{idVendor}=="2c7c", ENV{ID_MM_DEVICE_IGNORE}="1"
 SUBSYSTEM=="tty", ATTRS{idVendor}=="1e0e", ENV{ID_MM_DEVICE_IGNORE}="1"
 SUBSYSTEM=="tty", ATTRS{idVendor}=="2c7c", ENV{ID_MM_DEVICE_IGNORE}="1"
+# Their AT commands are on USB interface 2 (ttyUSB2 when nothing else is plugged in).
 SUBSYSTEM=="tty", ATTRS{idVendor}=="1e0e", ENV{ID_USB_INTERFACE_NUM}=="02", SYMLINK+="klaxon-modem"
 SUBSYSTEM=="tty", ATTRS{idVendor}=="2c7c", ENV{ID_USB_INTERFACE_NUM}=="02", SYMLINK+="klaxon-modem"
 
-# SIM800 boards behind a USB-serial adapter: CH340, CP210x, FTDI, PL2303.
+# SIM800 boards behind a USB-serial adapter: CH340, CP210x, FTDI, PL2303. ModemManager's strict
+# filter, the default in current releases, leaves such adapters alone already; the tag also
+# covers one set to the older probing filter. It hides any other device on such an adapter from
+# ModemManager too, which on a Klaxon box is what we want.
 SUBSYSTEM=="tty", ATTRS{idVendor}=="1a86", ATTRS{idProduct}=="7523", ENV{ID_MM_DEVICE_IGNORE}="1", SYMLINK+="klaxon-modem"
 SUBSYSTEM=="tty", ATTRS{idVendor}=="10c4", ATTRS{idProduct}=="ea60", ENV{ID_MM_DEVICE_IGNORE}="1", SYMLINK+="klaxon-modem"
 SUBSYSTEM=="tty", ATTRS{idVendor}=="0403", ATTRS{idProduct}=="6001", ENV{ID_MM_DEVICE_IGNORE}="1", SYMLINK+="klaxon-modem"
 SUBSYSTEM=="tty", ATTRS{idVendor}=="067b", ATTRS{idProduct}=="2303", ENV{ID_MM_DEVICE_IGNORE}="1", SYMLINK+="klaxon-modem"
+
+LABEL="klaxon_modem_end"
 EOF
   chmod 0644 "$(at "$UDEV_RULE")"
   act udevadm control --reload-rules

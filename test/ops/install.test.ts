@@ -106,6 +106,11 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     const rule = readFileSync(join(root, "etc/udev/rules.d/77-klaxon-modem.rules"), "utf8");
     expect(rule).toContain('SYMLINK+="klaxon-modem"');
     expect(rule).toContain('ENV{ID_MM_DEVICE_IGNORE}="1"');
+    // The whole SIMCom or Quectel modem, not only its AT port: ModemManager would still drive its QMI port.
+    for (const vendor of ["1e0e", "2c7c"])
+      expect(rule).toContain(
+        `SUBSYSTEM=="usb", ENV{DEVTYPE}=="usb_device", ATTR{idVendor}=="${vendor}", ENV{ID_MM_DEVICE_IGNORE}="1"`
+      );
     const unit = readFileSync(join(root, "etc/systemd/system/klaxon.service"), "utf8");
     expect(unit).toContain(
       `ExecStart=${process.execPath} --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 /opt/klaxon/dist/main.js\n`
