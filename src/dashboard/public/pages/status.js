@@ -23,7 +23,14 @@ function value(key, raw) {
   if (typeof raw === "boolean") return raw ? "yes" : "no";
   if (key === "signal" && typeof raw === "object")
     return [signalBars(raw.rssi), raw.dbm === null ? " unknown" : ` ${raw.dbm} dBm`];
-  if (Array.isArray(raw)) return raw.join(", ");
+  // A list of records (the SMS the modem cannot read): one nested block each; "none" when empty.
+  if (Array.isArray(raw) && raw.some((item) => typeof item === "object"))
+    return h(
+      "ul",
+      {class: "nested"},
+      raw.map((item) => h("li", {}, value(key, item)))
+    );
+  if (Array.isArray(raw)) return raw.length ? raw.join(", ") : "none";
   // A nested record (the last call): one line per field, so the outer column stays wide.
   if (typeof raw === "object")
     return h(
