@@ -181,7 +181,7 @@ export class Modem extends EventEmitter<ModemEvents> {
 
   private async healthPass(): Promise<void> {
     const link = this.link;
-    if (link.stopped || !link.sessionOpen) return;
+    if (link.stopped || !link.sessionOpen || this.calls.inProgress) return;
     link.checkPortHolders();
     // Calls and SMS come first: the pass runs only on a free line (nothing else has to be put back,
     // such as the UCS2 charset an SMS read sets) and gives it up between commands when asked.
