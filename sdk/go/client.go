@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -34,6 +35,10 @@ type Options struct {
 	Timeout time.Duration
 	// HTTPClient to use instead of a new one.
 	HTTPClient *http.Client
+	// OnRetry, when set, is told about each repeat before its wait: the attempt
+	// about to be made (2 for the first repeat), the wait, and the failure that
+	// caused it. The klaxon CLI announces retries on stderr with it.
+	OnRetry func(attempt int, wait time.Duration, err error)
 }
 
 // Client talks to one gateway with an API key. It is safe for concurrent use.
@@ -83,7 +88,7 @@ func newTransport(opts Options, needKey bool) (*transport, error) {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 	}
-	return &transport{baseURL: strings.TrimRight(base, "/"), apiKey: key, http: httpClient, retries: retries}, nil
+	return &transport{baseURL: strings.TrimRight(base, "/"), apiKey: key, http: httpClient, retries: retries, onRetry: opts.OnRetry}, nil
 }
 
 func firstNonEmpty(values ...string) string {
@@ -119,6 +124,8 @@ type PingAnswer struct {
 	// Status is new, up, late, down or paused.
 	Status     string     `json:"status"`
 	ExpectedAt *time.Time `json:"expected_at"`
+	// Raw is the answer's JSON as the gateway sent it.
+	Raw json.RawMessage `json:"-"`
 }
 
 // PingHeartbeat records one ping of the existing heartbeat name

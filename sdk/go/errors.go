@@ -1,6 +1,7 @@
 package klaxon
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -27,6 +28,9 @@ type Error struct {
 	Errors   []FieldError `json:"errors"`
 	// RetryAfter is the gateway's Retry-After (429, 503), zero when absent.
 	RetryAfter time.Duration `json:"-"`
+	// Raw is the problem document as the gateway sent it; empty when the
+	// answer was not a problem document (a proxy's error page).
+	Raw json.RawMessage `json:"-"`
 }
 
 func (e *Error) Error() string {

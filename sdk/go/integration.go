@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -21,10 +22,11 @@ type IntegrationOptions struct {
 	URL    string
 	ID     string
 	Secret string
-	// Retries, Timeout and HTTPClient as in Options.
+	// Retries, Timeout, HTTPClient and OnRetry as in Options.
 	Retries    int
 	Timeout    time.Duration
 	HTTPClient *http.Client
+	OnRetry    func(attempt int, wait time.Duration, err error)
 }
 
 // Integration sends events to a generic integration, signed with its secret
@@ -46,7 +48,7 @@ func NewIntegration(opts IntegrationOptions) (*Integration, error) {
 	if err != nil || len(key) == 0 {
 		return nil, errors.New("klaxon: the integration secret must be whsec_ followed by base64")
 	}
-	t, err := newTransport(Options{URL: opts.URL, Retries: opts.Retries, Timeout: opts.Timeout, HTTPClient: opts.HTTPClient}, false)
+	t, err := newTransport(Options{URL: opts.URL, Retries: opts.Retries, Timeout: opts.Timeout, HTTPClient: opts.HTTPClient, OnRetry: opts.OnRetry}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +90,8 @@ type EventResult struct {
 	Outcome          string  `json:"outcome"`
 	NotificationUUID *string `json:"notification_uuid"`
 	HeartbeatStatus  *string `json:"heartbeat_status"`
+	// Raw is this result's JSON as the gateway sent it.
+	Raw json.RawMessage `json:"-"`
 }
 
 // Fire raises (or, while open, merges into) the alert alert.AlertID.

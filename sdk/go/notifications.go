@@ -2,7 +2,10 @@ package klaxon
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -76,22 +79,58 @@ type Notification struct {
 	Links             map[string]string `json:"links"`
 	// Replayed is true when the gateway answered a repeated Idempotency-Key with the first answer.
 	Replayed bool `json:"-"`
+	// Raw is the notification's JSON as the gateway sent it.
+	Raw json.RawMessage `json:"-"`
+}
+
+// Receipt is the gateway's short answer to a send (202): accepted, and what it plans.
+type Receipt struct {
+	Status            string   `json:"status"`
+	NotificationUUID  string   `json:"notification_uuid"`
+	ChannelsPlanned   []string `json:"channels_planned"`
+	EscalationChainID string   `json:"escalation_chain_id"`
+	// Replayed is true when the gateway answered a repeated Idempotency-Key with the first answer.
+	Replayed bool `json:"-"`
+	// Raw is the receipt's JSON as the gateway sent it.
+	Raw json.RawMessage `json:"-"`
 }
 
 // Send sends an alert to a recipient or group and returns the stored notification.
 func (c *Client) Send(ctx context.Context, alert Alert) (*Notification, error) {
+	var n Notification
+	replayed, err := c.send(ctx, alert, http.Header{"Prefer": {"return=representation"}}, &n)
+	if err != nil {
+		return nil, err
+	}
+	n.Replayed = replayed
+	return &n, nil
+}
+
+// Submit sends an alert like Send but takes the gateway's short answer, a
+// Receipt, instead of the stored notification: all a device that only raises
+// alerts needs, and what the klaxon CLI prints.
+func (c *Client) Submit(ctx context.Context, alert Alert) (*Receipt, error) {
+	var r Receipt
+	replayed, err := c.send(ctx, alert, http.Header{}, &r)
+	if err != nil {
+		return nil, err
+	}
+	r.Replayed = replayed
+	return &r, nil
+}
+
+// send posts the alert with one Idempotency-Key for all its attempts and says whether the answer was replayed.
+func (c *Client) send(ctx context.Context, alert Alert, headers http.Header, out any) (bool, error) {
 	key := alert.IdempotencyKey
 	if key == "" {
 		key = newID("klaxon-go-")
 	}
-	headers := http.Header{"Idempotency-Key": {key}, "Prefer": {"return=representation"}}
-	var n Notification
-	answer, err := c.t.do(ctx, request{method: http.MethodPost, path: "/api/v1/notifications/send", body: alert, headers: headers, policy: idempotent}, &n)
+	headers.Set("Idempotency-Key", key)
+	answer, err := c.t.do(ctx, request{method: http.MethodPost, path: "/api/v1/notifications/send", body: alert, headers: headers, policy: idempotent}, out)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	n.Replayed = answer.Get("Idempotent-Replayed") == "true"
-	return &n, nil
+	return answer.Get("Idempotent-Replayed") == "true", nil
 }
 
 // Get reads a notification: status, escalation, attempts and acknowledgement.
@@ -127,4 +166,42 @@ func (c *Client) Resolve(ctx context.Context, id string) (*Notification, error) 
 		return nil, err
 	}
 	return &n, nil
+}
+
+// NotificationFilter narrows ListNotifications; empty fields do not filter.
+type NotificationFilter struct {
+	// Status is queued, notifying, acknowledged, resolved or exhausted.
+	Status string
+	// RecipientUUID keeps those sent to this recipient or group.
+	RecipientUUID string
+	Priority      string
+	// Limit is the page size, 1 to 200; 0 takes the gateway's default (50).
+	Limit int
+	// Cursor continues from a page's NextCursor.
+	Cursor string
+}
+
+// NotificationPage is one page of notifications, newest first.
+type NotificationPage struct {
+	Items []Notification `json:"items"`
+	// NextCursor continues the list (NotificationFilter.Cursor); empty on the last page.
+	NextCursor string `json:"next_cursor"`
+}
+
+// ListNotifications reads one page of notifications, newest first.
+func (c *Client) ListNotifications(ctx context.Context, filter NotificationFilter) (*NotificationPage, error) {
+	query := url.Values{}
+	for name, value := range map[string]string{"status": filter.Status, "recipient_uuid": filter.RecipientUUID, "priority": filter.Priority, "cursor": filter.Cursor} {
+		if value != "" {
+			query.Set(name, value)
+		}
+	}
+	if filter.Limit != 0 {
+		query.Set("limit", strconv.Itoa(filter.Limit))
+	}
+	var page NotificationPage
+	if _, err := c.t.do(ctx, request{method: http.MethodGet, path: "/api/v1/notifications", query: query, policy: idempotent}, &page); err != nil {
+		return nil, err
+	}
+	return &page, nil
 }

@@ -77,6 +77,7 @@ type transport struct {
 	apiKey  string
 	http    *http.Client
 	retries int
+	onRetry func(attempt int, wait time.Duration, err error)
 }
 
 // do sends the request with retries and decodes a 2xx JSON answer into out (when out is not nil).
@@ -104,6 +105,9 @@ func (t *transport) do(ctx context.Context, r request, out any) (http.Header, er
 			if problem.RetryAfter > wait {
 				wait = problem.RetryAfter
 			}
+		}
+		if t.onRetry != nil {
+			t.onRetry(attempt+1, wait, err)
 		}
 		timer := time.NewTimer(wait)
 		select {

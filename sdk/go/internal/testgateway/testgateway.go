@@ -1,0 +1,107 @@
+// Package testgateway starts a real Klaxon gateway from this repository for
+// the Go tests (the library's and the CLI's), as `npm start` does: on a free
+// loopback port with a temporary data dir, and an admin key read from it.
+package testgateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Gateway is a running gateway.
+type Gateway struct {
+	URL      string
+	AdminKey string
+	// Alice is a recipient created at start, to send alerts to.
+	Alice   string
+	dataDir string
+	process *exec.Cmd
+}
+
+// Start runs the gateway from the repository at repo and waits until it
+// answers /healthz. Stop it with Stop.
+func Start(repo string) (*Gateway, error) {
+	dataDir, err := os.MkdirTemp("", "klaxon-go-test-")
+	if err != nil {
+		return nil, err
+	}
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	port := listener.Addr().(*net.TCPAddr).Port
+	listener.Close()
+
+	process := exec.Command("node", "--import", "@swc-node/register/esm-register", "src/main.ts")
+	process.Dir = repo
+	process.Env = append(os.Environ(), "KLAXON_DATA_DIR="+dataDir, fmt.Sprintf("KLAXON_PORT=%d", port), "KLAXON_HOST=127.0.0.1", "KLAXON_LOG_LEVEL=warn", "KLAXON_CONFIG=")
+	var log bytes.Buffer
+	process.Stdout, process.Stderr = &log, &log
+	if err := process.Start(); err != nil {
+		os.RemoveAll(dataDir)
+		return nil, err
+	}
+	g := &Gateway{URL: fmt.Sprintf("http://127.0.0.1:%d", port), dataDir: dataDir, process: process}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if resp, err := http.Get(g.URL + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			g.Stop()
+			return nil, fmt.Errorf("the gateway did not start:\n%s", log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	key, err := os.ReadFile(filepath.Join(dataDir, "initial-admin-key"))
+	if err != nil {
+		g.Stop()
+		return nil, err
+	}
+	g.AdminKey = strings.TrimSpace(string(key))
+	status, body := g.Call("POST", "/api/v1/recipients", map[string]any{"name": "Alice", "phone": "+4915112345678", "email": "alice@example.com"})
+	if status != 201 {
+		g.Stop()
+		return nil, fmt.Errorf("recipient not created: %d %v", status, body)
+	}
+	g.Alice = body["uuid"].(string)
+	return g, nil
+}
+
+// Stop ends the gateway (SIGTERM, as systemd stops it) and removes its data dir.
+func (g *Gateway) Stop() {
+	_ = g.process.Process.Signal(syscall.SIGTERM)
+	_ = g.process.Wait()
+	os.RemoveAll(g.dataDir)
+}
+
+// Call is a raw API call with the admin key, to set up and check what a client did.
+func (g *Gateway) Call(method, path string, body any) (int, map[string]any) {
+	var encoded []byte
+	if body != nil {
+		encoded, _ = json.Marshal(body)
+	}
+	req, _ := http.NewRequest(method, g.URL+path, bytes.NewReader(encoded))
+	req.Header.Set("X-API-Key", g.AdminKey)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	var decoded map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&decoded)
+	return resp.StatusCode, decoded
+}
