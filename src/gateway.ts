@@ -46,6 +46,7 @@ import {HeartbeatMonitor} from "./services/heartbeats/heartbeat-monitor.service.
 import {IntegrationsService} from "./services/integrations/integrations.service.js";
 import {IntegrationCredentials} from "./services/integrations/integration-credentials.js";
 import {IntegrationEvents} from "./services/integrations/integration-events.js";
+import {RemoteControlService} from "./services/remote-control/remote-control.service.js";
 import {RateLimiter} from "./lib/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
 import {requestRecorder} from "./api/http/pipeline.js";
@@ -130,6 +131,11 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const recipientsRepository = new RecipientsRepository(config);
   const groupsRepository = new GroupsRepository(config);
   const audit = new AuditService(journal, new AuditRepository(journal), clock);
+  const remoteControl = new RemoteControlService(journal, recipientsRepository, notificationsRepository, audit, {
+    // Called only once serving, when `notifications` below exists.
+    acknowledge: (id, ack, actor) => notifications.acknowledge(id, ack, actor),
+    resolve: (id, actor) => notifications.resolve(id, actor)
+  });
   const registry = new ChannelRegistry(
     options.drivers ??
       createChannelDrivers({
@@ -143,7 +149,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
         acknowledgements: {
           acknowledge: (ids, by, via, contacts = []): Promise<void> =>
             notifications.acknowledgeMany(ids, by, via, recipients.actorFor(via, contacts))
-        }
+        },
+        remoteControl
       })
   );
   const channelStatus = new ChannelStatusService(settings, registry);

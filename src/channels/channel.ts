@@ -96,3 +96,32 @@ export interface AcknowledgementPort {
    */
   acknowledge(notificationIds: string[], by: string, via: Channel, contacts?: string[]): Promise<void>;
 }
+
+/** A recipient as a phone reaches Klaxon: who it is, and the number on their record. */
+export interface PhoneOwner {
+  uuid: string;
+  name: string;
+  phone: string;
+}
+
+/** What a command did to each alert it named: changed now, or already closed (left as it was). */
+export interface RemoteChange {
+  changed: string[];
+  alreadyClosed: string[];
+}
+
+/**
+ * What a known phone may do without the internet (SMS commands, a call to the modem): see the open
+ * alerts sent to its owner, and acknowledge or resolve them as that person. Every use is audited
+ * with the recipient as the actor.
+ */
+export interface RemoteControlPort {
+  /** The recipients with a phone number; the channel matches the caller's number against them. */
+  phoneOwners(): PhoneOwner[];
+  /** Open alerts sent to the person on `channels` (all when absent), the most recently sent first. */
+  openAlertsSentTo(person: PhoneOwner, channels?: readonly Channel[]): AlertSummary[];
+  acknowledge(ids: string[], person: PhoneOwner, via: "sms" | "voice_call"): Promise<RemoteChange>;
+  resolve(ids: string[], person: PhoneOwner, via: "sms" | "voice_call"): Promise<RemoteChange>;
+  /** Records a command that changes no alert (STATUS, HELP, a call in) in the audit log. */
+  record(person: PhoneOwner, via: "sms" | "voice_call", command: string): Promise<void>;
+}

@@ -15,7 +15,7 @@ export type KeyWait = {kind: "key"; key: string} | {kind: "timeout"} | {kind: "e
 type Phase = "dialing" | "alerting" | "active" | "ended";
 
 /**
- * The state of one outgoing call, fed with call signals and keys from whatever reports them
+ * The state of one call (ours, or one we answered), fed with call signals and keys from whatever reports them
  * (URCs, polled +CLCC, result codes). "Answered" comes only from a call state saying active,
  * never from the OK after ATD, which with COLP=0 only means the dial was accepted.
  */
@@ -37,8 +37,12 @@ export class CallTracker {
   /**
    * @param endGraceMs how long an "ended" state waits for the result code (BUSY, NO ANSWER) that
    *   modems print just after it, so the outcome names the real cause.
+   * @param incoming a call someone made to the modem (answered with ATA), rather than our dial.
    */
-  constructor(private readonly endGraceMs: number) {}
+  constructor(
+    private readonly endGraceMs: number,
+    readonly incoming = false
+  ) {}
 
   get active(): boolean {
     return this.phase === "active";

@@ -2,6 +2,7 @@ import type {Logger} from "../lib/logger.js";
 import {callResultCode} from "./at-parser.js";
 import {AtCommandError, type AtSession} from "./at-session.js";
 import {CallTracker, type DialOutcome, type KeyWait} from "./call-tracker.js";
+import {parseIncomingSignal, type IncomingSignal} from "./caller-id.js";
 import type {LineLock} from "./line-lock.js";
 import {assertDialable, ModemError} from "./modem-error.js";
 import type {AtLink} from "./modem-link.js";
@@ -20,14 +21,22 @@ export interface ModemCallsContext {
   logger: Logger;
   /** Every URC the modem emits, for as long as the returned function has not been called. */
   watchUrcs(listener: (line: string) => void): () => void;
+  /** Someone is calling the modem (once per ringing call): their number, or null when not known. */
+  incoming(number: string | null): void;
 }
 
+// RING repeats every few seconds while a call comes in; this long without one, the caller gave up.
+const RING_GAP_MS = 10_000;
+
 /**
- * Outgoing voice calls, one at a time: dial (answered only when call state says so), speech,
- * keys, hang-up, and the +CLCC check that the line is really free before the next call.
+ * Voice calls, one at a time: dial (answered only when call state says so), speech, keys,
+ * hang-up, and the +CLCC check that the line is really free before the next call. A call coming
+ * in is announced once (with the caller's number from +CLIP) and answered or rejected on request;
+ * an answered one holds the line like a dialled one, so a page waits for it instead of failing.
  */
 export class ModemCalls {
   private call: CallTracker | null = null;
+  private ringing: {announced: boolean; quiet: NodeJS.Timeout} | null = null;
   private releaseLineLock: (() => void) | null = null;
   private readonly releasing = new WeakMap<CallTracker, Promise<void>>();
   private callPoll: NodeJS.Timeout | null = null;
@@ -44,7 +53,7 @@ export class ModemCalls {
     const {link, settings} = this.context;
     assertDialable(number);
     link.readySession();
-    if (this.call) throw new ModemError("call_in_progress");
+    if (this.call && !this.call.incoming) throw new ModemError("call_in_progress");
     // An SMS operation may hold the line: the call waits for it (seconds), then keeps the line to its end.
     const release = await this.context.line.acquire(signal);
     let session: AtSession;
@@ -108,16 +117,64 @@ export class ModemCalls {
     return call.waitForKey(timeoutMs);
   }
 
-  /** Ends the current call, if any; safe to call twice or after the far end hung up. */
+  /** Ends our dialled call, if any; safe to call twice or after the far end hung up. */
   async hangUp(): Promise<void> {
     const call = this.call;
-    if (!call) return;
+    if (!call || call.incoming) return;
+    call.fail("local_hangup");
+    await this.releaseLine(call);
+  }
+
+  /**
+   * Answers the call that is ringing (ATA) and resolves true once it is connected; false when
+   * nothing rings any more, a dialled call took the line first, or the caller hung up meanwhile.
+   */
+  async answerIncoming(signal?: AbortSignal): Promise<boolean> {
+    const {link, settings} = this.context;
+    if (!this.ringing || this.call) return false;
+    const release = await this.context.line.acquire(signal);
+    if (!this.ringing || this.call || !link.sessionOpen) {
+      release();
+      return false;
+    }
+    this.ringEnded();
+    const call = new CallTracker(settings.callEndGraceMs, true);
+    this.call = call;
+    this.releaseLineLock = release;
+    try {
+      await link.run("ATA", {timeoutMs: settings.dialCommandTimeoutMs, callResultsAreFinal: true});
+    } catch (error) {
+      if (!(error instanceof AtCommandError && error.kind === "call_result")) link.recordError(error);
+      call.fail("answer_failed");
+      await this.releaseLine(call);
+      return false;
+    }
+    call.signal({kind: "state", state: "active"});
+    void call.whenEnded().then(() => {
+      if (!this.releasing.has(call)) this.forgetCall(call);
+    });
+    return true;
+  }
+
+  /** Turns the ringing call away without answering it; nothing happens when nothing rings. */
+  async rejectIncoming(): Promise<void> {
+    const {link, profile} = this.context;
+    if (!this.ringing || this.call) return;
+    this.ringEnded();
+    await link.run(profile.hangUpCommand).catch((error: unknown) => link.recordError(error));
+  }
+
+  /** Ends the answered incoming call, if any; safe to call after the caller hung up. */
+  async hangUpIncoming(): Promise<void> {
+    const call = this.call;
+    if (!call?.incoming) return;
     call.fail("local_hangup");
     await this.releaseLine(call);
   }
 
   /** Ends the current call at once, without hanging up: the modem is gone or being stopped. */
   endCall(reason: string): void {
+    this.ringEnded();
     const call = this.call;
     if (!call) return;
     call.fail(reason);
@@ -129,10 +186,38 @@ export class ModemCalls {
     this.call?.key(key);
   }
 
-  /** A URC that may carry call state or a call result for the current call. */
+  /** A URC that may carry call state or a call result for the current call, or a call coming in. */
   receiveCallSignal(line: string): void {
+    const incoming = parseIncomingSignal(line);
+    if (incoming) return this.receiveIncoming(incoming);
     const signal = this.context.profile.parseCallSignal(line);
     if (signal && this.call) this.call.signal(signal);
+    // The caller hung up while it still rang.
+    else if (signal?.kind === "result" && this.ringing) this.ringEnded();
+  }
+
+  private receiveIncoming(signal: IncomingSignal): void {
+    if (signal.kind === "gone") return this.ringEnded();
+    // While a call holds the line the network offers the caller as a waiting call: left alone.
+    if (this.call) return;
+    if (this.ringing) clearTimeout(this.ringing.quiet);
+    const ringing = {
+      announced: this.ringing?.announced ?? false,
+      quiet: setTimeout(() => this.ringEnded(), RING_GAP_MS)
+    };
+    this.ringing = ringing;
+    // With caller id on, the +CLIP right after the RING names the caller: wait for it.
+    if (ringing.announced || (signal.kind === "ring" && this.context.capabilities.has("caller_id"))) return;
+    ringing.announced = true;
+    this.context.logger.info("modem: incoming call", {
+      caller_known: signal.kind === "caller" && signal.number !== null
+    });
+    this.context.incoming(signal.kind === "caller" ? signal.number : null);
+  }
+
+  private ringEnded(): void {
+    if (this.ringing) clearTimeout(this.ringing.quiet);
+    this.ringing = null;
   }
 
   private async speakPiece(text: string): Promise<void> {

@@ -21,6 +21,8 @@ export interface ModemEvents {
   key: [key: string];
   /** A message arrived (+CMTI) and waits in storage at this index. */
   sms: [index: number];
+  /** Someone calls the modem: their number (from +CLIP), or null when withheld or unknown. */
+  incoming_call: [number: string | null];
 }
 
 /**
@@ -65,7 +67,17 @@ export class Modem extends EventEmitter<ModemEvents> {
       this.on("urc", listener);
       return () => void this.off("urc", listener);
     };
-    this.calls = new ModemCalls({link, line: this.line, capabilities: this.sim, profile, settings, logger, watchUrcs});
+    const incoming = (number: string | null) => void this.emit("incoming_call", number);
+    this.calls = new ModemCalls({
+      link,
+      line: this.line,
+      capabilities: this.sim,
+      profile,
+      settings,
+      logger,
+      watchUrcs,
+      incoming
+    });
     this.sms = new ModemSms({link, line: this.line, capabilities: this.sim, settings});
     this.healthTask = new PeriodicTask("modem-health", settings.healthIntervalMs, () => this.healthPass(), logger);
   }
@@ -143,6 +155,21 @@ export class Modem extends EventEmitter<ModemEvents> {
   /** Ends the current call, if any; safe to call twice or after the far end hung up. */
   hangUp(): Promise<void> {
     return this.calls.hangUp();
+  }
+
+  /** See ModemCalls.answerIncoming: true once the ringing call is connected. */
+  answerIncoming(signal?: AbortSignal): Promise<boolean> {
+    return this.calls.answerIncoming(signal);
+  }
+
+  /** Turns the ringing call away without answering it. */
+  rejectIncoming(): Promise<void> {
+    return this.calls.rejectIncoming();
+  }
+
+  /** Ends the answered incoming call, if any. */
+  hangUpIncoming(): Promise<void> {
+    return this.calls.hangUpIncoming();
   }
 
   /** True while a call or an SMS operation holds the line. */

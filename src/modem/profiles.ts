@@ -7,7 +7,8 @@ import {ucs2Hex} from "./sms-codec.js";
 export type ProfileName = "sim800" | "sim7600" | "quectel";
 
 /** Features an optional init command switches on; a modem answering ERROR leaves them off. */
-export type Capability = "tts" | "dtmf" | "call_urcs" | "sms_notifications" | "sms_status_reports" | "sms_pdu";
+export type Capability =
+  "tts" | "dtmf" | "call_urcs" | "caller_id" | "sms_notifications" | "sms_status_reports" | "sms_pdu";
 
 /** One command of the init sequence, re-applied after every (re)open and reset. */
 export interface InitStep {
@@ -63,7 +64,9 @@ const COMMON_INIT: InitStep[] = [
   {command: 'AT+CPMS="SM","SM","SM"', optional: true},
   {command: "AT+CNMI=2,1,0,0,0", optional: true, capability: "sms_notifications"},
   {command: "AT+CSMS=0", optional: true},
-  {command: "AT+CNMI=2,1,0,1,0", optional: true, capability: "sms_status_reports"}
+  {command: "AT+CNMI=2,1,0,1,0", optional: true, capability: "sms_status_reports"},
+  // Caller id (+CLIP after each RING): a recipient calling the modem is answered, a stranger is not.
+  {command: "AT+CLIP=1", optional: true, capability: "caller_id"}
 ];
 
 const COMMON_URCS = [

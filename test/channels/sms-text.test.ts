@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import {composeSms, planSms, replyCode, sameNumber} from "../../src/channels/sms/sms-text.js";
+import {composeSms, planSms, sameNumber} from "../../src/channels/sms/sms-text.js";
 import type {AlertSummary} from "../../src/channels/channel.js";
 import {smsEncodingFor, smsLength} from "../../src/modem/sms-codec.js";
 
@@ -58,19 +58,6 @@ describe("SMS text", () => {
     for (const part of parts) expect(smsLength(part, "ucs2")).toBeLessThanOrEqual(70);
     // No emoji is cut in half: every surrogate pair is whole.
     expect(parts.join("")).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
-  });
-
-  it.each([
-    ["1 4821", "4821"],
-    ["ACK 4821", "4821"],
-    ["  ack4821. ", "4821"],
-    ["Ack 482100", "482100"],
-    ["14821", null],
-    ["2 4821", null],
-    ["ACK", null],
-    ["ACK 4821 please", null]
-  ])("reads the reply %j as code %j", (text, code) => {
-    expect(replyCode(text)).toBe(code);
   });
 
   it.each([

@@ -5,7 +5,7 @@ import {join} from "node:path";
 import {SerialPort} from "serialport";
 import {PtyPair} from "./pty-pair.js";
 import {createRecipient, startTestGateway, type TestGateway} from "./gateway.js";
-import {SimulatedCalls} from "./modem-simulator-calls.js";
+import {SimulatedCalls, type IncomingCaller} from "./modem-simulator-calls.js";
 import {SimulatorLine} from "./modem-simulator-line.js";
 import {
   DEFAULT_SCRIPT,
@@ -127,6 +127,21 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
    */
   reportStatus(ref: number, status: number, {number = "", interleave = false} = {}): void {
     this.sms.reportStatus(ref, status, number, interleave);
+  }
+
+  /** Someone calls the modem from `number` (null: withheld); see SimulatedCalls.ring. */
+  incomingCall(number: string | null, caller: IncomingCaller = {keys: []}): void {
+    this.calls.ring(number, caller);
+  }
+
+  /** The caller of an incoming call hangs up. */
+  callerHangsUp(): void {
+    this.calls.callerHangsUp();
+  }
+
+  /** The call coming in (or answered), if any. */
+  get incoming(): {number: string; answered: boolean} | null {
+    return this.calls.incomingCall;
   }
 
   /** Pulls the USB cable: socat dies, both ends see the pty vanish, the device path disappears. */
@@ -257,6 +272,7 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
         : reply("+COPS: 0", "OK");
     if (upper === "AT+CFUN=1,1") return this.reset();
     if (upper === "AT+CLCC") return this.calls.list();
+    if (this.calls.answerCommon(upper)) return;
     if (this.sms.answer(upper, command)) return;
     if (upper.startsWith("ATD")) return this.calls.dial(command);
     if (!DIALECT_COMMANDS[this.dialect].some((prefix) => upper.startsWith(prefix))) return reply("ERROR");

@@ -104,12 +104,6 @@ function splitWords(words: string[], perPart: number, encoding: SmsEncoding): st
   return parts;
 }
 
-/** The code in a reply "1 4821" or "ACK 4821" (any case, surrounding blanks and a final full stop allowed), else null. */
-export function replyCode(text: string): string | null {
-  const match = /^\s*(?:1\s+|ack\s*)(\d{4,8})\s*[.!]?\s*$/i.exec(text);
-  return match ? match[1] : null;
-}
-
 /**
  * True when two phone numbers name the same line. Senders arrive as E.164 (+4915112345678) or
  * national (015112345678), depending on the network; a national number matches the E.164 one

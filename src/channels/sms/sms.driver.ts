@@ -1,4 +1,3 @@
-import {randomInt} from "node:crypto";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import type {Logger} from "../../lib/logger.js";
 import {maskContact} from "../../domain/recipient.js";
@@ -12,15 +11,16 @@ import type {Journal} from "../../store/journal/journal.js";
 import type {SmsReplyCodesRepository} from "../../store/journal/sms-reply-codes.repository.js";
 import {
   ChannelError,
-  type AcknowledgementPort,
   type ChannelDriver,
   type Delivery,
   type DeliveryResult,
   type LateConfirmation
 } from "../channel.js";
 import {confirmParts} from "./sms-confirmation.js";
+import {candidateCode} from "./reply-code-candidates.js";
+import type {SmsCommandHandler} from "./sms-command-handler.js";
 import {SmsInbox, type InboundMessage} from "./sms-inbox.js";
-import {composeSms, planConcatenatedSms, planSms, replyCode, sameNumber} from "./sms-text.js";
+import {composeSms, planConcatenatedSms, planSms} from "./sms-text.js";
 
 export interface SmsOptions {
   /** Serial device, for the reasons shown when the port is not open. */
@@ -42,8 +42,8 @@ interface LastSms {
  * SMS through the same modem as the calls (PDU mode where the modem takes it, else text mode),
  * with a reply code per delivery. Inbound messages (+CMTI, and whatever is stored on the SIM when
  * the modem becomes ready) go through the inbox: committed to the journal before they are deleted
- * from the SIM, reassembled, then acted on; "1 <code>" or "ACK <code>" from the number the code
- * was sent to acknowledges its alerts. A message is marked handled only once acted on, so an
+ * from the SIM, reassembled, then handed to the command handler (ACK, RES, STATUS, HELP from a
+ * known phone), whose answer goes out. A message is marked handled only once acted on, so an
  * acknowledgement that could not be committed is tried again at the next drain. Each part asks
  * for a status report where the modem passes them on; the outcome is then `sent` with a
  * confirmation that turns `delivered` or `failed` when the network reports back.
@@ -72,7 +72,7 @@ export class SmsDriver implements ChannelDriver {
     private readonly journal: Journal,
     private readonly codes: SmsReplyCodesRepository,
     inbound: InboundSmsRepository,
-    private readonly acknowledgements: AcknowledgementPort,
+    private readonly commands: SmsCommandHandler,
     private readonly clock: Clock,
     private readonly logger: Logger
   ) {
@@ -193,35 +193,30 @@ export class SmsDriver implements ChannelDriver {
     );
   }
 
-  // The inbox has committed the message to the journal and deleted it from the SIM; it marks it
-  // handled once this returns.
+  // What the message asks is the command handler's business; the inbox has committed it to the
+  // journal and deleted it from the SIM, and marks it handled once this returns.
   private async handle(message: InboundMessage): Promise<void> {
-    const code = replyCode(message.text);
-    const from = maskContact(message.sender || "unknown");
-    const entry = code === null ? null : this.journal.read(() => this.codes.find(code, isoTimestamp(this.clock.now())));
-    if (code === null) {
-      this.logger.info("sms: message is not an acknowledgement", {from});
-    } else if (!entry) {
-      this.logger.info("sms: reply with an unknown or expired code", {from});
-    } else if (!sameNumber(message.sender, entry.contact)) {
-      this.logger.warn("sms: reply code from a number it was not sent to; ignored", {
-        from,
-        sent_to: maskContact(entry.contact)
+    const answer = await this.commands.interpret(message);
+    if (answer) this.lastReply = this.record(message.sender, answer.outcome);
+    if (answer?.reply) await this.sendText(message.sender, answer.reply);
+  }
+
+  /**
+   * Sends `text` as it is: an answer, not an alert (no reply code, no report awaited). A failure
+   * is logged, not thrown: a reply that cannot go out is not worth acting on the command twice.
+   */
+  async sendText(number: string, text: string): Promise<void> {
+    try {
+      await this.modem.sendSms(number, text, this.running.signal);
+    } catch (error) {
+      this.logger.warn("sms: the answer to a command could not be sent", {
+        to: maskContact(number),
+        error: error as Error
       });
-    } else {
-      await this.acknowledgements.acknowledge(entry.notificationIds, entry.contact, "sms", [entry.contact]);
-      this.lastReply = this.record(message.sender, `acknowledged ${entry.notificationIds.length} alert(s)`);
-      this.logger.info("sms: reply acknowledged alerts", {from, notifications: entry.notificationIds});
     }
   }
 
   private record(number: string, result: string): LastSms {
     return {at: isoTimestamp(this.clock.now()), number: maskContact(number), result};
   }
-}
-
-// Four digits are easy to type; once many are in use the candidates grow longer.
-function candidateCode(attempt: number): string {
-  const digits = attempt < 20 ? 4 : attempt < 40 ? 6 : 8;
-  return String(randomInt(10 ** (digits - 1), 10 ** digits));
 }

@@ -4,6 +4,7 @@ import {InboundSmsRepository} from "../../store/journal/inbound-sms.repository.j
 import {SmsReplyCodesRepository} from "../../store/journal/sms-reply-codes.repository.js";
 import type {ChannelDriver} from "../channel.js";
 import type {ChannelContext} from "../channel-context.js";
+import {SmsCommandHandler} from "../sms/sms-command-handler.js";
 import {SmsDriver} from "../sms/sms.driver.js";
 import type {CallKeys} from "./speech.js";
 import {VoiceCallDriver} from "./voice-call.driver.js";
@@ -26,6 +27,31 @@ export function createModemDrivers(context: ChannelContext): ChannelDriver[] {
       logger
     })
   );
+  const replyCodeTtlMs = modem.sms_reply_code_hours * 3600_000;
+  const codes = new SmsReplyCodesRepository(context.journal);
+  const smsLogger = logger.child({channel: "sms"});
+  const commands = new SmsCommandHandler(
+    context.remoteControl,
+    context.journal,
+    codes,
+    replyCodeTtlMs,
+    clock,
+    smsLogger
+  );
+  const sms = new SmsDriver(
+    shared,
+    {
+      path: modem.port,
+      replyCodeTtlMs,
+      maxParts: Math.min(9, Math.max(1, Math.floor(modem.sms_max_parts)))
+    },
+    context.journal,
+    codes,
+    new InboundSmsRepository(context.journal),
+    commands,
+    clock,
+    smsLogger
+  );
   const keys: CallKeys = {acknowledge: modem.ack_key, repeat: modem.repeat_key, passOn: modem.pass_key};
   const voice = new VoiceCallDriver(
     shared,
@@ -38,21 +64,11 @@ export function createModemDrivers(context: ChannelContext): ChannelDriver[] {
       settingsProblem: keysProblem(keys)
     },
     clock,
-    logger.child({channel: "voice_call"})
-  );
-  const sms = new SmsDriver(
-    shared,
+    logger.child({channel: "voice_call"}),
     {
-      path: modem.port,
-      replyCodeTtlMs: modem.sms_reply_code_hours * 3600_000,
-      maxParts: Math.min(9, Math.max(1, Math.floor(modem.sms_max_parts)))
-    },
-    context.journal,
-    new SmsReplyCodesRepository(context.journal),
-    new InboundSmsRepository(context.journal),
-    context.acknowledgements,
-    clock,
-    logger.child({channel: "sms"})
+      remote: context.remoteControl,
+      sendStatus: async (person) => sms.sendText(person.phone, await commands.statusText(person))
+    }
   );
   return [voice, sms];
 }

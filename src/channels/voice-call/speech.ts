@@ -36,6 +36,17 @@ export function promptSpeech(keys: CallKeys): string {
   return `Press ${spokenKey(keys.acknowledge)} to acknowledge, ${spokenKey(keys.repeat)} to hear it again, ${spokenKey(keys.passOn)} to pass it on.`;
 }
 
+/** "Klaxon. You have 2 open alerts. Alert 1 of 2. Critical. From press-7. ... Press 1 to acknowledge, 2 for the next." */
+export function calledInSpeech(alert: AlertSummary, index: number, total: number, keys: CallKeys): string {
+  const intro = index === 0 ? `Klaxon. You have ${total} open alert${total === 1 ? "" : "s"}. ` : "";
+  const prompt = `Press ${spokenKey(keys.acknowledge)} to acknowledge, ${spokenKey(keys.repeat)} for the next.`;
+  return `${intro}Alert ${index + 1} of ${total}. ${describe(alert)} ${prompt}`;
+}
+
+export const NO_OPEN_ALERTS_SPEECH = "Klaxon. You have no open alerts. Goodbye.";
+export const CALLED_IN_DONE_SPEECH = "No more open alerts. Goodbye.";
+export const ACKNOWLEDGED_SPEECH = "Acknowledged.";
+
 function describe(alert: AlertSummary): string {
   const parts = [`${PRIORITY_WORDS[alert.priority]}.`];
   if (alert.source) parts.push(`From ${sentence(alert.source, 80).replace(/[.!?]$/, "")}.`);

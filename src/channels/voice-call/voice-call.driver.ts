@@ -3,6 +3,8 @@ import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import {maskContact} from "../../domain/recipient.js";
 import {modemUnavailableReason} from "../../modem/availability.js";
 import {ModemError, type Modem} from "../../modem/modem.js";
+import {CallConversation} from "./call-conversation.js";
+import {IncomingCalls, type IncomingCallsParts} from "./incoming-calls.js";
 import type {SharedModem} from "../../modem/shared-modem.js";
 import {ChannelError, type ChannelDriver, type Delivery, type DeliveryResult} from "../channel.js";
 import {alertSpeech, CONFIRMATION_SPEECH, PASSED_ON_SPEECH, promptSpeech, type CallKeys} from "./speech.js";
@@ -32,29 +34,51 @@ interface LastCall {
  * Calls the contact through the GSM modem and speaks the alerts, then the key prompt, up to
  * `speechRepeats` times. Key 1 acknowledges (committed before the confirmation is spoken), key 9
  * passes the alert on, key 2 repeats. "Answered" comes from call state, never from the dial's OK.
+ * A recipient calling the modem is answered too (incoming-calls.ts); the line is one, so a page
+ * due meanwhile waits for that call to end.
  */
 export class VoiceCallDriver implements ChannelDriver {
   readonly channel = "voice_call" as const;
   readonly concurrency = 1;
   private lastCall: LastCall | null = null;
 
+  private readonly conversation: CallConversation;
+  private readonly incoming: IncomingCalls | null;
+
+  /** `callIns`: what answering a recipient's call to the modem needs; null leaves such calls ringing. */
   constructor(
     private readonly shared: SharedModem,
     private readonly options: VoiceCallOptions,
     private readonly clock: Clock,
-    private readonly logger: Logger
-  ) {}
+    private readonly logger: Logger,
+    callIns: Pick<IncomingCallsParts, "remote" | "sendStatus"> | null = null
+  ) {
+    const {keyWaitMs, speechRepeats} = options;
+    this.conversation = new CallConversation(shared.modem, {keyWaitMs, speechRepeats}, logger);
+    this.incoming = callIns
+      ? new IncomingCalls({
+          ...callIns,
+          modem: shared.modem,
+          conversation: this.conversation,
+          keys: options.keys,
+          canSpeak: () => this.unavailableReason() === null,
+          logger
+        })
+      : null;
+  }
 
   private get modem(): Modem {
     return this.shared.modem;
   }
 
   start(): Promise<void> {
+    this.incoming?.start();
     return this.shared.open();
   }
 
-  stop(): Promise<void> {
-    return this.shared.close();
+  async stop(): Promise<void> {
+    await this.incoming?.stop();
+    await this.shared.close();
   }
 
   unavailableReason(): string | null {
@@ -112,18 +136,12 @@ export class VoiceCallDriver implements ChannelDriver {
   private async converse(delivery: Delivery, signal: AbortSignal): Promise<DeliveryResult> {
     const {keys} = this.options;
     const speech = `${alertSpeech(delivery.alerts)} ${promptSpeech(keys)}`;
-    for (let round = 1; round <= this.options.speechRepeats; round++) {
-      if (!(await this.say(speech))) return answered(this.endedDetail(signal));
-      const wait = await this.modem.waitForKey(this.options.keyWaitMs);
-      if (wait.kind === "ended") return answered(this.endedDetail(signal));
-      if (wait.kind === "timeout" || wait.key === keys.repeat) continue;
-      if (wait.key === keys.acknowledge) return this.acknowledge(delivery);
-      if (wait.key === keys.passOn) {
-        await this.say(PASSED_ON_SPEECH);
-        return {outcome: "answered", detail: `key ${keys.passOn}: passed on to the next step`, passedOn: true};
-      }
-    }
-    return answered(`answered, no key pressed after ${this.options.speechRepeats} times`);
+    const answer = await this.conversation.ask(speech, [keys.acknowledge, keys.passOn], keys.repeat);
+    if (answer.kind === "ended") return answered(this.endedDetail(signal));
+    if (answer.kind === "no_key") return answered(`answered, no key pressed after ${this.options.speechRepeats} times`);
+    if (answer.key === keys.acknowledge) return this.acknowledge(delivery);
+    await this.say(PASSED_ON_SPEECH);
+    return {outcome: "answered", detail: `key ${keys.passOn}: passed on to the next step`, passedOn: true};
   }
 
   private async acknowledge(delivery: Delivery): Promise<DeliveryResult> {
@@ -141,16 +159,8 @@ export class VoiceCallDriver implements ChannelDriver {
     return answered(`acknowledged with key ${key}`);
   }
 
-  // False once the call is over (hung up, aborted, modem gone); a speech error is no reason to fail an answered call.
-  private async say(text: string): Promise<boolean> {
-    try {
-      await this.modem.speak(text);
-      return true;
-    } catch (error) {
-      if (!(error instanceof ModemError && error.code === "no_active_call"))
-        this.logger.warn("voice call: speech failed", {error: error as Error});
-      return false;
-    }
+  private say(text: string): Promise<boolean> {
+    return this.conversation.say(text);
   }
 
   private endedDetail(signal: AbortSignal): string {

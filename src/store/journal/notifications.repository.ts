@@ -39,7 +39,13 @@ const SQL = {
   saveState: `UPDATE notifications SET status = @status, updated_at = @updated_at, acknowledged_at = @acknowledged_at,
     acknowledged_by = @acknowledged_by, acknowledged_via = @acknowledged_via, ack_note = @ack_note, resolved_at = @resolved_at WHERE id = @id`,
   countOpenForTarget: `SELECT COUNT(*) AS n FROM notifications WHERE target_uuid = ? AND status IN ('queued', 'notifying')`,
-  openIdsForTarget: `SELECT id FROM notifications WHERE target_uuid = ? AND status IN ('queued', 'notifying') ORDER BY id LIMIT ?`
+  openIdsForTarget: `SELECT id FROM notifications WHERE target_uuid = ? AND status IN ('queued', 'notifying') ORDER BY id LIMIT ?`,
+  // From the open notifications (few, indexed by status) to their attempts (indexed by notification).
+  openSentTo: `SELECT n.*, MAX(a.started_at) AS last_sent_at FROM notifications n
+    JOIN attempts a ON a.notification_id = n.id
+    WHERE n.status IN ('queued', 'notifying') AND a.recipient_uuid = ?
+      AND a.channel IN (SELECT value FROM json_each(?)) AND a.outcome NOT IN ('skipped', 'deferred')
+    GROUP BY n.id ORDER BY last_sent_at DESC, n.id DESC LIMIT ?`
 };
 
 export interface NotificationFilter {
@@ -117,6 +123,17 @@ export class NotificationsRepository {
   /** The oldest `limit` open notifications paging this target. */
   openIdsForTarget(targetUuid: string, limit: number): string[] {
     return (this.statements.openIdsForTarget.all(targetUuid, limit) as Array<{id: string}>).map((row) => row.id);
+  }
+
+  /**
+   * Open notifications that reached (or are reaching) this recipient on one of `channels`: an
+   * attempt was made, not merely skipped or deferred. The most recently sent first.
+   */
+  openSentTo(recipientUuid: string, channels: readonly Channel[], limit: number): NotificationRecord[] {
+    const rows = this.statements.openSentTo.all(recipientUuid, JSON.stringify(channels), limit) as Array<
+      Row & {last_sent_at: string}
+    >;
+    return rows.map(({last_sent_at: _sent, ...row}) => fromRow(row) as NotificationRecord);
   }
 
   /** Newest first. Filters are optional; the query is built from fixed fragments only. */

@@ -14,7 +14,9 @@ const SQL = {
   prune: `DELETE FROM sms_reply_codes WHERE expires_at <= ?`,
   taken: `SELECT 1 FROM sms_reply_codes WHERE code = ?`,
   insert: `INSERT INTO sms_reply_codes (code, contact, notification_ids, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-  find: `SELECT code, contact, notification_ids, expires_at FROM sms_reply_codes WHERE code = ? AND expires_at > ?`
+  find: `SELECT code, contact, notification_ids, expires_at FROM sms_reply_codes WHERE code = ? AND expires_at > ?`,
+  forExactly: `SELECT code FROM sms_reply_codes WHERE contact = ? AND notification_ids = ? AND expires_at > ?
+    ORDER BY expires_at DESC LIMIT 1`
 };
 
 /**
@@ -43,6 +45,13 @@ export class SmsReplyCodesRepository {
       this.statements.insert.run(code, contact, JSON.stringify(notificationIds), nowIso, expiresIso);
       return code;
     }
+  }
+
+  /** An unexpired code sent to `contact` for exactly these notifications, or null. */
+  codeFor(contact: string, notificationIds: string[], nowIso: string): string | null {
+    const row = this.statements.forExactly.get(contact, JSON.stringify(notificationIds), nowIso) as
+      {code: string} | undefined;
+    return row?.code ?? null;
   }
 
   find(code: string, nowIso: string): SmsReplyCode | null {

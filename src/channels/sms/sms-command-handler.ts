@@ -1,0 +1,146 @@
+import {isoTimestamp, type Clock} from "../../lib/clock.js";
+import type {Logger} from "../../lib/logger.js";
+import {maskContact} from "../../domain/recipient.js";
+import type {Journal} from "../../store/journal/journal.js";
+import type {SmsReplyCodesRepository} from "../../store/journal/sms-reply-codes.repository.js";
+import type {PhoneOwner, RemoteControlPort} from "../channel.js";
+import {phoneOwnerOf} from "../remote-control.js";
+import {candidateCode} from "./reply-code-candidates.js";
+import {sameNumber} from "./sms-text.js";
+import {
+  changeReply,
+  headline,
+  HELP_REPLY,
+  NOT_UNDERSTOOD_REPLY,
+  parseSmsCommand,
+  statusReply,
+  unknownCodeReply,
+  type SmsCommand
+} from "./sms-commands.js";
+
+/** One incoming SMS as the driver hands it on: who sent it and the whole (reassembled) text. */
+export interface IncomingSms {
+  sender: string;
+  text: string;
+}
+
+/** What came of an incoming SMS: the reply to send back, and a few words for /readyz and the log. */
+export interface SmsAnswer {
+  reply: string | null;
+  outcome: string;
+}
+
+// An auto-responder ("I'm driving") answering every reply would make a loop: one "not understood"
+// per phone in this time is enough.
+const NOT_UNDERSTOOD_QUIET_MS = 10 * 60_000;
+
+/**
+ * Interprets SMS from known phones as commands (ACK, RES, STATUS, HELP; "1 <code>"), acts as the
+ * recipient through the remote-control port, and says what to answer. A stranger's message gets
+ * no answer at all (null), so the gateway's number tells an outsider nothing.
+ */
+export class SmsCommandHandler {
+  private readonly notUnderstoodAt = new Map<string, number>();
+
+  constructor(
+    private readonly remote: RemoteControlPort,
+    private readonly journal: Journal,
+    private readonly codes: SmsReplyCodesRepository,
+    private readonly replyCodeTtlMs: number,
+    private readonly clock: Clock,
+    private readonly logger: Logger
+  ) {}
+
+  async interpret(message: IncomingSms): Promise<SmsAnswer | null> {
+    const from = maskContact(message.sender || "unknown");
+    const person = phoneOwnerOf(this.remote, message.sender);
+    if (!person) {
+      this.logger.info("sms: message from a number that is no recipient's; no answer", {from});
+      return null;
+    }
+    const command = parseSmsCommand(message.text);
+    if (!command) return this.notUnderstood(person);
+    const answer = await this.run(command, person, message.sender);
+    this.logger.info("sms: command", {from, command: command.kind, outcome: answer.outcome});
+    return answer;
+  }
+
+  private async run(command: SmsCommand, person: PhoneOwner, sender: string): Promise<SmsAnswer> {
+    switch (command.kind) {
+      case "help":
+        await this.remote.record(person, "sms", "HELP");
+        return {reply: HELP_REPLY, outcome: "help sent"};
+      case "status":
+        return this.status(person);
+      case "ack":
+        return command.code === null
+          ? this.acknowledgeLatest(person)
+          : this.byCode("ack", command.code, person, sender);
+      case "resolve":
+        return this.byCode("resolve", command.code, person, sender);
+    }
+  }
+
+  private async status(person: PhoneOwner): Promise<SmsAnswer> {
+    await this.remote.record(person, "sms", "STATUS");
+    return {reply: await this.statusText(person), outcome: "status sent"};
+  }
+
+  /** The STATUS list, with a code per alert this phone can use (one already sent is reused). */
+  async statusText(person: PhoneOwner): Promise<string> {
+    const alerts = this.remote.openAlertsSentTo(person);
+    const nowMs = this.clock.now();
+    const now = isoTimestamp(nowMs);
+    const expires = isoTimestamp(nowMs + this.replyCodeTtlMs);
+    const codes = await this.journal.write(() =>
+      alerts.map(
+        ({notification_id: id}) =>
+          this.codes.codeFor(person.phone, [id], now) ??
+          this.codes.issue(person.phone, [id], now, expires, candidateCode)
+      )
+    );
+    return statusReply(alerts.map((alert, index) => ({alert, code: codes[index]})));
+  }
+
+  private async acknowledgeLatest(person: PhoneOwner): Promise<SmsAnswer> {
+    const [latest, ...others] = this.remote.openAlertsSentTo(person, ["sms", "voice_call"]);
+    if (!latest) {
+      await this.remote.record(person, "sms", "ACK");
+      return {reply: "Klaxon: no open alert sent to you to acknowledge.", outcome: "nothing to acknowledge"};
+    }
+    const change = await this.remote.acknowledge([latest.notification_id], person, "sms");
+    const more = others.length > 0 ? ` ${others.length} more open: send STATUS.` : "";
+    const done = change.changed.length > 0 ? "acknowledged" : "already closed";
+    return {reply: `Klaxon: ${done} ${headline(latest)}${more}`, outcome: `${done} the latest alert`};
+  }
+
+  private async byCode(kind: "ack" | "resolve", code: string, person: PhoneOwner, sender: string): Promise<SmsAnswer> {
+    const entry = this.journal.read(() => this.codes.find(code, isoTimestamp(this.clock.now())));
+    // A code sent to another phone is as unknown here as an expired one: it says nothing about it.
+    if (!entry || !sameNumber(sender, entry.contact)) {
+      if (entry)
+        this.logger.warn("sms: reply code from a number it was not sent to; ignored", {
+          from: maskContact(sender),
+          sent_to: maskContact(entry.contact)
+        });
+      await this.remote.record(person, "sms", `${kind.toUpperCase()} ${code}`);
+      return {reply: unknownCodeReply(code), outcome: "unknown code"};
+    }
+    const change =
+      kind === "ack"
+        ? await this.remote.acknowledge(entry.notificationIds, person, "sms")
+        : await this.remote.resolve(entry.notificationIds, person, "sms");
+    const verb = kind === "ack" ? "acknowledged" : "resolved";
+    return {reply: changeReply(verb, code, change), outcome: `${verb} ${change.changed.length} alert(s)`};
+  }
+
+  private async notUnderstood(person: PhoneOwner): Promise<SmsAnswer> {
+    await this.remote.record(person, "sms", "not understood");
+    const nowMs = this.clock.now();
+    const last = this.notUnderstoodAt.get(person.phone);
+    if (last !== undefined && nowMs - last < NOT_UNDERSTOOD_QUIET_MS)
+      return {reply: null, outcome: "not understood (answered recently)"};
+    this.notUnderstoodAt.set(person.phone, nowMs);
+    return {reply: NOT_UNDERSTOOD_REPLY, outcome: "not understood"};
+  }
+}

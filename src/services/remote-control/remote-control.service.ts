@@ -1,0 +1,107 @@
+import type {AlertSummary, PhoneOwner, RemoteChange, RemoteControlPort} from "../../channels/channel.js";
+import {recipientActor} from "../../domain/actor.js";
+import type {NotificationRecord} from "../../domain/notification.js";
+import {CHANNELS, type Channel} from "../../domain/vocabulary.js";
+import type {RecipientsRepository} from "../../store/config/repositories.js";
+import type {Journal} from "../../store/journal/journal.js";
+import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
+import type {NotificationsService} from "../notifications/notifications.service.js";
+import type {AuditService} from "../shared/audit.service.js";
+import {AppError} from "../shared/errors.js";
+
+// More than a phone can show or a caller will listen to; STATUS says "+N more" past what fits.
+const MAX_OPEN_ALERTS = 50;
+
+/**
+ * The phone as a remote control (SMS commands, calls in): what a known recipient may see and do
+ * from their phone. Changes go through the notifications service with the recipient as the actor,
+ * so they are audited, announced and stop the escalation exactly as one from the API would.
+ */
+export class RemoteControlService implements RemoteControlPort {
+  constructor(
+    private readonly journal: Journal,
+    private readonly recipients: RecipientsRepository,
+    private readonly records: NotificationsRepository,
+    private readonly audit: AuditService,
+    private readonly notifications: Pick<NotificationsService, "acknowledge" | "resolve">
+  ) {}
+
+  phoneOwners(): PhoneOwner[] {
+    return this.recipients
+      .all()
+      .flatMap((recipient) =>
+        recipient.phone ? [{uuid: recipient.uuid, name: recipient.name, phone: recipient.phone}] : []
+      );
+  }
+
+  openAlertsSentTo(person: PhoneOwner, channels: readonly Channel[] = CHANNELS): AlertSummary[] {
+    return this.journal.read(() => this.records.openSentTo(person.uuid, channels, MAX_OPEN_ALERTS)).map(summary);
+  }
+
+  acknowledge(ids: string[], person: PhoneOwner, via: "sms" | "voice_call"): Promise<RemoteChange> {
+    return this.change(
+      ids,
+      (record) => record.status === "acknowledged" || record.status === "resolved",
+      (id) => this.notifications.acknowledge(id, {by: person.phone, note: null, via}, recipientActor(person.uuid))
+    );
+  }
+
+  resolve(ids: string[], person: PhoneOwner, _via: "sms" | "voice_call"): Promise<RemoteChange> {
+    return this.change(
+      ids,
+      (record) => record.status === "resolved",
+      (id) => this.notifications.resolve(id, recipientActor(person.uuid))
+    );
+  }
+
+  record(person: PhoneOwner, via: "sms" | "voice_call", command: string): Promise<void> {
+    return this.audit.record(
+      recipientActor(person.uuid),
+      "remote_control.used",
+      {type: "recipient", id: person.uuid},
+      {
+        via,
+        command
+      }
+    );
+  }
+
+  // Concurrent, like acknowledgeMany: the changes share group commits. An alert gone from the
+  // journal (retention) is left out of both lists; one closed meanwhile counts as already done.
+  private async change(
+    ids: string[],
+    alreadyDone: (record: NotificationRecord) => boolean,
+    apply: (id: string) => Promise<unknown>
+  ): Promise<RemoteChange> {
+    const result: RemoteChange = {changed: [], alreadyClosed: []};
+    await Promise.all(
+      ids.map(async (id) => {
+        const before = this.journal.read(() => this.records.get(id));
+        if (!before) return;
+        if (alreadyDone(before)) return void result.alreadyClosed.push(id);
+        try {
+          await apply(id);
+          result.changed.push(id);
+        } catch (error) {
+          if (!(error instanceof AppError && (error.code === "conflict" || error.code === "not_found"))) throw error;
+          if (error.code === "conflict") result.alreadyClosed.push(id);
+        }
+      })
+    );
+    return {changed: inOrder(ids, result.changed), alreadyClosed: inOrder(ids, result.alreadyClosed)};
+  }
+}
+
+function summary(record: NotificationRecord): AlertSummary {
+  return {
+    notification_id: record.id,
+    priority: record.priority,
+    message: record.message,
+    source: record.source,
+    link: record.link
+  };
+}
+
+function inOrder(ids: string[], subset: string[]): string[] {
+  return ids.filter((id) => subset.includes(id));
+}
