@@ -10,6 +10,7 @@ import {NotificationsController} from "./api/controllers/notifications.controlle
 import {RecipientsController} from "./api/controllers/recipients.controller.js";
 import {GroupsController} from "./api/controllers/groups.controller.js";
 import {SchedulesController} from "./api/controllers/schedules.controller.js";
+import {CalendarFeedController, RecipientCalendarController} from "./api/controllers/calendar.controller.js";
 import {AuditController, KeysController} from "./api/controllers/admin.controller.js";
 import {HealthController} from "./api/controllers/health.controller.js";
 import {AckLinkController} from "./api/controllers/ack-link.controller.js";
@@ -35,6 +36,8 @@ export const API_CONTROLLERS = [
   RecipientsController,
   GroupsController,
   SchedulesController,
+  RecipientCalendarController,
+  CalendarFeedController,
   KeysController,
   AuditController,
   WebhooksController,

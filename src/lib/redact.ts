@@ -9,8 +9,8 @@ const SECRET_VALUE: Array<[RegExp, string]> = [
   [/whsec_[A-Za-z0-9+/=]+/g, REDACTED],
   [/\b\d{6,12}:[A-Za-z0-9_-]{30,}\b/g, REDACTED], // Telegram bot token
   [/bot\d{6,12}:[A-Za-z0-9_-]+/g, REDACTED],
-  // Paths that are credentials themselves: heartbeat ping URLs and emailed acknowledge links.
-  [/(\/(?:ping|ack)\/)[A-Za-z0-9._~-]{16,}/g, `$1${REDACTED}`],
+  // Paths that are credentials themselves: heartbeat ping URLs, emailed acknowledge links, calendar feeds.
+  [/(\/(?:ping|ack|ical)\/)[A-Za-z0-9._~-]{16,}/g, `$1${REDACTED}`],
   [/([?&]token=)[^&\s"]+/g, `$1${REDACTED}`],
   // A user name and password written into a URL (http://user:pass@host/).
   [/(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"]+@/gi, `$1${REDACTED}@`]

@@ -11,6 +11,7 @@ describe("redaction of log fields", () => {
       "GET https://api.telegram.org/[redacted]/getMe"
     ],
     ["a heartbeat ping path", "/ping/Zx8dK2mN4pQ7rT9vW1yB3cE5/fail", "/ping/[redacted]/fail"],
+    ["a calendar feed path", "/ical/Zx8dK2mN4pQ7rT9vW1yB3cE5aB-_x9.ics", "/ical/[redacted]"],
     ["an acknowledge link path", "/ack/v1.eyJuIjpbIm5vdGlmXzAxIl19.c2lnbmF0dXJlLXNpZ25hdHVyZQ", "/ack/[redacted]"],
     [
       "an integration URL token",

@@ -26,6 +26,19 @@ const SCOPE_OF: Record<string, Scope> = {
   "GET /api/v1/groups/:uuid": "recipients:read",
   "PATCH /api/v1/groups/:uuid": "recipients:write",
   "DELETE /api/v1/groups/:uuid": "recipients:write",
+  "GET /api/v1/recipients/:uuid/ical": "recipients:read",
+  "POST /api/v1/recipients/:uuid/ical-token/rotate": "recipients:write",
+  "GET /api/v1/schedules": "recipients:read",
+  "POST /api/v1/schedules": "recipients:write",
+  "GET /api/v1/schedules/:uuid": "recipients:read",
+  "PATCH /api/v1/schedules/:uuid": "recipients:write",
+  "DELETE /api/v1/schedules/:uuid": "recipients:write",
+  "POST /api/v1/schedules/:uuid/ical-token/rotate": "recipients:write",
+  "GET /api/v1/schedules/:uuid/on-call": "recipients:read",
+  "GET /api/v1/schedules/:uuid/shifts": "recipients:read",
+  "GET /api/v1/schedules/:uuid/overrides": "recipients:read",
+  "POST /api/v1/schedules/:uuid/overrides": "recipients:write",
+  "DELETE /api/v1/schedules/:uuid/overrides/:id": "recipients:write",
   "POST /api/v1/keys": "admin",
   "GET /api/v1/keys": "admin",
   "DELETE /api/v1/keys/:id": "admin",
@@ -79,6 +92,7 @@ const KEYLESS: Record<string, string> = {
   "GET /ping/:token/fail": "heartbeat ping URL",
   "HEAD /ping/:token/fail": "heartbeat ping URL",
   "POST /ping/:token/fail": "heartbeat ping URL",
+  "GET /ical/:file": "calendar feed URL: the token in the file name is the credential",
   "GET /dashboard/api/session": "tells the sign-in page what to show; no data",
   "POST /dashboard/api/password": "needs an admin API key in the body",
   "POST /dashboard/api/sign-in": "the admin password",
@@ -204,6 +218,14 @@ describe("the keyless routes check their own credentials", () => {
       const [method, template] = route.split(" ");
       const answer = await gw.call(method, template.replace(":token", "hb_guessed0000000000000000"), {key: null});
       expect(answer.status, route).toBe(404);
+    }
+  });
+
+  it("refuses an unknown calendar feed token", async () => {
+    for (const file of ["guessed000000000000000000000000.ics", "no-suffix"]) {
+      const answer = await gw.call("GET", `/ical/${file}`, {key: null});
+      expect(answer.status, file).toBe(404);
+      expect(answer.body.code).toBe("not_found");
     }
   });
 

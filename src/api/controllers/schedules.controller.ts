@@ -98,6 +98,15 @@ export class SchedulesController {
     noContent(ctx);
   }
 
+  @Post("/:uuid/ical-token/rotate")
+  @Authorize("recipients:write")
+  @Summary("A new iCal feed URL for the schedule; the old one stops working at once")
+  @Returns(200, ScheduleModel)
+  @Returns(404, ProblemModel)
+  async rotateIcalToken(@PathParams("uuid") uuid: string, @Context() ctx: PlatformContext) {
+    return this.schedules.view(await this.schedules.rotateIcalToken(uuid, actorOf(ctx)));
+  }
+
   @Get("/:uuid/on-call")
   @Authorize("recipients:read")
   @Summary("Who is on call at an instant (now by default), and the shift that makes them so")

@@ -31,6 +31,11 @@ export const API_TAGS = {
     name: "groups",
     description: "Named groups of recipients; an alert sent to a group escalates through its members."
   },
+  calendars: {
+    name: "calendars",
+    description:
+      "Key-less iCal (RFC 5545) feeds of on-call shifts, per schedule and per recipient, to subscribe to from a phone's calendar: the secret token in the path is the credential."
+  },
   schedules: {
     name: "schedules",
     description:

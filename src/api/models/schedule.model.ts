@@ -159,6 +159,13 @@ export class SchedulePageModel {
   @Required() @Nullable(String) next_cursor: string | null;
 }
 
+export class RecipientFeedModel {
+  @Required()
+  @Nullable(String)
+  @Description("Key-less iCal feed of the recipient's shifts in every schedule; null until made with ical-token/rotate")
+  ical_url: string | null;
+}
+
 export class NamedRecipientModel {
   @Required() @Format("uuid") uuid: string;
   @Required() name: string;

@@ -1,6 +1,7 @@
 import type {Clock} from "../../lib/clock.js";
 import type {ConfigStore} from "../../store/config/config-store.js";
 import {
+  CalendarFeedsRepository,
   HeartbeatsRepository,
   IntegrationsRepository,
   SchedulesRepository,
@@ -11,6 +12,7 @@ import type {ContactFailuresRepository} from "../../store/journal/contact-failur
 import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {ChannelStatusService} from "../shared/channel-status.service.js";
+import {CalendarFeeds} from "./calendar-feeds.service.js";
 import {GroupsService} from "./groups.service.js";
 import {OnCallService} from "./on-call.service.js";
 import {PagingReferences} from "./paging-references.js";
@@ -75,6 +77,15 @@ export function createDirectory(deps: DirectoryDependencies) {
     publicBase: deps.publicBase
   });
   const onCall = new OnCallService(schedules, repositories.recipients, repositories.groups, audit, clock);
+  const calendarFeeds = new CalendarFeeds({
+    schedules,
+    onCall,
+    feeds: new CalendarFeedsRepository(deps.config),
+    recipients: repositories.recipients,
+    audit,
+    clock,
+    publicBase: deps.publicBase
+  });
   return {
     repositories,
     recipients,
@@ -85,7 +96,8 @@ export function createDirectory(deps: DirectoryDependencies) {
       {token: RecipientsService, use: recipients},
       {token: GroupsService, use: groups},
       {token: SchedulesService, use: schedules},
-      {token: OnCallService, use: onCall}
+      {token: OnCallService, use: onCall},
+      {token: CalendarFeeds, use: calendarFeeds}
     ]
   };
 }

@@ -40,6 +40,11 @@ const REQUIRED_LAYER_FIELDS: Record<ScheduleLayer["type"], string[]> = {
   shift_pattern: ["shifts", "crews", "cycle", "starts_on"]
 };
 
+/** The key-less address of a calendar feed. */
+export function icalUrl(publicBase: string, token: string): string {
+  return `${publicBase.replace(/\/+$/, "")}/ical/${token}.ics`;
+}
+
 /** What the API shows of a schedule: everything but the feed token, and the feed's URL instead. */
 export interface ScheduleView extends Omit<Schedule, "ical_token"> {
   ical_url: string;
@@ -83,7 +88,11 @@ export class SchedulesService {
 
   view(schedule: Schedule): ScheduleView {
     const {ical_token: token, ...shown} = schedule;
-    return {...shown, ical_url: `${this.deps.publicBase().replace(/\/+$/, "")}/ical/${token}.ics`};
+    return {...shown, ical_url: icalUrl(this.deps.publicBase(), token)};
+  }
+
+  all(): Schedule[] {
+    return this.deps.schedules.all();
   }
 
   list(limit: number, cursor: string | null): {items: Schedule[]; next: string | null} {

@@ -3,7 +3,12 @@ import {CorruptConfigError} from "./atomic-json-file.js";
 /** The lists every config file has held since the first release, and the field each item is found by. */
 const REQUIRED_LISTS = {recipients: "uuid", groups: "uuid", api_keys: "id", webhooks: "id"} as const;
 /** Lists added later: a file written before them lacks them, and they start empty. */
-const LATER_LISTS = {heartbeats: "name", integrations: "id", schedules: "uuid"} as const;
+const LATER_LISTS = {
+  heartbeats: "name",
+  integrations: "id",
+  schedules: "uuid",
+  calendar_feeds: "recipient_uuid"
+} as const;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

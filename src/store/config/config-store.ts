@@ -50,6 +50,13 @@ export interface IntegrationRecord {
   updated_at: string;
 }
 
+/** A recipient's key-less iCal feed of their shifts in every schedule: the token is the URL's only secret. */
+export interface CalendarFeedRecord {
+  recipient_uuid: string;
+  token: string;
+  created_at: string;
+}
+
 /** The dashboard's admin credential: a scrypt hash (never the password), null until it is set. */
 export interface DashboardCredential {
   password_hash: string | null;
@@ -66,6 +73,7 @@ export interface ConfigData {
   heartbeats: HeartbeatDefinition[];
   integrations: IntegrationRecord[];
   schedules: Schedule[];
+  calendar_feeds: CalendarFeedRecord[];
 }
 
 function emptyConfig(): ConfigData {
@@ -78,7 +86,8 @@ function emptyConfig(): ConfigData {
     dashboard: {password_hash: null, password_set_at: null},
     heartbeats: [],
     integrations: [],
-    schedules: []
+    schedules: [],
+    calendar_feeds: []
   };
 }
 
@@ -138,7 +147,8 @@ export class ConfigStore {
   }
 }
 
-type CollectionName = "recipients" | "groups" | "api_keys" | "webhooks" | "heartbeats" | "integrations" | "schedules";
+type CollectionName =
+  "recipients" | "groups" | "api_keys" | "webhooks" | "heartbeats" | "integrations" | "schedules" | "calendar_feeds";
 type Item<N extends CollectionName> = ConfigData[N][number];
 
 /** One list in the config store, addressed by a key field: the repositories' shared CRUD. */
@@ -176,6 +186,18 @@ export class ConfigCollection<N extends CollectionName> {
       const index = list.findIndex((existing) => this.idOf(existing) === id);
       if (index < 0) return null;
       list[index] = item;
+      return item;
+    });
+  }
+
+  /** Replaces the item with the same key, or adds it, in one update. */
+  upsert(item: Item<N>): Promise<Item<N>> {
+    const id = this.idOf(item);
+    return this.store.update((draft) => {
+      const list = draft[this.name] as Item<N>[];
+      const index = list.findIndex((existing) => this.idOf(existing) === id);
+      if (index < 0) list.push(item);
+      else list[index] = item;
       return item;
     });
   }

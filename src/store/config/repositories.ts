@@ -72,3 +72,10 @@ export class SchedulesRepository extends ConfigCollection<"schedules"> {
     );
   }
 }
+
+/** Recipients' calendar feed tokens, by recipient uuid. */
+export class CalendarFeedsRepository extends ConfigCollection<"calendar_feeds"> {
+  constructor(store: ConfigStore) {
+    super(store, "calendar_feeds", "recipient_uuid");
+  }
+}
