@@ -31,6 +31,15 @@ async function acknowledged(r: ModemGatewayRig, id: string): Promise<void> {
   );
 }
 
+/** The journal's incoming rows once none waits any more: marked handled after the answer went out. */
+async function settledRows(r: ModemGatewayRig): Promise<ReturnType<typeof inboundRows>> {
+  return eventually(
+    "every incoming SMS handled",
+    () => inboundRows(r),
+    (rows) => rows.every((row) => row.status !== "waiting")
+  );
+}
+
 async function smsDetails(r: ModemGatewayRig): Promise<any> {
   const ready = await r.gw.call("GET", "/readyz");
   return ready.body.channels.find((channel: any) => channel.channel === "sms").details;
@@ -54,7 +63,7 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("the SIM's inbox, %s", 
     await rig.gw.restart();
     await acknowledged(rig, id);
     expect(await committedAtDelete).toEqual([expect.stringMatching(/^[0-9A-F]+$/)]);
-    expect(inboundRows(rig)).toMatchObject([{status: "handled", form: "pdu", body: `ACK ${code}`}]);
+    expect(await settledRows(rig)).toMatchObject([{status: "handled", form: "pdu", body: `ACK ${code}`}]);
     expect(rig.simulator.storage.size).toBe(0);
   });
 
@@ -63,7 +72,7 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("the SIM's inbox, %s", 
     const {id, code} = await alertBySms(rig);
     rig.simulator.sms.receiveParts(PHONE, `ACK ${code}`, 2);
     await acknowledged(rig, id);
-    expect(inboundRows(rig).map((row) => [row.status, row.body])).toEqual([
+    expect((await settledRows(rig)).map((row) => [row.status, row.body])).toEqual([
       ["handled", `ACK ${code}`.slice(0, Math.ceil(`ACK ${code}`.length / 2))],
       ["handled", `ACK ${code}`.slice(Math.ceil(`ACK ${code}`.length / 2))]
     ]);
