@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {startTestGateway, type TestGateway} from "../support/gateway.js";
+import {createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {createPlant} from "../support/schedule-rig.js";
 
 let gw: TestGateway;
@@ -109,7 +109,7 @@ describe("schedule overrides", () => {
 });
 
 describe("deleting what a schedule references", () => {
-  it("refuses to delete a member, a group crew, or an override's recipient, naming the schedule", async () => {
+  it("refuses to delete a member, a group crew, or an override's recipient until the override is gone", async () => {
     const {schedule, cem, crewD} = await createPlant(gw);
     const member = await gw.call("DELETE", `/api/v1/recipients/${cem}`);
     expect(member.status).toBe(409);
@@ -117,6 +117,13 @@ describe("deleting what a schedule references", () => {
     const group = await gw.call("DELETE", `/api/v1/groups/${crewD}`);
     expect(group.status).toBe(409);
     expect(group.body.detail).toContain(schedule.uuid);
+    const standIn = await createRecipient(gw, {name: "Stand-in", email: "stand-in@plant.lan", phone: null});
+    const override = await gw.call("POST", `/api/v1/schedules/${schedule.uuid}/overrides`, {
+      body: {recipient_uuid: standIn, starts_at: "2026-07-01T00:00:00Z", ends_at: "2026-07-02T00:00:00Z"}
+    });
+    expect((await gw.call("DELETE", `/api/v1/recipients/${standIn}`)).status).toBe(409);
+    await gw.call("DELETE", `/api/v1/schedules/${schedule.uuid}/overrides/${override.body.id}`);
+    expect((await gw.call("DELETE", `/api/v1/recipients/${standIn}`)).status).toBe(204);
   });
 
   it("deletes a schedule, after which its members and crews can go", async () => {
