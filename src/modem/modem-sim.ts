@@ -105,7 +105,7 @@ export class ModemSim implements Capabilities {
       const urcPortSteps: InitStep[] =
         urcPort && profile.urcPortCommand ? [{command: profile.urcPortCommand(urcPort), optional: true}] : [];
       for (const step of [...COMMON_SETUP, ...urcPortSteps, ...profile.init]) {
-        const taken = await this.optional(step.command, () => link.run(step.command), step.optional);
+        const taken = await this.unlessRefused(step.command, () => link.run(step.command), step.optional);
         if (taken && step.capability) this.capabilities.add(step.capability);
       }
       link.markInitialised();
@@ -142,14 +142,14 @@ export class ModemSim implements Capabilities {
       stop?.throwIfAborted();
       return link.run(command, {prefixes: [prefix]});
     };
-    const csq = await this.optional("AT+CSQ", () => ask("AT+CSQ", "+CSQ:"));
+    const csq = await this.unlessRefused("AT+CSQ", () => ask("AT+CSQ", "+CSQ:"));
     this.signalStrength = parseCsq(csq?.lines[0] ?? "") ?? {rssi: null, dbm: null};
     const creg = await ask("AT+CREG?", "+CREG:");
     this.creg = parseRegistration(creg.lines[0] ?? "") ?? "unknown";
     // 2G modules have no CEREG: an ERROR there only means "no LTE registration".
-    const cereg = await this.optional("AT+CEREG?", () => ask("AT+CEREG?", "+CEREG:"));
+    const cereg = await this.unlessRefused("AT+CEREG?", () => ask("AT+CEREG?", "+CEREG:"));
     this.cereg = cereg ? (parseRegistration(cereg.lines[0] ?? "") ?? "unknown") : "unknown";
-    const cops = await this.optional("AT+COPS?", () => ask("AT+COPS?", "+COPS:"));
+    const cops = await this.unlessRefused("AT+COPS?", () => ask("AT+COPS?", "+COPS:"));
     this.operatorName = parseOperator(cops?.lines[0] ?? "");
     stop?.throwIfAborted();
     await this.checkSim();
@@ -162,11 +162,11 @@ export class ModemSim implements Capabilities {
    * that a technician could fix. A timeout or a closed port is a real failure and is thrown, as
    * is a refusal of a step that is not optional.
    */
-  private async optional<T>(command: string, run: () => Promise<T>, optional = true): Promise<T | null> {
+  private async unlessRefused<T>(command: string, run: () => Promise<T>, mayRefuse = true): Promise<T | null> {
     try {
       return await run();
     } catch (error) {
-      if (!optional || !isRefusal(error)) throw error;
+      if (!mayRefuse || !isRefusal(error)) throw error;
       if (!this.refusalsReported.has(command)) {
         this.refusalsReported.add(command);
         this.context.logger.debug("modem refused an optional command; working without it", {
@@ -200,7 +200,7 @@ export class ModemSim implements Capabilities {
   private async simInitialised(): Promise<SimState> {
     const query = this.context.profile.simReadyQuery;
     if (!query) return "ready";
-    const response = await this.optional(query.command, () =>
+    const response = await this.unlessRefused(query.command, () =>
       this.context.link.run(query.command, {prefixes: [query.prefix]})
     );
     return !response || query.ready(response.lines[0] ?? "") ? "ready" : "initialising";
