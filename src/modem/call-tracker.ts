@@ -57,6 +57,11 @@ export class CallTracker {
     return this.seenListed;
   }
 
+  /** A key was pressed that nobody has taken yet. */
+  get hasQueuedKey(): boolean {
+    return this.keys.length > 0;
+  }
+
   /** The far end picked up after we had given up ringing; the call was hung up regardless. */
   get answeredLate(): boolean {
     return this.lateAnswer;

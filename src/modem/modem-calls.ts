@@ -36,6 +36,8 @@ const RING_GAP_MS = 10_000;
  */
 export class ModemCalls {
   private call: CallTracker | null = null;
+  // The call that ended last, for the keys pressed just before it did; forgotten at the next call.
+  private lastCall: CallTracker | null = null;
   private ringing: {announced: boolean; quiet: NodeJS.Timeout} | null = null;
   private releaseLineLock: (() => void) | null = null;
   private readonly releasing = new WeakMap<CallTracker, Promise<void>>();
@@ -66,6 +68,7 @@ export class ModemCalls {
     }
     const call = new CallTracker(settings.callEndGraceMs);
     this.call = call;
+    this.lastCall = null;
     this.releaseLineLock = release;
     // The hang-up itself happens below, where the line is also confirmed free.
     const ringTimer = setTimeout(() => call.fail("ring_timeout", "no_answer"), ringTimeoutMs);
@@ -110,9 +113,12 @@ export class ModemCalls {
     for (const piece of splitSpeech(text, profile.maxSpeechBytes)) await this.speakPiece(piece);
   }
 
-  /** The first key pressed since the call was answered that nobody has taken yet. */
+  /**
+   * The first key pressed since the call was answered that nobody has taken yet. A key pressed
+   * just before the far end hung up still counts: "1" and a hang-up often arrive together.
+   */
   waitForKey(timeoutMs: number): Promise<KeyWait> {
-    const call = this.call;
+    const call = this.call ?? (this.lastCall?.hasQueuedKey ? this.lastCall : null);
     if (!call) return Promise.resolve({kind: "ended", reason: "no_call"});
     return call.waitForKey(timeoutMs);
   }
@@ -140,6 +146,7 @@ export class ModemCalls {
     this.ringEnded();
     const call = new CallTracker(settings.callEndGraceMs, true);
     this.call = call;
+    this.lastCall = null;
     this.releaseLineLock = release;
     try {
       await link.run("ATA", {timeoutMs: settings.dialCommandTimeoutMs, callResultsAreFinal: true});
@@ -309,6 +316,7 @@ export class ModemCalls {
   private forgetCall(call: CallTracker): void {
     if (this.call !== call) return;
     this.call = null;
+    this.lastCall = call;
     if (this.callPoll) clearTimeout(this.callPoll);
     this.callPoll = null;
     this.releaseLineLock?.();

@@ -82,7 +82,7 @@ describe("Modem SIM, network and health", () => {
       registration: "roaming",
       operator: "Klaxon Net",
       signal: {rssi: 20, dbm: -73},
-      capabilities: ["call_urcs", "sms_notifications", "sms_pdu", "sms_status_reports", "tts"],
+      capabilities: ["call_urcs", "caller_id", "sms_notifications", "sms_pdu", "sms_status_reports", "tts"],
       consecutive_timeouts: 0,
       last_error: null,
       checked_at: "2026-11-22T12:00:00.000Z"

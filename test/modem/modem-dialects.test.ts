@@ -42,7 +42,7 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("Modem over a pty, %s d
   });
 
   it("tolerates ERROR to every optional init command and reports what is missing", async () => {
-    const common = ["AT+CMGF=0", 'AT+CSCS="IRA"', "AT+CPMS", "AT+CNMI", "AT+CSMS"];
+    const common = ["AT+CMGF=0", 'AT+CSCS="IRA"', "AT+CPMS", "AT+CNMI", "AT+CSMS", "AT+CLIP"];
     const optional = {
       sim800: ["AT+CLCC=1", "AT+DDET", "AT+CTTS=?", "AT+COLP"],
       sim7600: ["AT+CLCC=1", "AT+CDTAM", "AT+DDET", "AT+COLP"],

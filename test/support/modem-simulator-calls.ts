@@ -83,6 +83,12 @@ export class SimulatedCalls {
     announce();
   }
 
+  /** Someone calls while the line is in use: the network offers a waiting call, RING and +CLIP only. */
+  ringWhileBusy(number: string): void {
+    this.line.urc("RING");
+    if (this.callerId) this.line.urc(`+CLIP: "${number}",${addressType(number)},"",0,"",0`);
+  }
+
   /** The caller hangs up: while ringing the RINGs stop; once answered the modem reports the end. */
   callerHangsUp(): void {
     const call = this.call;

@@ -134,6 +134,11 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     this.calls.ring(number, caller);
   }
 
+  /** Someone calls while the line is in use (a waiting call); see SimulatedCalls.ringWhileBusy. */
+  ringWhileBusy(number: string): void {
+    this.calls.ringWhileBusy(number);
+  }
+
   /** The caller of an incoming call hangs up. */
   callerHangsUp(): void {
     this.calls.callerHangsUp();
