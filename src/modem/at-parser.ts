@@ -36,7 +36,10 @@ export class AtLineParser {
   // A PDU-mode status report is two lines, `+CDS: <length>` and the PDU: joined into one line,
   // `+CDS: <length>,<pdu>`, so that no command in flight can take the PDU for its own answer.
   private line(text: string, tokens: AtToken[]): void {
-    if (this.heldHead !== null) {
+    // A prompt with a URC right behind it in the same read ends up as a line of its own.
+    if (text === ">") {
+      tokens.push({kind: "prompt"});
+    } else if (this.heldHead !== null) {
       tokens.push({kind: "line", text: `${this.heldHead},${text}`});
       this.heldHead = null;
     } else if (/^\+CDS:\s*\d+$/.test(text)) {

@@ -31,6 +31,11 @@ describe("AtLineParser", () => {
     ["SMS prompt without newline", ["\r\n> "], [{kind: "prompt"}]],
     ["prompt split from its CR LF", ["\r\n", ">", " "], [{kind: "prompt"}]],
     [
+      "a prompt with a URC right behind it",
+      ['\r\n> \r\n+CDS: 6,37,,,"26/11/22,10:00:00+04","26/11/22,10:00:05+04",0\r\n'],
+      [{kind: "prompt"}, {kind: "line", text: '+CDS: 6,37,,,"26/11/22,10:00:00+04","26/11/22,10:00:05+04",0'}]
+    ],
+    [
       "URC inside a response",
       ['\r\n+CLCC: 1,0,3,0,0,"+49",145\r\n\r\n+CSQ: 9,99\r\n\r\nOK\r\n'],
       [
