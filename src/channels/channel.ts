@@ -121,7 +121,8 @@ export interface RemoteControlPort {
   /** Open alerts sent to the person on `channels` (all when absent), the most recently sent first. */
   openAlertsSentTo(person: PhoneOwner, channels?: readonly Channel[]): AlertSummary[];
   acknowledge(ids: string[], person: PhoneOwner, via: "sms" | "voice_call"): Promise<RemoteChange>;
-  resolve(ids: string[], person: PhoneOwner, via: "sms" | "voice_call"): Promise<RemoteChange>;
+  /** Resolution has no channel of its own in the record; the audit names the person. */
+  resolve(ids: string[], person: PhoneOwner): Promise<RemoteChange>;
   /** Records a command that changes no alert (STATUS, HELP, a call in) in the audit log. */
   record(person: PhoneOwner, via: "sms" | "voice_call", command: string): Promise<void>;
 }

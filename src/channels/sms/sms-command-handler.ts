@@ -129,7 +129,7 @@ export class SmsCommandHandler {
     const change =
       kind === "ack"
         ? await this.remote.acknowledge(entry.notificationIds, person, "sms")
-        : await this.remote.resolve(entry.notificationIds, person, "sms");
+        : await this.remote.resolve(entry.notificationIds, person);
     const verb = kind === "ack" ? "acknowledged" : "resolved";
     return {reply: changeReply(verb, code, change), outcome: `${verb} ${change.changed.length} alert(s)`};
   }

@@ -46,7 +46,7 @@ export class RemoteControlService implements RemoteControlPort {
     );
   }
 
-  resolve(ids: string[], person: PhoneOwner, _via: "sms" | "voice_call"): Promise<RemoteChange> {
+  resolve(ids: string[], person: PhoneOwner): Promise<RemoteChange> {
     return this.change(
       ids,
       (record) => record.status === "resolved",
