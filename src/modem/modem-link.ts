@@ -130,6 +130,8 @@ export class ModemLink implements AtLink {
     const names = (list: PortHolder[]) => list.map((holder) => `${holder.name} (pid ${holder.pid})`).join(", ");
     if (holders.length && names(holders) !== names(this.holders))
       logger.warn("modem port is held by another process", {path, device, held_by: names(holders)});
+    else if (holders.length === 0 && this.holders.length)
+      logger.info("modem port is no longer held by another process", {path});
     this.holders = holders;
   }
 

@@ -44,6 +44,7 @@ describe.each(["sim800", "sim7600", "quectel"] as const)(
       await holder.release();
       await modem.tick();
       expect(modem.health().port_held_by).toEqual([]);
+      expect(logLines.filter((line) => line.includes("no longer held by another process"))).toHaveLength(1);
       expect(modemUnavailableReason(modem.health(), "/dev/ttyUSB2")).toBeNull();
     });
   }
