@@ -37,7 +37,7 @@ export function parseCds(line: string): StatusReport | null {
 function pduReport(pdu: string, tpduLength: number): StatusReport | null {
   try {
     const report = decodePdu(pdu, tpduLength);
-    return report.kind === "status_report" ? report : null;
+    return report.kind === "status_report" ? {messageRef: report.messageRef, status: report.status} : null;
   } catch (error) {
     if (error instanceof PduError) return null;
     throw error;

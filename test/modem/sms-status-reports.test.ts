@@ -13,7 +13,16 @@ describe("parseCds", () => {
       '+CDS: 6,255,,,"26/11/22,10:00:00+04","26/11/22,10:00:05+04",70',
       {messageRef: 255, status: 70}
     ],
-    ["PDU mode (length only, report on the next line)", "+CDS: 25", null],
+    [
+      "PDU mode, the length and the PDU the parser joined",
+      "+CDS: 25,0006250C91945115325476621122100000046211221000050446",
+      {messageRef: 0x25, status: 0x46}
+    ],
+    [
+      "PDU mode with a PDU that is not a status report",
+      "+CDS: 23,0011000B916407281553F80000AA0AE8329BFD4697D9EC37",
+      null
+    ],
     ["a reference out of range", '+CDS: 6,256,,,"26/11/22,10:00:00+04","26/11/22,10:00:05+04",0', null],
     ["another URC", '+CMTI: "SM",3', null]
   ])("reads %s", (_name, line, expected) => {
