@@ -106,30 +106,33 @@ describe("sms replies", () => {
     expect(await rig.notification(id)).toMatchObject({status: "acknowledged", acknowledged_via: "sms"});
   });
 
-  it("sends a long alert with umlauts as one concatenated GSM-7 message, delivered when both parts are", async () => {
-    rig = await startModemGateway("sim800", {}, {sms_max_parts: 3});
-    const message =
-      "Öltemperatur an Presse 7 über 80 Grad, Pumpe 2 abgeschaltet, Kühlwasserdurchfluss unter Minimum: bitte sofort prüfen";
-    const id = await rig.send(await rig.recipient(["sms"], {phone: PHONE}), message);
-    const sms = await rig.simulator.waitForSms(0);
-    expect(sms).toEqual({
-      number: PHONE,
-      text: expect.stringMatching(
-        new RegExp(`^Klaxon CRITICAL from press-7: ${message}\\. Reply 1 (\\d{4}) or ACK \\1 to acknowledge\\.$`)
-      ),
-      encoding: "gsm7"
-    });
-    // Two SMS of one concatenated message (UDH, one reference), not numbered "(1/2)" texts.
-    const parts = rig.simulator.sms.submitted.map((part) => part.part);
-    expect(parts).toEqual([
-      {reference: parts[0]?.reference, total: 2, sequence: 1},
-      {reference: parts[0]?.reference, total: 2, sequence: 2}
-    ]);
-    expect((await confirmedAttempts(rig, id))[0]).toMatchObject({
-      outcome: "delivered",
-      error: expect.stringMatching(/^all 2 parts: .*; message reference 37, 38; reply code \d{4}$/)
-    });
-  });
+  it.each(["sim800", "sim7600", "quectel"] as const)(
+    "sends a long alert with umlauts as one concatenated GSM-7 message (%s), delivered when both parts are",
+    async (dialect) => {
+      rig = await startModemGateway(dialect, {}, {sms_max_parts: 3});
+      const message =
+        "Öltemperatur an Presse 7 über 80 Grad, Pumpe 2 abgeschaltet, Kühlwasserdurchfluss unter Minimum: bitte sofort prüfen";
+      const id = await rig.send(await rig.recipient(["sms"], {phone: PHONE}), message);
+      const sms = await rig.simulator.waitForSms(0);
+      expect(sms).toEqual({
+        number: PHONE,
+        text: expect.stringMatching(
+          new RegExp(`^Klaxon CRITICAL from press-7: ${message}\\. Reply 1 (\\d{4}) or ACK \\1 to acknowledge\\.$`)
+        ),
+        encoding: "gsm7"
+      });
+      // Two SMS of one concatenated message (UDH, one reference), not numbered "(1/2)" texts.
+      const parts = rig.simulator.sms.submitted.map((part) => part.part);
+      expect(parts).toEqual([
+        {reference: parts[0]?.reference, total: 2, sequence: 1},
+        {reference: parts[0]?.reference, total: 2, sequence: 2}
+      ]);
+      expect((await confirmedAttempts(rig, id))[0]).toMatchObject({
+        outcome: "delivered",
+        error: expect.stringMatching(/^all 2 parts: .*; message reference 37, 38; reply code \d{4}$/)
+      });
+    }
+  );
 
   it("sends numbered UCS-2 parts in text mode, where the modem refuses PDU mode", async () => {
     rig = await startModemGateway("sim800", {failCommands: ["AT+CMGF=0"]}, {sms_max_parts: 3});
