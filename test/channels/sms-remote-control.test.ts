@@ -104,6 +104,10 @@ describe("SMS commands from other phones", () => {
     for (const body of ["STATUS", "HELP", `ACK ${code}`, "ACK", "hello"])
       await expectNoAnswer(rig, "+4917699999999", body);
     expect((await rig.notification(id)).status).toBe("notifying");
+    const logged = rig.gw.logLines.filter((line) => line.includes("no recipient's")).map((line) => JSON.parse(line));
+    // Logged at info (repeats of one line are folded by the logger).
+    expect(logged.length).toBeGreaterThan(0);
+    for (const line of logged) expect(line).toMatchObject({level: "info", from: "+49********999"});
   });
 
   it("answers a known phone's unknown text once with a pointer to HELP, then stays quiet for a while", async () => {

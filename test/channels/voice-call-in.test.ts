@@ -92,6 +92,11 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("calls to the modem, %s
     }
     expect(rig.simulator.count("ATA")).toBe(0);
     expect(speech(rig)).toEqual([]);
+    const logged = rig.gw.logLines.filter((line) => line.includes("no recipient's")).map((line) => JSON.parse(line));
+    expect(logged.map((line) => [line.level, line.from])).toEqual([
+      ["info", "+49********999"],
+      ["info", "withheld"]
+    ]);
   });
 
   it("where calls cannot be spoken to, turns the recipient away and texts them STATUS", async () => {
