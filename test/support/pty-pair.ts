@@ -17,8 +17,9 @@ process.on("exit", () => {
  */
 export class PtyPair {
   private child: ChildProcess | null = null;
-  // Pairs replaced by a re-enumeration, ended with the current one.
+  // Pairs replaced by a re-enumeration, and programs holding the port: ended with the current pair.
   private readonly replaced: ChildProcess[] = [];
+  private readonly holders = new Set<ChildProcess>();
   // Each pair gets links of its own, so a new pair can exist beside the one it replaces.
   private generation = 0;
 
@@ -64,7 +65,11 @@ export class PtyPair {
     const child = spawn(executable, ["600"], {stdio: [fd, "ignore", "ignore"]});
     closeSync(fd);
     running.add(child);
-    child.once("exit", () => running.delete(child));
+    this.holders.add(child);
+    child.once("exit", () => {
+      running.delete(child);
+      this.holders.delete(child);
+    });
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", reject);
@@ -109,7 +114,7 @@ export class PtyPair {
 
   async kill(): Promise<void> {
     rmSync(this.devicePath, {force: true});
-    const children = [...this.replaced.splice(0), ...(this.child ? [this.child] : [])];
+    const children = [...this.holders, ...this.replaced.splice(0), ...(this.child ? [this.child] : [])];
     this.child = null;
     for (const child of children) await stopChild(child);
   }
