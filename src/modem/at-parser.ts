@@ -34,19 +34,20 @@ export class AtLineParser {
   }
 
   // A PDU-mode status report is two lines, `+CDS: <length>` and the PDU: joined into one line,
-  // `+CDS: <length>,<pdu>`, so that no command in flight can take the PDU for its own answer.
+  // `+CDS: <length>,<pdu>`, so that no command in flight can take the PDU for its own answer. A
+  // next line that is no hex (the PDU was lost) is left alone, so an OK is never swallowed.
   private line(text: string, tokens: AtToken[]): void {
-    // A prompt with a URC right behind it in the same read ends up as a line of its own.
-    if (text === ">") {
-      tokens.push({kind: "prompt"});
-    } else if (this.heldHead !== null) {
-      tokens.push({kind: "line", text: `${this.heldHead},${text}`});
-      this.heldHead = null;
-    } else if (/^\+CDS:\s*\d+$/.test(text)) {
-      this.heldHead = text;
-    } else {
-      tokens.push({kind: "line", text});
+    const head = this.heldHead;
+    this.heldHead = null;
+    if (head !== null && /^[0-9A-Fa-f]+$/.test(text)) {
+      tokens.push({kind: "line", text: `${head},${text}`});
+      return;
     }
+    if (head !== null) tokens.push({kind: "line", text: head});
+    // A prompt with a URC right behind it in the same read ends up as a line of its own.
+    if (text === ">") tokens.push({kind: "prompt"});
+    else if (/^\+CDS:\s*\d+$/.test(text)) this.heldHead = text;
+    else tokens.push({kind: "line", text});
   }
 }
 

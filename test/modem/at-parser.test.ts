@@ -53,6 +53,14 @@ describe("AtLineParser", () => {
       ]
     ],
     [
+      "a PDU-mode status report head whose PDU was lost, and the OK after it",
+      ["\r\n+CDS: 25\r\n\r\nOK\r\n"],
+      [
+        {kind: "line", text: "+CDS: 25"},
+        {kind: "line", text: "OK"}
+      ]
+    ],
+    [
       "a text-mode status report as it is",
       ['\r\n+CDS: 6,37,,,"26/11/22,10:00:00+04","26/11/22,10:00:05+04",0\r\n'],
       [{kind: "line", text: '+CDS: 6,37,,,"26/11/22,10:00:00+04","26/11/22,10:00:05+04",0'}]
