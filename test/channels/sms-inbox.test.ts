@@ -117,6 +117,26 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("the SIM's inbox, %s", 
 });
 
 describe("the SIM's inbox", () => {
+  it("reads a status report the modem stored (+CDSI): the attempt turns delivered and the report leaves the SIM", async () => {
+    rig = await startModemGateway("sim7600", {statusReport: {outcome: "never", afterMs: 0, interleave: false}});
+    const {id} = await alertBySms(rig);
+    rig.simulator.sms.storeStatusReport(37, PHONE, 0);
+    const attempts = await eventually(
+      "the attempt confirmed",
+      async () => (await rig!.notification(id)).attempts,
+      (list: any[]) => list[0]?.outcome === "delivered"
+    );
+    expect(attempts[0].error).toMatch(
+      /^the network reports the SMS received by the phone \(TP-Status 0\); message reference 37;/
+    );
+    await eventually(
+      "the report deleted",
+      () => rig!.simulator.storage.size,
+      (size) => size === 0
+    );
+    expect(inboundRows(rig)).toEqual([]);
+  });
+
   it("does not list an empty SIM, and says nothing about it", async () => {
     rig = await startModemGateway("sim800");
     await eventually(
