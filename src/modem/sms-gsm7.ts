@@ -6,8 +6,8 @@ const DEFAULT_ALPHABET =
   "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\x1bÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?" +
   "¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";
 
-/** The escape septet: the next septet is read in the extension table. */
-export const GSM7_ESCAPE = 0x1b;
+// The escape septet: the next septet is read in the extension table.
+const GSM7_ESCAPE = 0x1b;
 
 // Extension table: septet after the escape → character. 0x0A (page break) reads as a form feed.
 const EXTENSION: Record<number, string> = {
@@ -28,8 +28,9 @@ for (let septet = 0; septet < DEFAULT_ALPHABET.length; septet += 1)
   if (septet !== GSM7_ESCAPE) BASIC_SEPTET.set(DEFAULT_ALPHABET[septet], septet);
 const EXTENSION_SEPTET = new Map<string, number>(Object.entries(EXTENSION).map(([septet, char]) => [char, +septet]));
 
-/** The septets of one character: one from the default table, two (escape + code) from the extension table; null if neither has it. */
-export function gsm7SeptetsOf(char: string): number[] | null {
+// The septets of one character: one from the default table, two (escape + code) from the
+// extension table; null if neither has it.
+function gsm7SeptetsOf(char: string): number[] | null {
   const basic = BASIC_SEPTET.get(char);
   if (basic !== undefined) return [basic];
   const extension = EXTENSION_SEPTET.get(char);
