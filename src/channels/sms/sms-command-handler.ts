@@ -103,15 +103,19 @@ export class SmsCommandHandler {
   }
 
   private async acknowledgeLatest(person: PhoneOwner): Promise<SmsAnswer> {
-    const [latest, ...others] = this.remote.openAlertsSentTo(person, ["sms", "voice_call"]);
+    const [latest] = this.remote.openAlertsSentTo(person, ["sms", "voice_call"]);
     if (!latest) {
       await this.remote.record(person, "sms", "ACK");
       return {reply: "Klaxon: no open alert sent to you to acknowledge.", outcome: "nothing to acknowledge"};
     }
     const change = await this.remote.acknowledge([latest.notification_id], person, "sms");
-    const more = others.length > 0 ? ` ${others.length} more open: send STATUS.` : "";
-    const done = change.changed.length > 0 ? "acknowledged" : "already closed";
-    return {reply: `Klaxon: ${done} ${headline(latest)}${more}`, outcome: `${done} the latest alert`};
+    // What STATUS would list next: open alerts sent on any channel.
+    const others = this.remote.openAlertsSentTo(person).length;
+    const more = others > 0 ? ` ${others} more open: send STATUS.` : "";
+    // Closed elsewhere between the list and the change: say so rather than claim it.
+    if (change.changed.length === 0)
+      return {reply: `Klaxon: ${headline(latest)} was already closed.${more}`, outcome: "latest alert already closed"};
+    return {reply: `Klaxon: acknowledged ${headline(latest)}${more}`, outcome: "acknowledged the latest alert"};
   }
 
   private async byCode(kind: "ack" | "resolve", code: string, person: PhoneOwner, sender: string): Promise<SmsAnswer> {
