@@ -41,3 +41,19 @@ it.each([
     await context.close();
   }
 );
+
+it("shows the SIM's fill level and a message on it that cannot be read, on the SMS card", async () => {
+  const index = rig.simulator.sms.receive(
+    {sender: "+4915112345678", text: "", rawPdu: "0004038121F3000099309251619580FF"},
+    true
+  );
+  const {context, page, scriptErrors} = await openContext(browser, DESKTOP);
+  await signInThroughPage(page, rig.gw.url, "status");
+  const sms = page.locator("article", {has: page.getByRole("heading", {name: "SMS", exact: true})});
+  await sms.getByText("user data shorter than its length says").waitFor();
+  const text = await sms.textContent();
+  for (const fact of ["sim storage", "used: 1", "total: 30", "unreadable sms", `sim index: ${index}`, "form: pdu"])
+    expect(text, fact).toContain(fact);
+  expect(scriptErrors).toEqual([]);
+  await context.close();
+});
