@@ -38,7 +38,7 @@ export class ModemCalls {
   private call: CallTracker | null = null;
   // The call that ended last, for the keys pressed just before it did; forgotten at the next call.
   private lastCall: CallTracker | null = null;
-  private ringing: {announced: boolean; quiet: NodeJS.Timeout} | null = null;
+  private ringing: {announced: boolean; rings: number; quiet: NodeJS.Timeout} | null = null;
   private releaseLineLock: (() => void) | null = null;
   private readonly releasing = new WeakMap<CallTracker, Promise<void>>();
   private callPoll: NodeJS.Timeout | null = null;
@@ -210,11 +210,14 @@ export class ModemCalls {
     if (this.ringing) clearTimeout(this.ringing.quiet);
     const ringing = {
       announced: this.ringing?.announced ?? false,
+      rings: (this.ringing?.rings ?? 0) + (signal.kind === "ring" ? 1 : 0),
       quiet: setTimeout(() => this.ringEnded(), RING_GAP_MS)
     };
     this.ringing = ringing;
-    // With caller id on, the +CLIP right after the RING names the caller: wait for it.
-    if (ringing.announced || (signal.kind === "ring" && this.context.capabilities.has("caller_id"))) return;
+    // With caller id on, the +CLIP right after the RING names the caller: wait for it, but a
+    // second RING without one means none is coming, and the caller counts as unknown.
+    const clipDue = signal.kind === "ring" && ringing.rings < 2 && this.context.capabilities.has("caller_id");
+    if (ringing.announced || clipDue) return;
     ringing.announced = true;
     this.context.logger.info("modem: incoming call", {
       caller_known: signal.kind === "caller" && signal.number !== null

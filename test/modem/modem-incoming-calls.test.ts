@@ -56,6 +56,19 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("calls to the modem, %s
   });
 });
 
+describe("calls to the modem without a caller's number", () => {
+  it("announces a caller unknown on the second RING when no +CLIP came after the first", async () => {
+    const {simulator, modem} = await setup("sim800");
+    const seen = announcements(modem);
+    const ringing = new Promise((resolve) => modem.once("incoming_call", resolve));
+    simulator.incomingCall(CALLER, {keys: [], noCallerId: true});
+    await ringing;
+    expect(seen).toEqual([null]);
+    await modem.rejectIncoming();
+    expect(simulator.count("ATH")).toBe(1);
+  });
+});
+
 describe("calls to the modem and Klaxon's own calls", () => {
   it("leaves a call that comes in during Klaxon's call alone: no announcement, no answer, no hang-up of ours", async () => {
     const {simulator, modem} = await setup("sim800", {call: {outcome: "answer", afterMs: 40, keys: ["1"]}});

@@ -15,6 +15,8 @@ interface SimCall {
 export interface IncomingCaller {
   keys: string[];
   hangUpAfterKeys?: boolean;
+  /** The network sends no +CLIP for this call, though caller id is on. */
+  noCallerId?: boolean;
 }
 
 // How often RING (and +CLIP) repeat while a call comes in; real networks take 3-6 s.
@@ -75,7 +77,7 @@ export class SimulatedCalls {
     const announce = () => {
       if (this.call !== call || call.stat !== 4) return;
       this.line.urc("RING");
-      if (this.callerId)
+      if (this.callerId && !caller.noCallerId)
         this.line.urc(`+CLIP: "${call.number}",${number ? addressType(number) : 128},"",0,"",${number ? 0 : 1}`);
       call.timers.push(setTimeout(announce, RING_INTERVAL_MS));
     };
