@@ -152,7 +152,8 @@ func allChoiceFlags() []flagSpec {
 
 // zshSpec is one _arguments spec: --name[help]:VALUE:(choices).
 func zshSpec(spec flagSpec) string {
-	help := strings.NewReplacer("[", "(", "]", ")", "'", "", ":", " ").Replace(spec.help)
+	// Colons may stand in an explanation (it ends at its bracket); brackets may not.
+	help := strings.NewReplacer("[", "(", "]", ")").Replace(spec.help)
 	text := fmt.Sprintf("--%s[%s]", spec.name, help)
 	if spec.value != "" {
 		text += ":" + spec.value + ":"
@@ -160,7 +161,12 @@ func zshSpec(spec flagSpec) string {
 			text += "(" + strings.Join(spec.choices, " ") + ")"
 		}
 	}
-	return "'" + text + "'"
+	return zshQuote(text)
+}
+
+// zshQuote single-quotes text for a zsh script.
+func zshQuote(text string) string {
+	return "'" + strings.ReplaceAll(text, "'", `'\''`) + "'"
 }
 
 func zshCompletion() string {
@@ -175,7 +181,7 @@ func zshCompletion() string {
 				summary = c.summary
 			}
 		}
-		fmt.Fprintf(&b, "    %s\n", "'"+word+":"+strings.ReplaceAll(strings.ReplaceAll(summary, "'", ""), ":", " ")+"'")
+		fmt.Fprintf(&b, "    %s\n", zshQuote(word+":"+summary))
 	}
 	b.WriteString("  )\n  if (( CURRENT == 2 )); then\n    _describe 'command' commands\n    return\n  fi\n")
 	b.WriteString("  case \"${words[2]} ${words[3]}\" in\n")

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +22,27 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if state := os.Getenv("KLAXON_TEST_PRINT_STATE"); state != "" {
+		os.Exit(printState(state))
+	}
 	os.Exit(runTests(m))
+}
+
+// printState makes the test binary a command for `heartbeat -- <command>` to
+// wrap: it prints the heartbeat's state as the gateway sees it during the run.
+func printState(url string) int {
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("X-API-Key", os.Getenv("KLAXON_TEST_KEY"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer resp.Body.Close()
+	var state map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&state)
+	fmt.Printf("during the run: %v, started %v\n", state["status"], state["last_start_at"] != nil)
+	return 0
 }
 
 func runTests(m *testing.M) int {
@@ -38,7 +60,11 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	integration.id, integration.secret = body["id"].(string), body["secret"].(string)
-	return m.Run()
+	code := m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+	return code
 }
 
 // result is what one run of the CLI did.
