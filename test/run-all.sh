@@ -3,7 +3,7 @@
 # "N passed, N failed" that sums them all (CI reads only that line). Exits non-zero if anything failed.
 #
 #  1. System packages the tests drive for real (socat, espeak-ng, opus-tools, Alertmanager, Chromium,
-#     systemd-analyze): installed with apt-get when run as root; otherwise it stops at once and prints
+#     systemd-analyze, qemu-aarch64 and zsh for the device CLI): installed with apt-get when run as root; otherwise it stops at once and prints
 #     the exact `sudo apt-get install` line.
 #  2. A Python virtual environment in .venv/ (gitignored) with schemathesis (the fuzz test) and pytest
 #     (the Python SDK); nothing is installed into the system's Python.
@@ -41,6 +41,9 @@ command -v opusenc >/dev/null 2>&1 || missing+=(opus-tools)
 command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
+# The device CLI's arm64 binary runs under qemu-aarch64; zsh parses its zsh completion.
+command -v qemu-aarch64-static >/dev/null 2>&1 || command -v qemu-aarch64 >/dev/null 2>&1 || missing+=(qemu-user-static)
+command -v zsh >/dev/null 2>&1 || missing+=(zsh)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 [ -x .venv/bin/python ] || python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
@@ -224,7 +227,8 @@ if [ -n "$GO" ]; then
   # GOTOOLCHAIN=local: never download a toolchain; the module needs only the standard library.
   say "Go library ($("$GO" version | awk '{print $3}'))"
   if (cd sdk/go && GOTOOLCHAIN=local "$GO" vet ./...); then record "go vet" passed; else record "go vet" failed; fi
-  (cd sdk/go && GOTOOLCHAIN=local "$GO" test -count=1 -json ./... >"$OUT/go-test.json")
+  # 20 minutes: the device CLI's test cross-builds five release binaries, slow on a cold build cache.
+  (cd sdk/go && GOTOOLCHAIN=local "$GO" test -count=1 -timeout 20m -json ./... >"$OUT/go-test.json")
 else
   say "go is not installed (Go 1.21 or newer, on PATH or in /usr/local/go): the Go library was NOT tested"
 fi
