@@ -153,19 +153,29 @@ export class ModemSms {
     });
   }
 
-  /** The message at `index`, or null when that slot is empty (`+CMS ERROR: 321`, invalid index, included). */
+  /**
+   * The message at `index`, or null when that slot is empty (`+CMS ERROR: 321`, invalid index,
+   * included). Text mode reads in UCS-2, or in the plain charset on firmware that refuses it.
+   */
   readMessage(index: number, signal?: AbortSignal): Promise<StoredSms | null> {
     const options = {prefixes: ["+CMGR:"], bodyLines: 1};
+    const read = () =>
+      this.context.link.run(`AT+CMGR=${index}`, options).catch((error: unknown) => {
+        if (error instanceof AtCommandError && error.kind === "cms" && error.code === 321) return null;
+        throw error;
+      });
     return this.holdLine(signal, async () => {
-      const charset: ListingCharset = this.concatenates ? "IRA" : "UCS2";
-      const response = await this.inCharset(charset, () =>
-        this.context.link.run(`AT+CMGR=${index}`, options).catch((error: unknown) => {
-          if (error instanceof AtCommandError && error.kind === "cms" && error.code === 321) return null;
-          throw error;
-        })
-      );
-      const stored = response ? parseCmgr(index, response.lines, charset) : null;
-      return stored ? this.settled([stored])[0] : null;
+      const charsets: ListingCharset[] = this.concatenates ? ["IRA"] : ["UCS2", "IRA"];
+      for (const [attempt, charset] of charsets.entries()) {
+        try {
+          const response = await this.inCharset(charset, read);
+          const stored = response ? parseCmgr(index, response.lines, charset) : null;
+          return stored ? this.settled([stored])[0] : null;
+        } catch (error) {
+          if (!isRefusal(error) || attempt === charsets.length - 1) throw error;
+        }
+      }
+      return null;
     });
   }
 

@@ -43,6 +43,7 @@ describe("Modem SMS storage in text mode", () => {
       simulator.receiveSms(NUMBER, "ACK 4821", {announce: false});
       expect(await modem.listMessages()).toEqual([received(1, NUMBER, "ACK 4821", "text")]);
       expect(simulator.received.filter((command) => command.startsWith("AT+CMGL"))).toEqual(['AT+CMGL="ALL"']);
+      expect(await modem.readMessage(1)).toEqual(received(1, NUMBER, "ACK 4821", "text"));
       expect(modem.health().last_error).toBeNull();
     }
   );
