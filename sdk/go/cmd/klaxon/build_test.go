@@ -9,7 +9,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // The release binaries, built once by sdk/go/build-cli.sh (as a release is) into a temp dir.
@@ -164,5 +166,34 @@ func TestTheLinuxArm64BinarySendsUnderQemu(t *testing.T) {
 	}
 	if _, n := gateway.Call("GET", "/api/v1/notifications/"+receipt["notification_uuid"].(string), nil); n["message"] != "sent from arm64" || n["source"] != "pi-4" {
 		t.Fatalf("stored: %v", n)
+	}
+}
+
+func TestAStoppedKlaxonStopsTheWrappedCommandAndReportsIt(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skipf("this machine is %s/%s: the linux/amd64 binary cannot run here", runtime.GOOS, runtime.GOARCH)
+	}
+	url := newPingURL(t, "amd64-stopped-job")
+	cmd := exec.Command(filepath.Join(builtBinaries(t), "klaxon-linux-amd64"), "heartbeat", url, "--", "sleep", "300")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The run has started once the gateway holds its /start; then systemd (say) stops klaxon.
+	for polls := 0; ; polls++ {
+		_, state := gateway.Call("GET", "/api/v1/heartbeats/amd64-stopped-job", nil)
+		if state["last_start_at"] != nil {
+			break
+		}
+		if polls == 1200 {
+			_ = cmd.Process.Kill()
+			t.Fatal("klaxon never sent /start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 128+15 || heartbeatStatus(t, "amd64-stopped-job") != "down" {
+		t.Fatalf("exit %d, status %s: sleep must have been stopped and /fail sent", code, heartbeatStatus(t, "amd64-stopped-job"))
 	}
 }

@@ -51,6 +51,12 @@ func TestHeartbeatAroundAFailingCommandReportsFailAndItsExitCode(t *testing.T) {
 		t.Fatalf("the failure must page: %v", state)
 	}
 
+	url = newPingURL(t, "cli-killed-job")
+	r = klaxonRun(t, nil, "", "heartbeat", url, "--", "sh", "-c", "kill -TERM $$")
+	if r.code != 128+15 || heartbeatStatus(t, "cli-killed-job") != "down" {
+		t.Fatalf("a command ended by SIGTERM: %d %q", r.code, r.stderr)
+	}
+
 	url = newPingURL(t, "cli-missing-tool")
 	r = klaxonRun(t, nil, "", "heartbeat", url, "--", "/nonexistent/backup-tool")
 	if r.code != 127 || !strings.Contains(r.stderr, "cannot run /nonexistent/backup-tool") || heartbeatStatus(t, "cli-missing-tool") != "down" {
