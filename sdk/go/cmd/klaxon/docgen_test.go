@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // manPath is the man page kept in the repository; UPDATE_MAN_PAGE=1 go test rewrites it.
@@ -82,19 +85,54 @@ func TestBashCompletionOffersCommandsFlagsAndValues(t *testing.T) {
 	}
 }
 
-func TestZshCompletionIsValidZsh(t *testing.T) {
+// zshDriver types each line and a Tab into an interactive zsh on a pseudo-terminal (zsh/zpty),
+// then a command whose output marks the end of what the completion printed.
+const zshDriver = `zmodload zsh/zpty
+zpty z zsh -f -i
+settle() {
+  zpty -w z "echo SETTLED-\$((${1}+1))"
+  REPLY=""
+  while [[ $REPLY != *SETTLED-$((${1}+1))[^\)]* && $REPLY != *SETTLED-$((${1}+1)) ]]; do zpty -r z chunk; REPLY+=$chunk; done
+}
+zpty -w z "PS1=''; autoload -U compinit; compinit -u -D; source ${1}; zstyle ':completion:*' list-prompt ''"
+settle 0
+i=1
+for line in "${@[2,-1]}"; do
+  zpty -w -n z "$line"$'\t\x15'
+  settle $((i*10)); i=$((i+1))
+  print -r -- "=== $line"
+  print -r -- "$REPLY" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' | tr -d '\r'
+done
+zpty -d z
+`
+
+func TestZshCompletionCompletesInZsh(t *testing.T) {
 	zsh, err := exec.LookPath("zsh")
 	if err != nil {
-		t.Skip("zsh is not installed: the zsh completion was only generated, not parsed")
+		t.Skip("zsh is not installed: the zsh completion was only generated, not run")
 	}
-	cmd := exec.Command(zsh, "-n")
-	cmd.Stdin = strings.NewReader(zshCompletion())
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("zsh -n: %v %s", err, out)
+	dir := t.TempDir()
+	script, driver := filepath.Join(dir, "_klaxon"), filepath.Join(dir, "driver.zsh")
+	if os.WriteFile(script, []byte(zshCompletion()), 0o644) != nil || os.WriteFile(driver, []byte(zshDriver), 0o644) != nil {
+		t.Fatal("cannot write the scripts")
 	}
-	for _, spec := range []string{"'--priority[critical, high, medium, low, info (required)]:P:(critical high medium low info)'", "\"heartbeat ping\")"} {
-		if !strings.Contains(zshCompletion(), spec) {
-			t.Errorf("the zsh completion lacks %s", spec)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, zsh, "-f", driver, script, "klaxon send --priority ", "klaxon ", "klaxon list --st").CombinedOutput()
+	if err != nil {
+		t.Fatalf("zsh: %v %s", err, out)
+	}
+	sections := strings.Split(string(out), "=== ")
+	if len(sections) != 4 {
+		t.Fatalf("zsh printed %q", out)
+	}
+	for i, want := range []*regexp.Regexp{
+		regexp.MustCompile(`critical\s+high\s+info\s+low\s+medium`),
+		regexp.MustCompile(`heartbeat\s+-- ping a heartbeat's ping URL`),
+		regexp.MustCompile(`klaxon list --status `),
+	} {
+		if !want.MatchString(sections[i+1]) {
+			t.Errorf("%q: %q", strings.SplitN(sections[i+1], "\n", 2)[0], sections[i+1])
 		}
 	}
 }
