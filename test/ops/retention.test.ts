@@ -1,6 +1,7 @@
 import {afterEach, describe, expect, it} from "vitest";
 import {ALL_CHANNELS_CONFIGURED, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {ManualClock} from "../../src/lib/clock.js";
+import {InboundSmsRepository} from "../../src/store/journal/inbound-sms.repository.js";
 
 let gw: TestGateway | null = null;
 afterEach(async () => {
@@ -33,6 +34,18 @@ describe("retention", () => {
     );
     const recipient = (await gw.call("POST", "/api/v1/recipients", {body: {name: "Ops", email: "ops@factory.lan"}}))
       .body.uuid;
+    // Two incoming SMS: one acted on (it goes with the audit entries of its time), one unreadable.
+    const inbound = new InboundSmsRepository(gw.gateway.journal);
+    const smsAt = new Date(clock.now()).toISOString();
+    await gw.gateway.journal.write(() => {
+      const acted = {sender: "+4915112345678", body: "ACK 4821", sentAt: null, part: null};
+      inbound.store({simIndex: 1, form: "pdu", raw: "raw 1", message: acted, problem: null, storedAt: smsAt});
+      inbound.store({simIndex: 2, form: "pdu", raw: "raw 2", message: null, problem: "cut short", storedAt: smsAt});
+      inbound.markHandled(
+        inbound.waiting().map((sms) => sms.id),
+        smsAt
+      );
+    });
     const send = async (message: string) =>
       (
         await gw!.call("POST", "/api/v1/notifications/send", {
@@ -58,9 +71,9 @@ describe("retention", () => {
     expect(rowsFor(gw, undelivered).outbox).toBeGreaterThan(0);
 
     clock.advance(29 * DAY);
-    expect(await gw.gateway.operations.retention.prune()).toEqual({notifications: 0, audit: 0});
+    expect(await gw.gateway.operations.retention.prune()).toEqual({notifications: 0, audit: 0, incoming_sms: 0});
     clock.advance(2 * DAY);
-    expect(await gw.gateway.operations.retention.prune()).toEqual({notifications: 2, audit: 0});
+    expect(await gw.gateway.operations.retention.prune()).toEqual({notifications: 2, audit: 0, incoming_sms: 0});
 
     for (const id of [acknowledged, resolved]) {
       expect((await gw.call("GET", `/api/v1/notifications/${id}`)).status).toBe(404);
@@ -78,6 +91,11 @@ describe("retention", () => {
     const pruned = await gw.gateway.operations.retention.prune();
     expect(pruned.audit).toBe(before);
     expect(auditCount()).toBe(1);
+    // The SMS acted on went with them; the unreadable one, still on the SIM, stays.
+    expect(pruned.incoming_sms).toBe(1);
+    expect(gw.gateway.journal.db.prepare("SELECT sim_index, status FROM inbound_sms").all()).toEqual([
+      {sim_index: 2, status: "unreadable"}
+    ]);
     expect((await gw.call("GET", `/api/v1/notifications/${open}`)).status).toBe(200);
   });
 
@@ -94,7 +112,7 @@ describe("retention", () => {
     await gw.gateway.services.runner.idle();
     await gw.call("POST", `/api/v1/notifications/${id}/resolve`);
     clock.advance(3650 * DAY);
-    expect(await gw.gateway.operations.retention.prune()).toEqual({notifications: 0, audit: 0});
+    expect(await gw.gateway.operations.retention.prune()).toEqual({notifications: 0, audit: 0, incoming_sms: 0});
     expect((await gw.call("GET", `/api/v1/notifications/${id}`)).status).toBe(200);
   });
 });

@@ -6,7 +6,7 @@ import type {RetentionRepository} from "../../store/journal/retention.repository
 export interface RetentionDays {
   /** Closed notifications older than this go; 0 keeps them all. */
   notifications_days: number;
-  /** Audit entries older than this go; 0 keeps them all. */
+  /** Audit entries, and incoming SMS acted on, older than this go; 0 keeps them all. */
   audit_days: number;
 }
 
@@ -16,7 +16,8 @@ const BATCH = 500;
 
 /**
  * Retention: deletes notifications closed (acknowledged, resolved, exhausted) longer ago than
- * the configured days, with their attempts, escalation and events, and old audit entries. An
+ * the configured days, with their attempts, escalation and events, old audit entries and old
+ * incoming SMS that were acted on. An
  * open notification is never deleted, nor one whose webhook events still wait to be delivered.
  */
 export class RetentionService {
@@ -33,10 +34,10 @@ export class RetentionService {
     }
   }
 
-  /** One pass; returns how many notifications and audit entries were deleted. */
-  async prune(): Promise<{notifications: number; audit: number}> {
+  /** One pass; returns how many notifications, audit entries and incoming SMS were deleted. */
+  async prune(): Promise<{notifications: number; audit: number; incoming_sms: number}> {
     const nowMs = this.clock.now();
-    const deleted = {notifications: 0, audit: 0};
+    const deleted = {notifications: 0, audit: 0, incoming_sms: 0};
     if (this.days.notifications_days > 0) {
       const cutoff = isoTimestamp(nowMs - this.days.notifications_days * DAY_MS);
       for (let batch = BATCH; batch === BATCH;) {
@@ -54,8 +55,14 @@ export class RetentionService {
         batch = await this.journal.write(() => this.retention.deleteAudit(cutoff, BATCH));
         deleted.audit += batch;
       }
+      // What phones sent is a record like the audit log, and goes after the same period.
+      for (let batch = BATCH; batch === BATCH;) {
+        batch = await this.journal.write(() => this.retention.deleteHandledSms(cutoff, BATCH));
+        deleted.incoming_sms += batch;
+      }
     }
-    if (deleted.notifications || deleted.audit) this.logger.info("retention pruned the journal", deleted);
+    if (deleted.notifications || deleted.audit || deleted.incoming_sms)
+      this.logger.info("retention pruned the journal", deleted);
     return deleted;
   }
 }

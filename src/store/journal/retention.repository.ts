@@ -14,6 +14,9 @@ const SQL = {
   escalations: `DELETE FROM escalations WHERE notification_id IN (SELECT value FROM json_each(@ids))`,
   notifications: `DELETE FROM notifications WHERE id IN (SELECT value FROM json_each(@ids))`,
   audit: `DELETE FROM audit WHERE seq IN (SELECT seq FROM audit WHERE at < @cutoff ORDER BY at LIMIT @limit)`,
+  // Only messages acted on: an unreadable one is still on the SIM, a waiting part still wanted.
+  incomingSms: `DELETE FROM inbound_sms WHERE id IN
+    (SELECT id FROM inbound_sms WHERE status = 'handled' AND handled_at < @cutoff ORDER BY id LIMIT @limit)`,
   referencing: `SELECT m.name AS table_name, f."from" AS column_name FROM sqlite_master m, pragma_foreign_key_list(m.name) f
     WHERE m.type = 'table' AND f."table" = 'notifications'`
 };
@@ -22,7 +25,7 @@ const SQL = {
 // notification (a channel's own bookkeeping) is found from the schema and cleared first.
 const HANDLED = new Set(["events", "attempts", "escalations"]);
 
-/** Deletes old closed notifications with everything that hangs off them, and old audit entries. */
+/** Deletes old closed notifications with everything that hangs off them, old audit entries and old incoming SMS. */
 export class RetentionRepository {
   private readonly statements: Record<keyof typeof SQL, Statement>;
 
@@ -50,5 +53,10 @@ export class RetentionRepository {
 
   deleteAudit(cutoffIso: string, limit: number): number {
     return this.statements.audit.run({cutoff: cutoffIso, limit}).changes;
+  }
+
+  /** Incoming SMS acted on before the cutoff; up to `limit`, inside a journal write. */
+  deleteHandledSms(cutoffIso: string, limit: number): number {
+    return this.statements.incomingSms.run({cutoff: cutoffIso, limit}).changes;
   }
 }
