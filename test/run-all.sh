@@ -41,7 +41,7 @@ command -v opusenc >/dev/null 2>&1 || missing+=(opus-tools)
 command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
-# The device CLI's arm64 binary runs under qemu-aarch64; zsh parses its zsh completion.
+# The device CLI's arm64 binary runs under qemu-aarch64; its zsh completion is tried in a real zsh.
 command -v qemu-aarch64-static >/dev/null 2>&1 || command -v qemu-aarch64 >/dev/null 2>&1 || missing+=(qemu-user-static)
 command -v zsh >/dev/null 2>&1 || missing+=(zsh)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
