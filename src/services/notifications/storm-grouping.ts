@@ -68,9 +68,9 @@ export class StormGrouping {
   }
 
   /**
-   * The target's paging chain as the journal has it now. A read made earlier (in this
-   * transaction or a committed one) is reused while no chain has been updated and nothing rolled
-   * back since: a storm's newcomers join without changing the chain they join.
+   * The target's paging chain as the journal has it now. A read made earlier in the same
+   * transaction is reused while no chain has been updated since: a storm's newcomers join
+   * without changing the chain they join.
    */
   private read(targetUuid: string): CachedRead | null {
     const notificationId = this.pagingChains.get(targetUuid);

@@ -93,7 +93,7 @@ export class Journal {
   get syncs(): number {
     return this.walSync.syncs;
   }
-  /** Bumped by every transaction and every write rolled back: see `cacheEpoch`. */
+  /** Bumped by every transaction begun (replays too) and every write rolled back: see `cacheEpoch`. */
   private epoch = 0;
   /** The effects registered by the write function running now; null between runs. */
   private running: AfterCommitEffect[] | null = null;
@@ -199,7 +199,7 @@ export class Journal {
       if (unisolated === null || this.replayEveryBatch) {
         // A write failed after changing rows, and only a savepoint can take back one write's
         // changes: the batch runs again, each write in its own savepoint.
-        this.rollback();
+        this.db.exec("ROLLBACK");
         this.begin();
         outcomes = this.runBatch(batch, true);
         this.stats.replays++;
@@ -208,7 +208,7 @@ export class Journal {
       this.stats.commits++;
       this.stats.writes += batch.length;
     } catch (error) {
-      this.rollback();
+      if (this.db.inTransaction) this.db.exec("ROLLBACK");
       const failure = this.asFailure(error);
       this.options.logger.error("journal commit failed", {error: failure as Error, batch: batch.length});
       for (const item of batch) item.reject(failure);
@@ -248,19 +248,13 @@ export class Journal {
 
   private begin(): void {
     this.db.exec("BEGIN IMMEDIATE");
-  }
-
-  // SQLite may have rolled the transaction back itself (a failed COMMIT, a full disk).
-  private rollback(): void {
-    if (this.db.inTransaction) this.db.exec("ROLLBACK");
     this.epoch++;
   }
 
   /**
-   * Changes whenever rows read earlier may have gone back to older values: a transaction or a
-   * write rolled back. A read cached in memory is current while this stays the same and no
-   * repository reports an update since. Commits leave it alone, so a cache outlives its batch:
-   * a storm's newcomers read the chain they join once, not once per commit.
+   * Changes whenever rows read earlier may have gone back to older values: a transaction begun,
+   * a write rolled back. A read cached in memory is current while this stays the same and no
+   * repository reports an update since.
    */
   get cacheEpoch(): number {
     return this.epoch;
