@@ -2,8 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -159,5 +164,45 @@ func TestAMessageNeverEchoesTheSecrets(t *testing.T) {
 	})
 	if got := scrub("a whsec_abcdef b whsec_abc c klx_1", given); got != "a [redacted] b [redacted] c [redacted]" {
 		t.Fatalf("scrubbed: %q", got)
+	}
+}
+
+// flakyOnce answers the first request with a 503 and forwards the rest to the gateway, keeping
+// every Idempotency-Key it saw.
+func flakyOnce(t *testing.T) (*httptest.Server, *[]string) {
+	upstream, _ := url.Parse(gateway.URL)
+	forward := httputil.NewSingleHostReverseProxy(upstream)
+	var mu sync.Mutex
+	var keys []string
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		first := len(keys) == 1
+		mu.Unlock()
+		if first {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(503)
+			_, _ = w.Write([]byte(`{"title":"Storage unavailable","status":503,"code":"storage_unavailable"}`))
+			return
+		}
+		forward.ServeHTTP(w, r)
+	}))
+	t.Cleanup(server.Close)
+	return server, &keys
+}
+
+func TestASendIsRetriedWithOneIdempotencyKeyAndAnnounced(t *testing.T) {
+	proxy, keys := flakyOnce(t)
+	env := withKey()
+	env["KLAXON_URL"] = proxy.URL
+	r := klaxonRun(t, env, "", "send", "--to", gateway.Alice, "--priority", "high", "--idempotency-key", "press-7-2026-11-25", "retried", "send")
+	if r.code != 0 || len(*keys) != 2 || (*keys)[0] != "press-7-2026-11-25" || (*keys)[1] != (*keys)[0] ||
+		!regexp.MustCompile(`^retrying in \d+\.\d s \(attempt 2 of 4\): 503 Storage unavailable\n$`).MatchString(r.stderr) {
+		t.Fatalf("exit %d, keys %q, stderr %q", r.code, *keys, r.stderr)
+	}
+	// Run again (a cron job re-running): the same key is replayed, nobody is paged twice.
+	r = klaxonRun(t, withKey(), "", "send", "--to", gateway.Alice, "--priority", "high", "--idempotency-key", "press-7-2026-11-25", "retried", "send")
+	if r.code != 0 || !strings.Contains(r.stdout, "(replayed: this send was already accepted)") {
+		t.Fatalf("re-run: %d %q", r.code, r.stdout)
 	}
 }
