@@ -107,7 +107,7 @@ describe("schedules", () => {
       layers: [
         {type: "rotation", members: [maria, plant.cem], shift_length_hours: 12, starts_at: "2026-01-01T03:30:00Z"}
       ],
-      fallback: null
+      fallback: plant.bert
     };
     const headers = {"Idempotency-Key": "schedule-create-1"};
     const first = await gw.call("POST", "/api/v1/schedules", {body, headers});
@@ -157,6 +157,9 @@ describe("schedules", () => {
         422,
         ["/layers/0/crews/1/target"]
       ],
+      // Without one, an alert accepted in a gap would page nobody and end exhausted at once.
+      ["no fallback", () => ({...plant.body, fallback: null}), 400, ["/fallback"]],
+      ["a missing fallback", () => ({...plant.body, fallback: undefined}), 400, ["/fallback"]],
       [
         "an unknown fallback",
         () => ({...plant.body, fallback: "00000000-0000-4000-8000-000000000002"}),
@@ -194,15 +197,19 @@ describe("schedules", () => {
       body: {recipient_uuid: plant.anna, starts_at: "2026-05-01T00:00:00Z", ends_at: "2026-05-02T00:00:00Z"}
     });
     const patched = await gw.call("PATCH", `/api/v1/schedules/${schedule.uuid}`, {
-      body: {name: "Line 3 (new)", fallback: null}
+      body: {name: "Line 3 (new)", fallback: plant.cem}
     });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({
       name: "Line 3 (new)",
-      fallback: null,
+      fallback: plant.cem,
       overrides: [override.body],
       layers: schedule.layers
     });
+    const noFallback = await gw.call("PATCH", `/api/v1/schedules/${schedule.uuid}`, {body: {fallback: null}});
+    expect(noFallback.status).toBe(400);
+    expect(pointers(noFallback.body)).toEqual(["/fallback"]);
+    expect((await gw.call("GET", `/api/v1/schedules/${schedule.uuid}`)).body.fallback).toBe(plant.cem);
     const readOnly = await gw.call("PATCH", `/api/v1/schedules/${schedule.uuid}`, {body: {overrides: []}});
     expect(readOnly.status).toBe(400);
     expect(pointers(readOnly.body)).toEqual(["/overrides"]);

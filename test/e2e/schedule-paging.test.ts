@@ -13,7 +13,7 @@ afterEach(async () => {
 const HOUR_MS = 3_600_000;
 
 /** A one-member-per-hour rotation in UTC whose next hand-off is `handOffInMs` after the rig's now. */
-async function hourlyRotation(r: FaultRig, members: string[], handOffInMs: number, fallback: string | null = null) {
+async function hourlyRotation(r: FaultRig, members: string[], handOffInMs: number, fallback = members[0]) {
   const answer = await r.gw.call("POST", "/api/v1/schedules", {
     body: {
       name: "Press line",

@@ -117,7 +117,7 @@ export class ScheduleInputModel {
   layers: ScheduleLayerModel[];
   @Nullable(String)
   @Format("uuid")
-  @Description("Recipient or group paged when nobody is on call")
+  @Description("Recipient or group paged when nobody is on call; required (null or missing is refused with 400)")
   fallback?: string | null;
 }
 

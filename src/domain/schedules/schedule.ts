@@ -88,7 +88,7 @@ export interface ScheduleRules {
 export interface Schedule extends ScheduleRules {
   uuid: string;
   name: string;
-  /** The recipient or group paged when nobody is on call; null pages nobody (and is warned about). */
+  /** The recipient or group paged when nobody is on call; the service refuses a schedule without one. */
   fallback: string | null;
   /** The unguessable part of the schedule's key-less iCal feed URL. */
   ical_token: string;

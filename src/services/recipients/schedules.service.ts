@@ -140,6 +140,9 @@ export class SchedulesService {
     const shapeErrors = layerShapeErrors(complete.layers);
     if (shapeErrors.length) throw invalid(shapeErrors);
     const problems = scheduleProblems(complete);
+    // Required: an alert accepted in a gap must page someone, never end exhausted with nobody paged.
+    if (complete.fallback === null)
+      problems.push({pointer: "/fallback", detail: "a schedule needs a fallback: who is paged when nobody is on call"});
     if (problems.length) throw invalid(problems);
     const unknown = this.unknownReferences(complete);
     if (unknown.length)
