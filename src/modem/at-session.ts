@@ -59,6 +59,11 @@ export class AtCommandError extends Error {
   }
 }
 
+/** The modem answered the command with a refusal (ERROR, +CME or +CMS ERROR), as opposed to a timeout or a lost link. */
+export function isRefusal(error: unknown): error is AtCommandError {
+  return error instanceof AtCommandError && (error.kind === "error" || error.kind === "cme" || error.kind === "cms");
+}
+
 /** Events a session emits: every unsolicited line, whatever the profile makes of it. */
 export interface AtSessionEvents {
   urc: [line: string];

@@ -1,7 +1,7 @@
 import type {Clock} from "../lib/clock.js";
 import {isoTimestamp} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
-import {AtCommandError} from "./at-session.js";
+import {AtCommandError, isRefusal} from "./at-session.js";
 import {
   bestRegistration,
   parseCpin,
@@ -226,9 +226,4 @@ export class ModemSim implements Capabilities {
       throw error;
     }
   }
-}
-
-/** The modem answered and said no: the command or its parameters are not supported here. */
-function isRefusal(error: unknown): error is AtCommandError {
-  return error instanceof AtCommandError && (error.kind === "error" || error.kind === "cme" || error.kind === "cms");
 }

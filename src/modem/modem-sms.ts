@@ -1,5 +1,5 @@
 import {randomInt} from "node:crypto";
-import {AtCommandError, type AtCommandOptions} from "./at-session.js";
+import {AtCommandError, isRefusal, type AtCommandOptions} from "./at-session.js";
 import type {LineLock} from "./line-lock.js";
 import {assertDialable, ModemError} from "./modem-error.js";
 import type {AtLink} from "./modem-link.js";
@@ -227,9 +227,4 @@ export class ModemSms {
       throw error;
     }
   }
-}
-
-/** ERROR, +CMS or +CME: the modem heard the command and said no. */
-function isRefusal(error: unknown): error is AtCommandError {
-  return error instanceof AtCommandError && (error.kind === "error" || error.kind === "cms" || error.kind === "cme");
 }
