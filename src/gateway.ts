@@ -181,6 +181,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     groups: groupsRepository,
     notifications: notificationsRepository,
     channelStatus,
+    registry,
     contactFailures,
     audit,
     clock,

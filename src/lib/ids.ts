@@ -61,7 +61,7 @@ export function sortableToken(ms: number): string {
   return out;
 }
 
-export type IdPrefix = "notif" | "esc" | "evt" | "att" | "whk" | "int" | "hb" | "ovr";
+export type IdPrefix = "notif" | "esc" | "evt" | "att" | "whk" | "int" | "hb" | "ovr" | "test";
 
 export function newId(prefix: IdPrefix, ms: number): string {
   return `${prefix}_${sortableToken(ms)}`;

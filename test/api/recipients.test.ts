@@ -26,13 +26,19 @@ describe("recipients", () => {
       quiet_hours: null,
       routing_rules: []
     });
-    expect(channel(recipient, "email")).toEqual({channel: "email", available: true, reason: null});
+    expect(channel(recipient, "email")).toEqual({channel: "email", available: true, reason: null, verified_at: null});
     expect(channel(recipient, "voice_call")).toEqual({
       channel: "voice_call",
       available: false,
-      reason: "no modem is configured (modem.port)"
+      reason: "no modem is configured (modem.port)",
+      verified_at: null
     });
-    expect(channel(recipient, "sms")).toEqual({channel: "sms", available: false, reason: "not in channel_order"});
+    expect(channel(recipient, "sms")).toEqual({
+      channel: "sms",
+      available: false,
+      reason: "not in channel_order",
+      verified_at: null
+    });
   });
 
   it("requires at least one contact", async () => {

@@ -258,7 +258,7 @@ describe("permanent channel failures", () => {
     const fixed = (await r.gw.call("GET", `/api/v1/recipients/${maria}`)).body.channels.find(
       (channel: {channel: string}) => channel.channel === "email"
     );
-    expect(fixed).toEqual({channel: "email", available: true, reason: null});
+    expect(fixed).toEqual({channel: "email", available: true, reason: null, verified_at: null});
     const third = await r.send(maria);
     await r.tick();
     expect(r.email.deliveries.map((delivery) => delivery.contact)).toEqual([

@@ -5,7 +5,15 @@ import {AjvService} from "@tsed/ajv";
 import {Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {RecipientsService, type RecipientInput} from "../../services/recipients/recipients.service.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
-import {RecipientInputModel, RecipientModel, RecipientPageModel} from "../models/recipient.model.js";
+import {
+  RecipientInputModel,
+  RecipientModel,
+  RecipientPageModel,
+  TestPageAnswerModel,
+  TestPageInputModel
+} from "../models/recipient.model.js";
+import {TestPageService} from "../../services/recipients/test-page.service.js";
+import type {Channel} from "../../domain/vocabulary.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseLimit, requireObject} from "../http/query.js";
 import {JsonBody, noContent} from "../http/respond.js";
@@ -19,6 +27,7 @@ export class RecipientsController {
   private readonly recipients = inject(RecipientsService);
   private readonly ajv = inject(AjvService);
   private readonly idempotency = inject(IdempotencyService);
+  private readonly testPages = inject(TestPageService);
 
   @Get("/")
   @Authorize("recipients:read")
@@ -79,5 +88,27 @@ export class RecipientsController {
   async remove(@PathParams("uuid") uuid: string, @Context() ctx: PlatformContext) {
     await this.recipients.remove(uuid, actorOf(ctx));
     noContent(ctx);
+  }
+
+  @Post("/:uuid/test")
+  @Authorize("recipients:write")
+  @JsonBody()
+  @Summary("Send a recipient a test page now, outside any alert")
+  @Description(
+    'Sends "[TEST] Klaxon test page for <name>: no action needed" through one channel (or every channel the ' +
+      "recipient has a contact for) and answers with each outcome once the channel reports it. No notification " +
+      "is created and nobody else is paged. A test that arrives sets the channel's verified_at. One test per " +
+      "recipient and channel every 30 s."
+  )
+  @Returns(200, TestPageAnswerModel)
+  @Returns(404, ProblemModel)
+  @(Returns(429, ProblemModel).Description("This recipient was sent a test on a requested channel less than 30 s ago"))
+  async test(
+    @PathParams("uuid") uuid: string,
+    @Required() @BodyParams() body: TestPageInputModel,
+    @Context() ctx: PlatformContext
+  ) {
+    const channel = (body.channel ?? "all") as Channel | "all";
+    return {recipient_uuid: uuid, results: await this.testPages.send(uuid, channel, actorOf(ctx))};
   }
 }

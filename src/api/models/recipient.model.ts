@@ -102,6 +102,11 @@ export class ChannelAvailabilityModel {
   @Required() @Enum(...CHANNELS) channel: string;
   @Required() available: boolean;
   @Required() @Nullable(String) reason: string | null;
+  @Required()
+  @Nullable(String)
+  @Format("date-time")
+  @Description("When the channel's current contact last passed a test page; null: never verified")
+  verified_at: string | null;
 }
 
 export class ContactFailureModel {
@@ -163,4 +168,33 @@ export class GroupModel {
 export class GroupPageModel {
   @Required() @CollectionOf(GroupModel) items: GroupModel[];
   @Required() @Nullable(String) next_cursor: string | null;
+}
+
+/** The body of a test page: one channel, or every channel the recipient has a contact for. */
+@AdditionalProperties(false)
+export class TestPageInputModel {
+  @Enum(...CHANNELS, "all")
+  @Default("all")
+  @Description('The channel to test; "all" (the default) tests every channel the recipient has a contact for')
+  channel?: string;
+}
+
+export class TestPageResultModel {
+  @Required() @Enum(...CHANNELS) channel: string;
+  @Required() @Nullable(String) @Description("The contact tested, masked") contact: string | null;
+  @Required()
+  @Enum("sent", "delivered", "answered", "no_answer", "busy", "failed", "unavailable")
+  @Description("The driver's outcome; unavailable: nothing was sent (see detail)")
+  outcome: string;
+  @Required() @Nullable(String) @Description("The channel's own words, or why it is unavailable") detail: string | null;
+  @Required()
+  @Nullable(String)
+  @Format("date-time")
+  @Description("Set when this test verified the contact")
+  verified_at: string | null;
+}
+
+export class TestPageAnswerModel {
+  @Required() @Format("uuid") recipient_uuid: string;
+  @Required() @CollectionOf(TestPageResultModel) results: TestPageResultModel[];
 }

@@ -1,7 +1,9 @@
 import type {Clock} from "../../lib/clock.js";
 import type {ConfigStore} from "../../store/config/config-store.js";
+import type {ChannelRegistry} from "../../channels/channel-registry.js";
 import {
   CalendarFeedsRepository,
+  ContactVerificationsRepository,
   HeartbeatsRepository,
   IntegrationsRepository,
   SchedulesRepository,
@@ -18,6 +20,7 @@ import {OnCallService} from "./on-call.service.js";
 import {PagingReferences} from "./paging-references.js";
 import {RecipientsService} from "./recipients.service.js";
 import {SchedulesService} from "./schedules.service.js";
+import {TestPageService} from "./test-page.service.js";
 
 export interface DirectoryDependencies {
   config: ConfigStore;
@@ -25,6 +28,8 @@ export interface DirectoryDependencies {
   groups: GroupsRepository;
   notifications: NotificationsRepository;
   channelStatus: ChannelStatusService;
+  /** The drivers test pages go through. */
+  registry: ChannelRegistry;
   contactFailures: ContactFailuresRepository;
   audit: AuditService;
   clock: Clock;
@@ -50,6 +55,7 @@ export function createDirectory(deps: DirectoryDependencies) {
     repositories.integrations,
     repositories.schedules
   );
+  const verifications = new ContactVerificationsRepository(deps.config);
   const recipients = new RecipientsService(
     repositories.recipients,
     repositories.groups,
@@ -58,8 +64,17 @@ export function createDirectory(deps: DirectoryDependencies) {
     deps.contactFailures,
     audit,
     clock,
-    pagingReferences
+    pagingReferences,
+    verifications
   );
+  const testPages = new TestPageService({
+    recipients: repositories.recipients,
+    verifications,
+    registry: deps.registry,
+    channelStatus: deps.channelStatus,
+    audit,
+    clock
+  });
   const groups = new GroupsService(
     repositories.groups,
     repositories.recipients,
@@ -97,7 +112,8 @@ export function createDirectory(deps: DirectoryDependencies) {
       {token: GroupsService, use: groups},
       {token: SchedulesService, use: schedules},
       {token: OnCallService, use: onCall},
-      {token: CalendarFeeds, use: calendarFeeds}
+      {token: CalendarFeeds, use: calendarFeeds},
+      {token: TestPageService, use: testPages}
     ]
   };
 }

@@ -11,7 +11,11 @@ import {
 } from "../../domain/recipient.js";
 import {applyMergePatch} from "../../domain/merge-patch.js";
 import {CHANNELS, type Channel} from "../../domain/vocabulary.js";
-import type {GroupsRepository, RecipientsRepository} from "../../store/config/repositories.js";
+import type {
+  ContactVerificationsRepository,
+  GroupsRepository,
+  RecipientsRepository
+} from "../../store/config/repositories.js";
 import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
 import type {ContactFailuresRepository} from "../../store/journal/contact-failures.repository.js";
 import {recipientActor, SYSTEM_ACTOR, type Actor} from "../../domain/actor.js";
@@ -49,7 +53,8 @@ const WRITABLE: (keyof RecipientInput)[] = [
 ];
 
 export interface RecipientView extends Recipient {
-  channels: Array<{channel: Channel; available: boolean; reason: string | null}>;
+  /** `verified_at`: when the channel's current contact last passed a test page, or null (never). */
+  channels: Array<{channel: Channel; available: boolean; reason: string | null; verified_at: string | null}>;
   /** Contacts a channel reported permanently unreachable (SMTP 550, Telegram 403), masked. */
   contact_failures: Array<{channel: Channel; contact: string; reason: string; at: string}>;
 }
@@ -102,7 +107,8 @@ export class RecipientsService {
     private readonly contactFailures: ContactFailuresRepository,
     private readonly audit: AuditService,
     private readonly clock: Clock,
-    private readonly pagingReferences: PagingReferences
+    private readonly pagingReferences: PagingReferences,
+    private readonly verifications: ContactVerificationsRepository
   ) {}
 
   view(recipient: Recipient): RecipientView {
@@ -113,7 +119,8 @@ export class RecipientsService {
         contactMissing ??
         (recipient.channel_order.includes(channel) ? gateway.reason : "not in channel_order") ??
         this.contactFailures.detailFor(recipient.uuid, channel, contactFor(recipient, channel));
-      return {channel, available: reason === null, reason};
+      const verifiedAt = this.verifications.verifiedAt(recipient.uuid, channel, contactFor(recipient, channel));
+      return {channel, available: reason === null, reason, verified_at: verifiedAt};
     });
     // A failure recorded for an earlier address or number no longer applies: correcting the contact clears it.
     const contactFailures = this.contactFailures
@@ -213,6 +220,7 @@ export class RecipientsService {
     this.pagingReferences.refuseIfPaged("recipient", uuid);
     refuseIfOpenNotifications(this.notifications, "recipient", uuid);
     await this.recipients.remove(uuid);
+    await this.verifications.remove(uuid);
     await this.audit.record(actor, "recipient.deleted", {type: "recipient", id: uuid}, {name: recipient.name});
   }
 }

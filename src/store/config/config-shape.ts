@@ -7,7 +7,8 @@ const LATER_LISTS = {
   heartbeats: "name",
   integrations: "id",
   schedules: "uuid",
-  calendar_feeds: "recipient_uuid"
+  calendar_feeds: "recipient_uuid",
+  contact_verifications: "recipient_uuid"
 } as const;
 
 function isRecord(value: unknown): value is Record<string, unknown> {

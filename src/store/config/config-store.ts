@@ -3,7 +3,7 @@ import {Low} from "lowdb";
 import {AtomicJsonFile, CorruptConfigError} from "./atomic-json-file.js";
 import {checkConfigShape} from "./config-shape.js";
 import type {Group, Recipient} from "../../domain/recipient.js";
-import type {Priority, Scope} from "../../domain/vocabulary.js";
+import type {Channel, Priority, Scope} from "../../domain/vocabulary.js";
 import type {HeartbeatDefinition} from "../../domain/heartbeat.js";
 import type {Schedule} from "../../domain/schedules/schedule.js";
 
@@ -57,6 +57,15 @@ export interface CalendarFeedRecord {
   created_at: string;
 }
 
+/**
+ * When each of a recipient's contacts last passed a test page, by channel. The contact is kept
+ * beside the time so that changing an address or number makes it unverified again.
+ */
+export interface ContactVerificationRecord {
+  recipient_uuid: string;
+  channels: Partial<Record<Channel, {contact: string; verified_at: string}>>;
+}
+
 /** The dashboard's admin credential: a scrypt hash (never the password), null until it is set. */
 export interface DashboardCredential {
   password_hash: string | null;
@@ -74,6 +83,7 @@ export interface ConfigData {
   integrations: IntegrationRecord[];
   schedules: Schedule[];
   calendar_feeds: CalendarFeedRecord[];
+  contact_verifications: ContactVerificationRecord[];
 }
 
 function emptyConfig(): ConfigData {
@@ -87,7 +97,8 @@ function emptyConfig(): ConfigData {
     heartbeats: [],
     integrations: [],
     schedules: [],
-    calendar_feeds: []
+    calendar_feeds: [],
+    contact_verifications: []
   };
 }
 
@@ -148,7 +159,15 @@ export class ConfigStore {
 }
 
 type CollectionName =
-  "recipients" | "groups" | "api_keys" | "webhooks" | "heartbeats" | "integrations" | "schedules" | "calendar_feeds";
+  | "recipients"
+  | "groups"
+  | "api_keys"
+  | "webhooks"
+  | "heartbeats"
+  | "integrations"
+  | "schedules"
+  | "calendar_feeds"
+  | "contact_verifications";
 type Item<N extends CollectionName> = ConfigData[N][number];
 
 /** One list in the config store, addressed by a key field: the repositories' shared CRUD. */

@@ -1,5 +1,5 @@
 import {ConfigCollection, type ConfigStore} from "./config-store.js";
-import {eventFilterMatches} from "../../domain/vocabulary.js";
+import {eventFilterMatches, type Channel} from "../../domain/vocabulary.js";
 
 /** Recipients, by uuid. */
 export class RecipientsRepository extends ConfigCollection<"recipients"> {
@@ -77,5 +77,27 @@ export class SchedulesRepository extends ConfigCollection<"schedules"> {
 export class CalendarFeedsRepository extends ConfigCollection<"calendar_feeds"> {
   constructor(store: ConfigStore) {
     super(store, "calendar_feeds", "recipient_uuid");
+  }
+}
+
+/** When each recipient's contacts last passed a test page, by recipient uuid. */
+export class ContactVerificationsRepository extends ConfigCollection<"contact_verifications"> {
+  constructor(store: ConfigStore) {
+    super(store, "contact_verifications", "recipient_uuid");
+  }
+
+  /** When `contact` passed a test on `channel`, or null: a time recorded for an earlier contact no longer counts. */
+  verifiedAt(recipientUuid: string, channel: Channel, contact: string | null): string | null {
+    const verified = this.get(recipientUuid)?.channels[channel];
+    return verified && verified.contact === contact ? verified.verified_at : null;
+  }
+
+  /** Read and written inside one serialised update, so tests of several channels at once all count. */
+  record(recipientUuid: string, channel: Channel, contact: string, at: string): Promise<void> {
+    return this.store.update((draft) => {
+      let entry = draft.contact_verifications.find((item) => item.recipient_uuid === recipientUuid);
+      if (!entry) draft.contact_verifications.push((entry = {recipient_uuid: recipientUuid, channels: {}}));
+      entry.channels[channel] = {contact, verified_at: at};
+    });
   }
 }

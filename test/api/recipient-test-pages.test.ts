@@ -1,0 +1,164 @@
+import {afterEach, describe, expect, it} from "vitest";
+import {ManualClock} from "../../src/lib/clock.js";
+import {emailRig, stopEmailRigs} from "../channels/email-rig.js";
+import {
+  ALL_CHANNELS_CONFIGURED,
+  createRecipient,
+  journalCounts,
+  startTestGateway,
+  type TestGateway
+} from "../support/gateway.js";
+import {RecordingDriver} from "../support/recording-driver.js";
+
+stopEmailRigs();
+
+let gw: TestGateway | null = null;
+afterEach(async () => {
+  await gw?.stop();
+  gw = null;
+});
+
+interface ChannelEntry {
+  channel: string;
+  available: boolean;
+  verified_at: string | null;
+}
+const channelOf = (view: {channels: ChannelEntry[]}, channel: string) =>
+  view.channels.find((entry) => entry.channel === channel)!;
+
+describe("POST /api/v1/recipients/{uuid}/test", () => {
+  it("mails a marked test to the recipient, verifies the address, and pages nobody else", async () => {
+    const rig = await emailRig();
+    const maria = await rig.recipient({phone: "+4915112345678"});
+    expect(channelOf((await rig.gw.call("GET", `/api/v1/recipients/${maria}`)).body, "email").verified_at).toBeNull();
+    const before = await journalCounts(rig.gw);
+
+    const answer = await rig.gw.call("POST", `/api/v1/recipients/${maria}/test`, {body: {channel: "email"}});
+
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      recipient_uuid: maria,
+      results: [
+        {
+          channel: "email",
+          contact: "m****@factory.lan",
+          outcome: "delivered",
+          detail: expect.stringContaining("accepted by the SMTP server"),
+          verified_at: expect.any(String)
+        }
+      ]
+    });
+    const mail = await rig.peer.next();
+    expect(mail.envelope.to).toEqual(["maria@factory.lan"]);
+    expect(mail.subject).toContain("[TEST]");
+    expect(mail.text).toContain("[TEST] Klaxon test page for Maria: no action needed");
+    expect(rig.peer.messages).toHaveLength(1);
+
+    const view = (await rig.gw.call("GET", `/api/v1/recipients/${maria}`)).body;
+    expect(channelOf(view, "email").verified_at).toBe(answer.body.results[0].verified_at);
+    // The phone was not tested, so it stays unverified.
+    expect(channelOf(view, "sms").verified_at).toBeNull();
+    const after = await journalCounts(rig.gw);
+    expect(after).toEqual({...before, audit: before.audit + 1});
+    const audit = await rig.gw.call("GET", "/api/v1/audit?action=recipient.test_page");
+    expect(audit.body.items).toHaveLength(1);
+    expect(audit.body.items[0]).toMatchObject({
+      actor: {type: "api_key"},
+      subject: {type: "recipient", id: maria},
+      detail: {results: [{channel: "email", outcome: "delivered"}]}
+    });
+  });
+
+  it("reports an unavailable channel with the reason /readyz gives, sending and verifying nothing", async () => {
+    const rig = await emailRig();
+    const maria = await rig.recipient({phone: "+4915112345678"});
+    const ready = await rig.gw.call("GET", "/readyz");
+    const smsReason = ready.body.channels.find((channel: {channel: string}) => channel.channel === "sms").reason;
+
+    const answer = await rig.gw.call("POST", `/api/v1/recipients/${maria}/test`, {body: {channel: "sms"}});
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.results).toEqual([
+      {channel: "sms", contact: "+49********678", outcome: "unavailable", detail: smsReason, verified_at: null}
+    ]);
+    expect(smsReason).toEqual(expect.any(String));
+    expect(channelOf((await rig.gw.call("GET", `/api/v1/recipients/${maria}`)).body, "sms").verified_at).toBeNull();
+    expect(rig.peer.messages).toHaveLength(0);
+  });
+
+  it("tests every channel with a contact when no channel is named, and a missing contact is reported", async () => {
+    const email = new RecordingDriver("email");
+    const telegram = new RecordingDriver("telegram_voice", 1, {
+      kind: "fail",
+      message: "chat not found",
+      permanent: true
+    });
+    gw = await startTestGateway(ALL_CHANNELS_CONFIGURED, {drivers: () => [email, telegram]});
+    const alice = await createRecipient(gw, {phone: null, telegram_id: "4242"});
+
+    const all = await gw.call("POST", `/api/v1/recipients/${alice}/test`, {body: {}});
+
+    expect(all.status).toBe(200);
+    expect(
+      all.body.results.map((result: {channel: string; outcome: string}) => [result.channel, result.outcome])
+    ).toEqual([
+      ["telegram_voice", "failed"],
+      ["email", "sent"]
+    ]);
+    expect(email.deliveries[0].alerts[0].message).toBe("[TEST] Klaxon test page for Alice: no action needed");
+    const view = (await gw.call("GET", `/api/v1/recipients/${alice}`)).body;
+    expect(channelOf(view, "email").verified_at).toEqual(expect.any(String));
+    expect(channelOf(view, "telegram_voice").verified_at).toBeNull();
+
+    const noPhone = await gw.call("POST", `/api/v1/recipients/${alice}/test`, {body: {channel: "voice_call"}});
+    expect(noPhone.body.results).toEqual([
+      {channel: "voice_call", contact: null, outcome: "unavailable", detail: "no phone number", verified_at: null}
+    ]);
+  });
+
+  it("allows one test per recipient and channel every 30 s, answering 429 with Retry-After", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 25, 8, 0, 0));
+    const email = new RecordingDriver("email");
+    gw = await startTestGateway(ALL_CHANNELS_CONFIGURED, {clock, drivers: () => [email]});
+    const alice = await createRecipient(gw);
+    const bob = await createRecipient(gw, {name: "Bob", email: "bob@example.com"});
+    const test = (uuid: string) => gw!.call("POST", `/api/v1/recipients/${uuid}/test`, {body: {channel: "email"}});
+
+    expect((await test(alice)).status).toBe(200);
+    clock.advance(10_000);
+    const refused = await test(alice);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("content-type")).toContain("application/problem+json");
+    expect(refused.headers.get("retry-after")).toBe("20");
+    expect(refused.body.detail).toContain("try again in 20 s");
+    // Another person is not held back by Alice's test.
+    expect((await test(bob)).status).toBe(200);
+    expect(email.deliveries).toHaveLength(2);
+
+    clock.advance(20_000);
+    expect((await test(alice)).status).toBe(200);
+    expect(email.deliveries).toHaveLength(3);
+  });
+
+  it("answers 404 for an unknown recipient and 400 for an unknown channel or field", async () => {
+    gw = await startTestGateway(ALL_CHANNELS_CONFIGURED);
+    const alice = await createRecipient(gw);
+    const missing = await gw.call("POST", "/api/v1/recipients/00000000-0000-4000-8000-000000000000/test", {
+      body: {channel: "email"}
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.type).toContain("not_found");
+
+    const badChannel = await gw.call("POST", `/api/v1/recipients/${alice}/test`, {body: {channel: "pigeon"}});
+    expect(badChannel.status).toBe(400);
+    expect(badChannel.headers.get("content-type")).toContain("application/problem+json");
+    const extra = await gw.call("POST", `/api/v1/recipients/${alice}/test`, {body: {channel: "email", loud: true}});
+    expect(extra.status).toBe(400);
+
+    const readOnly = await gw.call("POST", `/api/v1/recipients/${alice}/test`, {
+      key: (await gw.call("POST", "/api/v1/keys", {body: {name: "viewer", scopes: ["recipients:read"]}})).body.key,
+      body: {channel: "email"}
+    });
+    expect(readOnly.status).toBe(403);
+  });
+});
