@@ -4,6 +4,7 @@ import {channelName, duration, when} from "../lib/format.js";
 import {loadTargets} from "../lib/targets.js";
 import {recipientForm} from "./recipient-form.js";
 import {groupForm} from "./group-form.js";
+import {recipientTestPanel} from "./recipient-test.js";
 
 function summary(recipient) {
   const {ack_timeout_seconds: timeout, repeat} = recipient.escalation;
@@ -125,6 +126,7 @@ export async function recipientsPage(main) {
       h("div", {class: "card-head"}, h("h3", {}, recipient.name)),
       h("p", {class: "meta"}, "UUID ", copyable(recipient.uuid, "Copy UUID")),
       summary(recipient),
+      recipientTestPanel(recipient),
       h(
         "div",
         {class: "actions"},
