@@ -67,6 +67,10 @@ describe("POST /api/v1/recipients/{uuid}/test", () => {
       subject: {type: "recipient", id: maria},
       detail: {results: [{channel: "email", outcome: "delivered"}]}
     });
+
+    // A corrected address has not been tested yet.
+    const corrected = await rig.gw.call("PATCH", `/api/v1/recipients/${maria}`, {body: {email: "maria.k@factory.lan"}});
+    expect(channelOf(corrected.body, "email").verified_at).toBeNull();
   });
 
   it("reports an unavailable channel with the reason /readyz gives, sending and verifying nothing", async () => {
