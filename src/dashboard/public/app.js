@@ -3,6 +3,7 @@ import {fill, focusHeading, h} from "./lib/dom.js";
 import {signInPage} from "./pages/sign-in.js";
 import {notificationsPage} from "./pages/notifications.js";
 import {recipientsPage} from "./pages/recipients.js";
+import {schedulesPage} from "./pages/schedules.js";
 import {keysPage} from "./pages/keys.js";
 import {webhooksPage} from "./pages/webhooks.js";
 import {integrationsPage} from "./pages/integrations.js";
@@ -14,6 +15,7 @@ import {watchUndeliverable} from "./lib/undeliverable.js";
 const ROUTES = {
   notifications: {title: "Notifications", render: notificationsPage},
   recipients: {title: "Recipients and groups", render: recipientsPage},
+  schedules: {title: "Schedules", render: schedulesPage},
   keys: {title: "API keys", render: keysPage},
   webhooks: {title: "Webhooks", render: webhooksPage},
   integrations: {title: "Integrations and heartbeats", render: integrationsPage},

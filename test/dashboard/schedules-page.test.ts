@@ -1,0 +1,206 @@
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import type {Browser, Page} from "playwright-core";
+import {startTestGateway, type TestGateway} from "../support/gateway.js";
+import {createPlant} from "../support/schedule-rig.js";
+import {DESKTOP, launchChromium, openContext, PHONE, shoot, signInThroughPage} from "./support/browser.js";
+import {setAdminPassword} from "./support/dashboard-client.js";
+
+// Its own file: Ts.ED keeps one injector per process, so a test process serves one gateway at a time.
+let gw: TestGateway;
+let browser: Browser;
+let plant: Awaited<ReturnType<typeof createPlant>>;
+let cover: {id: string; starts_at: string; ends_at: string};
+
+const HOUR = 3_600_000;
+/** Two days from now on a whole hour: the override the API makes, a day clear of the page's "now". */
+const coverStarts = Math.ceil(Date.now() / HOUR) * HOUR + 48 * HOUR;
+
+/** "2026-11-27T08:00", as a datetime-local field takes it, on the wall clock of `zone`. */
+function wallTime(ms: number, zone: string): string {
+  return new Intl.DateTimeFormat("sv-SE", {
+    timeZone: zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit"
+  })
+    .format(ms)
+    .replace(" ", "T");
+}
+
+const onCallNames = async (uuid: string): Promise<string> =>
+  (await gw.call("GET", `/api/v1/schedules/${uuid}/on-call`)).body.recipients
+    .map((r: {name: string}) => r.name)
+    .join(", ");
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  browser = await launchChromium();
+  expect((await setAdminPassword(gw)).status).toBe(204);
+  plant = await createPlant(gw);
+  const override = await gw.call("POST", `/api/v1/schedules/${plant.schedule.uuid}/overrides`, {
+    body: {
+      recipient_uuid: plant.cem,
+      starts_at: new Date(coverStarts).toISOString(),
+      ends_at: new Date(coverStarts + 8 * HOUR).toISOString()
+    }
+  });
+  expect(override.status).toBe(201);
+  cover = override.body;
+  // Office hours only, in a zone with a half-hour offset: the nights and weekends are gaps.
+  const office = await gw.call("POST", "/api/v1/schedules", {
+    body: {
+      name: "Line 3 engineering",
+      timezone: "Asia/Kolkata",
+      layers: [
+        {
+          type: "rotation",
+          name: "Office hours",
+          members: [plant.anna, plant.cem],
+          shift_length_weeks: 1,
+          starts_at: "2026-03-02T09:00:00+05:30",
+          restrictions: {weekdays: ["mon", "tue", "wed", "thu", "fri"], windows: [{start: "09:00", end: "17:00"}]}
+        }
+      ],
+      fallback: plant.crewD
+    }
+  });
+  expect(office.status).toBe(201);
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+});
+
+async function openSchedules(page: Page) {
+  await signInThroughPage(page, gw.url, "schedules");
+  await page.locator("article.schedule").nth(1).waitFor();
+}
+
+const card = (page: Page, name: string) =>
+  page.locator("article.schedule", {has: page.getByRole("heading", {name, exact: true})});
+
+describe("the Schedules page", () => {
+  it("lists the schedules with who is on call now, the next 14 days in their zone, overrides and gaps marked", async () => {
+    const {context, page, outside, scriptErrors} = await openContext(browser, DESKTOP);
+    const before = await onCallNames(plant.schedule.uuid);
+    await openSchedules(page);
+    const after = await onCallNames(plant.schedule.uuid);
+
+    const line3 = card(page, "Line 3");
+    // Near a hand-off the page may have asked on either side of it.
+    expect([before, after]).toContain(await line3.locator(".on-call strong").textContent());
+    expect(await line3.locator(".on-call .meta").textContent()).toMatch(/(early|late|night), crew [A-D]/);
+    expect(await line3.textContent()).toContain("Times in Europe/Berlin");
+    expect(await line3.locator(".timeline-days > li").count()).toBe(14);
+    expect(await line3.locator(".segment-gap").count()).toBe(0);
+
+    // The override is marked on the day it starts, on Berlin's wall clock.
+    const overrideDay = line3.locator(
+      `.timeline-days > li[data-date="${wallTime(coverStarts, "Europe/Berlin").slice(0, 10)}"]`
+    );
+    const marked = overrideDay.locator(".segment-override").first();
+    expect(await marked.getAttribute("title")).toMatch(
+      new RegExp(`^${wallTime(coverStarts, "Europe/Berlin").slice(11)}–\\d\\d:\\d\\d Cem · override$`)
+    );
+    // Placed along the day by the script under the Content-Security-Policy: 08:00 is a third of the track.
+    const track = (await overrideDay.locator(".day-track").boundingBox())!;
+    const bar = (await marked.boundingBox())!;
+    const [hours, minutes] = wallTime(coverStarts, "Europe/Berlin").slice(11).split(":").map(Number);
+    expect(Math.abs(bar.x - track.x - ((hours * 60 + minutes) / 1440) * track.width)).toBeLessThan(2);
+    expect(bar.width).toBeGreaterThan(0);
+    expect(bar.width).toBeLessThanOrEqual((track.width * 8) / 24 + 1);
+
+    const ical = await line3.locator(".copyable code").textContent();
+    expect(ical).toBe(plant.schedule.ical_url);
+
+    const office = card(page, "Line 3 engineering");
+    expect(await office.textContent()).toContain("Times in Asia/Kolkata");
+    expect(await office.locator(".segment-gap").first().textContent()).toContain("Gap: Crew D (group)");
+    expect(await office.locator(".card-problem").textContent()).toMatch(/gaps? in the next 14 days: Crew D \(group\)/);
+
+    await shoot(page, "schedules", "desktop");
+    expect(outside).toEqual([]);
+    expect(scriptErrors).toEqual([]);
+    await context.close();
+  });
+
+  it("shows an overlapping override's refusal beside the form, adds one that touches, and deletes it", async () => {
+    const {context, page, scriptErrors} = await openContext(browser, PHONE);
+    page.on("dialog", (dialog) => void dialog.accept());
+    await openSchedules(page);
+    await shoot(page, "schedules", "phone");
+    const line3 = card(page, "Line 3");
+    await line3.locator("summary", {hasText: "Overrides"}).click();
+    const form = line3.locator("form.override-form");
+    await form.getByLabel("Who is on call instead").selectOption({label: "Bert"});
+    await form.getByLabel("From").fill(wallTime(coverStarts + 4 * HOUR, "Europe/Berlin"));
+    await form.getByLabel("Until").fill(wallTime(coverStarts + 10 * HOUR, "Europe/Berlin"));
+    await form.getByRole("button", {name: "Add override"}).click();
+    const refusal = form.locator(".form-problem");
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain(cover.id);
+    await shoot(page, "schedules-override-refused", "phone");
+    expect((await gw.call("GET", `/api/v1/schedules/${plant.schedule.uuid}/overrides`)).body.items).toHaveLength(1);
+
+    await form.getByLabel("From").fill(wallTime(coverStarts + 8 * HOUR, "Europe/Berlin"));
+    await form.getByLabel("Until").fill(wallTime(coverStarts + 12 * HOUR, "Europe/Berlin"));
+    await form.getByRole("button", {name: "Add override"}).click();
+    await line3.locator("tbody tr", {hasText: "Bert"}).waitFor();
+    const {items} = (await gw.call("GET", `/api/v1/schedules/${plant.schedule.uuid}/overrides`)).body;
+    expect(
+      items.map((item: {recipient_uuid: string; starts_at: string}) => [item.recipient_uuid, item.starts_at])
+    ).toEqual([
+      [plant.cem, new Date(coverStarts).toISOString()],
+      [plant.bert, new Date(coverStarts + 8 * HOUR).toISOString()]
+    ]);
+
+    await line3
+      .locator("tbody tr", {hasText: "Bert"})
+      .getByRole("button", {name: /Delete/})
+      .click();
+    await expect.poll(async () => line3.locator("tbody tr", {hasText: "Bert"}).count()).toBe(0);
+    expect((await gw.call("GET", `/api/v1/schedules/${plant.schedule.uuid}/overrides`)).body.items).toHaveLength(1);
+    expect(scriptErrors).toEqual([]);
+    await context.close();
+  });
+
+  it("creates a rotation schedule from the form, read in the zone it names", async () => {
+    const {context, page, scriptErrors} = await openContext(browser, DESKTOP);
+    await openSchedules(page);
+    await page.locator("summary", {hasText: "New rotation schedule"}).click();
+    await page.getByLabel("Name", {exact: true}).fill("Forklift service");
+    await page.getByLabel("Time zone").fill("America/New_York");
+    await page.getByRole("button", {name: "Create schedule"}).click();
+    // No start given: the gateway's error lands under its field.
+    await page.locator(".field-error").first().waitFor();
+    const start = page.locator(".field", {has: page.getByLabel("First hand-off")});
+    expect(await start.locator(".field-error").textContent()).toBe("must be a valid date-time");
+
+    await page.getByLabel("Dora", {exact: true}).check();
+    await page.getByLabel("Anna", {exact: true}).check();
+    await page.getByLabel("Shift length").fill("1");
+    await page.getByLabel("Unit", {exact: true}).selectOption("weeks");
+    await page.getByLabel("First hand-off").fill("2026-11-02T07:00");
+    await page.getByLabel("Fallback", {exact: true}).selectOption({label: "Bert"});
+    await page.getByRole("button", {name: "Create schedule"}).click();
+    await card(page, "Forklift service").waitFor();
+    const {items} = (await gw.call("GET", "/api/v1/schedules")).body;
+    expect(items.find((schedule: {name: string}) => schedule.name === "Forklift service")).toMatchObject({
+      timezone: "America/New_York",
+      fallback: plant.bert,
+      layers: [
+        {
+          type: "rotation",
+          members: [plant.anna, plant.dora],
+          shift_length_weeks: 1,
+          starts_at: "2026-11-02T12:00:00.000Z"
+        }
+      ]
+    });
+    expect(await card(page, "Forklift service").textContent()).toContain("Times in America/New_York");
+    expect(scriptErrors).toEqual([]);
+    await context.close();
+  });
+});
