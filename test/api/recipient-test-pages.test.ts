@@ -1,3 +1,5 @@
+import {readFileSync} from "node:fs";
+import {join} from "node:path";
 import {afterEach, describe, expect, it} from "vitest";
 import {ManualClock} from "../../src/lib/clock.js";
 import {emailRig, stopEmailRigs} from "../channels/email-rig.js";
@@ -118,6 +120,43 @@ describe("POST /api/v1/recipients/{uuid}/test", () => {
     expect(noPhone.body.results).toEqual([
       {channel: "voice_call", contact: null, outcome: "unavailable", detail: "no phone number", verified_at: null}
     ]);
+  });
+
+  it("counts an SMS as verified by its delivery report, and not when an awaited report never came", async () => {
+    const sms = new RecordingDriver("sms");
+    gw = await startTestGateway(ALL_CHANNELS_CONFIGURED, {drivers: () => [sms]});
+    const alice = await createRecipient(gw, {email: null});
+    const bob = await createRecipient(gw, {name: "Bob", email: null, phone: "+4915112345679"});
+    sms.script(
+      {
+        kind: "result",
+        result: {
+          outcome: "sent",
+          detail: "+CMGS: 12",
+          confirmation: Promise.resolve({outcome: "delivered", detail: "report: delivered"})
+        }
+      },
+      {kind: "result", result: {outcome: "sent", detail: "+CMGS: 13", confirmation: Promise.resolve(null)}}
+    );
+
+    const confirmed = await gw.call("POST", `/api/v1/recipients/${alice}/test`, {body: {channel: "sms"}});
+    expect(confirmed.body.results).toEqual([
+      expect.objectContaining({outcome: "delivered", detail: "report: delivered", verified_at: expect.any(String)})
+    ]);
+    const unconfirmed = await gw.call("POST", `/api/v1/recipients/${bob}/test`, {body: {channel: "sms"}});
+    expect(unconfirmed.body.results).toEqual([
+      expect.objectContaining({
+        outcome: "sent",
+        detail: "+CMGS: 13; no delivery report came in time",
+        verified_at: null
+      })
+    ]);
+    expect(channelOf((await gw.call("GET", `/api/v1/recipients/${bob}`)).body, "sms").verified_at).toBeNull();
+
+    // Deleting a recipient drops what was verified with it.
+    expect((await gw.call("DELETE", `/api/v1/recipients/${alice}`)).status).toBe(204);
+    const stored = JSON.parse(readFileSync(join(gw.dataDir, "config.json"), "utf8"));
+    expect(stored.contact_verifications).toEqual([]);
   });
 
   it("allows one test per recipient and channel every 30 s, answering 429 with Retry-After", async () => {
