@@ -29,12 +29,11 @@ export interface TestPageDependencies {
   channelStatus: ChannelStatusService;
   audit: AuditService;
   clock: Clock;
-  /** How long a test may take before it is cut off and reported failed. */
-  timeoutMs?: number;
 }
 
 const SECONDS_BETWEEN_TESTS = 30;
-const DEFAULT_TIMEOUT_MS = 90_000;
+/** How long a test may take before it is cut off and reported failed: a call rings for about a minute. */
+const TIMEOUT_MS = 90_000;
 
 // The outcomes that show the message reached the person, or got as far as the channel can tell:
 // `sent` counts only when no confirmation was to come (an SMS without delivery reports), not when
@@ -56,11 +55,8 @@ function verifies(result: DeliveryResult): boolean {
 export class TestPageService {
   /** When each recipient and channel was last tested (`uuid:channel`), for the 30 s limit. */
   private readonly lastTestMs = new Map<string, number>();
-  private readonly timeoutMs: number;
 
-  constructor(private readonly deps: TestPageDependencies) {
-    this.timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  }
+  constructor(private readonly deps: TestPageDependencies) {}
 
   /** `channel` "all" tests every channel the recipient has a contact for. */
   async send(recipientUuid: string, channel: Channel | "all", actor: Actor): Promise<TestPageResult[]> {
@@ -146,8 +142,8 @@ export class TestPageService {
   private async deliver(driver: ChannelDriver, delivery: Delivery): Promise<DeliveryResult> {
     const controller = new AbortController();
     const timer = setTimeout(
-      () => controller.abort(new Error(`no outcome within ${Math.round(this.timeoutMs / 1000)} s`)),
-      this.timeoutMs
+      () => controller.abort(new Error(`no outcome within ${Math.round(TIMEOUT_MS / 1000)} s`)),
+      TIMEOUT_MS
     );
     try {
       const result = await driver.deliver(delivery, controller.signal);
