@@ -4,6 +4,7 @@ import {startTestGateway, type TestGateway} from "../support/gateway.js";
 import {createPlant} from "../support/schedule-rig.js";
 import {DESKTOP, launchChromium, openContext, PHONE, shoot, signInThroughPage} from "./support/browser.js";
 import {setAdminPassword} from "./support/dashboard-client.js";
+import {firstInstantAtWall} from "../../src/domain/escalation/zoned-time.js";
 
 // Its own file: Ts.ED keeps one injector per process, so a test process serves one gateway at a time.
 let gw: TestGateway;
@@ -201,6 +202,44 @@ describe("the Schedules page", () => {
     });
     expect(await card(page, "Forklift service").textContent()).toContain("Times in America/New_York");
     expect(scriptErrors).toEqual([]);
+    await context.close();
+  });
+
+  it("reads wall times in the browser as the gateway does: DST changes, half-hour zones, midnight jumps", async () => {
+    const {context, page} = await openContext(browser, DESKTOP);
+    await page.goto(`${gw.url}/dashboard/`);
+    const walls: Array<[string, string]> = [
+      ["Europe/Berlin", "2026-03-29T02:30"], // skipped: the jump, 03:00 CEST
+      ["Europe/Berlin", "2026-10-25T02:30"], // repeated: the first, still CEST
+      ["Europe/Berlin", "2026-11-26T08:00"],
+      ["Asia/Kolkata", "2026-11-26T08:00"],
+      ["Australia/Adelaide", "2026-10-04T02:30"], // skipped, half-hour offsets on both sides
+      ["Australia/Lord_Howe", "2026-10-04T02:15"], // skipped by a half-hour change
+      ["America/Santiago", "2026-09-06T00:00"], // midnight itself is skipped
+      ["America/New_York", "2028-02-29T07:00"]
+    ];
+    // A string, not a function: the test runner rewrites import() in the functions it compiles.
+    const answers = await page.evaluate<{instants: number[]; dayHours: Array<[string, number]>}>(`(async (cases) => {
+      const zoned = await import("/dashboard/lib/zoned.js");
+      return {
+        instants: cases.map(([zone, wall]) => zoned.instantOf(wall, zone)),
+        dayHours: ["2026-03-29T10:00:00Z", "2026-10-25T10:00:00Z", "2026-11-26T10:00:00Z"].map((at) => {
+          const [day] = zoned.zonedDays(Date.parse(at), "Europe/Berlin", 1);
+          return [day.date, (day.ends - day.starts) / 3600000];
+        })
+      };
+    })(${JSON.stringify(walls)})`);
+    const expected = walls.map(([zone, wall]) => firstInstantAtWall(Date.parse(`${wall}Z`), zone));
+    expect(answers.instants).toEqual(expected);
+    expect(answers.instants.slice(0, 2).map((ms) => new Date(ms).toISOString())).toEqual([
+      "2026-03-29T01:00:00.000Z",
+      "2026-10-25T00:30:00.000Z"
+    ]);
+    expect(answers.dayHours).toEqual([
+      ["2026-03-29", 23],
+      ["2026-10-25", 25],
+      ["2026-11-26", 24]
+    ]);
     await context.close();
   });
 });

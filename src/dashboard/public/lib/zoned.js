@@ -43,19 +43,29 @@ function offsetAt(ms, zone) {
 }
 
 /**
- * The instant `zone`'s wall clock reads `local` ("2026-03-29T06:00"). In a repeated hour the
- * first reading wins; a time the clock skips is read with the offset before the jump, so it lands
- * after it (02:30 on a spring-forward night is 03:30), as Temporal's "compatible" does.
+ * The first instant `zone`'s wall clock reads `local` ("2026-03-29T06:00"), as the gateway reads
+ * shift starts (src/domain/escalation/zoned-time.ts): in a repeated hour the first occurrence; in
+ * the hour a spring-forward skips, the moment of the jump (02:30 on that night is 03:00).
  */
 export function instantOf(local, zone) {
-  const [date, time = "00:00"] = local.split("T");
+  const wall = local.slice(0, 16);
+  const [date, time = "00:00"] = wall.split("T");
   const [year, month, day] = date.split("-").map(Number);
   const [hour, minute] = time.split(":").map(Number);
   const asUtc = Date.UTC(year, month - 1, day, hour, minute);
   const before = asUtc - offsetAt(asUtc - DAY_MS, zone);
   const after = asUtc - offsetAt(asUtc + DAY_MS, zone);
-  const readings = [before, after].filter((ms) => wallClock(ms, zone) === local.slice(0, 16));
-  return readings.length ? Math.min(...readings) : before;
+  const readings = [before, after].filter((ms) => wallClock(ms, zone) === wall);
+  if (readings.length) return Math.min(...readings);
+  // Skipped: the clock reads earlier at the lower bound and later at the upper; find the jump (whole minutes).
+  let low = Math.min(before, after);
+  let high = Math.max(before, after);
+  while (high - low > 60_000) {
+    const middle = low + Math.floor((high - low) / 120_000) * 60_000;
+    if (wallClock(middle, zone) >= wall) high = middle;
+    else low = middle;
+  }
+  return high;
 }
 
 /** Whether the browser knows the IANA zone (the gateway refuses the rest). */
