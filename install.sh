@@ -18,6 +18,7 @@ CONFIG_DIR=/etc/klaxon
 DATA_DIR=/var/lib/klaxon
 UNIT_FILE=/etc/systemd/system/klaxon.service
 UDEV_RULE=/etc/udev/rules.d/77-klaxon-modem.rules
+ADMIN_LINK=/usr/local/bin/klaxon-admin
 SERVICE_USER=klaxon
 PACKAGES=(espeak-ng opus-tools)
 NODE_MAJOR_MIN=22
@@ -155,6 +156,8 @@ install_app() {
   rm -rf "$next" "$old"
   mkdir -p "$(dirname "$target")"
   cp -a "$SOURCE" "$next"
+  # klaxon-admin runs with the Node checked above, as the unit does.
+  sed -i "s|^NODE=/usr/bin/node\$|NODE=$NODE_BIN|" "$next/bin/klaxon-admin"
   # Read-only for the service: the app is root's, and nothing under it is secret.
   chmod -R u=rwX,go=rX "$next"
   act chown -R root:root "$APP_DIR"
@@ -162,6 +165,8 @@ install_app() {
   [ -d "$target" ] && mv "$target" "$old"
   mv "$next" "$target"
   rm -rf "$old"
+  mkdir -p "$(dirname "$(at "$ADMIN_LINK")")"
+  ln -sfn "$APP_DIR/bin/klaxon-admin" "$(at "$ADMIN_LINK")"
 }
 
 # An unedited config is replaced by the new sample; an edited one is kept, with the new sample
@@ -276,12 +281,13 @@ do_install() {
   say "dashboard: http://${host:-<this box>}:$(config_port)/dashboard"
   say "initial admin API key (first install only): sudo cat $DATA_DIR/initial-admin-key"
   say "settings: $CONFIG_DIR/klaxon.yaml, secrets: $CONFIG_DIR/klaxon.env; then: systemctl restart klaxon"
+  say "check the installation: sudo -u $SERVICE_USER KLAXON_CONFIG=$CONFIG_DIR/klaxon.yaml klaxon-admin doctor"
   [ -z "$ROOT" ] || say "staged into $ROOT; the commands an install would run are in $PLAN"
 }
 
 do_uninstall() {
   act systemctl disable --now klaxon.service
-  rm -f "$(at "$UNIT_FILE")" "$(at "$UDEV_RULE")"
+  rm -f "$(at "$UNIT_FILE")" "$(at "$UDEV_RULE")" "$(at "$ADMIN_LINK")"
   act systemctl daemon-reload
   act udevadm control --reload-rules
   rm -rf "$(at "$APP_DIR")"

@@ -1,23 +1,21 @@
-// npm run build:cli: bundles the CLI into one CommonJS file with esbuild, then makes it a Node
-// single executable application (dist/klaxon): a copy of this node binary with the bundle injected,
-// so it runs on a machine without Node or node_modules.
-import {execFileSync} from "node:child_process";
-import {chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from "node:fs";
+// npm run build:admin-cli [-- --out FILE]: bundles klaxon-admin (src/cli) into one CommonJS file
+// with esbuild, its npm dependencies inside, so the gateway's own Node runs it from anywhere with no
+// node_modules beside it. `npm run package` puts it in the release as dist/klaxon-admin.cjs, which
+// the installed bin/klaxon-admin runs; devices use the Go `klaxon` (sdk/go/build-cli.sh) instead.
+import {mkdirSync, readFileSync, writeFileSync} from "node:fs";
 import {dirname, join, relative, resolve} from "node:path";
+import {parseArgs} from "node:util";
 import {fileURLToPath} from "node:url";
 import {build} from "esbuild";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const outDir = join(root, "dist", "cli");
-const bundle = join(outDir, "klaxon.cjs");
-const blob = join(outDir, "klaxon.blob");
-const seaConfig = join(outDir, "sea-config.json");
-const binary = join(root, "dist", "klaxon");
-// The fuse every Node binary with single executable support carries (the same in 22 and 24); postject flips it so node runs the injected blob.
-const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+const {values} = parseArgs({options: {out: {type: "string"}}});
+const bundle = resolve(values.out ?? join(root, "dist", "cli", "klaxon-admin.cjs"));
+const inputsFile = join(root, "dist", "cli", "inputs.json");
 
 const {version} = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-mkdirSync(outDir, {recursive: true});
+mkdirSync(dirname(bundle), {recursive: true});
+mkdirSync(dirname(inputsFile), {recursive: true});
 
 const result = await build({
   entryPoints: [join(root, "src/cli/main.ts")],
@@ -32,34 +30,9 @@ const result = await build({
   define: {KLAXON_CLI_VERSION: JSON.stringify(version)}
 });
 
+// The source files inside the bundle, so tests can tell whether it is older than the code.
 writeFileSync(
-  seaConfig,
-  JSON.stringify({main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true})
-);
-execFileSync(process.execPath, ["--experimental-sea-config", seaConfig], {stdio: "pipe"});
-
-const pending = binary + ".pending";
-rmSync(pending, {force: true});
-copyFileSync(process.execPath, pending);
-chmodSync(pending, 0o755);
-// postject (a devDependency) is Node's own tool for injecting the blob.
-execFileSync(
-  process.execPath,
-  [
-    join(root, "node_modules", "postject", "dist", "cli.js"),
-    pending,
-    "NODE_SEA_BLOB",
-    blob,
-    "--sentinel-fuse",
-    SEA_FUSE
-  ],
-  {cwd: root, stdio: "pipe"}
-);
-renameSync(pending, binary);
-
-// The source files inside the binary, so tests can tell whether it is older than the code.
-writeFileSync(
-  join(outDir, "inputs.json"),
+  inputsFile,
   JSON.stringify(Object.keys(result.metafile.inputs).map((input) => relative(root, resolve(root, input))))
 );
-console.log(`built ${relative(root, binary)} (klaxon ${version}, node ${process.version})`);
+console.log(`built ${relative(root, bundle)} (klaxon-admin ${version})`);

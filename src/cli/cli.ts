@@ -1,6 +1,6 @@
 import {parseArgs} from "node:util";
 import {ApiClient} from "./api-client.js";
-import type {Command, CommandContext, OptionSpec, OptionValues} from "./command.js";
+import {PROGRAM, type Command, type CommandContext, type OptionSpec, type OptionValues} from "./command.js";
 import {CliError, EXIT, UsageError, type ExitCode} from "./failures.js";
 import {jsonText, scrub, type Output} from "./output.js";
 import {notificationCommands} from "./commands/notifications.js";
@@ -61,16 +61,16 @@ function optionLines(options: Record<string, OptionSpec>): string[] {
 }
 
 function synopsis(command: Command): string {
-  return ["klaxon", ...command.words, command.args, command.options ? "[flags]" : undefined].filter(Boolean).join(" ");
+  return [PROGRAM, ...command.words, command.args, command.options ? "[flags]" : undefined].filter(Boolean).join(" ");
 }
 
 function overview(prefix: string[] = []): string {
   const shown = COMMANDS.filter((command) => prefix.every((word, i) => command.words[i] === word));
   const width = Math.max(...shown.map((command) => command.words.join(" ").length));
   return [
-    "klaxon: send and manage alerts on a Klaxon gateway",
+    `${PROGRAM}: administer a Klaxon gateway on its box, and send and manage its alerts`,
     "",
-    `usage: klaxon ${prefix.length ? prefix.join(" ") + " " : ""}<command> [flags]`,
+    `usage: ${PROGRAM} ${prefix.length ? prefix.join(" ") + " " : ""}<command> [flags]`,
     "",
     "commands:",
     ...shown.map((command) => `  ${command.words.join(" ").padEnd(width)}  ${command.summary}`),
@@ -81,7 +81,7 @@ function overview(prefix: string[] = []): string {
     "exit codes: 0 ok, 1 refused or check failed, 2 usage or invalid input, 3 not found,",
     "            4 authentication or permission, 5 server or network error after retries",
     "",
-    "`klaxon <command> --help` describes a command."
+    `\`${PROGRAM} <command> --help\` describes a command.`
   ].join("\n");
 }
 
@@ -189,7 +189,7 @@ export async function runCli(argv: string[], environment: CliEnvironment): Promi
     if (json && failure.problem) output.out(jsonText(failure.problem));
     output.err(`error: ${scrub(failure.message, secrets)}`);
     if (failure instanceof UsageError)
-      output.err("`klaxon --help` lists the commands; `klaxon <command> --help` their flags.");
+      output.err(`\`${PROGRAM} --help\` lists the commands; \`${PROGRAM} <command> --help\` their flags.`);
     return failure.exitCode;
   }
 }

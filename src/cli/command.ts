@@ -2,6 +2,9 @@ import type {ApiClient} from "./api-client.js";
 import {UsageError} from "./failures.js";
 import {jsonText, type Output} from "./output.js";
 
+/** The name this CLI is installed under on the box; devices run the Go `klaxon` (sdk/go/cmd/klaxon). */
+export const PROGRAM = "klaxon-admin";
+
 /** One flag of a command, in the form node:util parseArgs takes, plus what --help says about it. */
 export interface OptionSpec {
   type: "string" | "boolean";

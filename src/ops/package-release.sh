@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `npm run package [-- --out DIR]`: the release tarball that `install.sh --offline` installs on a
-# box with no internet. It holds the built app (dist/, run with `node dist/main.js`), the
-# production node_modules compiled for THIS machine's CPU architecture and Node ABI
-# (better-sqlite3 is native), the sample config, the systemd unit and install.sh.
+# box with no internet. It holds the built app (dist/, run with `node dist/main.js`), the box's
+# admin CLI (bin/klaxon-admin, which runs dist/klaxon-admin.cjs), the production node_modules
+# compiled for THIS machine's CPU architecture and Node ABI (better-sqlite3 is native), the sample
+# config, the systemd unit and install.sh.
 #
 # For a Raspberry Pi (arm64) build on an arm64 machine with the same Node major as the box:
 # the Pi itself, or `docker run --rm --platform linux/arm64 -v "$PWD":/src -w /src node:24-bookworm
@@ -34,6 +35,11 @@ npx --no-install tsc -p tsconfig.build.json --outDir "$stage/dist"
 (cd src && find . -type f ! -name '*.ts' ! -name '*.sh' -print0) | while IFS= read -r -d '' asset; do
   install -D -m 0644 "src/$asset" "$stage/dist/$asset"
 done
+# klaxon-admin: the CLI bundled into one file (its npm dependencies inside) that bin/klaxon-admin
+# runs with the box's Node; the CLI's tsc output is not needed beside it.
+rm -rf "$stage/dist/cli"
+node src/cli/build.mjs --out "$stage/dist/klaxon-admin.cjs" >/dev/null
+install -D -m 0755 src/ops/klaxon-admin.sh "$stage/bin/klaxon-admin"
 
 cp package.json package-lock.json README.md install.sh "$stage/"
 cp config/klaxon.yaml "$stage/config/"

@@ -2,19 +2,19 @@ import {existsSync, mkdirSync, rmSync, statSync, writeFileSync} from "node:fs";
 import {join} from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {createRecipient, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
-import {ensureKlaxonBinary, runKlaxon} from "./support/klaxon-binary.js";
+import {ensureKlaxonAdmin, runKlaxonAdmin} from "./support/klaxon-admin.js";
 
 let gw: TestGateway;
 let alice: string;
 
 beforeAll(async () => {
-  await ensureKlaxonBinary();
+  await ensureKlaxonAdmin();
   gw = await startTestGateway();
   alice = await createRecipient(gw);
 }, 120_000);
 afterAll(() => gw.stop());
 
-const klaxon = (...args: string[]) => runKlaxon(args, {KLAXON_URL: gw.url, KLAXON_API_KEY: gw.adminKey});
+const klaxonAdmin = (...args: string[]) => runKlaxonAdmin(args, {KLAXON_URL: gw.url, KLAXON_API_KEY: gw.adminKey});
 
 async function send(message: string): Promise<string> {
   const answer = await gw.call("POST", "/api/v1/notifications/send", {
@@ -26,7 +26,7 @@ async function send(message: string): Promise<string> {
 describe("backup and restore", () => {
   it("backs up on the gateway, refuses to restore under a running gateway, and restores once it is stopped", async () => {
     const before = await send("before the backup");
-    const made = await klaxon("backup");
+    const made = await klaxonAdmin("backup");
     expect(made.code, made.stderr).toBe(0);
     const name = /^backup\s+(\S+)$/m.exec(made.stdout)![1];
     const path = /^path\s+(\S+)$/m.exec(made.stdout)![1];
@@ -35,12 +35,12 @@ describe("backup and restore", () => {
     expect(statSync(join(path, "journal.sqlite")).size).toBeGreaterThan(0);
     const after = await send("after the backup");
 
-    const refused = await runKlaxon(["restore", name, "--data-dir", gw.dataDir]);
+    const refused = await runKlaxonAdmin(["restore", name, "--data-dir", gw.dataDir]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("is running");
 
     await gw.gateway.stop();
-    const restored = await runKlaxon(["restore", name, "--data-dir", gw.dataDir, "--json"]);
+    const restored = await runKlaxonAdmin(["restore", name, "--data-dir", gw.dataDir, "--json"]);
     expect(restored.code, restored.stderr).toBe(0);
     const result = JSON.parse(restored.stdout);
     expect(result).toMatchObject({
@@ -56,7 +56,7 @@ describe("backup and restore", () => {
   });
 
   it("prints the API's JSON for a backup", async () => {
-    const run = await klaxon("backup", "--json");
+    const run = await klaxonAdmin("backup", "--json");
     expect(run.code, run.stderr).toBe(0);
     const backup = JSON.parse(run.stdout);
     expect(backup).toMatchObject({
@@ -76,14 +76,14 @@ describe("backup and restore", () => {
     mkdirSync(join(notABackup, "x"));
     writeFileSync(join(notABackup, "config.json"), "{}");
     const empty = tempDir("klaxon-empty-data-");
-    const run = await runKlaxon(["restore", notABackup, "--data-dir", empty]);
+    const run = await runKlaxonAdmin(["restore", notABackup, "--data-dir", empty]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("is not a Klaxon backup");
     expect(existsSync(join(empty, "config.json"))).toBe(false);
     for (const dir of [notABackup, empty]) rmSync(dir, {recursive: true, force: true});
 
     const created = await gw.call("POST", "/api/v1/keys", {body: {name: "sender", scopes: ["notifications:send"]}});
-    const forbidden = await runKlaxon(["backup"], {KLAXON_URL: gw.url, KLAXON_API_KEY: created.body.key});
+    const forbidden = await runKlaxonAdmin(["backup"], {KLAXON_URL: gw.url, KLAXON_API_KEY: created.body.key});
     expect(forbidden.code).toBe(4);
   });
 });

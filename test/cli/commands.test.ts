@@ -1,36 +1,36 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
-import {ensureKlaxonBinary, runKlaxon} from "./support/klaxon-binary.js";
+import {ensureKlaxonAdmin, runKlaxonAdmin} from "./support/klaxon-admin.js";
 
 let gw: TestGateway;
 let alice: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  await ensureKlaxonBinary();
+  await ensureKlaxonAdmin();
   gw = await startTestGateway();
   alice = await createRecipient(gw);
   env = {KLAXON_URL: gw.url, KLAXON_API_KEY: gw.adminKey};
 }, 120_000);
 afterAll(() => gw.stop());
 
-const klaxon = (args: string[], extraEnv: Record<string, string> = {}, stdin?: string) =>
-  runKlaxon(args, {...env, ...extraEnv}, stdin);
+const klaxonAdmin = (args: string[], extraEnv: Record<string, string> = {}, stdin?: string) =>
+  runKlaxonAdmin(args, {...env, ...extraEnv}, stdin);
 const json = async (args: string[]) => {
-  const run = await klaxon([...args, "--json"]);
+  const run = await klaxonAdmin([...args, "--json"]);
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout);
 };
 
-describe("the single executable", () => {
-  it("runs with no node on PATH, outside the repository", async () => {
-    const run = await runKlaxon(["--version"]);
+describe("the klaxon-admin bundle", () => {
+  it("runs with the given Node alone: nothing on PATH, no node_modules near, outside the repository", async () => {
+    const run = await runKlaxonAdmin(["--version"]);
     expect(run).toMatchObject({code: 0, stderr: ""});
     expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   it("prints help for every command it lists", async () => {
-    const overview = await runKlaxon(["--help"]);
+    const overview = await runKlaxonAdmin(["--help"]);
     expect(overview.code).toBe(0);
     const commands = [...overview.stdout.matchAll(/^ {2}([a-z]+(?: [a-z]+)?) {2,}\S/gm)].map((match) => match[1]);
     expect(commands).toEqual(
@@ -53,9 +53,9 @@ describe("the single executable", () => {
       ])
     );
     for (const command of commands) {
-      const help = await runKlaxon([...command.split(" "), "--help"]);
+      const help = await runKlaxonAdmin([...command.split(" "), "--help"]);
       expect(help.code, command).toBe(0);
-      expect(help.stdout).toContain(`usage: klaxon ${command}`);
+      expect(help.stdout).toContain(`usage: klaxon-admin ${command}`);
     }
   });
 
@@ -66,7 +66,7 @@ describe("the single executable", () => {
       ["get"],
       ["recipients", "explode"]
     ]) {
-      const run = await klaxon(args);
+      const run = await klaxonAdmin(args);
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stderr).toContain("error:");
     }
@@ -75,7 +75,7 @@ describe("the single executable", () => {
 
 describe("notifications", () => {
   it("sends an alert and shows it in human form", async () => {
-    const run = await klaxon([
+    const run = await klaxonAdmin([
       "send",
       "--to",
       alice,
@@ -99,7 +99,7 @@ describe("notifications", () => {
       service: "press"
     });
 
-    const shown = await klaxon(["get", id]);
+    const shown = await klaxonAdmin(["get", id]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(new RegExp(`^id\\s+${id}$`, "m"));
     expect(shown.stdout).toMatch(/^message\s+Press 7 hydraulic oil over 80 °C$/m);
@@ -133,7 +133,7 @@ describe("notifications", () => {
   });
 
   it("reads the message from stdin when it is -", async () => {
-    const run = await klaxon(
+    const run = await klaxonAdmin(
       ["send", "--to", alice, "--priority", "low", "--json", "-"],
       {},
       "disk 91% full on nas-1\n"
@@ -154,8 +154,8 @@ describe("notifications", () => {
       "cron-backup-2026-11-22",
       "nightly backup failed"
     ];
-    const first = await klaxon(args);
-    const again = await klaxon(args);
+    const first = await klaxonAdmin(args);
+    const again = await klaxonAdmin(args);
     expect(first.code).toBe(0);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("replayed");
@@ -168,10 +168,10 @@ describe("notifications", () => {
     expect(page.items.map((n: {id: string}) => n.id)).toEqual([sent.notification_uuid]);
     expect(page.next_cursor === null || typeof page.next_cursor === "string").toBe(true);
 
-    const human = await klaxon(["list", "--limit", "2"]);
+    const human = await klaxonAdmin(["list", "--limit", "2"]);
     expect(human.code).toBe(0);
     expect(human.stdout.split("\n")[0]).toMatch(/^ID\s+STATUS\s+PRIORITY\s+CREATED\s+MESSAGE$/);
-    expect(human.stdout).toMatch(/^more: klaxon list --cursor \S+$/m);
+    expect(human.stdout).toMatch(/^more: klaxon-admin list --cursor \S+$/m);
 
     const all = await json(["list", "--all", "--limit", "1"]);
     const total = (await gw.call("GET", "/api/v1/notifications?limit=200")).body.items.length;
@@ -181,7 +181,7 @@ describe("notifications", () => {
 
   it("acknowledges with who and a note, then resolves", async () => {
     const sent = await json(["send", "--to", alice, "--priority", "high", "ack me"]);
-    const acked = await klaxon(["ack", sent.notification_uuid, "--by", "maria", "--note", "valve closed"]);
+    const acked = await klaxonAdmin(["ack", sent.notification_uuid, "--by", "maria", "--note", "valve closed"]);
     expect(acked.code, acked.stderr).toBe(0);
     expect(acked.stdout).toContain(`acknowledged ${sent.notification_uuid}`);
     expect((await gw.call("GET", `/api/v1/notifications/${sent.notification_uuid}`)).body).toMatchObject({
@@ -201,13 +201,13 @@ describe("notifications", () => {
   it("maps refusals to the documented exit codes", async () => {
     const sent = await json(["send", "--to", alice, "--priority", "high", "resolve then ack"]);
     await json(["resolve", sent.notification_uuid]);
-    const conflict = await klaxon(["ack", sent.notification_uuid]);
+    const conflict = await klaxonAdmin(["ack", sent.notification_uuid]);
     expect(conflict.code).toBe(1);
     expect(conflict.stderr).toContain("409");
 
-    const missing = await klaxon(["get", "notif_00000000000000000000000000"]);
+    const missing = await klaxonAdmin(["get", "notif_00000000000000000000000000"]);
     expect(missing.code).toBe(3);
-    const unknownTarget = await klaxon([
+    const unknownTarget = await klaxonAdmin([
       "send",
       "--to",
       "00000000-0000-4000-8000-000000000000",
@@ -217,17 +217,17 @@ describe("notifications", () => {
     ]);
     expect(unknownTarget.code).toBe(2);
     expect(unknownTarget.stderr).toContain("/recipient_uuid");
-    const badPriority = await klaxon(["send", "--to", alice, "--priority", "urgent", "x"]);
+    const badPriority = await klaxonAdmin(["send", "--to", alice, "--priority", "urgent", "x"]);
     expect(badPriority.code).toBe(2);
-    const noKey = await runKlaxon(["list"], {KLAXON_URL: gw.url});
+    const noKey = await runKlaxonAdmin(["list"], {KLAXON_URL: gw.url});
     expect(noKey.code).toBe(4);
-    const wrongKey = await klaxon(["list"], {KLAXON_API_KEY: "klx_abcdefgh_0123456789abcdef0123456789abcdef"});
+    const wrongKey = await klaxonAdmin(["list"], {KLAXON_API_KEY: "klx_abcdefgh_0123456789abcdef0123456789abcdef"});
     expect(wrongKey.code).toBe(4);
     expect(wrongKey.stderr).not.toContain("0123456789abcdef0123456789abcdef");
   });
 
   it("prints the problem as JSON on stdout with --json when the gateway refuses", async () => {
-    const run = await klaxon(["get", "notif_00000000000000000000000000", "--json"]);
+    const run = await klaxonAdmin(["get", "notif_00000000000000000000000000", "--json"]);
     expect(run.code).toBe(3);
     expect(JSON.parse(run.stdout)).toMatchObject({status: 404, code: "not_found", title: expect.any(String)});
   });
@@ -235,7 +235,7 @@ describe("notifications", () => {
 
 describe("recipients and groups", () => {
   it("creates, shows, updates, lists and deletes a recipient", async () => {
-    const created = await klaxon([
+    const created = await klaxonAdmin([
       "recipients",
       "create",
       "--name",
@@ -268,19 +268,19 @@ describe("recipients and groups", () => {
     expect(cleared.quiet_hours).toBeNull();
 
     expect(await json(["recipients", "get", uuid])).toEqual((await gw.call("GET", `/api/v1/recipients/${uuid}`)).body);
-    const listed = await klaxon(["recipients", "list"]);
+    const listed = await klaxonAdmin(["recipients", "list"]);
     expect(listed.stdout).toMatch(new RegExp(`^${uuid}\\s+Bob B\\.\\s+\\+4915199999999`, "m"));
     const all = await json(["recipients", "list", "--all", "--limit", "1"]);
     expect(all.items.map((r: {uuid: string}) => r.uuid)).toEqual(expect.arrayContaining([alice, uuid]));
 
-    expect((await klaxon(["recipients", "delete", uuid])).code).toBe(0);
-    expect((await klaxon(["recipients", "get", uuid])).code).toBe(3);
+    expect((await klaxonAdmin(["recipients", "delete", uuid])).code).toBe(0);
+    expect((await klaxonAdmin(["recipients", "get", uuid])).code).toBe(3);
   });
 
   it("refuses a recipient without contacts locally and an invalid phone at the gateway, both with exit 2", async () => {
-    const none = await klaxon(["recipients", "create", "--name", "Nobody"]);
+    const none = await klaxonAdmin(["recipients", "create", "--name", "Nobody"]);
     expect(none.code).toBe(2);
-    const invalid = await klaxon(["recipients", "create", "--phone", "0151 123"]);
+    const invalid = await klaxonAdmin(["recipients", "create", "--phone", "0151 123"]);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain("/phone");
   });
@@ -300,7 +300,7 @@ describe("recipients and groups", () => {
       "parallel"
     ]);
     expect(group).toMatchObject({name: "night shift", members: [alice, bob], strategy: "parallel"});
-    const updated = await klaxon([
+    const updated = await klaxonAdmin([
       "groups",
       "update",
       group.uuid,
@@ -312,15 +312,15 @@ describe("recipients and groups", () => {
     expect(updated.code, updated.stderr).toBe(0);
     expect(updated.stdout).toMatch(new RegExp(`^members\\s+${bob}, ${alice}$`, "m"));
     expect((await json(["groups", "list"])).items.map((g: {uuid: string}) => g.uuid)).toContain(group.uuid);
-    expect((await klaxon(["groups", "get", group.uuid])).stdout).toMatch(/^strategy\s+sequential$/m);
+    expect((await klaxonAdmin(["groups", "get", group.uuid])).stdout).toMatch(/^strategy\s+sequential$/m);
 
     const sent = await json(["send", "--to", group.uuid, "--priority", "high", "line 3 stopped"]);
     expect((await gw.call("GET", `/api/v1/notifications/${sent.notification_uuid}`)).body.recipient_uuid).toBe(
       group.uuid
     );
     await json(["resolve", sent.notification_uuid]);
-    expect((await klaxon(["groups", "delete", group.uuid])).code).toBe(0);
-    expect((await klaxon(["groups", "get", group.uuid])).code).toBe(3);
+    expect((await klaxonAdmin(["groups", "delete", group.uuid])).code).toBe(0);
+    expect((await klaxonAdmin(["groups", "get", group.uuid])).code).toBe(3);
   });
 });
 
@@ -337,29 +337,29 @@ describe("keys", () => {
     expect(created.key).toMatch(/^klx_/);
     expect(created.scopes).toEqual(["notifications:send", "notifications:read"]);
 
-    const sent = await klaxon(["send", "--to", alice, "--priority", "high", "from the plc"], {
+    const sent = await klaxonAdmin(["send", "--to", alice, "--priority", "high", "from the plc"], {
       KLAXON_API_KEY: created.key
     });
     expect(sent.code, sent.stderr).toBe(0);
-    const forbidden = await klaxon(["recipients", "list"], {KLAXON_API_KEY: created.key});
+    const forbidden = await klaxonAdmin(["recipients", "list"], {KLAXON_API_KEY: created.key});
     expect(forbidden.code).toBe(4);
     expect(forbidden.stderr).toContain("403");
 
-    const listed = await klaxon(["keys", "list"]);
+    const listed = await klaxonAdmin(["keys", "list"]);
     expect(listed.stdout).toMatch(
       new RegExp(`^${created.id}\\s+plc-gateway\\s+notifications:send,notifications:read`, "m")
     );
     expect(listed.stdout).not.toContain(created.key);
     expect(listed.stdout).not.toContain(gw.adminKey);
 
-    expect((await klaxon(["keys", "revoke", created.id])).code).toBe(0);
-    const revoked = await klaxon(["list"], {KLAXON_API_KEY: created.key});
+    expect((await klaxonAdmin(["keys", "revoke", created.id])).code).toBe(0);
+    const revoked = await klaxonAdmin(["list"], {KLAXON_API_KEY: created.key});
     expect(revoked.code).toBe(4);
     expect(revoked.stdout + revoked.stderr).not.toContain(created.key);
   });
 
   it("takes the key from --api-key as well as from the environment", async () => {
-    const run = await runKlaxon(["recipients", "list", "--json", "--api-key", gw.adminKey, "--url", gw.url]);
+    const run = await runKlaxonAdmin(["recipients", "list", "--json", "--api-key", gw.adminKey, "--url", gw.url]);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).items.length).toBeGreaterThan(0);
   });
@@ -371,11 +371,11 @@ describe("heartbeats", () => {
       body: {name: "nightly-backup", period_seconds: 86400, grace_seconds: 3600, target: alice}
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const run = await klaxon(["heartbeat", "ping", "nightly-backup"]);
+    const run = await klaxonAdmin(["heartbeat", "ping", "nightly-backup"]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^pinged nightly-backup: up, next ping expected by \d{4}-/);
     expect((await gw.call("GET", "/api/v1/heartbeats/nightly-backup")).body.status).toBe("up");
     expect(await json(["heartbeat", "ping", "nightly-backup"])).toMatchObject({name: "nightly-backup", status: "up"});
-    expect((await klaxon(["heartbeat", "ping", "no-such-job"])).code).toBe(3);
+    expect((await klaxonAdmin(["heartbeat", "ping", "no-such-job"])).code).toBe(3);
   });
 });

@@ -5,7 +5,7 @@ import {createRecipient, startTestGateway, tempDir, type TestGateway} from "../s
 import {startSmtpPeer, type SmtpPeer} from "../support/smtp-peer.js";
 import {startFakeBotApi, type FakeBotApi} from "../support/telegram-bot-api.js";
 import {PtyPair} from "../support/pty-pair.js";
-import {ensureKlaxonBinary, runKlaxon} from "./support/klaxon-binary.js";
+import {ensureKlaxonAdmin, runKlaxonAdmin} from "./support/klaxon-admin.js";
 import {NO_CHANNEL_WATCH, sendUndeliverable, setWaiting, SMTP_NOT_CONFIGURED} from "../support/undeliverable.js";
 
 const SMTP_LOGIN = {user: "klaxon@factory.lan", password: "smtp-Secret-4711"};
@@ -18,7 +18,7 @@ let pty: PtyPair;
 let configDir: string;
 
 beforeAll(async () => {
-  await ensureKlaxonBinary();
+  await ensureKlaxonAdmin();
   smtp = await startSmtpPeer({auth: SMTP_LOGIN});
   bot = await startFakeBotApi(BOT_TOKEN);
   configDir = tempDir("klaxon-doctor-");
@@ -82,13 +82,16 @@ interface Check {
 }
 
 async function doctor(config: string, ...extra: string[]) {
-  const run = await runKlaxon(["doctor", "--json", ...extra], {KLAXON_CONFIG: config, KLAXON_API_KEY: gw.adminKey});
+  const run = await runKlaxonAdmin(["doctor", "--json", ...extra], {
+    KLAXON_CONFIG: config,
+    KLAXON_API_KEY: gw.adminKey
+  });
   const report = JSON.parse(run.stdout) as {ok: boolean; checks: Check[]};
   const status = Object.fromEntries(report.checks.map((check) => [check.name, check.status]));
   return {run, report, status};
 }
 
-describe("klaxon doctor", () => {
+describe("klaxon-admin doctor", () => {
   it("finds nothing wrong with a working installation, and prints no secret", async () => {
     const config = writeConfig("good.yaml", goodConfig());
     const {run, report, status} = await doctor(config);
@@ -108,7 +111,7 @@ describe("klaxon doctor", () => {
     expect(smtp.logins).toContainEqual({username: SMTP_LOGIN.user, password: SMTP_LOGIN.password});
     expect(bot.calls("getMe").length).toBeGreaterThan(0);
 
-    const human = await runKlaxon(["doctor", "--config", config], {KLAXON_API_KEY: gw.adminKey});
+    const human = await runKlaxonAdmin(["doctor", "--config", config], {KLAXON_API_KEY: gw.adminKey});
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(
       /^ok\s+smtp\s+127\.0\.0\.1:\d+ accepted the connection and the login of klaxon@factory\.lan$/m
@@ -199,7 +202,7 @@ describe("klaxon doctor", () => {
       expect(report.checks.find((check) => check.name === "undeliverable")!.detail).toBe(
         `2 open alerts cannot reach anyone: ${SMTP_NOT_CONFIGURED.reason} (email, 2 waiting)`
       );
-      const human = await runKlaxon(["doctor", "--config", config], {KLAXON_API_KEY: gw.adminKey});
+      const human = await runKlaxonAdmin(["doctor", "--config", config], {KLAXON_API_KEY: gw.adminKey});
       expect(human.code).toBe(1);
       expect(human.stdout).toMatch(
         /^FAIL\s+undeliverable\s+2 open alerts cannot reach anyone: SMTP is not configured/m

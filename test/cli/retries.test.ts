@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from "vitest";
 import {createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
-import {ensureKlaxonBinary, runKlaxon} from "./support/klaxon-binary.js";
+import {ensureKlaxonAdmin, runKlaxonAdmin} from "./support/klaxon-admin.js";
 import {startFlakyProxy, type FlakyProxy} from "./support/flaky-proxy.js";
 
 let gw: TestGateway;
@@ -8,7 +8,7 @@ let proxy: FlakyProxy;
 let alice: string;
 
 beforeAll(async () => {
-  await ensureKlaxonBinary();
+  await ensureKlaxonAdmin();
   gw = await startTestGateway();
   proxy = await startFlakyProxy(gw.url);
   alice = await createRecipient(gw);
@@ -21,7 +21,7 @@ beforeEach(() => {
   proxy.seen.length = 0;
 });
 
-const klaxon = (...args: string[]) => runKlaxon(args, {KLAXON_URL: proxy.url, KLAXON_API_KEY: gw.adminKey});
+const klaxonAdmin = (...args: string[]) => runKlaxonAdmin(args, {KLAXON_URL: proxy.url, KLAXON_API_KEY: gw.adminKey});
 const unavailable = {
   status: 503,
   headers: {"Retry-After": "1"},
@@ -43,7 +43,7 @@ async function notificationsWithMessage(message: string): Promise<Array<{id: str
 describe("retries", () => {
   it("repeats a send after a 503 with the same Idempotency-Key, and pages once", async () => {
     proxy.script(unavailable);
-    const run = await klaxon("send", "--to", alice, "--priority", "critical", "--json", "retry after 503");
+    const run = await klaxonAdmin("send", "--to", alice, "--priority", "critical", "--json", "retry after 503");
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain("retrying");
     const sends = proxy.seen.filter((request) => request.path === "/api/v1/notifications/send");
@@ -66,7 +66,7 @@ describe("retries", () => {
       body: JSON.stringify(body)
     });
     expect(direct.status).toBe(202);
-    const run = await klaxon(
+    const run = await klaxonAdmin(
       "send",
       "--to",
       alice,
@@ -88,7 +88,7 @@ describe("retries", () => {
       headers: {"Retry-After": "1"},
       body: {title: "Too many requests", status: 429, code: "rate_limited"}
     });
-    const run = await klaxon("list", "--json");
+    const run = await klaxonAdmin("list", "--json");
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/retrying in 1\.\d s \(attempt 2 of 4\): 429/);
     expect(proxy.seen).toHaveLength(2);
@@ -96,7 +96,7 @@ describe("retries", () => {
 
   it("gives up with exit 5 after the retries run out", async () => {
     proxy.script(internal, internal, internal);
-    const run = await klaxon("get", "notif_00000000000000000000000000", "--retries", "2");
+    const run = await klaxonAdmin("get", "notif_00000000000000000000000000", "--retries", "2");
     expect(run.code).toBe(5);
     expect(proxy.seen).toHaveLength(3);
     expect(run.stderr).toContain("error: 500 Internal error");
@@ -104,7 +104,7 @@ describe("retries", () => {
 
   it("does not wait for a Retry-After longer than a minute", async () => {
     proxy.script({...unavailable, headers: {"Retry-After": "3600"}});
-    const run = await klaxon("list");
+    const run = await klaxonAdmin("list");
     expect(run.code).toBe(5);
     expect(run.stderr).toContain("retry after 3600 s");
     expect(proxy.seen).toHaveLength(1);
@@ -112,20 +112,28 @@ describe("retries", () => {
 
   it("does not repeat a create after an error that may have stored it, but does after 503", async () => {
     proxy.script(internal);
-    const failed = await klaxon("recipients", "create", "--name", "Carol", "--email", "carol@factory.lan");
+    const failed = await klaxonAdmin("recipients", "create", "--name", "Carol", "--email", "carol@factory.lan");
     expect(failed.code).toBe(5);
     expect(proxy.seen).toHaveLength(1);
 
     proxy.seen.length = 0;
     proxy.script(unavailable);
-    const created = await klaxon("recipients", "create", "--name", "Dave", "--email", "dave@factory.lan", "--json");
+    const created = await klaxonAdmin(
+      "recipients",
+      "create",
+      "--name",
+      "Dave",
+      "--email",
+      "dave@factory.lan",
+      "--json"
+    );
     expect(created.code, created.stderr).toBe(0);
     expect(proxy.seen).toHaveLength(2);
   });
 
   it("repeats after a dropped connection and reports an unreachable gateway with exit 5", async () => {
     proxy.script("drop");
-    const run = await klaxon("send", "--to", alice, "--priority", "high", "after a reset");
+    const run = await klaxonAdmin("send", "--to", alice, "--priority", "high", "after a reset");
     expect(run.code, run.stderr).toBe(0);
     const sends = proxy.seen.filter((request) => request.path === "/api/v1/notifications/send");
     expect(sends.map((request) => request.headers["idempotency-key"])).toEqual([
@@ -134,7 +142,7 @@ describe("retries", () => {
     ]);
     expect(await notificationsWithMessage("after a reset")).toHaveLength(1);
 
-    const nobody = await runKlaxon(["list", "--retries", "1"], {
+    const nobody = await runKlaxonAdmin(["list", "--retries", "1"], {
       KLAXON_URL: "http://127.0.0.1:39999",
       KLAXON_API_KEY: gw.adminKey
     });

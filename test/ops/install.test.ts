@@ -1,7 +1,18 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from "vitest";
 import {spawn, spawnSync} from "node:child_process";
 import {createHash} from "node:crypto";
-import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from "node:fs";
 import {join, relative} from "node:path";
 import {tempDir as makeTempDir} from "../support/gateway.js";
 
@@ -53,7 +64,7 @@ function stage(root: string, ...more: string[]) {
 const plan = (root: string) => readFileSync(join(root, "klaxon-install.plan"), "utf8").trim().split("\n");
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
-/** Every file outside node_modules with its mode and content hash: what a second run must reproduce. */
+/** Every file outside node_modules with its mode and content hash (a link: its target): what a second run must reproduce. */
 function snapshot(root: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (dir: string) => {
@@ -61,6 +72,7 @@ function snapshot(root: string): Record<string, string> {
       const path = join(dir, entry.name);
       if (entry.name === "node_modules") continue;
       if (entry.isDirectory()) walk(path);
+      else if (entry.isSymbolicLink()) out[relative(root, path)] = `-> ${readlinkSync(path)}`;
       else out[relative(root, path)] = `${mode(path)} ${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
     }
   };
@@ -102,6 +114,21 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     expect(mode(join(root, "etc/klaxon/klaxon.env"))).toBe("600");
     expect(mode(join(root, "var/lib/klaxon"))).toBe("700");
     expect(mode(join(app, "dist/main.js"))).toBe("644");
+
+    // klaxon-admin: the bundled CLI run by a script with the Node install.sh checked, linked onto the PATH.
+    expect(mode(join(app, "bin/klaxon-admin"))).toBe("755");
+    expect(readFileSync(join(app, "bin/klaxon-admin"), "utf8")).toContain(`\nNODE=${process.execPath}\n`);
+    expect(existsSync(join(app, "dist/klaxon-admin.cjs"))).toBe(true);
+    expect(readlinkSync(join(root, "usr/local/bin/klaxon-admin"))).toBe("/opt/klaxon/bin/klaxon-admin");
+    // No Node single-executable CLI any more, nor the CLI's tsc output beside its bundle; no
+    // executable of any machine outside node_modules.
+    expect(existsSync(join(app, "dist/klaxon"))).toBe(false);
+    expect(existsSync(join(app, "dist/cli"))).toBe(false);
+    const elf = Object.keys(snapshot(app)).filter((file) => {
+      const path = join(app, file);
+      return !lstatSync(path).isSymbolicLink() && readFileSync(path).subarray(0, 4).toString("latin1") === "\x7fELF";
+    });
+    expect(elf).toEqual([]);
 
     const rule = readFileSync(join(root, "etc/udev/rules.d/77-klaxon-modem.rules"), "utf8");
     expect(rule).toContain('SYMLINK+="klaxon-modem"');
@@ -208,6 +235,7 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     expect(existsSync(join(root, "opt/klaxon"))).toBe(false);
     expect(existsSync(join(root, "etc/systemd/system/klaxon.service"))).toBe(false);
     expect(existsSync(join(root, "etc/udev/rules.d/77-klaxon-modem.rules"))).toBe(false);
+    expect(readdirSync(join(root, "usr/local/bin"))).toEqual([]);
     expect(readFileSync(join(root, "var/lib/klaxon/journal.sqlite"), "utf8")).toBe("data");
     expect(existsSync(join(root, "etc/klaxon/klaxon.yaml"))).toBe(true);
     expect(plan(root)).toEqual([
@@ -257,7 +285,7 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
     expect(existsSync(join(root, "opt/klaxon"))).toBe(false);
   });
 
-  it("installs an app that runs from the built dist with production dependencies only", async () => {
+  it("installs an app that runs from the built dist with production dependencies only, and a klaxon-admin that checks it", async () => {
     const root = tempDir("klaxon-root-");
     stage(root);
     const dataDir = tempDir();
@@ -294,6 +322,21 @@ describe.skipIf(!SUPPORTED_NODE)("install.sh --root", {timeout: 120_000}, () => 
       expect(invalid.status).toBe(400);
       expect((await fetch(`${url}/dashboard/`)).status).toBe(200);
       expect((await fetch(`${url}/metrics`)).status).toBe(200);
+
+      // The installed klaxon-admin, run through its PATH link's target with nothing else on PATH:
+      // the release's version, and doctor's checks of the installed config and the gateway serving.
+      const admin = (...args: string[]) =>
+        spawnSync(join(root, "opt/klaxon/bin/klaxon-admin"), args, {
+          encoding: "utf8",
+          env: {PATH: "/usr/bin:/bin", KLAXON_CONFIG: join(root, "etc/klaxon/klaxon.yaml"), KLAXON_DATA_DIR: dataDir}
+        });
+      const version = admin("--version");
+      expect({status: version.status, stderr: version.stderr}).toEqual({status: 0, stderr: ""});
+      expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
+      const doctor = admin("doctor", "--url", url);
+      expect(doctor.stdout).toMatch(/^ok\s+config\s+\S+\/etc\/klaxon\/klaxon\.yaml is valid$/m);
+      expect(doctor.stdout).toContain(`ok    gateway                 ${url} is serving and ready\n`);
+      expect({status: doctor.status, stderr: doctor.stderr}).toEqual({status: 0, stderr: ""});
     } finally {
       child.kill("SIGTERM");
     }

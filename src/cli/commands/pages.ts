@@ -1,4 +1,4 @@
-import {integerOption, stringOption, type CommandContext, type OptionSpec} from "../command.js";
+import {integerOption, PROGRAM, stringOption, type CommandContext, type OptionSpec} from "../command.js";
 import {UsageError} from "../failures.js";
 
 /** The paging flags every list command takes. */
@@ -43,5 +43,5 @@ export async function fetchPages<T>(
 
 /** The hint under a human-readable page that has more after it. */
 export function morePagesHint(command: string, page: Page<unknown>): string | null {
-  return page.next_cursor ? `more: klaxon ${command} --cursor ${page.next_cursor}` : null;
+  return page.next_cursor ? `more: ${PROGRAM} ${command} --cursor ${page.next_cursor}` : null;
 }

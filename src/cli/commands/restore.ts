@@ -36,7 +36,7 @@ export const restoreCommand: Command = {
       }
     }
     dataDir = resolve(dataDir);
-    // A bare name is a backup the gateway made under <data_dir>/backups/ (what `klaxon backup` prints).
+    // A bare name is a backup the gateway made under <data_dir>/backups/ (what `klaxon-admin backup` prints).
     const argument = ctx.positionals[0];
     const named = join(dataDir, BACKUPS_DIR, argument);
     const backupDir = resolve(!argument.includes("/") && existsSync(named) ? named : argument);

@@ -6,26 +6,26 @@ import {promisify} from "node:util";
 import {tempDir} from "../../support/gateway.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
-export const KLAXON_BINARY = join(root, "dist", "klaxon");
+export const KLAXON_ADMIN_BUNDLE = join(root, "dist", "cli", "klaxon-admin.cjs");
 const INPUTS = join(root, "dist", "cli", "inputs.json");
 const LOCK = join(root, "dist", "cli.build-lock");
 const LOCK_STALE_MS = 120_000;
 
 function isStale(): boolean {
-  if (!existsSync(KLAXON_BINARY) || !existsSync(INPUTS)) return true;
-  const builtAt = statSync(KLAXON_BINARY).mtimeMs;
+  if (!existsSync(KLAXON_ADMIN_BUNDLE) || !existsSync(INPUTS)) return true;
+  const builtAt = statSync(KLAXON_ADMIN_BUNDLE).mtimeMs;
   const inputs = JSON.parse(readFileSync(INPUTS, "utf8")) as string[];
   return inputs.some((input) => !existsSync(join(root, input)) || statSync(join(root, input)).mtimeMs > builtAt);
 }
 
 /**
- * Builds dist/klaxon with `npm run build:cli` unless it is newer than every source file inside it.
- * Test files run in parallel processes: a lock directory lets one build while the others wait.
+ * Bundles klaxon-admin with `npm run build:admin-cli` unless the bundle is newer than every source
+ * file inside it. Test files run in parallel processes: a lock directory lets one build while the others wait.
  */
-export async function ensureKlaxonBinary(): Promise<string> {
+export async function ensureKlaxonAdmin(): Promise<string> {
   mkdirSync(join(root, "dist"), {recursive: true});
   for (;;) {
-    if (!isStale()) return KLAXON_BINARY;
+    if (!isStale()) return KLAXON_ADMIN_BUNDLE;
     try {
       mkdirSync(LOCK);
     } catch {
@@ -41,20 +41,24 @@ export async function ensureKlaxonBinary(): Promise<string> {
   }
 }
 
-export interface KlaxonRun {
+export interface KlaxonAdminRun {
   code: number;
   stdout: string;
   stderr: string;
 }
 
 /**
- * Runs the single executable as a user would: from an empty temp dir, with no node on PATH and no
- * node_modules anywhere near, with only the environment given. Asynchronous, because the gateway
- * it talks to runs in this same process.
+ * Runs the bundle as the installed bin/klaxon-admin does, with a Node and nothing else: from an
+ * empty temp dir, no node_modules anywhere near, nothing on PATH, only the environment given.
+ * Asynchronous, because the gateway it talks to runs in this same process.
  */
-export function runKlaxon(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<KlaxonRun> {
-  const cwd = tempDir("klaxon-cli-cwd-");
-  const child = spawn(KLAXON_BINARY, args, {
+export function runKlaxonAdmin(
+  args: string[],
+  env: Record<string, string> = {},
+  stdin?: string
+): Promise<KlaxonAdminRun> {
+  const cwd = tempDir("klaxon-admin-cwd-");
+  const child = spawn(process.execPath, [KLAXON_ADMIN_BUNDLE, ...args], {
     cwd,
     env: {PATH: "/nonexistent", HOME: cwd, ...env},
     stdio: ["pipe", "pipe", "pipe"]
