@@ -39,6 +39,8 @@ const NO_SPACE = new Set(["ENOSPC", "EDQUOT", "EROFS"]);
  */
 export class BackupService {
   private running: Promise<BackupInfo> | null = null;
+  /** The last name handed out: within one second, later backups take the next suffix even if it was pruned. */
+  private lastName: {base: string; suffix: number} | null = null;
 
   constructor(
     private readonly dataDir: string,
@@ -116,13 +118,17 @@ export class BackupService {
   }
 
   // Folder names are the creation time without colons (portable, sortable); a second backup in
-  // the same second gets a suffix.
+  // the same second gets a suffix. A name is never handed out twice: one pruned within its second
+  // (a small `keep`, many backups at once) would otherwise come back naming another backup, and a
+  // Location or a replayed answer would point at the wrong one.
   private async freeName(createdAt: string): Promise<string> {
     const base = createdAt.replace(/\.\d+Z$/, "Z").replace(/:/g, "-");
     const existing = new Set(await readdir(this.directory));
-    let name = base;
-    for (let n = 2; existing.has(name) || existing.has(PARTIAL_PREFIX + name); n++) name = `${base}-${n}`;
-    return name;
+    let suffix = this.lastName?.base === base ? this.lastName.suffix + 1 : 1;
+    const named = (n: number) => (n === 1 ? base : `${base}-${n}`);
+    while (existing.has(named(suffix)) || existing.has(PARTIAL_PREFIX + named(suffix))) suffix++;
+    this.lastName = {base, suffix};
+    return named(suffix);
   }
 
   /** Deletes the oldest backups beyond `keep`; returns their names. */

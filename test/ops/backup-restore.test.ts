@@ -100,6 +100,16 @@ describe("backups", () => {
     expect(readdirSync(join(gw.dataDir, "backups")).sort()).toEqual(["2026-11-23T02-31-00Z", "2026-11-23T02-32-00Z"]);
   });
 
+  it("never names two backups alike, even when one was pruned within its second", async () => {
+    gw = await startTestGateway({backup: {keep: 1}}, {clock: new ManualClock(T0)});
+    const names: string[] = [];
+    for (let i = 0; i < 3; i++) names.push((await gw.call("POST", "/api/v1/backups")).body.name);
+    // keep 1: each backup prunes the one before, whose name would otherwise be free again.
+    expect(names).toEqual(["2026-11-23T02-30-00Z", "2026-11-23T02-30-00Z-2", "2026-11-23T02-30-00Z-3"]);
+    expect((await gw.call("GET", `/api/v1/backups/${names[0]}`)).status).toBe(404);
+    expect((await gw.call("GET", `/api/v1/backups/${names[2]}`)).status).toBe(200);
+  });
+
   it("audits every backup with who asked for it and which old ones it deleted", async () => {
     gw = await startTestGateway({backup: {keep: 1}}, {clock: new ManualClock(T0)});
     const first = (await gw.call("POST", "/api/v1/backups")).body;
