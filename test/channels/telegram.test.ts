@@ -218,7 +218,8 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
       available: false,
       reason: expect.stringMatching(
         /^permanent failure since .*: Telegram sendVoice: 403 Forbidden: bot was blocked by the user$/
-      )
+      ),
+      verified_at: null
     });
     // Closed first, so the next alert is paged on its own instead of waiting behind this chain (storm grouping).
     expect((await r.gw.call("POST", `/api/v1/notifications/${first}/resolve`)).status).toBe(200);

@@ -21,6 +21,7 @@ const SCOPE_OF: Record<string, Scope> = {
   "GET /api/v1/recipients/:uuid": "recipients:read",
   "PATCH /api/v1/recipients/:uuid": "recipients:write",
   "DELETE /api/v1/recipients/:uuid": "recipients:write",
+  "POST /api/v1/recipients/:uuid/test": "recipients:write",
   "GET /api/v1/groups": "recipients:read",
   "POST /api/v1/groups": "recipients:write",
   "GET /api/v1/groups/:uuid": "recipients:read",
