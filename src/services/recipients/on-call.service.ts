@@ -6,6 +6,7 @@ import {newId} from "../../lib/ids.js";
 import type {GroupsRepository, RecipientsRepository} from "../../store/config/repositories.js";
 import type {AuditService} from "../shared/audit.service.js";
 import {AppError, invalid, notFound, unknownReference} from "../shared/errors.js";
+import {pagedTarget} from "./paging-target.js";
 import type {SchedulesService} from "./schedules.service.js";
 
 /** The longest range one shifts query covers: a quarter, enough for any planning view. */
@@ -58,15 +59,14 @@ export class OnCallService {
 
   /** A recipient or group by uuid, with the recipients it pages (a group's members that still exist). */
   private who(uuid: string): {target: ShiftView["target"]; recipients: NamedRecipient[]} {
-    const recipient = this.recipients.get(uuid);
-    if (recipient)
-      return {target: {uuid, kind: "recipient", name: recipient.name}, recipients: [{uuid, name: recipient.name}]};
-    const group = this.groups.get(uuid);
-    const members = (group?.members ?? [])
-      .map((member) => this.recipients.get(member))
-      .filter((member) => member !== null)
-      .map((member) => ({uuid: member.uuid, name: member.name}));
-    return {target: {uuid, kind: "group", name: group?.name ?? uuid}, recipients: members};
+    const paged = pagedTarget(uuid, {recipients: this.recipients, groups: this.groups});
+    if (paged?.kind === "recipient")
+      return {
+        target: {uuid, kind: "recipient", name: paged.recipient.name},
+        recipients: [{uuid, name: paged.recipient.name}]
+      };
+    const members = (paged?.members ?? []).map((member) => ({uuid: member.uuid, name: member.name}));
+    return {target: {uuid, kind: "group", name: paged?.group.name ?? uuid}, recipients: members};
   }
 
   private shiftView(shift: FinalShift): ShiftView {

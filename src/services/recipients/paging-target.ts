@@ -11,7 +11,10 @@ export interface TargetDirectory {
 }
 
 /** The recipient or group a uuid names, or null. A group's members that no longer exist are left out. */
-function pagedTarget(uuid: string, directory: TargetDirectory): PagedTarget | null {
+export function pagedTarget(
+  uuid: string,
+  directory: Pick<TargetDirectory, "recipients" | "groups">
+): PagedTarget | null {
   const recipient = directory.recipients.get(uuid);
   if (recipient) return {kind: "recipient", recipient};
   const group = directory.groups.get(uuid);
