@@ -3,7 +3,8 @@
 # "N passed, N failed" that sums them all (CI reads only that line). Exits non-zero if anything failed.
 #
 #  1. System packages the tests drive for real (socat, espeak-ng, opus-tools, Alertmanager, Chromium,
-#     systemd-analyze, qemu-aarch64 and zsh for the device CLI): installed with apt-get when run as root; otherwise it stops at once and prints
+#     systemd-analyze, qemu-aarch64 and zsh for the device CLI, mosquitto and snmptrap for device
+#     integrations, the aarch64 cross compiler for the arm64 release): installed with apt-get when run as root; otherwise it stops at once and prints
 #     the exact `sudo apt-get install` line.
 #  2. A Python virtual environment in .venv/ (gitignored) with schemathesis (the fuzz test) and pytest
 #     (the Python SDK); nothing is installed into the system's Python.
@@ -44,6 +45,12 @@ command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 # The device CLI's arm64 binary runs under qemu-aarch64; its zsh completion is tried in a real zsh.
 command -v qemu-aarch64-static >/dev/null 2>&1 || command -v qemu-aarch64 >/dev/null 2>&1 || missing+=(qemu-user-static)
 command -v zsh >/dev/null 2>&1 || missing+=(zsh)
+# Device integrations talk to real peers: Debian's MQTT broker and its publisher, net-snmp's snmptrap.
+command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || missing+=(mosquitto)
+command -v mosquitto_pub >/dev/null 2>&1 || missing+=(mosquitto-clients)
+command -v snmptrap >/dev/null 2>&1 || missing+=(snmp)
+# The arm64 release cross-compiles its native modules.
+command -v aarch64-linux-gnu-g++ >/dev/null 2>&1 || missing+=(g++-aarch64-linux-gnu)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 [ -x .venv/bin/python ] || python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
