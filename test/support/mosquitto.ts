@@ -1,0 +1,108 @@
+import {spawn, spawnSync, type ChildProcess} from "node:child_process";
+import {mkdtempSync, rmSync, writeFileSync} from "node:fs";
+import {createServer} from "node:net";
+import {tmpdir} from "node:os";
+import {join} from "node:path";
+
+/**
+ * Debian's mosquitto on a free loopback port, anonymous, with persistence in a temp dir (so a
+ * restart keeps sessions and queued messages). `down()` stops it, `up()` starts it on the same port.
+ */
+export interface Mosquitto {
+  port: number;
+  url: string;
+  /** Publishes with mosquitto_pub at QoS 1; returns once the broker has acknowledged it. */
+  publish(topic: string, payload: string | Buffer): void;
+  down(): Promise<void>;
+  up(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const MOSQUITTO = "/usr/sbin/mosquitto";
+
+/** A loopback port nothing listens on now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const {port} = server.address() as {port: number};
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+async function waitForListening(child: ChildProcess, output: string[]): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`mosquitto did not start:\n${output.join("")}`)), 10_000);
+    const check = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      if (output.join("").includes("Opening ipv4 listen socket")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on("data", check);
+    child.stderr?.on("data", check);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`mosquitto exited with ${code}:\n${output.join("")}`));
+    });
+  });
+}
+
+/** Starts the broker; `port` reuses a port (a broker that comes up later where the gateway expects it). */
+export async function startMosquitto(port?: number): Promise<Mosquitto> {
+  const dir = mkdtempSync(join(tmpdir(), "klaxon-mosquitto-"));
+  const chosen = port ?? (await freePort());
+  const configFile = join(dir, "mosquitto.conf");
+  writeFileSync(
+    configFile,
+    [
+      `listener ${chosen} 127.0.0.1`,
+      "allow_anonymous true",
+      "persistence true",
+      `persistence_location ${dir}/`,
+      "log_dest stderr",
+      "log_type error",
+      "log_type warning",
+      "log_type notice",
+      "log_type information",
+      // The gateway handles one message at a time; a deep queue is what the flood and crash tests need.
+      "max_queued_messages 10000",
+      ""
+    ].join("\n")
+  );
+  let child: ChildProcess | null = null;
+  const up = async () => {
+    const output: string[] = [];
+    child = spawn(MOSQUITTO, ["-c", configFile], {stdio: ["ignore", "pipe", "pipe"]});
+    await waitForListening(child, output);
+  };
+  const down = async () => {
+    const running = child;
+    child = null;
+    if (!running || running.exitCode !== null) return;
+    await new Promise<void>((done) => {
+      running.on("exit", () => done());
+      running.kill("SIGTERM");
+    });
+  };
+  await up();
+  const url = `mqtt://127.0.0.1:${chosen}`;
+  return {
+    port: chosen,
+    url,
+    publish(topic, payload) {
+      const result = spawnSync(
+        "mosquitto_pub",
+        ["-h", "127.0.0.1", "-p", String(chosen), "-q", "1", "-t", topic, "-s"],
+        {input: payload}
+      );
+      if (result.status !== 0) throw new Error(`mosquitto_pub failed: ${result.stderr.toString()}`);
+    },
+    up,
+    down,
+    async stop() {
+      await down();
+      rmSync(dir, {recursive: true, force: true});
+    }
+  };
+}
