@@ -244,6 +244,59 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE UNIQUE INDEX inbound_sms_listed ON inbound_sms(sim_index, raw);
   CREATE INDEX inbound_sms_waiting ON inbound_sms(id) WHERE status = 'waiting';
+  `,
+  // Maintenance windows live in the journal, so a window's end and the release of the alerts it
+  // held commit together, and a window that ended while the gateway was off is found on start
+  // (released_at still null). A suppression row remembers which window held an alert and where
+  // the alert came from, so its release can be decided after a restart.
+  `
+  CREATE TABLE maintenance_windows (
+    uuid TEXT PRIMARY KEY,
+    starts_at TEXT NOT NULL,
+    ends_at TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    released_at TEXT
+  ) STRICT;
+  CREATE INDEX maintenance_windows_unreleased ON maintenance_windows(ends_at) WHERE released_at IS NULL;
+  CREATE TABLE suppressions (
+    notification_id TEXT PRIMARY KEY REFERENCES notifications(id),
+    window_uuid TEXT NOT NULL,
+    integration_id TEXT,
+    heartbeat TEXT
+  ) STRICT;
+  CREATE INDEX suppressions_window ON suppressions(window_uuid);
+  `,
+  // Device integrations (email, MQTT, SNMP traps): counters per integration, committed with the
+  // intake's outcome so they survive a restart, and the messages that mapped to nothing or were
+  // refused, kept for a person to read (the newest 200 per integration). A refusal that names no
+  // integration counts under "*<transport>" with its kind, for the metric.
+  `
+  CREATE TABLE integration_stats (
+    integration_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    received INTEGER NOT NULL DEFAULT 0,
+    accepted INTEGER NOT NULL DEFAULT 0,
+    refused INTEGER NOT NULL DEFAULT 0,
+    unmapped INTEGER NOT NULL DEFAULT 0,
+    last_event_at TEXT,
+    last_error TEXT,
+    last_error_at TEXT
+  ) STRICT;
+  CREATE TABLE integration_log (
+    id INTEGER PRIMARY KEY,
+    integration_id TEXT NOT NULL,
+    received_at TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    body TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    reason TEXT
+  ) STRICT;
+  CREATE INDEX integration_log_by_integration ON integration_log(integration_id, id);
   `
 ];
 
