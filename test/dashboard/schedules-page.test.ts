@@ -167,25 +167,52 @@ describe("the Schedules page", () => {
     await context.close();
   });
 
-  it("creates a rotation schedule from the form, read in the zone it names", async () => {
+  it("creates a schedule of a restricted rotation and a shift pattern from the form, read in the zone it names", async () => {
     const {context, page, scriptErrors} = await openContext(browser, DESKTOP);
     await openSchedules(page);
-    await page.locator("summary", {hasText: "New rotation schedule"}).click();
-    await page.getByLabel("Name", {exact: true}).fill("Forklift service");
-    await page.getByLabel("Time zone").fill("America/New_York");
-    await page.getByRole("button", {name: "Create schedule"}).click();
+    const creator = page.locator("details.new-schedule");
+    await creator.locator("summary").click();
+    await creator.getByLabel("Name", {exact: true}).fill("Forklift service");
+    await creator.getByLabel("Time zone").fill("America/New_York");
+    await creator.getByRole("button", {name: "Create schedule"}).click();
     // No start given: the gateway's error lands under its field.
-    await page.locator(".field-error").first().waitFor();
-    const start = page.locator(".field", {has: page.getByLabel("First hand-off")});
+    await creator.locator(".field-error").first().waitFor();
+    const start = creator.locator(".field", {has: page.getByLabel("First hand-off")});
     expect(await start.locator(".field-error").textContent()).toBe("must be a valid date-time");
 
-    await page.getByLabel("Dora", {exact: true}).check();
-    await page.getByLabel("Anna", {exact: true}).check();
-    await page.getByLabel("Shift length").fill("1");
-    await page.getByLabel("Unit", {exact: true}).selectOption("weeks");
-    await page.getByLabel("First hand-off").fill("2026-11-02T07:00");
-    await page.getByLabel("Fallback", {exact: true}).selectOption({label: "Bert"});
-    await page.getByRole("button", {name: "Create schedule"}).click();
+    const rotation = creator.locator("fieldset.layer").nth(0);
+    expect(await rotation.locator("legend").first().textContent()).toBe("Layer 1: rotation");
+    await rotation.getByLabel("Dora", {exact: true}).check();
+    await rotation.getByLabel("Anna", {exact: true}).check();
+    await rotation.getByLabel("Shift length").fill("1");
+    await rotation.getByLabel("Unit", {exact: true}).selectOption("weeks");
+    await rotation.getByLabel("First hand-off").fill("2026-11-02T07:00");
+    for (const day of ["Mon", "Tue", "Wed", "Thu", "Fri"]) await rotation.getByLabel(day, {exact: true}).check();
+    await rotation.getByLabel("Only between").fill("07:00-15:30, 22:00-06:00");
+
+    // A shift-pattern layer on top: two crews, 12-hour shifts, a cycle of two days with a gap.
+    await creator.getByRole("button", {name: "Add shift-pattern layer"}).click();
+    const pattern = creator.locator("fieldset.layer").nth(1);
+    expect(await pattern.locator("legend").first().textContent()).toBe("Layer 2: shift pattern");
+    await pattern.getByLabel("Layer name").fill("Weekend crews");
+    await pattern.getByLabel("Shifts of the day").fill("day 07:00, night 19:00");
+    await pattern.getByLabel("Crew", {exact: true}).fill("A");
+    await pattern.getByLabel("Paged", {exact: true}).selectOption({label: "Cem"});
+    await pattern.getByRole("button", {name: "Add crew"}).click();
+    await pattern.getByLabel("Crew", {exact: true}).nth(1).fill("D");
+    await pattern.getByLabel("Paged", {exact: true}).nth(1).selectOption({label: "Crew D (group)"});
+    await pattern.getByLabel("Cycle", {exact: true}).fill("A D\nE -\n");
+    await pattern.getByLabel("Day 1 of the cycle").fill("2026-11-07");
+    await creator.getByLabel("Fallback", {exact: true}).selectOption({label: "Bert"});
+    await creator.getByRole("button", {name: "Create schedule"}).click();
+    // An unknown crew name in the cycle is refused at the layer's cycle field.
+    const cycle = pattern.locator(".field", {has: page.getByLabel("Cycle", {exact: true})});
+    await cycle.locator(".field-error").waitFor();
+    expect(await cycle.locator(".field-error").textContent()).toBe(`no crew is named "E"`);
+
+    await shoot(page, "schedule-form", "desktop");
+    await pattern.getByLabel("Cycle", {exact: true}).fill("A D\nA -");
+    await creator.getByRole("button", {name: "Create schedule"}).click();
     await card(page, "Forklift service").waitFor();
     const {items} = (await gw.call("GET", "/api/v1/schedules")).body;
     expect(items.find((schedule: {name: string}) => schedule.name === "Forklift service")).toMatchObject({
@@ -196,11 +223,83 @@ describe("the Schedules page", () => {
           type: "rotation",
           members: [plant.anna, plant.dora],
           shift_length_weeks: 1,
-          starts_at: "2026-11-02T12:00:00.000Z"
+          starts_at: "2026-11-02T12:00:00.000Z",
+          restrictions: {
+            weekdays: ["mon", "tue", "wed", "thu", "fri"],
+            windows: [
+              {start: "07:00", end: "15:30"},
+              {start: "22:00", end: "06:00"}
+            ]
+          }
+        },
+        {
+          type: "shift_pattern",
+          name: "Weekend crews",
+          shifts: [
+            {name: "day", starts: "07:00"},
+            {name: "night", starts: "19:00"}
+          ],
+          crews: [
+            {name: "A", target: plant.cem},
+            {name: "D", target: plant.crewD}
+          ],
+          cycle: [
+            ["A", "D"],
+            ["A", null]
+          ],
+          starts_on: "2026-11-07"
         }
       ]
     });
     expect(await card(page, "Forklift service").textContent()).toContain("Times in America/New_York");
+    expect(scriptErrors).toEqual([]);
+    await context.close();
+  });
+
+  it("edits a schedule in place: its layers come back as saved, and a change is sent as a PATCH", async () => {
+    const {context, page, scriptErrors} = await openContext(browser, PHONE);
+    await openSchedules(page);
+    const office = card(page, "Line 3 engineering");
+    await office.locator("summary", {hasText: "Edit schedule"}).click();
+    const form = office.locator("form.schedule-form");
+    const layer = form.locator("fieldset.layer").first();
+    expect(await layer.getByLabel("Layer name").inputValue()).toBe("Office hours");
+    expect(await layer.getByLabel("First hand-off").inputValue()).toBe("2026-03-02T09:00");
+    expect(await layer.getByLabel("Only between").inputValue()).toBe("09:00-17:00");
+    expect(await layer.getByLabel("Sat", {exact: true}).isChecked()).toBe(false);
+    expect(await layer.getByLabel("Mon", {exact: true}).isChecked()).toBe(true);
+    expect(await form.getByLabel("Fallback", {exact: true}).inputValue()).toBe(plant.crewD);
+    // A shift pattern comes back as written: one cycle line per day, its crews with their targets.
+    const line3 = card(page, "Line 3").locator("fieldset.layer").first();
+    const pattern = plant.body.layers[0] as {cycle: string[][]; crews: Array<{name: string; target: string}>};
+    expect(await line3.getByLabel("Cycle", {exact: true}).inputValue()).toBe(
+      pattern.cycle.map((day) => day.join(" ")).join("\n")
+    );
+    expect(await line3.getByLabel("Paged", {exact: true}).nth(3).inputValue()).toBe(pattern.crews[3].target);
+
+    await layer.getByLabel("Sat", {exact: true}).check();
+    await layer.getByLabel("Only between").fill("08:00-18:00");
+    await layer.getByRole("button", {name: "Move Anna down"}).click();
+    await form.getByLabel("Fallback", {exact: true}).selectOption({label: "Bert"});
+    await shoot(page, "schedule-edit", "phone");
+    await form.getByRole("button", {name: "Save schedule"}).click();
+    await expect.poll(async () => (await office.locator(".meta").first().textContent()) ?? "").toContain("Bert");
+    const {items} = (await gw.call("GET", "/api/v1/schedules")).body;
+    expect(items.find((schedule: {name: string}) => schedule.name === "Line 3 engineering")).toMatchObject({
+      fallback: plant.bert,
+      layers: [
+        {
+          name: "Office hours",
+          members: [plant.cem, plant.anna],
+          shift_length_weeks: 1,
+          starts_at: "2026-03-02T03:30:00.000Z",
+          restrictions: {
+            weekdays: ["mon", "tue", "wed", "thu", "fri", "sat"],
+            windows: [{start: "08:00", end: "18:00"}]
+          }
+        }
+      ]
+    });
     expect(scriptErrors).toEqual([]);
     await context.close();
   });

@@ -2,7 +2,7 @@ import {api, listAll} from "../lib/api.js";
 import {announce, badge, confirmAction, copyable, dataTable, emptyState, fill, h, pageHeading} from "../lib/dom.js";
 import {loadTargets} from "../lib/targets.js";
 import {zonedTimeElement} from "../lib/zoned.js";
-import {overrideForm, rotationScheduleForm} from "./schedule-forms.js";
+import {overrideForm, scheduleForm} from "./schedule-forms.js";
 import {shiftSummary, timeline, timelineRange, TIMELINE_DAYS, zonedSpan} from "./schedule-timeline.js";
 
 /** Who is on call now, and the shift that makes them so; in a gap, the fallback paged instead. */
@@ -73,7 +73,7 @@ function overridesTable(schedule, nameOf, onDeleted) {
   });
 }
 
-/** On-call schedules: who is on call now and for the next 14 days, overrides, the calendar feed, a new rotation. */
+/** On-call schedules: who is on call now and for the next 14 days, overrides, the calendar feed, new and edited schedules. */
 export async function schedulesPage(main) {
   const targets = await loadTargets();
   const list = h("div", {class: "stack"});
@@ -118,6 +118,19 @@ export async function schedulesPage(main) {
           announce("Override added");
           await load();
         })
+      ),
+      h(
+        "details",
+        {class: "edit-schedule"},
+        h("summary", {}, "Edit schedule"),
+        scheduleForm(
+          targets,
+          async (saved) => {
+            announce(`Schedule ${saved.name} saved`);
+            await load();
+          },
+          schedule
+        )
       )
     );
   }
@@ -136,9 +149,9 @@ export async function schedulesPage(main) {
       creator,
       h(
         "details",
-        {class: "card"},
-        h("summary", {}, "New rotation schedule"),
-        rotationScheduleForm(targets, async (created) => {
+        {class: "card new-schedule"},
+        h("summary", {}, "New schedule"),
+        scheduleForm(targets, async (created) => {
           announce(`Schedule ${created.name} created`);
           await load();
         })
