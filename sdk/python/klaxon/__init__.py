@@ -18,7 +18,20 @@ from .errors import (
     RateLimitedError,
     ServerError,
 )
-from .models import Attempt, ChannelAvailability, EscalationSettings, EscalationState, Notification, QuietHours, Recipient, RoutingRule
+from .models import (
+    Attempt,
+    ChannelAvailability,
+    EscalationSettings,
+    EscalationState,
+    Notification,
+    OnCall,
+    Person,
+    QuietHours,
+    Recipient,
+    RoutingRule,
+    Shift,
+    ShiftTarget,
+)
 from .webhooks import WebhookVerificationError, WebhookVerifier
 
 __version__ = "0.1.0"
@@ -38,6 +51,8 @@ __all__ = [
     "NetworkError",
     "Notification",
     "NotFoundError",
+    "OnCall",
+    "Person",
     "PermissionDeniedError",
     "PRIORITIES",
     "QuietHours",
@@ -45,6 +60,8 @@ __all__ = [
     "Recipient",
     "RoutingRule",
     "ServerError",
+    "Shift",
+    "ShiftTarget",
     "WebhookVerificationError",
     "WebhookVerifier",
 ]

@@ -6,10 +6,11 @@ import dataclasses
 import os
 import urllib.parse
 import uuid as uuid_module
+from datetime import datetime
 from typing import Any, Dict, Iterator, List, Optional
 
 from ._http import CREATE, IDEMPOTENT, Transport
-from .models import Notification, Recipient
+from .models import Notification, OnCall, Recipient
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 PRIORITIES = ("critical", "high", "medium", "low", "info")
@@ -28,6 +29,13 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _jsonable(v) for k, v in value.items()}
     return value
+
+
+def _instant(value: datetime) -> str:
+    """An aware datetime as the ISO 8601 instant the gateway wants (it refuses times without a zone)."""
+    if value.tzinfo is None:
+        raise ValueError("the time needs a zone, e.g. datetime.now(timezone.utc)")
+    return value.isoformat()
 
 
 class Client:
@@ -144,6 +152,13 @@ class Client:
         headers = {"Content-Type": "application/merge-patch+json"}
         answer = self._http.request("PATCH", f"api/v1/recipients/{_segment(uuid)}", body=_jsonable(changes), headers=headers)
         return Recipient.from_json(answer.body)
+
+    # Schedules
+
+    def on_call(self, schedule_uuid: str, *, at: Optional[datetime] = None) -> OnCall:
+        """Who the schedule pages now, or at ``at`` (an aware datetime, past or future)."""
+        query = {"at": _instant(at)} if at is not None else None
+        return OnCall.from_json(self._http.request("GET", f"api/v1/schedules/{_segment(schedule_uuid)}/on-call", query=query).body)
 
     def _pages(self, path: str, filters: Dict[str, Optional[str]], page_size: Optional[int]) -> Iterator[Dict[str, Any]]:
         cursor: Optional[str] = None

@@ -174,3 +174,80 @@ class Recipient:
             updated_at=parse_time(data["updated_at"]),  # type: ignore[arg-type]
             raw=dict(data),
         )
+
+
+@dataclass(frozen=True)
+class Person:
+    """A recipient named in an answer: who is on call."""
+
+    uuid: str
+    name: str
+
+
+@dataclass(frozen=True)
+class ShiftTarget:
+    """The recipient or group a shift (or a gap's fallback) pages; ``kind`` is "recipient" or "group"."""
+
+    uuid: str
+    kind: str
+    name: str
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ShiftTarget":
+        return cls(data["uuid"], data["kind"], data["name"])
+
+
+def _people(items: Any) -> List[Person]:
+    return [Person(item["uuid"], item["name"]) for item in items or []]
+
+
+@dataclass(frozen=True)
+class Shift:
+    """A final shift of a schedule, after overrides; ``source`` is rotation, shift_pattern or override."""
+
+    starts_at: datetime
+    ends_at: datetime
+    target: ShiftTarget
+    recipients: List[Person]
+    source: str
+    layer: Optional[int]
+    layer_name: Optional[str]
+    shift_name: Optional[str]
+    crew: Optional[str]
+    override_id: Optional[str]
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Shift":
+        return cls(
+            starts_at=parse_time(data["starts_at"]),  # type: ignore[arg-type]
+            ends_at=parse_time(data["ends_at"]),  # type: ignore[arg-type]
+            target=ShiftTarget.from_json(data["target"]),
+            recipients=_people(data.get("recipients")),
+            source=data["source"],
+            layer=data.get("layer"),
+            layer_name=data.get("layer_name"),
+            shift_name=data.get("shift_name"),
+            crew=data.get("crew"),
+            override_id=data.get("override_id"),
+        )
+
+
+@dataclass(frozen=True)
+class OnCall:
+    """Who a schedule pages at ``at``: the shift's people, or in a gap (``shift`` None) the fallback's."""
+
+    at: datetime
+    recipients: List[Person]
+    shift: Optional[Shift]
+    fallback: Optional[ShiftTarget]
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "OnCall":
+        return cls(
+            at=parse_time(data["at"]),  # type: ignore[arg-type]
+            recipients=_people(data.get("recipients")),
+            shift=Shift.from_json(data["shift"]) if data.get("shift") else None,
+            fallback=ShiftTarget.from_json(data["fallback"]) if data.get("fallback") else None,
+            raw=dict(data),
+        )

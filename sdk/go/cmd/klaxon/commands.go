@@ -48,6 +48,9 @@ func init() {
 		}, integrationFlags...)},
 		{words: []string{"heartbeat"}, summary: "ping a heartbeat's ping URL, no key; around a command: /start, run it, ping or /fail, exit with its code", args: "<ping-url> [-- <command> [args...]]", minArgs: 1, maxArgs: 1, wraps: true, run: runHeartbeat},
 		{words: []string{"heartbeat", "ping"}, summary: "ping a heartbeat by name with the API key (scope notifications:send)", args: "<name>", minArgs: 1, maxArgs: 1, run: runHeartbeatPing},
+		{words: []string{"oncall"}, summary: "who a schedule pages now (or at --at), and the shift that puts them on call", args: "<schedule-uuid>", minArgs: 1, maxArgs: 1, run: runOnCall, flags: []flagSpec{
+			{name: "at", value: "TIME", help: "an ISO 8601 time with a zone instead of now, e.g. 2026-11-26T06:00:00+01:00"},
+		}},
 		{words: []string{"completion"}, summary: "print the shell completion script: bash or zsh", args: "bash|zsh", minArgs: 1, maxArgs: 1, run: runCompletion},
 		{words: []string{"man"}, summary: "print the man page (roff)", hidden: true, run: runMan},
 	}
