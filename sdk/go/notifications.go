@@ -170,7 +170,7 @@ func (c *Client) Resolve(ctx context.Context, id string) (*Notification, error) 
 
 // NotificationFilter narrows ListNotifications; empty fields do not filter.
 type NotificationFilter struct {
-	// Status is queued, notifying, acknowledged, resolved or exhausted.
+	// Status is queued, notifying, acknowledged, resolved, exhausted or suppressed (held by a maintenance window).
 	Status string
 	// RecipientUUID keeps those sent to this recipient or group.
 	RecipientUUID string

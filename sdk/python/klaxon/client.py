@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any, Dict, Iterator, List, Optional
 
 from ._http import CREATE, IDEMPOTENT, Transport
-from .models import Notification, OnCall, Recipient
+from .models import MaintenanceWindow, Notification, OnCall, Recipient
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 PRIORITIES = ("critical", "high", "medium", "low", "info")
@@ -159,6 +159,44 @@ class Client:
         """Who the schedule pages now, or at ``at`` (an aware datetime, past or future)."""
         query = {"at": _instant(at)} if at is not None else None
         return OnCall.from_json(self._http.request("GET", f"api/v1/schedules/{_segment(schedule_uuid)}/on-call", query=query).body)
+
+    # Maintenance windows
+
+    def start_maintenance(
+        self,
+        *,
+        ends_at: datetime,
+        reason: str,
+        starts_at: Optional[datetime] = None,
+        targets: Optional[List[str]] = None,
+        sources: Optional[List[str]] = None,
+        integrations: Optional[List[str]] = None,
+        heartbeats: Optional[List[str]] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> MaintenanceWindow:
+        """Starts a maintenance window now, or plans it from ``starts_at``: alerts to ``targets``
+        (recipient, group or schedule uuids), from ``sources``, through ``integrations`` (ids) and
+        for ``heartbeats`` (names) are recorded as suppressed until ``ends_at``. One list at least
+        must name something. One Idempotency-Key serves every retry, so a retry never makes two."""
+        lists = {"targets": targets, "sources": sources, "integrations": integrations, "heartbeats": heartbeats}
+        body: Dict[str, Any] = {"ends_at": _instant(ends_at), "reason": reason}
+        if starts_at is not None:
+            body["starts_at"] = _instant(starts_at)
+        body.update({name: list(value) for name, value in lists.items() if value})
+        headers = {"Idempotency-Key": idempotency_key or f"klaxon-python-{uuid_module.uuid4()}"}
+        return MaintenanceWindow.from_json(self._http.request("POST", "api/v1/maintenance", body=body, headers=headers, retry=IDEMPOTENT).body)
+
+    def end_maintenance(self, uuid: str) -> MaintenanceWindow:
+        """Ends a window now; what it held and is still firing pages at once. Ending an ended one raises ConflictError."""
+        return MaintenanceWindow.from_json(self._http.request("POST", f"api/v1/maintenance/{_segment(uuid)}/end").body)
+
+    def get_maintenance(self, uuid: str) -> MaintenanceWindow:
+        return MaintenanceWindow.from_json(self._http.request("GET", f"api/v1/maintenance/{_segment(uuid)}").body)
+
+    def list_maintenance(self, *, status: Optional[str] = None) -> List[MaintenanceWindow]:
+        """The windows, latest start first; ``status`` is "upcoming", "active" or "ended"."""
+        answer = self._http.request("GET", "api/v1/maintenance", query={"status": status})
+        return [MaintenanceWindow.from_json(item) for item in answer.body["items"]]
 
     def _pages(self, path: str, filters: Dict[str, Optional[str]], page_size: Optional[int]) -> Iterator[Dict[str, Any]]:
         cursor: Optional[str] = None

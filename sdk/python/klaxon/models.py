@@ -251,3 +251,39 @@ class OnCall:
             fallback=ShiftTarget.from_json(data["fallback"]) if data.get("fallback") else None,
             raw=dict(data),
         )
+
+
+@dataclass(frozen=True)
+class MaintenanceWindow:
+    """A maintenance window: while ``status`` is "active", the alerts it covers are recorded as
+    "suppressed" and nobody is paged. ``ends_at`` moves to the moment a window was ended early."""
+
+    uuid: str
+    starts_at: datetime
+    ends_at: datetime
+    reason: str
+    targets: List[str]
+    sources: List[str]
+    integrations: List[str]
+    heartbeats: List[str]
+    status: str
+    created_at: datetime
+    created_by: Dict[str, Any]
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "MaintenanceWindow":
+        return cls(
+            uuid=data["uuid"],
+            starts_at=parse_time(data["starts_at"]),  # type: ignore[arg-type]
+            ends_at=parse_time(data["ends_at"]),  # type: ignore[arg-type]
+            reason=data["reason"],
+            targets=list(data.get("targets") or []),
+            sources=list(data.get("sources") or []),
+            integrations=list(data.get("integrations") or []),
+            heartbeats=list(data.get("heartbeats") or []),
+            status=data["status"],
+            created_at=parse_time(data["created_at"]),  # type: ignore[arg-type]
+            created_by=dict(data.get("created_by") or {}),
+            raw=dict(data),
+        )

@@ -22,7 +22,12 @@ type flagSpec struct {
 	short string
 	// choices are the values the shell completions offer.
 	choices []string
+	// repeatable: each use adds a value (read with invocation.list) instead of replacing it.
+	repeatable bool
 }
+
+// listSeparator joins the values of a repeatable flag: it cannot occur in an argument.
+const listSeparator = "\x00"
 
 // command is one command of the CLI; the table of them (commands.go) drives
 // parsing, help, the man page and the completions.
@@ -68,6 +73,14 @@ type invocation struct {
 }
 
 func (in *invocation) flag(name string) string { return in.values[name] }
+
+// list is every value a repeatable flag was given, in order.
+func (in *invocation) list(name string) []string {
+	if !in.has(name) {
+		return nil
+	}
+	return strings.Split(in.values[name], listSeparator)
+}
 
 func (in *invocation) has(name string) bool {
 	_, ok := in.values[name]
@@ -143,15 +156,22 @@ func parse(c *command, rest []string) (args []string, values map[string]string, 
 		case spec.value == "":
 			values[spec.name] = "true"
 		case hasInline:
-			values[spec.name] = inline
+			setValue(values, spec, inline)
 		case i+1 < len(rest):
 			i++
-			values[spec.name] = rest[i]
+			setValue(values, spec, rest[i])
 		default:
 			return nil, nil, nil, usageError("option '--%s <%s>' argument missing", spec.name, spec.value)
 		}
 	}
 	return args, values, nil, nil
+}
+
+func setValue(values map[string]string, spec flagSpec, value string) {
+	if previous, seen := values[spec.name]; seen && spec.repeatable {
+		value = previous + listSeparator + value
+	}
+	values[spec.name] = value
 }
 
 func wholeNumber(raw, name string, fallback int) (int, error) {

@@ -51,6 +51,11 @@ func init() {
 		{words: []string{"oncall"}, summary: "who a schedule pages now (or at --at), and the shift that puts them on call", args: "<schedule-uuid>", minArgs: 1, maxArgs: 1, run: runOnCall, flags: []flagSpec{
 			{name: "at", value: "TIME", help: "an ISO 8601 time with a zone instead of now, e.g. 2026-11-26T06:00:00+01:00"},
 		}},
+		{words: []string{"maintenance", "start"}, summary: "start a maintenance window (or plan one with --from): the alerts it covers page nobody until it ends", run: runMaintenanceStart, flags: maintenanceStartFlags},
+		{words: []string{"maintenance", "end"}, summary: "end a maintenance window now: what it held and is still firing pages at once", args: "<uuid>", minArgs: 1, maxArgs: 1, run: runMaintenanceEnd},
+		{words: []string{"maintenance", "list"}, summary: "list maintenance windows, latest start first", run: runMaintenanceList, flags: []flagSpec{
+			{name: "status", value: "S", help: strings.Join(maintenanceStatuses, ", "), choices: maintenanceStatuses},
+		}},
 		{words: []string{"completion"}, summary: "print the shell completion script: bash or zsh", args: "bash|zsh", minArgs: 1, maxArgs: 1, run: runCompletion},
 		{words: []string{"man"}, summary: "print the man page (roff)", hidden: true, run: runMan},
 	}

@@ -111,17 +111,13 @@ func bashCompletion() string {
 	b.WriteString("# Load it with: source <(klaxon completion bash)\n_klaxon() {\n")
 	b.WriteString("  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" words=\"\"\n")
 	fmt.Fprintf(&b, "  if [[ $COMP_CWORD -eq 1 ]]; then\n    COMPREPLY=($(compgen -W %q -- \"$cur\"))\n    return\n  fi\n", strings.Join(top, " "))
-	b.WriteString("  case \"$prev\" in\n")
-	for _, spec := range allChoiceFlags() {
-		fmt.Fprintf(&b, "    --%s) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", spec.name, strings.Join(spec.choices, " "))
-	}
-	b.WriteString("  esac\n  case \"${COMP_WORDS[1]} ${COMP_WORDS[2]}\" in\n")
+	b.WriteString("  case \"${COMP_WORDS[1]} ${COMP_WORDS[2]}\" in\n")
 	for _, c := range byDepth() {
 		words := flagWords(c)
 		if c.words[0] == "completion" {
 			words = append(words, "bash", "zsh")
 		}
-		fmt.Fprintf(&b, "    %s) words=%q ;;\n", casePattern(c), strings.Join(words, " "))
+		fmt.Fprintf(&b, "    %s) %swords=%q ;;\n", casePattern(c), bashChoices(c), strings.Join(words, " "))
 	}
 	b.WriteString("  esac\n")
 	for _, first := range top {
@@ -135,19 +131,29 @@ func bashCompletion() string {
 	return b.String()
 }
 
-// allChoiceFlags is each flag name that offers values, once.
-func allChoiceFlags() []flagSpec {
-	var found []flagSpec
-	seen := map[string]bool{}
+// findOneWord is the command named by word alone, or nil.
+func findOneWord(word string) *command {
 	for _, c := range commands {
-		for _, spec := range c.flags {
-			if len(spec.choices) > 0 && !seen[spec.name] {
-				seen[spec.name] = true
-				found = append(found, spec)
-			}
+		if len(c.words) == 1 && c.words[0] == word {
+			return c
 		}
 	}
-	return found
+	return nil
+}
+
+// bashChoices completes the values of the command's flags that offer them, after
+// the flag: per command, since two commands may give one flag name different values.
+func bashChoices(c *command) string {
+	var cases []string
+	for _, spec := range c.flags {
+		if len(spec.choices) > 0 {
+			cases = append(cases, fmt.Sprintf("--%s) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;", spec.name, strings.Join(spec.choices, " ")))
+		}
+	}
+	if len(cases) == 0 {
+		return ""
+	}
+	return "case \"$prev\" in " + strings.Join(cases, " ") + " esac; "
 }
 
 // zshSpec is one _arguments spec: --name[help]:VALUE:(choices).
@@ -199,6 +205,12 @@ func zshCompletion() string {
 			extra = " '1: :(bash zsh)'"
 		}
 		fmt.Fprintf(&b, "    %s)\n      shift %d words; (( CURRENT -= %d ))\n      _arguments %s%s '*: :_default' ;;\n", casePattern(c), shift, shift, strings.Join(specs, " "), extra)
+	}
+	// A word that is only the start of commands ("maintenance") offers their second words.
+	for _, first := range top {
+		if seconds := subcommands[first]; len(seconds) > 0 && findOneWord(first) == nil {
+			fmt.Fprintf(&b, "    %q*)\n      shift 1 words; (( CURRENT -= 1 ))\n      _arguments '1: :(%s)' ;;\n", first+" ", strings.Join(seconds, " "))
+		}
 	}
 	b.WriteString("  esac\n}\nif [[ $zsh_eval_context[-1] == loadautofunc ]]; then\n  _klaxon \"$@\"\nelse\n  compdef _klaxon klaxon\nfi\n")
 	return b.String()

@@ -71,7 +71,9 @@ func TestBashCompletionOffersCommandsFlagsAndValues(t *testing.T) {
 		"klaxon heartbeat ":                 "--url --api-key --json --retries --timeout --help ping",
 		"klaxon send --pri":                 "--priority",
 		"klaxon send --priority c":          "critical",
-		"klaxon list --status ":             "queued notifying acknowledged resolved exhausted",
+		"klaxon list --status ":             "queued notifying acknowledged resolved exhausted suppressed",
+		"klaxon maintenance ":               "start end list",
+		"klaxon maintenance list --status ": "upcoming active ended",
 		"klaxon fire tank --se":             "--severity --secret",
 		"klaxon heartbeat ping nightly --j": "--json",
 		"klaxon completion ":                "--url --api-key --json --retries --timeout --help bash zsh",
@@ -80,7 +82,7 @@ func TestBashCompletionOffersCommandsFlagsAndValues(t *testing.T) {
 			t.Errorf("%q: %q, want %q", line, got, want)
 		}
 	}
-	if got := complete(t, bash, "klaxon "); strings.Join(got, " ") != "send get list ack resolve fire heartbeat oncall completion" {
+	if got := complete(t, bash, "klaxon "); strings.Join(got, " ") != "send get list ack resolve fire heartbeat oncall maintenance completion" {
 		t.Errorf("commands: %q (man is hidden)", got)
 	}
 }
@@ -118,18 +120,19 @@ func TestZshCompletionCompletesInZsh(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, zsh, "-f", driver, script, "klaxon send --priority ", "klaxon ", "klaxon list --st").CombinedOutput()
+	out, err := exec.CommandContext(ctx, zsh, "-f", driver, script, "klaxon send --priority ", "klaxon ", "klaxon list --st", "klaxon maintenance ").CombinedOutput()
 	if err != nil {
 		t.Fatalf("zsh: %v %s", err, out)
 	}
 	sections := strings.Split(string(out), "=== ")
-	if len(sections) != 4 {
+	if len(sections) != 5 {
 		t.Fatalf("zsh printed %q", out)
 	}
 	for i, want := range []*regexp.Regexp{
 		regexp.MustCompile(`critical\s+high\s+info\s+low\s+medium`),
 		regexp.MustCompile(`heartbeat\s+-- ping a heartbeat's ping URL`),
 		regexp.MustCompile(`klaxon list --status `),
+		regexp.MustCompile(`end\s+list\s+start`),
 	} {
 		if !want.MatchString(sections[i+1]) {
 			t.Errorf("%q: %q", strings.SplitN(sections[i+1], "\n", 2)[0], sections[i+1])

@@ -11,7 +11,7 @@ import (
 
 var priorities = []string{klaxon.PriorityCritical, klaxon.PriorityHigh, klaxon.PriorityMedium, klaxon.PriorityLow, klaxon.PriorityInfo}
 
-var statuses = []string{"queued", "notifying", "acknowledged", "resolved", "exhausted"}
+var statuses = []string{"queued", "notifying", "acknowledged", "resolved", "exhausted", "suppressed"}
 
 func contains(values []string, value string) bool {
 	for _, v := range values {
