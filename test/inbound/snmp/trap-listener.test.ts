@@ -1,0 +1,201 @@
+import {randomBytes} from "node:crypto";
+import {createSocket} from "node:dgram";
+import {afterEach, describe, expect, it} from "vitest";
+import {
+  TrapListener,
+  type ReceivedTrap,
+  type TrapCredentials,
+  type TrapRefusal
+} from "../../../src/inbound/snmp/trap-listener.js";
+import {eventually} from "../../support/eventually.js";
+import {freeUdpPort, sendBytes, sendTrap, type V3User} from "../../support/snmptrap.js";
+
+const UPS_ON_BATTERY = "1.3.6.1.2.1.33.2.1";
+const LINK_DOWN = "1.3.6.1.6.3.1.1.5.3";
+const user: V3User = {
+  name: "ups-room",
+  authProtocol: "SHA-256",
+  authKey: "auth-phrase-1",
+  privProtocol: "AES",
+  privKey: "priv-phrase-1"
+};
+const credentials: TrapCredentials = {
+  communities: ["plant-traps"],
+  users: [{name: user.name, authProtocol: "sha256", authKey: user.authKey, privProtocol: "aes", privKey: user.privKey}]
+};
+
+const running: TrapListener[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((listener) => listener.stop()));
+});
+
+async function listen(): Promise<{
+  port: number;
+  traps: ReceivedTrap[];
+  refused: TrapRefusal[];
+  listener: TrapListener;
+}> {
+  const port = await freeUdpPort();
+  const traps: ReceivedTrap[] = [];
+  const refused: TrapRefusal[] = [];
+  const listener = new TrapListener({
+    port,
+    address: "127.0.0.1",
+    onTrap: (trap) => traps.push(trap),
+    onRefused: (refusal) => refused.push(refusal)
+  });
+  await listener.start(credentials);
+  running.push(listener);
+  return {port, traps, refused, listener};
+}
+
+describe("the SNMP trap listener, fed by Debian's snmptrap", () => {
+  it("hands over a v2c trap with its community, OID and bindings", async () => {
+    const {port, traps} = await listen();
+    await sendTrap(port, {version: "2c", community: "plant-traps"}, UPS_ON_BATTERY, [
+      ["1.3.6.1.2.1.33.1.2.3.0", "i", "12"],
+      ["1.3.6.1.2.1.1.5.0", "s", "ups-hall-b"]
+    ]);
+    const [trap] = await eventually(
+      "the trap",
+      () => traps,
+      (list) => list.length === 1
+    );
+    expect(trap).toMatchObject({
+      agent: "127.0.0.1",
+      version: "v2c",
+      credential: {kind: "community", name: "plant-traps"},
+      inform: false,
+      trapOid: UPS_ON_BATTERY,
+      varbinds: [
+        {oid: "1.3.6.1.2.1.33.1.2.3.0", value: "12"},
+        {oid: "1.3.6.1.2.1.1.5.0", value: "ups-hall-b"}
+      ]
+    });
+  });
+
+  it("answers a v2c inform (snmptrap -Ci returns only once answered)", async () => {
+    const {port, traps} = await listen();
+    await sendTrap(port, {version: "2c", community: "plant-traps", inform: true}, LINK_DOWN, [
+      ["1.3.6.1.2.1.2.2.1.1.3", "i", "3"]
+    ]);
+    expect(traps).toEqual([expect.objectContaining({inform: true, trapOid: LINK_DOWN})]);
+  });
+
+  it("takes v3 authPriv traps and informs of a known user", async () => {
+    const {port, traps} = await listen();
+    await sendTrap(port, {version: "3", user}, LINK_DOWN, [["1.3.6.1.2.1.2.2.1.1.1", "i", "1"]]);
+    await sendTrap(port, {version: "3", user, inform: true}, LINK_DOWN, [["1.3.6.1.2.1.2.2.1.1.2", "i", "2"]]);
+    const received = await eventually(
+      "both",
+      () => traps,
+      (list) => list.length === 2
+    );
+    expect(received.map((trap) => [trap.version, trap.credential, trap.inform])).toEqual([
+      ["v3", {kind: "user", name: "ups-room"}, false],
+      ["v3", {kind: "user", name: "ups-room"}, true]
+    ]);
+  });
+
+  it("derives a v1 trap's OID as RFC 3584 says (APC's upsOnBattery: enterprise 318, specific 5)", async () => {
+    const {port, traps} = await listen();
+    await sendTrap(
+      port,
+      {
+        version: "1",
+        community: "plant-traps",
+        enterprise: "1.3.6.1.4.1.318",
+        generic: 6,
+        specific: 5
+      },
+      ""
+    );
+    await sendTrap(
+      port,
+      {
+        version: "1",
+        community: "plant-traps",
+        enterprise: "1.3.6.1.4.1.318",
+        generic: 2,
+        specific: 0
+      },
+      ""
+    );
+    const received = await eventually(
+      "both",
+      () => traps,
+      (list) => list.length === 2
+    );
+    expect(received.map((trap) => [trap.version, trap.trapOid])).toEqual([
+      ["v1", "1.3.6.1.4.1.318.0.5"],
+      ["v1", LINK_DOWN]
+    ]);
+  });
+
+  it("refuses a wrong community, a wrong v3 key and an unknown user without naming the secret", async () => {
+    const {port, traps, refused} = await listen();
+    await sendTrap(port, {version: "2c", community: "guessed"}, LINK_DOWN);
+    await sendTrap(port, {version: "3", user: {...user, authKey: "not-the-phrase"}}, LINK_DOWN);
+    await sendTrap(port, {version: "3", user: {...user, name: "stranger"}}, LINK_DOWN);
+    const seen = await eventually(
+      "three refusals",
+      () => refused,
+      (list) => list.length === 3
+    );
+    expect(seen.map((refusal) => refusal.agent)).toEqual(["127.0.0.1", "127.0.0.1", "127.0.0.1"]);
+    expect(seen.map((refusal) => refusal.reason)).toEqual([
+      "unknown community",
+      "wrong SNMPv3 authentication key (digest mismatch)",
+      "unknown SNMPv3 user"
+    ]);
+    expect(JSON.stringify(seen)).not.toContain("guessed");
+    expect(traps).toEqual([]);
+  });
+
+  it("follows a change of credentials at once", async () => {
+    const {port, traps, refused, listener} = await listen();
+    listener.setCredentials({communities: ["rotated"], users: []});
+    await sendTrap(port, {version: "2c", community: "plant-traps"}, LINK_DOWN);
+    await sendTrap(port, {version: "2c", community: "rotated"}, LINK_DOWN);
+    await eventually(
+      "one each",
+      () => [traps.length, refused.length],
+      ([taken, turned]) => taken === 1 && turned === 1
+    );
+    expect(traps[0].credential).toEqual({kind: "community", name: "rotated"});
+  });
+
+  it("counts random bytes and truncated BER as refusals and keeps serving", async () => {
+    const {port, traps, refused} = await listen();
+    const junk = [
+      ...Array.from({length: 20}, (_, size) => randomBytes(size * 7 + 1)),
+      Buffer.from("302902010104067075626c6963a71c", "hex")
+    ];
+    await sendBytes(port, junk);
+    await eventually(
+      "every datagram refused",
+      () => refused.length,
+      (count) => count === junk.length
+    );
+    expect(new Set(refused.map((refusal) => refusal.reason))).toEqual(new Set(["malformed packet (not readable BER)"]));
+    await sendTrap(port, {version: "2c", community: "plant-traps"}, LINK_DOWN);
+    await eventually(
+      "the trap after them",
+      () => traps.length,
+      (count) => count === 1
+    );
+  });
+
+  it("rejects start when the port is taken", async () => {
+    const holder = createSocket("udp4");
+    await new Promise<void>((done) => holder.bind(0, "127.0.0.1", done));
+    const listener = new TrapListener({
+      port: holder.address().port,
+      address: "127.0.0.1",
+      onTrap: () => {},
+      onRefused: () => {}
+    });
+    await expect(listener.start(credentials)).rejects.toThrow(/EADDRINUSE/);
+    await new Promise<void>((done) => holder.close(() => done()));
+  });
+});
