@@ -13,6 +13,8 @@ export interface Mosquitto {
   url: string;
   /** Publishes with mosquitto_pub at QoS 1; returns once the broker has acknowledged it. */
   publish(topic: string, payload: string | Buffer): void;
+  /** Publishes each line as its own QoS 1 message, in one connection (mosquitto_pub -l): a flood. */
+  publishLines(topic: string, lines: string[]): void;
   down(): Promise<void>;
   up(): Promise<void>;
   stop(): Promise<void>;
@@ -46,6 +48,13 @@ async function waitForListening(child: ChildProcess, output: string[]): Promise<
       reject(new Error(`mosquitto exited with ${code}:\n${output.join("")}`));
     });
   });
+}
+
+function mosquittoPub(port: number, topic: string, mode: "-s" | "-l", input: string | Buffer): void {
+  const result = spawnSync("mosquitto_pub", ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-t", topic, mode], {
+    input
+  });
+  if (result.status !== 0) throw new Error(`mosquitto_pub failed: ${result.stderr.toString()}`);
 }
 
 /** Starts the broker; `port` reuses a port (a broker that comes up later where the gateway expects it). */
@@ -91,12 +100,10 @@ export async function startMosquitto(port?: number): Promise<Mosquitto> {
     port: chosen,
     url,
     publish(topic, payload) {
-      const result = spawnSync(
-        "mosquitto_pub",
-        ["-h", "127.0.0.1", "-p", String(chosen), "-q", "1", "-t", topic, "-s"],
-        {input: payload}
-      );
-      if (result.status !== 0) throw new Error(`mosquitto_pub failed: ${result.stderr.toString()}`);
+      mosquittoPub(chosen, topic, "-s", payload);
+    },
+    publishLines(topic, lines) {
+      mosquittoPub(chosen, topic, "-l", lines.join("\n") + "\n");
     },
     up,
     down,

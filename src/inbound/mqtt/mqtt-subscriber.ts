@@ -1,19 +1,6 @@
 import {readFileSync} from "node:fs";
 import mqtt, {type IClientOptions, type IPublishPacket, type MqttClient} from "mqtt";
-
-/** Where and how one MQTT integration listens: its broker, the filters it subscribes to, and its login. */
-export interface MqttSubscription {
-  /** mqtt:// or mqtts:// (TLS), with the port when it is not 1883 / 8883. */
-  brokerUrl: string;
-  /** Topic filters (wildcards allowed), each subscribed at QoS 1. */
-  topics: string[];
-  username: string | null;
-  password: string | null;
-  /** Stable across restarts: the broker keeps the session (and the messages queued for it) under this id. */
-  clientId: string;
-  /** A PEM file of the CA that signed the broker's certificate, for brokers with a private CA. */
-  caFile: string | null;
-}
+import type {MqttConnectionState, MqttSubscription} from "../../domain/mqtt.js";
 
 /** One message as the broker delivered it. */
 export interface ReceivedMqttMessage {
@@ -27,15 +14,6 @@ export interface ReceivedMqttMessage {
  * broker delivers it again.
  */
 export type MqttMessageHandler = (message: ReceivedMqttMessage) => Promise<void>;
-
-/** The broker connection as /readyz and the integration's stats show it. */
-export interface MqttConnectionState {
-  connected: boolean;
-  /** When the connection last came up or went down (ISO 8601). */
-  since: string;
-  /** The last failure seen (kept after a reconnect, so a flapping link shows why). */
-  last_error: string | null;
-}
 
 /** The largest packet the broker may send us: it drops larger ones itself, so memory stays bounded. */
 export const MAX_PACKET_BYTES = 1024 * 1024;

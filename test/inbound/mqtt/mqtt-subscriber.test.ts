@@ -1,10 +1,6 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from "vitest";
-import {
-  MqttSubscriber,
-  reconnectDelayMs,
-  type MqttSubscription,
-  type ReceivedMqttMessage
-} from "../../../src/inbound/mqtt/mqtt-subscriber.js";
+import {MqttSubscriber, reconnectDelayMs, type ReceivedMqttMessage} from "../../../src/inbound/mqtt/mqtt-subscriber.js";
+import type {MqttSubscription} from "../../../src/domain/mqtt.js";
 import {freePort, startMosquitto, type Mosquitto} from "../../support/mosquitto.js";
 import {eventually} from "../../support/eventually.js";
 
