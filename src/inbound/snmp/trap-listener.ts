@@ -66,6 +66,11 @@ export interface TrapListenerOptions {
   /** Handed each trap; what it returns is not awaited (UDP has no back-pressure), a rejection is its own to log. */
   onTrap: (trap: ReceivedTrap) => unknown;
   onRefused: (refusal: TrapRefusal) => void;
+  /**
+   * The communities and users to let in, asked before each datagram is read: a change to the
+   * integrations applies to the next packet, with no event to wire.
+   */
+  credentials: () => TrapCredentials;
 }
 
 // SNMPv2-MIB (RFC 3418, as bundled in net-snmp's lib/mibs/SNMPv2-MIB.mib): sysUpTime ::= { system 3 },
@@ -88,14 +93,18 @@ export class TrapListener {
   private receiver: Receiver | null = null;
   private readonly sockets: Socket[] = [];
   private bound = false;
+  /** The credentials the receiver holds, as JSON: compared, never logged. */
+  private applied = "";
 
   constructor(private readonly options: TrapListenerOptions) {}
 
   /** Binds the port; rejects when it cannot (in use, or below 1024 without CAP_NET_BIND_SERVICE). */
-  async start(credentials: TrapCredentials): Promise<void> {
+  async start(): Promise<void> {
     const bound: Promise<void>[] = [];
     const open = (type: SocketType): Socket => {
       const socket = dgram.createSocket(type);
+      // Registered before the receiver's own listener, so it runs first for every datagram.
+      socket.on("message", () => this.syncCredentials());
       this.sockets.push(socket);
       bound.push(once(socket, "listening").then(() => undefined));
       return socket;
@@ -110,7 +119,6 @@ export class TrapListener {
       },
       (error, notification) => this.receive(error, notification)
     );
-    this.setCredentials(credentials);
     try {
       await Promise.all(bound);
       this.bound = true;
@@ -120,10 +128,13 @@ export class TrapListener {
     }
   }
 
-  /** Makes the receiver accept exactly these communities and users (called whenever integrations change). */
-  setCredentials(credentials: TrapCredentials): void {
+  /** Makes the receiver accept exactly the current communities and users (a no-op while they stay the same). */
+  private syncCredentials(): void {
     const authorizer = this.receiver?.getAuthorizer();
-    if (!authorizer) return;
+    const credentials = this.options.credentials();
+    const fingerprint = JSON.stringify(credentials);
+    if (!authorizer || fingerprint === this.applied) return;
+    this.applied = fingerprint;
     for (const community of authorizer.getCommunities().slice()) authorizer.deleteCommunity(community);
     for (const user of authorizer.getUsers().slice()) authorizer.deleteUser(user.name);
     for (const community of credentials.communities) authorizer.addCommunity(community);
@@ -142,6 +153,7 @@ export class TrapListener {
     const receiver = this.receiver;
     this.receiver = null;
     this.bound = false;
+    this.applied = "";
     if (!receiver) return;
     await Promise.all(this.sockets.map((socket) => new Promise<void>((done) => socket.close(() => done()))));
     this.sockets.length = 0;

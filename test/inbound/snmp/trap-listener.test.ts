@@ -19,7 +19,7 @@ const user: V3User = {
   privProtocol: "AES",
   privKey: "priv-phrase-1"
 };
-const credentials: TrapCredentials = {
+const plantCredentials: TrapCredentials = {
   communities: ["plant-traps"],
   users: [{name: user.name, authProtocol: "sha256", authKey: user.authKey, privProtocol: "aes", privKey: user.privKey}]
 };
@@ -29,12 +29,9 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((listener) => listener.stop()));
 });
 
-async function listen(): Promise<{
-  port: number;
-  traps: ReceivedTrap[];
-  refused: TrapRefusal[];
-  listener: TrapListener;
-}> {
+async function listen(
+  credentials: () => TrapCredentials = () => plantCredentials
+): Promise<{port: number; traps: ReceivedTrap[]; refused: TrapRefusal[]}> {
   const port = await freeUdpPort();
   const traps: ReceivedTrap[] = [];
   const refused: TrapRefusal[] = [];
@@ -42,11 +39,12 @@ async function listen(): Promise<{
     port,
     address: "127.0.0.1",
     onTrap: (trap) => traps.push(trap),
-    onRefused: (refusal) => refused.push(refusal)
+    onRefused: (refusal) => refused.push(refusal),
+    credentials
   });
-  await listener.start(credentials);
+  await listener.start();
   running.push(listener);
-  return {port, traps, refused, listener};
+  return {port, traps, refused};
 }
 
 describe("the SNMP trap listener, fed by Debian's snmptrap", () => {
@@ -152,17 +150,24 @@ describe("the SNMP trap listener, fed by Debian's snmptrap", () => {
     expect(traps).toEqual([]);
   });
 
-  it("follows a change of credentials at once", async () => {
-    const {port, traps, refused, listener} = await listen();
-    listener.setCredentials({communities: ["rotated"], users: []});
+  it("follows a change of credentials from the next packet on", async () => {
+    let current = plantCredentials;
+    const {port, traps, refused} = await listen(() => current);
+    await sendTrap(port, {version: "2c", community: "plant-traps"}, LINK_DOWN);
+    await eventually(
+      "the first",
+      () => traps.length,
+      (count) => count === 1
+    );
+    current = {communities: ["rotated"], users: []};
     await sendTrap(port, {version: "2c", community: "plant-traps"}, LINK_DOWN);
     await sendTrap(port, {version: "2c", community: "rotated"}, LINK_DOWN);
     await eventually(
-      "one each",
+      "one more each",
       () => [traps.length, refused.length],
-      ([taken, turned]) => taken === 1 && turned === 1
+      ([taken, turned]) => taken === 2 && turned === 1
     );
-    expect(traps[0].credential).toEqual({kind: "community", name: "rotated"});
+    expect(traps.map((trap) => trap.credential.name)).toEqual(["plant-traps", "rotated"]);
   });
 
   it("counts random bytes and truncated BER as refusals and keeps serving", async () => {
@@ -193,9 +198,10 @@ describe("the SNMP trap listener, fed by Debian's snmptrap", () => {
       port: holder.address().port,
       address: "127.0.0.1",
       onTrap: () => {},
-      onRefused: () => {}
+      onRefused: () => {},
+      credentials: () => plantCredentials
     });
-    await expect(listener.start(credentials)).rejects.toThrow(/EADDRINUSE/);
+    await expect(listener.start()).rejects.toThrow(/EADDRINUSE/);
     await new Promise<void>((done) => holder.close(() => done()));
   });
 });
