@@ -48,7 +48,8 @@ export function bytes(value) {
 export const CHANNEL_NAMES = {telegram_voice: "Telegram voice", voice_call: "Voice call", sms: "SMS", email: "Email"};
 export const CHANNELS = Object.keys(CHANNEL_NAMES);
 export const PRIORITIES = ["critical", "high", "medium", "low", "info"];
-export const STATUSES = ["queued", "notifying", "acknowledged", "resolved", "exhausted"];
+/** `suppressed`: held by a maintenance window, nobody paged. */
+export const STATUSES = ["queued", "notifying", "acknowledged", "resolved", "exhausted", "suppressed"];
 export const SCOPES = [
   "notifications:send",
   "notifications:read",
@@ -63,6 +64,8 @@ export const EVENT_TYPES = [
   "notification.acknowledged",
   "notification.resolved",
   "notification.priority_raised",
+  "notification.suppressed",
+  "notification.released",
   "escalation.started",
   "escalation.step",
   "escalation.exhausted",
