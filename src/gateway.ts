@@ -41,6 +41,8 @@ import {createWebhooks, type Webhooks} from "./outbox/index.js";
 import {WebhooksService} from "./services/webhooks/webhooks.service.js";
 import {HeartbeatStatesRepository} from "./store/journal/heartbeat-states.repository.js";
 import {IntegrationAlertsRepository} from "./store/journal/integration-alerts.repository.js";
+import {MaintenanceWindowsRepository} from "./store/journal/maintenance-windows.repository.js";
+import {createMaintenance, MaintenanceService, type Maintenance} from "./services/maintenance/index.js";
 import {HeartbeatsService} from "./services/heartbeats/heartbeats.service.js";
 import {HeartbeatMonitor} from "./services/heartbeats/heartbeat-monitor.service.js";
 import {IntegrationsService} from "./services/integrations/integrations.service.js";
@@ -80,6 +82,7 @@ export interface Gateway {
     recipients: RecipientsService;
     groups: GroupsService;
     runner: EscalationRunner;
+    maintenance: Maintenance;
   };
   initialAdminKeyFile: string | null;
   /** Heartbeat use cases and their sweep (tests drive `monitor.tick()` with a manual clock). */
@@ -190,6 +193,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const {recipients, groups} = directory;
   const {heartbeats: heartbeatsRepository, integrations: integrationsRepository} = directory.repositories;
   const storms = new StormGrouping(journal, escalationsRepository);
+  const maintenanceWindows = new MaintenanceWindowsRepository(journal);
   const notifications = new NotificationsService(
     journal,
     notificationsRepository,
@@ -200,6 +204,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     audit,
     idempotency,
     storms,
+    maintenanceWindows,
     clock
   );
   const runner = new EscalationRunner(
@@ -251,6 +256,10 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     journal,
     clock
   });
+  const maintenance = createMaintenance(
+    {journal, windows: maintenanceWindows, notifications, directory: directory.repositories, audit, clock},
+    logger
+  );
   const readiness = new ReadinessService(
     journal,
     eventsRepository,
@@ -309,6 +318,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     {token: IntegrationsService, use: integrations},
     {token: IntegrationCredentials, use: integrationCredentials},
     {token: IntegrationEvents, use: integrationEvents},
+    {token: MaintenanceService, use: maintenance.service},
     {token: AckLinksService, use: ackLinks},
     ...dashboard.providers,
     ...operations.providers
@@ -346,6 +356,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   servingUrl = url;
   // Only now: a heartbeat's fresh grace after a restart counts from the moment the gateway serves.
   await heartbeatMonitor.start();
+  await maintenance.releaser.start();
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
@@ -359,6 +370,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       });
       await pruner.stop();
       await heartbeatMonitor.stop();
+      await maintenance.releaser.stop();
       await operations.stop();
       await runner.stop();
       await registry.stop();
@@ -377,7 +389,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     settings,
     journal,
     config,
-    services: {keys, notifications, recipients, groups, runner},
+    services: {keys, notifications, recipients, groups, runner, maintenance},
     initialAdminKeyFile,
     operations,
     heartbeats: {service: heartbeats, monitor: heartbeatMonitor},

@@ -17,6 +17,7 @@ import {AckLinkController} from "./api/controllers/ack-link.controller.js";
 import {WebhooksController} from "./api/controllers/webhooks.controller.js";
 import {HeartbeatsController} from "./api/controllers/heartbeats.controller.js";
 import {IntegrationsController} from "./api/controllers/integrations.controller.js";
+import {MaintenanceController} from "./api/controllers/maintenance.controller.js";
 import {PingController} from "./api/controllers/ping.controller.js";
 import {ProblemFilter} from "./api/errors/problem.filter.js";
 import {BackupsController} from "./api/controllers/backups.controller.js";
@@ -43,7 +44,8 @@ export const API_CONTROLLERS = [
   WebhooksController,
   BackupsController,
   HeartbeatsController,
-  IntegrationsController
+  IntegrationsController,
+  MaintenanceController
 ];
 
 /** Every controller, mounted at "/": Ts.ED routes them all, and the lane serves their `@Lane()` routes. */

@@ -14,7 +14,15 @@ export function moreUrgent(priority: Priority, than: Priority): boolean {
 export const CHANNELS = ["telegram_voice", "voice_call", "sms", "email"] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-export const NOTIFICATION_STATUSES = ["queued", "notifying", "acknowledged", "resolved", "exhausted"] as const;
+/** `suppressed`: accepted during a maintenance window that covers it; nobody is paged (docs/schedules.md). */
+export const NOTIFICATION_STATUSES = [
+  "queued",
+  "notifying",
+  "acknowledged",
+  "resolved",
+  "exhausted",
+  "suppressed"
+] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 export const OPEN_STATUSES: readonly NotificationStatus[] = ["queued", "notifying"];
 
@@ -53,6 +61,8 @@ export const EVENT_TYPES = [
   "notification.acknowledged",
   "notification.resolved",
   "notification.priority_raised",
+  "notification.suppressed",
+  "notification.released",
   "escalation.started",
   "escalation.step",
   "escalation.exhausted",

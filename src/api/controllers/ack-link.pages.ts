@@ -38,6 +38,8 @@ function stateOf(alert: LinkedAlert): string {
       return "resolved: nothing left to do";
     case "exhausted":
       return "open (the escalation ran out; nobody has acknowledged it)";
+    case "suppressed":
+      return "held by a maintenance window: nobody is paged";
     default:
       return "open: people are being paged";
   }

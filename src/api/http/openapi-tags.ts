@@ -63,6 +63,11 @@ export const API_TAGS = {
     name: "heartbeats",
     description: "Dead man's switches for cron jobs and devices: a heartbeat pages when its pings stop coming."
   },
+  maintenance: {
+    name: "maintenance",
+    description:
+      "Maintenance windows: planned times in which matching alerts are recorded but page nobody; integration alerts still firing and heartbeats still down page when the window ends."
+  },
   integrations: {
     name: "integrations",
     description:

@@ -36,7 +36,8 @@ export class HeartbeatPages {
           message,
           priority: definition.priority,
           source: heartbeatDedupKey(definition.name),
-          dedup_key: heartbeatDedupKey(definition.name)
+          dedup_key: heartbeatDedupKey(definition.name),
+          heartbeat: definition.name
         },
         SYSTEM_ACTOR
       );

@@ -19,6 +19,8 @@ export interface EventDetail {
   step?: StepAnnouncement;
   /** For `notification.priority_raised`: the priority before the raise. */
   previous_priority?: string;
+  /** For `notification.suppressed` and `notification.released`: the maintenance window's uuid. */
+  maintenance_window?: string;
 }
 
 /**
@@ -43,8 +45,8 @@ export class EventPublisher {
    * The first event of a notification created in the same write: it has no earlier event, so
    * its sequence is 1 without asking the journal (a query on every accepted alert otherwise).
    */
-  emitFirst(type: EventType, notification: NotificationView, nowMs: number): void {
-    this.record(type, notification, nowMs, {}, 1);
+  emitFirst(type: EventType, notification: NotificationView, nowMs: number, detail: EventDetail = {}): void {
+    this.record(type, notification, nowMs, detail, 1);
   }
 
   private record(

@@ -27,6 +27,9 @@ import type {StormGrouping} from "./storm-grouping.js";
 import {AppError, invalid, notFound} from "../shared/errors.js";
 import {resolveTarget, type TargetDirectory} from "../recipients/paging-target.js";
 import {DedupMerge} from "./dedup-merge.js";
+import {Suppressions} from "./suppressions.js";
+import type {AlertOrigin, MaintenanceWindow} from "../../domain/maintenance.js";
+import type {MaintenanceWindowsRepository} from "../../store/journal/maintenance-windows.repository.js";
 
 /** A validated send request (spec 2.1 plus CONTRACT section 1's optional fields). */
 export interface SendInput {
@@ -38,6 +41,8 @@ export interface SendInput {
   link?: string;
   service?: string;
   environment?: string;
+  /** Set by a heartbeat's down page, never by the API: the heartbeat, which a maintenance window may name. */
+  heartbeat?: string;
 }
 
 /** An Idempotency-Key's send: the key, and the form its answer takes (stored for repeats). */
@@ -74,17 +79,20 @@ export class NotificationsService {
     private readonly audit: AuditService,
     private readonly idempotency: IdempotencyService,
     private readonly storms: StormGrouping,
+    windows: MaintenanceWindowsRepository,
     private readonly clock: Clock
   ) {
-    this.merges = new DedupMerge({
-      notifications,
-      escalations,
-      audit,
-      events,
-      target: (uuid) => this.targetOf(uuid),
-      view: (record) => this.view(record)
+    const shared = {notifications, escalations, audit, events, view: (record: NotificationRecord) => this.view(record)};
+    this.merges = new DedupMerge({...shared, target: (uuid) => this.targetOf(uuid)});
+    this.suppressions = new Suppressions({
+      ...shared,
+      windows,
+      target: (uuid) => resolveTarget(uuid, this.targets, "", this.clock.now())
     });
   }
+
+  /** Holding alerts during maintenance windows and releasing them, inside the caller's journal transaction. */
+  readonly suppressions: Suppressions;
 
   /** Every dedup merge goes through this, inside the caller's journal transaction. */
   readonly merges: DedupMerge;
@@ -151,9 +159,11 @@ export class NotificationsService {
       }
     }
     const policy = snapshotPolicy(target, input.priority);
+    const origin = originOf(input, actor);
+    const window = this.suppressions.windowFor(origin, nowMs);
     const record: NotificationRecord = {
       id: newId("notif", nowMs),
-      status: "queued",
+      status: window ? "suppressed" : "queued",
       target_uuid: input.recipient_uuid,
       target_kind: target.kind,
       message: input.message.trim(),
@@ -180,14 +190,15 @@ export class NotificationsService {
       notification_id: record.id,
       step: 0,
       steps_total: countSteps(policy),
-      next_step_at: now,
+      next_step_at: window ? null : now,
       generation: 0,
-      state: "running",
+      state: window ? "stopped" : "running",
       grouped_with: null,
       progress: freshProgress(),
       waiting_for: null
     };
-    const escalation = this.storms.atAcceptance(fresh, policy, record.priority, nowMs);
+    // A held alert's chain is stored stopped, with its policy: its release starts it afresh.
+    const escalation = window ? fresh : this.storms.atAcceptance(fresh, policy, record.priority, nowMs);
     this.notifications.insert(record);
     this.escalations.insert(escalation, policy);
     this.audit.append(
@@ -199,9 +210,23 @@ export class NotificationsService {
     );
     // Built from the rows just written rather than read back: a new notification has no attempts.
     const view = longForm(record, escalation, []);
+    if (window) {
+      this.suppressions.hold(view, window, origin, actor, nowMs);
+      return {kind: "created", view};
+    }
     this.events.emitFirst("escalation.started", view, nowMs);
     this.announceAccepted(escalation);
     return {kind: "created", view};
+  }
+
+  /**
+   * Ends what a maintenance window held, inside the caller's journal transaction: alerts that may
+   * still be firing page from their first step once this commits.
+   */
+  releaseHeld(window: MaintenanceWindow, nowMs: number): number {
+    const chains = this.suppressions.releaseHeld(window, nowMs);
+    for (const chain of chains) this.announceAccepted(chain);
+    return chains.length;
   }
 
   private announceAccepted(chain: EscalationRecord): void {
@@ -301,4 +326,14 @@ export class NotificationsService {
       return changed;
     });
   }
+}
+
+/** What a maintenance window may name of a send: its target and source, the integration it came through, its heartbeat. */
+function originOf(input: SendInput, actor: Actor): AlertOrigin {
+  return {
+    target: input.recipient_uuid,
+    source: input.source ?? null,
+    integration: actor.type === "integration" ? actor.id : null,
+    heartbeat: input.heartbeat ?? null
+  };
 }

@@ -29,6 +29,8 @@ const SQL = {
     WHERE notification_id = @notification_id`,
   replan: `UPDATE escalations SET policy = @policy, steps_total = @steps_total, step = 0, progress = @progress, waiting_for = NULL, grouped_with = NULL,
     next_step_at = @now, generation = generation + 1 WHERE notification_id = @notification_id AND state = 'running'`,
+  reopen: `UPDATE escalations SET policy = @policy, steps_total = @steps_total, step = 0, progress = @progress, waiting_for = NULL, grouped_with = NULL,
+    next_step_at = @now, generation = generation + 1, state = 'running' WHERE notification_id = @notification_id AND state = 'stopped'`,
   uncarry: `UPDATE escalations SET progress = json_set(progress, '$.carried', json((SELECT json_group_array(value) FROM json_each(progress, '$.carried') WHERE value != @step))),
     step = step - 1 WHERE notification_id = @notification_id AND state = 'running' AND EXISTS (SELECT 1 FROM json_each(progress, '$.carried') WHERE value = @step)`,
   waiting: `SELECT waiting_for FROM escalations WHERE state = 'running' AND waiting_for IS NOT NULL`,
@@ -199,6 +201,29 @@ export class EscalationsRepository {
     }).changes;
     if (changes > 0) this.statements.release.run({anchor: notificationId, now: nowIso});
     return changes > 0;
+  }
+
+  /**
+   * Starts a stopped chain afresh under `policy`, from its first step, due now: an alert a
+   * maintenance window held pages as a new one would. False when the chain was not stopped.
+   */
+  reopen(
+    notificationId: string,
+    policy: PolicySnapshot,
+    stepsTotal: number,
+    progress: EscalationProgress,
+    nowIso: string
+  ): boolean {
+    this.chainUpdates++;
+    return (
+      this.statements.reopen.run({
+        notification_id: notificationId,
+        policy: JSON.stringify(policy),
+        steps_total: stepsTotal,
+        progress: JSON.stringify(progress),
+        now: nowIso
+      }).changes > 0
+    );
   }
 
   /**

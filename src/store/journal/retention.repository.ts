@@ -1,10 +1,12 @@
 import type {Statement} from "better-sqlite3";
 import {prepareAll, type Journal} from "./journal.js";
 
-// Closed, untouched since the cutoff, and with no webhook delivery still waiting to go out.
+// Closed (or suppressed by a window already over: it will never page), untouched since the cutoff, and with no webhook delivery still waiting to go out.
 const SQL = {
   prunable: `SELECT n.id FROM notifications n
-    WHERE n.status IN ('acknowledged', 'resolved', 'exhausted') AND n.updated_at < @cutoff
+    WHERE (n.status IN ('acknowledged', 'resolved', 'exhausted') OR (n.status = 'suppressed' AND NOT EXISTS
+        (SELECT 1 FROM suppressions s JOIN maintenance_windows w ON w.uuid = s.window_uuid WHERE s.notification_id = n.id AND w.released_at IS NULL)))
+      AND n.updated_at < @cutoff
       AND NOT EXISTS (SELECT 1 FROM events e JOIN outbox o ON o.event_id = e.id WHERE e.notification_id = n.id AND o.status IN ('pending', 'sending'))
     ORDER BY n.id LIMIT @limit`,
   deliveries: `DELETE FROM webhook_deliveries WHERE event_id IN (SELECT id FROM events WHERE notification_id IN (SELECT value FROM json_each(@ids)))`,
