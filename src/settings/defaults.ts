@@ -70,6 +70,12 @@ export const DEFAULT_SETTINGS = {
     sms_max_parts: 3,
     quectel_urc_port: "usbat" as "" | "usbat" | "usbmodem" | "uart1"
   },
+  snmp: {
+    /** The UDP port of the SNMP trap listener for snmp_trap integrations; 0 (the default) leaves it off. Traps' own port is 162. */
+    trap_port: 0,
+    /** The IPv4 address it binds: every interface, since devices on the LAN send to it. */
+    trap_address: "0.0.0.0"
+  },
   dashboard: {
     session_hours: 12,
     sign_in_attempts_per_minute: 5

@@ -1,4 +1,5 @@
 import {readFileSync} from "node:fs";
+import {isIPv4} from "node:net";
 import {parse as parseYaml} from "yaml";
 import {DEFAULT_SETTINGS, SETTING_CHOICES, type Settings} from "./defaults.js";
 
@@ -166,6 +167,13 @@ function validate(settings: Settings): void {
     throw new SettingsError("http: headers_timeout_seconds must be > 0 and at most request_timeout_seconds");
   if (!(http.keep_alive_timeout_seconds > 0)) throw new SettingsError("http.keep_alive_timeout_seconds: must be > 0");
   if (!settings.data_dir) throw new SettingsError("data_dir: must not be empty");
+  const snmp = settings.snmp;
+  if (!Number.isInteger(snmp.trap_port) || snmp.trap_port < 0 || snmp.trap_port > 65535)
+    throw new SettingsError(`snmp.trap_port: must be 0 (off) or a port 1..65535, got ${snmp.trap_port}`);
+  if (!isIPv4(snmp.trap_address))
+    throw new SettingsError(
+      `snmp.trap_address: must be an IPv4 address (0.0.0.0: every interface), got "${snmp.trap_address}"`
+    );
 }
 
 /** The `device:inode` of the journal stream systemd connected stdout/stderr to (JOURNAL_STREAM), or null outside systemd. */
