@@ -7,6 +7,7 @@
 //   services level    outbox/, ops/ -> services/
 //                     services/ -> channels/ (contract only), store/, domain/, settings/, lib/
 //   drivers           channels/ -> modem/, store/ (their own state only), domain/, settings/, lib/
+//                     inbound/ -> domain/, settings/, lib/ (listeners hand messages to an injected handler)
 //   store             store/ -> domain/, settings/, lib/
 //   bottom            domain/ (pure), settings/ -> lib/, lib/ (imports nothing of ours)
 //
@@ -56,7 +57,7 @@ module.exports = {
       severity: "error",
       comment: "main.ts, gateway.ts and server.ts wire the gateway; nothing below them may import them.",
       from: {pathNot: "^src/(main|gateway)\\.ts$"},
-      to: {path: "^src/(main|gateway|server)\\.ts$"}
+      to: {path: "^src/(main|gateway|server|device-transports)\\.ts$"}
     },
     {
       name: "domain-is-pure",
@@ -99,6 +100,14 @@ module.exports = {
       comment: "modem/ is the AT layer the voice and SMS drivers use; it keeps no journal state.",
       from: {path: "^src/modem/"},
       to: {path: outside("modem", "domain", "settings", "lib")}
+    },
+    {
+      name: "inbound-is-a-driver-floor",
+      severity: "error",
+      comment:
+        "inbound/ (email, MQTT, SNMP listeners) parses bytes into messages for an injected handler; the composition root wires it to the services.",
+      from: {path: "^src/inbound/"},
+      to: {path: outside("inbound", "domain", "settings", "lib")}
     },
     {
       name: "channels-below-services",

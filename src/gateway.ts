@@ -40,14 +40,13 @@ import {loadAckLinkKey} from "./store/ack-link-key.js";
 import {createWebhooks, type Webhooks} from "./outbox/index.js";
 import {WebhooksService} from "./services/webhooks/webhooks.service.js";
 import {HeartbeatStatesRepository} from "./store/journal/heartbeat-states.repository.js";
-import {IntegrationAlertsRepository} from "./store/journal/integration-alerts.repository.js";
 import {MaintenanceWindowsRepository} from "./store/journal/maintenance-windows.repository.js";
 import {createMaintenance, MaintenanceService, type Maintenance} from "./services/maintenance/index.js";
 import {HeartbeatsService} from "./services/heartbeats/heartbeats.service.js";
 import {HeartbeatMonitor} from "./services/heartbeats/heartbeat-monitor.service.js";
-import {IntegrationsService} from "./services/integrations/integrations.service.js";
-import {IntegrationCredentials} from "./services/integrations/integration-credentials.js";
-import {IntegrationEvents} from "./services/integrations/integration-events.js";
+import {createIntegrations} from "./services/integrations/index.js";
+import type {DeviceIntake} from "./services/integrations/device-intake.js";
+import {inboundEmailDomain} from "./device-transports.js";
 import {RemoteControlService} from "./services/remote-control/remote-control.service.js";
 import {RateLimiter} from "./lib/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
@@ -89,6 +88,8 @@ export interface Gateway {
   heartbeats: {service: HeartbeatsService; monitor: HeartbeatMonitor};
   /** The webhook outbox's sender (tests drive `dispatcher.tick()` with a manual clock). */
   webhooks: {dispatcher: Webhooks["dispatcher"]};
+  /** Where device transports (email, MQTT, SNMP traps) hand their messages; tests call it as a listener does. */
+  deviceIntake: DeviceIntake;
   /** Metrics, backups, retention, self-monitoring and the watchdog's liveness probe. */
   operations: Operations;
   /** The routes the lane serves ahead of Express ("POST /api/v1/notifications/send"); empty with `lane: false`. */
@@ -239,22 +240,20 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     onRescheduled: () => heartbeatMonitor.arm()
   });
   const heartbeatMonitor = new HeartbeatMonitor(heartbeats, clock, logger.child({component: "heartbeats"}));
-  const integrations = new IntegrationsService(
-    integrationsRepository,
-    directory.repositories,
-    audit,
-    clock,
-    publicBase
-  );
-  const integrationCredentials = new IntegrationCredentials(integrationsRepository, clock);
-  const integrationEvents = new IntegrationEvents({
-    alerts: new IntegrationAlertsRepository(journal),
+  const integrations = createIntegrations({
+    integrations: integrationsRepository,
+    targets: directory.repositories,
     notificationRecords: notificationsRepository,
     notifications,
     heartbeats,
     idempotency,
     journal,
-    clock
+    audit,
+    clock,
+    logger,
+    rateLimit: settings.rate_limit,
+    publicBase,
+    emailDomain: () => inboundEmailDomain(settings)
   });
   const maintenance = createMaintenance(
     {journal, windows: maintenanceWindows, notifications, directory: directory.repositories, audit, clock},
@@ -315,9 +314,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     {token: ReadinessService, use: readiness},
     {token: WebhooksService, use: webhooks.service},
     {token: HeartbeatsService, use: heartbeats},
-    {token: IntegrationsService, use: integrations},
-    {token: IntegrationCredentials, use: integrationCredentials},
-    {token: IntegrationEvents, use: integrationEvents},
+    ...integrations.providers,
     {token: MaintenanceService, use: maintenance.service},
     {token: AckLinksService, use: ackLinks},
     ...dashboard.providers,
@@ -394,6 +391,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     operations,
     heartbeats: {service: heartbeats, monitor: heartbeatMonitor},
     webhooks: {dispatcher: webhooks.dispatcher},
+    deviceIntake: integrations.intake,
     laneRoutes: front.servedByLane,
     stop
   };

@@ -1,4 +1,4 @@
-import {createHash, randomBytes, timingSafeEqual} from "node:crypto";
+import {createHash, createHmac, randomBytes, timingSafeEqual} from "node:crypto";
 
 /** An unguessable, URL-safe token: for URLs that carry their own authority, sessions, callback ids. */
 export function secretToken(bytes = 24): string {
@@ -9,4 +9,13 @@ export function secretToken(bytes = 24): string {
 export function tokensEqual(presented: string, stored: string): boolean {
   const digest = (text: string) => createHash("sha256").update(text).digest();
   return timingSafeEqual(digest(presented), digest(stored));
+}
+
+/**
+ * A token derived from a secret for one purpose (HMAC-SHA-256, lowercase hex): changes when the
+ * secret does, and reveals nothing of it. Lowercase, so it survives systems that fold case
+ * (the local part of an email address).
+ */
+export function derivedToken(secret: string, purpose: string, hexChars = 24): string {
+  return createHmac("sha256", secret).update(purpose).digest("hex").slice(0, hexChars);
 }

@@ -70,6 +70,22 @@ export const DEFAULT_SETTINGS = {
     sms_max_parts: 3,
     quectel_urc_port: "usbat" as "" | "usbat" | "usbmodem" | "uart1"
   },
+  inbound_email: {
+    /** The SMTP listener for email integrations; 0 (the default) leaves it off. */
+    port: 0,
+    /** The address it binds: every interface, since devices on the LAN send to it. */
+    address: "0.0.0.0",
+    /** The domain of integrations' addresses (`<token>@<domain>`); empty: the host of public_url, else the box's hostname. */
+    domain: "",
+    /** Largest mail accepted (SIZE); a bigger one is refused with 552 and counted. */
+    max_bytes: 1_048_576,
+    /** PEM files for STARTTLS; both empty: no STARTTLS. */
+    tls_cert_file: "",
+    tls_key_file: "",
+    /** Both set: senders must AUTH (PLAIN or LOGIN, after STARTTLS when it is offered) with these. */
+    user: "",
+    password: ""
+  },
   snmp: {
     /** The UDP port of the SNMP trap listener for snmp_trap integrations; 0 (the default) leaves it off. Traps' own port is 162. */
     trap_port: 0,
@@ -104,7 +120,7 @@ export const DEFAULT_SETTINGS = {
 export type Settings = typeof DEFAULT_SETTINGS;
 
 /** Settings whose values are secrets: never logged, never echoed by /readyz or doctor. */
-export const SECRET_SETTINGS = ["smtp.password", "telegram.bot_token", "modem.pin"] as const;
+export const SECRET_SETTINGS = ["smtp.password", "telegram.bot_token", "modem.pin", "inbound_email.password"] as const;
 
 /** Allowed values for settings that are enumerations. */
 export const SETTING_CHOICES: Record<string, readonly string[]> = {

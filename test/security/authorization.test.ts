@@ -74,6 +74,7 @@ const SCOPE_OF: Record<string, Scope> = {
   "GET /api/v1/integrations/:id": "admin",
   "PATCH /api/v1/integrations/:id": "admin",
   "DELETE /api/v1/integrations/:id": "admin",
+  "GET /api/v1/integrations/:id/log": "admin",
   "POST /api/v1/integrations/:id/rotate-credentials": "admin",
   // Also takes the integration's signature or URL token instead of a key: see the keyless checks.
   "POST /api/v1/integrations/:id/events": "notifications:send"

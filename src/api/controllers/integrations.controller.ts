@@ -22,9 +22,11 @@ import {
   IntegrationInputModel,
   IntegrationModel,
   IntegrationPageModel,
-  IntegrationWithSecretModel
+  IntegrationWithSecretModel,
+  KeptMessagePageModel
 } from "../models/integration.model.js";
 import {ProblemModel} from "../models/problem.model.js";
+import {invalid} from "../../services/shared/errors.js";
 import {parseLimit, requireObject} from "../http/query.js";
 import {JsonBody, noContent} from "../http/respond.js";
 import {answerCreation, IdempotentCreate} from "../http/idempotent-create.js";
@@ -80,10 +82,24 @@ export class IntegrationsController {
     return this.integrations.view(this.integrations.get(id));
   }
 
+  @Get("/:id/log")
+  @Authorize("admin")
+  @Summary("Messages a device integration kept: they matched no rule, or were refused (newest first)")
+  @Description(
+    "The newest 200 per integration are kept. A rate-limited message is counted in `stats` but not kept, so a flood cannot push the rest out."
+  )
+  @Returns(200, KeptMessagePageModel)
+  @(Returns(400, ProblemModel).Description("Invalid limit or cursor"))
+  @Returns(404, ProblemModel)
+  log(@PathParams("id") id: string, @QueryParams("limit") limit?: string, @QueryParams("cursor") cursor?: string) {
+    const page = this.integrations.log(id, parseLimit(limit), parseLogCursor(cursor));
+    return {items: page.items, next_cursor: page.next === null ? null : String(page.next)};
+  }
+
   @Patch("/:id")
   @Authorize("admin")
   @JsonBody()
-  @Summary("Update an integration (JSON Merge Patch, RFC 7396): name, target, default_priority")
+  @Summary("Update an integration (JSON Merge Patch, RFC 7396): name, target, default_priority, rules")
   @Returns(200, IntegrationModel)
   @Returns(404, ProblemModel)
   @(Returns(422, ProblemModel).Description("Unknown target"))
@@ -125,7 +141,8 @@ export class IntegrationsController {
   @Description(
     "Authenticated by X-API-Key (scope notifications:send), OR signed with the integration's secret exactly as outbound webhooks are " +
       "(webhook-id, webhook-timestamp, webhook-signature or X-Service-Signature; refused more than 300 s from the gateway's clock), OR by the `token` " +
-      "of the integration's url. The body is the integration kind's format: generic events or Prometheus Alertmanager's webhook (version 4). " +
+      "of the integration's url. The body is the integration kind's format: Prometheus Alertmanager's webhook (version 4) for alertmanager, " +
+      "generic events for every other kind (an email, mqtt or snmp_trap integration takes them too, to test its target). " +
       "A signed event whose webhook-id was handled before runs nothing and answers the first results again, with Idempotent-Replayed: true."
   )
   @(Returns(202, EventAnswerModel).Description("Every alert of the event was handled; `results` says how"))
@@ -191,4 +208,10 @@ export class IntegrationsController {
     await this.ajv.validate(requireObject(body), {type: model});
     return body;
   }
+}
+
+function parseLogCursor(raw: string | undefined): number | null {
+  if (raw === undefined || raw === "") return null;
+  if (!/^\d{1,15}$/.test(raw)) throw invalid([{pointer: "/cursor", detail: "must be a next_cursor this route gave"}]);
+  return Number(raw);
 }

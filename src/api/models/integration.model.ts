@@ -7,6 +7,7 @@ import {
   Format,
   Integer,
   Max,
+  MaxItems,
   MaxLength,
   Min,
   MinItems,
@@ -16,10 +17,51 @@ import {
   Required
 } from "@tsed/schema";
 import {PRIORITIES} from "../../domain/vocabulary.js";
+import {RULE_ACTIONS, RULE_FIELDS, RULE_MATCHES} from "../../domain/integration-rules.js";
 import {INTEGRATION_KINDS} from "../../services/integrations/integrations.service.js";
 
 const NOT_BLANK = /\S/;
 const HTTP_URL = /^https?:\/\//;
+
+/** One mapping rule of an email or MQTT integration (docs/integrations.md, "Mapping rules"). */
+@AdditionalProperties(false)
+export class TextRuleModel {
+  @Required()
+  @Enum(...RULE_FIELDS)
+  @Description("What the rule looks at: sender, subject or body of a mail; topic or payload of an MQTT message")
+  field: string;
+  @Required()
+  @Enum(...RULE_MATCHES)
+  @Description(
+    "contains: the text includes pattern; regex: a JavaScript regular expression (50 ms limit). Case is ignored"
+  )
+  match: string;
+  @Required() @MinLength(1) @MaxLength(500) pattern: string;
+  @Required() @Enum(...RULE_ACTIONS) action: string;
+  @MaxLength(200)
+  @Description(
+    "The alert key: {0} the match, {1}... the regex groups, {name} named groups. Default: a hash of the field's text"
+  )
+  alert_key?: string;
+  @Enum(...PRIORITIES) @Description("Default: the integration's default_priority") priority?: string;
+  @MaxLength(200)
+  @Description("The alert's title, a template like alert_key; default: the subject or topic")
+  title?: string;
+}
+
+/** A device integration's counters. */
+export class IntegrationStatsModel {
+  @Required() @Integer() received: number;
+  @Required() @Integer() accepted: number;
+  @Required()
+  @Integer()
+  @Description("Too large, unreadable, rate-limited, or refused by the event handling")
+  refused: number;
+  @Required() @Integer() @Description("Matched no rule: kept in the integration's log") unmapped: number;
+  @Required() @Nullable(String) @Format("date-time") last_event_at: string | null;
+  @Required() @Nullable(String) last_error: string | null;
+  @Required() @Nullable(String) @Format("date-time") last_error_at: string | null;
+}
 
 /** The writable fields of an integration: the body of POST, and what a merge patch must produce. */
 @AdditionalProperties(false)
@@ -33,7 +75,7 @@ export class IntegrationInputModel {
   @Required()
   @Enum(...INTEGRATION_KINDS)
   @Description(
-    "generic (Klaxon's event format) or alertmanager (Prometheus Alertmanager's webhook body, version 4); fixed once created"
+    "generic (Klaxon's event format), alertmanager (Prometheus Alertmanager's webhook body, version 4), or a device transport: email, mqtt, snmp_trap; fixed once created"
   )
   kind: string;
   @Required() @Format("uuid") @Description("Recipient, group or schedule its alerts page") target: string;
@@ -41,6 +83,12 @@ export class IntegrationInputModel {
   @Default("high")
   @Description("Priority of alerts whose severity is missing (or, from Alertmanager, not understood)")
   default_priority?: string;
+  @MaxItems(50)
+  @CollectionOf(TextRuleModel)
+  @Description(
+    "email and mqtt only: how a message maps to an alert, first match wins; none matching keeps it in the log"
+  )
+  rules?: TextRuleModel[];
 }
 
 export class IntegrationModel {
@@ -55,6 +103,12 @@ export class IntegrationModel {
     "Keyless address for senders that can neither sign nor set headers: anyone with it can send events. Admin keys only see it"
   )
   url: string;
+  @Required()
+  @Nullable(String)
+  @Description("email: the address devices send to (anyone with it can send alerts); null for other kinds")
+  address: string | null;
+  @CollectionOf(TextRuleModel) @Description("email and mqtt only") rules?: TextRuleModel[];
+  @Required() stats: IntegrationStatsModel;
   @Required() @Format("date-time") created_at: string;
   @Required() @Format("date-time") updated_at: string;
 }
@@ -137,4 +191,21 @@ export class EventResultModel {
 export class EventAnswerModel {
   @Required() integration_id: string;
   @Required() @CollectionOf(EventResultModel) results: EventResultModel[];
+}
+
+/** A message a device integration kept: it matched no rule, or was refused. */
+export class KeptMessageModel {
+  @Required() @Integer() id: number;
+  @Required() @Format("date-time") received_at: string;
+  @Required() @Enum("unmapped", "refused") outcome: string;
+  @Required() @Description("The mail sender, MQTT topic or trap agent") origin: string;
+  @Required() @Description("Subject, topic or trap name") summary: string;
+  @Required() @Description("The text (at most 16 KiB)") body: string;
+  @Required() @Integer() @Description("Bytes as received") size: number;
+  @Required() @Nullable(String) reason: string | null;
+}
+
+export class KeptMessagePageModel {
+  @Required() @CollectionOf(KeptMessageModel) items: KeptMessageModel[];
+  @Required() @Nullable(String) @Description("Pass as `before` for older messages") next_cursor: string | null;
 }

@@ -2,6 +2,7 @@ import {ATTEMPT_OUTCOMES, CHANNELS, NOTIFICATION_STATUSES, PRIORITIES} from "../
 import type {Clock} from "../../lib/clock.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {MetricsRepository} from "../../store/journal/metrics.repository.js";
+import {INTAKE_OUTCOMES} from "../../store/journal/integration-stats.repository.js";
 import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
 import type {EventsRepository} from "../../store/journal/events.repository.js";
 import type {ChannelStatusService} from "../../services/shared/channel-status.service.js";
@@ -10,6 +11,9 @@ import type {BackupService} from "../backups.js";
 import {escalationLagMs} from "../liveness.js";
 import {Histogram, renderExposition, type Labels, type MetricFamily, type Sample} from "./exposition.js";
 import type {ProcessMetrics} from "./process-metrics.js";
+
+/** The integration kinds whose messages arrive by a transport of their own, and are counted. */
+const DEVICE_KINDS = ["email", "mqtt", "snmp_trap"] as const;
 
 /** Every combination of two label vocabularies, with the journal's count or 0, so series never vanish. */
 function grid<A extends string, B extends string>(
@@ -68,8 +72,9 @@ export class GatewayMetrics {
   async render(): Promise<string> {
     const nowMs = this.clock.now();
     const backups = await this.backups.list();
-    const {notifications, attempts, running, lagMs, outbox, undeliverable} = this.journal.read(() => ({
+    const {notifications, attempts, running, lagMs, outbox, undeliverable, intake} = this.journal.read(() => ({
       notifications: this.counts.notificationsByStatusAndPriority(),
+      intake: this.counts.integrationMessagesByKindAndOutcome(),
       attempts: this.counts.attemptsByChannelAndOutcome(),
       running: this.counts.runningEscalations(),
       lagMs: escalationLagMs(this.journal, this.escalations, nowMs),
@@ -107,6 +112,12 @@ export class GatewayMetrics {
               .reduce((sum, entry) => sum + entry.notifications, 0)
           )
         ]
+      },
+      {
+        name: "klaxon_integration_messages_total",
+        type: "counter",
+        help: "Messages the device integrations (email, MQTT, SNMP traps) received, by kind and outcome (accepted, unmapped: kept in the log, refused).",
+        samples: grid(["kind", "outcome"], DEVICE_KINDS, INTAKE_OUTCOMES, intake)
       },
       {
         name: "klaxon_escalations_running",

@@ -1,5 +1,7 @@
 import type {Priority} from "../../domain/vocabulary.js";
 import {HEARTBEAT_NAME} from "../../domain/heartbeat.js";
+import {matchRules, RULE_ACTIONS, type RegexMatcher, type RuleField} from "../../domain/integration-rules.js";
+import type {IntegrationRecord} from "../../store/config/config-store.js";
 import {invalid} from "../shared/errors.js";
 
 /** The generic integration's event (CONTRACT section 8), as validated by its schema. */
@@ -157,4 +159,68 @@ export function actionsFromAlertmanager(payload: AlertmanagerPayload, defaultPri
       environment: optionalLabel(labels.environment ?? labels.env)
     };
   });
+}
+
+/** The generic event's text fields and their length limits (GenericEventModel's, which the HTTP route checks). */
+const GENERIC_TEXT_LIMITS = {title: 200, message: 3500, severity: 32, source: 128, link: LINK_MAX} as const;
+const ALERT_ID_MAX = 200;
+const PERIOD_SECONDS = {min: 10, max: 366 * 86_400};
+
+function isGenericEvent(value: unknown): value is GenericEvent {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const event = value as Record<string, unknown>;
+  const {alert_id: alertId, action, period_seconds: period} = event;
+  if (typeof alertId !== "string" || !/\S/.test(alertId) || alertId.length > ALERT_ID_MAX) return false;
+  if (!(RULE_ACTIONS as readonly unknown[]).includes(action)) return false;
+  const textsFit = Object.entries(GENERIC_TEXT_LIMITS).every(
+    ([field, max]) => event[field] === undefined || (typeof event[field] === "string" && event[field].length <= max)
+  );
+  const linkFits = event.link === undefined || HTTP_URL.test(event.link as string);
+  const periodFits =
+    period === undefined ||
+    (Number.isInteger(period) && (period as number) >= PERIOD_SECONDS.min && (period as number) <= PERIOD_SECONDS.max);
+  return textsFit && linkFits && periodFits;
+}
+
+/**
+ * A device message (mail body, MQTT payload) that is a generic event needs no rules: its
+ * actions, or null when the value is not one (a field of the wrong type or too long included;
+ * unknown fields are ignored, as devices add their own). Throws `invalid` for an event the HTTP
+ * route would refuse too: an unknown severity, a fire with neither title nor message, a
+ * heartbeat whose alert_id is not a heartbeat name.
+ */
+export function genericEventActions(value: unknown, integration: IntegrationRecord): InboundAction[] | null {
+  if (!isGenericEvent(value)) return null;
+  const {alert_id, action, title, message, severity, source, link, period_seconds} = value;
+  const event: GenericEvent = {alert_id, action, title, message, severity, source, link, period_seconds};
+  return [actionFromGenericEvent(event, integration.default_priority)];
+}
+
+/** A text message's fields for the rules, and the title and text its alert shows when the rule names no title. */
+export interface TextMessage {
+  fields: Partial<Record<RuleField, string>>;
+  title: string;
+  text: string;
+}
+
+/**
+ * A text message through its integration's rules: the first matching rule's action, none when
+ * no rule matches (the message is kept in the integration's log). `timedOut` lists the rules
+ * whose regex ran out of time. Throws `invalid` as genericEventActions does (a heartbeat key
+ * that is not a heartbeat name).
+ */
+export function textRuleActions(
+  integration: IntegrationRecord,
+  message: TextMessage,
+  matcher: RegexMatcher
+): {actions: InboundAction[]; timedOut: number[]} {
+  const {match, timedOut} = matchRules(integration.rules ?? [], message.fields, matcher);
+  if (!match) return {actions: [], timedOut};
+  const event: GenericEvent = {
+    alert_id: match.alertKey,
+    action: match.rule.action,
+    title: clip(match.title ?? message.title, GENERIC_TEXT_LIMITS.title),
+    message: clip(message.text, MESSAGE_MAX)
+  };
+  return {actions: [actionFromGenericEvent(event, match.rule.priority ?? integration.default_priority)], timedOut};
 }

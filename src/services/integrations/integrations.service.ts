@@ -3,16 +3,30 @@ import type {Priority} from "../../domain/vocabulary.js";
 import type {Actor} from "../../domain/actor.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import {newId} from "../../lib/ids.js";
-import {secretToken} from "../../lib/tokens.js";
+import {derivedToken, secretToken} from "../../lib/tokens.js";
 import {newWebhookSecret} from "../../lib/webhook-signing.js";
+import {regexProblem} from "../../lib/timed-regex.js";
+import type {RuleField, TextRule} from "../../domain/integration-rules.js";
 import type {IntegrationRecord} from "../../store/config/config-store.js";
 import type {IntegrationsRepository} from "../../store/config/repositories.js";
+import type {Journal} from "../../store/journal/journal.js";
+import type {
+  IntegrationStats,
+  IntegrationStatsRepository,
+  KeptMessage
+} from "../../store/journal/integration-stats.repository.js";
 import type {AuditService} from "../shared/audit.service.js";
-import {notFound, pageOrInvalidCursor, refuseReadOnlyFields} from "../shared/errors.js";
+import {invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "../shared/errors.js";
 import {resolveTarget, type TargetDirectory} from "../recipients/paging-target.js";
 
 export type IntegrationKind = IntegrationRecord["kind"];
-export const INTEGRATION_KINDS: readonly IntegrationKind[] = ["generic", "alertmanager"];
+export const INTEGRATION_KINDS: readonly IntegrationKind[] = ["generic", "alertmanager", "email", "mqtt", "snmp_trap"];
+
+/** The kinds whose messages are text mapped by rules, and the fields their rules may look at. */
+const RULE_FIELDS_BY_KIND: Partial<Record<IntegrationKind, readonly RuleField[]>> = {
+  email: ["sender", "subject", "body"],
+  mqtt: ["topic", "payload"]
+};
 
 /** The fields a client may write; `kind` only at creation. */
 export interface IntegrationInput {
@@ -20,9 +34,15 @@ export interface IntegrationInput {
   kind: IntegrationKind;
   target: string;
   default_priority?: Priority;
+  rules?: TextRule[];
 }
 
-const WRITABLE = ["name", "target", "default_priority"] as const;
+const WRITABLE = ["name", "target", "default_priority", "rules"] as const;
+
+/** The local part of an email integration's address: derived from its secret, so rotating the credentials changes it. */
+export function emailAddressToken(integration: IntegrationRecord): string {
+  return derivedToken(integration.secret, "inbound-email-address");
+}
 
 /** What the API shows of an integration: never its secret. */
 export interface IntegrationView {
@@ -33,8 +53,28 @@ export interface IntegrationView {
   default_priority: Priority;
   /** The keyless address for senders that can neither sign nor set headers. */
   url: string;
+  /** Email integrations: the address devices send to (`<token>@<inbound_email.domain>`); null for other kinds. */
+  address: string | null;
+  /** Email and MQTT integrations: the mapping rules, in order. */
+  rules?: TextRule[];
+  /** Messages received by a device transport (email, MQTT, SNMP traps) and what became of them. */
+  stats: IntegrationStats;
   created_at: string;
   updated_at: string;
+}
+
+/** What the integrations service works with. */
+export interface IntegrationsServiceDeps {
+  integrations: IntegrationsRepository;
+  targets: TargetDirectory;
+  stats: IntegrationStatsRepository;
+  journal: Journal;
+  audit: AuditService;
+  clock: Clock;
+  /** The absolute base of integration URLs: settings.public_url, or the address the gateway listens on. */
+  publicBase: () => string;
+  /** The domain of email integrations' addresses (inbound_email.domain, else the box's name). */
+  emailDomain: () => string;
 }
 
 /**
@@ -42,19 +82,28 @@ export interface IntegrationView {
  * handled by IntegrationEvents.
  */
 export class IntegrationsService {
-  constructor(
-    private readonly integrations: IntegrationsRepository,
-    private readonly targets: TargetDirectory,
-    private readonly audit: AuditService,
-    private readonly clock: Clock,
-    /** The absolute base of integration URLs: settings.public_url, or the address the gateway listens on. */
-    private readonly publicBase: () => string
-  ) {}
+  private readonly integrations: IntegrationsRepository;
+  private readonly audit: AuditService;
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: IntegrationsServiceDeps) {
+    ({integrations: this.integrations, audit: this.audit, clock: this.clock} = deps);
+  }
 
   view(integration: IntegrationRecord): IntegrationView {
     const {id, name, kind, target, default_priority, created_at, updated_at} = integration;
-    const url = `${this.publicBase().replace(/\/+$/, "")}/api/v1/integrations/${id}/events?token=${integration.url_token}`;
-    return {id, name, kind, target, default_priority, url, created_at, updated_at};
+    const url = `${this.deps.publicBase().replace(/\/+$/, "")}/api/v1/integrations/${id}/events?token=${integration.url_token}`;
+    const address = kind === "email" ? `${emailAddressToken(integration)}@${this.deps.emailDomain()}` : null;
+    const rules = RULE_FIELDS_BY_KIND[kind] ? {rules: integration.rules ?? []} : {};
+    const stats = this.deps.journal.read(() => this.deps.stats.stats(id));
+    return {id, name, kind, target, default_priority, url, address, ...rules, stats, created_at, updated_at};
+  }
+
+  /** The messages an integration kept (mapped to nothing, or refused), newest first; `before` pages on. */
+  log(id: string, limit: number, before: number | null): {items: KeptMessage[]; next: number | null} {
+    this.get(id);
+    const items = this.deps.journal.read(() => this.deps.stats.kept(id, limit, before));
+    return {items, next: items.length === limit ? items[items.length - 1].id : null};
   }
 
   get(id: string): IntegrationRecord {
@@ -68,12 +117,28 @@ export class IntegrationsService {
   }
 
   private checkTarget(target: string): void {
-    resolveTarget(target, this.targets, "/target", this.clock.now());
+    resolveTarget(target, this.deps.targets, "/target", this.clock.now());
+  }
+
+  /** Rules only where the kind reads text, on the fields it has, with patterns that compile. */
+  private checkRules(input: IntegrationInput): void {
+    if (input.rules === undefined) return;
+    const fields = RULE_FIELDS_BY_KIND[input.kind];
+    if (!fields)
+      throw invalid([{pointer: "/rules", detail: `a ${input.kind} integration has no rules (email and mqtt have)`}]);
+    const errors: FieldError[] = input.rules.flatMap((rule, index): FieldError[] => {
+      if (!fields.includes(rule.field))
+        return [{pointer: `/rules/${index}/field`, detail: `a ${input.kind} rule looks at ${fields.join(", ")}`}];
+      const problem = rule.match === "regex" ? regexProblem(rule.pattern) : null;
+      return problem ? [{pointer: `/rules/${index}/pattern`, detail: `not a regular expression: ${problem}`}] : [];
+    });
+    if (errors.length) throw invalid(errors);
   }
 
   /** Creates an integration; its secret is returned here and never again. */
   async create(input: IntegrationInput, actor: Actor): Promise<{integration: IntegrationRecord; secret: string}> {
     this.checkTarget(input.target);
+    this.checkRules(input);
     const nowMs = this.clock.now();
     const now = isoTimestamp(nowMs);
     const secret = newWebhookSecret();
@@ -85,6 +150,7 @@ export class IntegrationsService {
       default_priority: input.default_priority ?? "high",
       secret,
       url_token: secretToken(),
+      ...(input.rules ? {rules: input.rules} : {}),
       created_at: now,
       updated_at: now
     };
@@ -101,18 +167,21 @@ export class IntegrationsService {
   /** The document a merge patch produces (kind included, unchanged), for the caller to validate before `replace`. */
   patched(id: string, patch: Record<string, unknown>): IntegrationInput {
     refuseReadOnlyFields(patch, WRITABLE);
-    const {name, kind, target, default_priority} = this.get(id);
-    return applyMergePatch({name, kind, target, default_priority}, patch) as IntegrationInput;
+    const {name, kind, target, default_priority, rules} = this.get(id);
+    return applyMergePatch({name, kind, target, default_priority, rules}, patch) as IntegrationInput;
   }
 
   async replace(id: string, input: IntegrationInput, actor: Actor): Promise<IntegrationRecord> {
     const current = this.get(id);
     this.checkTarget(input.target);
+    this.checkRules({...input, kind: current.kind});
+    const {rules: _, ...kept} = current;
     const updated: IntegrationRecord = {
-      ...current,
+      ...kept,
       name: input.name,
       target: input.target,
       default_priority: input.default_priority ?? "high",
+      ...(input.rules ? {rules: input.rules} : {}),
       updated_at: isoTimestamp(this.clock.now())
     };
     if (!(await this.integrations.replace(updated))) throw notFound("integration", id);
@@ -120,7 +189,7 @@ export class IntegrationsService {
       actor,
       "integration.updated",
       {type: "integration", id},
-      {fields: WRITABLE.filter((field) => current[field] !== updated[field])}
+      {fields: WRITABLE.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(updated[field]))}
     );
     return updated;
   }

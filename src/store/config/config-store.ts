@@ -6,6 +6,7 @@ import type {Group, Recipient} from "../../domain/recipient.js";
 import type {Channel, Priority, Scope} from "../../domain/vocabulary.js";
 import type {HeartbeatDefinition} from "../../domain/heartbeat.js";
 import type {Schedule} from "../../domain/schedules/schedule.js";
+import type {TextRule} from "../../domain/integration-rules.js";
 
 export interface ApiKeyRecord {
   /** The public part of the key (`klx_<id>_...`), safe to show and log. */
@@ -38,7 +39,7 @@ export interface WebhookRecord {
 export interface IntegrationRecord {
   id: string;
   name: string;
-  kind: "generic" | "alertmanager";
+  kind: "generic" | "alertmanager" | "email" | "mqtt" | "snmp_trap";
   /** Recipient or group uuid its alerts page. */
   target: string;
   default_priority: Priority;
@@ -46,6 +47,8 @@ export interface IntegrationRecord {
   secret: string;
   /** The unguessable part of the integration's keyless URL. */
   url_token: string;
+  /** Email and MQTT: how a text message maps to an alert, first match wins; absent means none. */
+  rules?: TextRule[];
   created_at: string;
   updated_at: string;
 }

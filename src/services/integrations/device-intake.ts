@@ -1,0 +1,139 @@
+import {isoTimestamp, type Clock} from "../../lib/clock.js";
+import type {Logger} from "../../lib/logger.js";
+import type {RateLimiter} from "../../lib/rate-limiter.js";
+import type {IntegrationRecord} from "../../store/config/config-store.js";
+import type {Journal} from "../../store/journal/journal.js";
+import type {IntakeOutcomeName, IntegrationStatsRepository} from "../../store/journal/integration-stats.repository.js";
+import {AppError} from "../shared/errors.js";
+import type {EventResult, IntegrationEvents} from "./integration-events.js";
+import type {InboundAction} from "./integration-payloads.js";
+
+/** A message a device transport received, in the shape the intake counts and keeps. */
+export interface DeviceMessage {
+  transport: "email" | "mqtt" | "snmp_trap";
+  /** Who sent it: mail sender / MQTT topic / agent address. Rate limiting keys on it. */
+  origin: string;
+  /** One line for the log (subject, topic, trap OID name). */
+  summary: string;
+  /** The content kept in the log when nothing maps (capped by the intake). */
+  body: string;
+  /** Bytes as received. */
+  size: number;
+}
+
+/** What the intake did with a message. */
+export type IntakeOutcome =
+  {status: "accepted"; results: EventResult[]} | {status: "unmapped"} | {status: "refused"; reason: string};
+
+/** What the intake works with. */
+export interface DeviceIntakeDeps {
+  events: IntegrationEvents;
+  stats: IntegrationStatsRepository;
+  journal: Journal;
+  /** Per origin, with the HTTP API's rate (settings.rate_limit). */
+  limiter: RateLimiter;
+  clock: Clock;
+  logger: Logger;
+}
+
+const SUMMARY_MAX = 300;
+const ORIGIN_MAX = 300;
+const BODY_MAX = 16_384;
+const REASON_MAX = 500;
+
+function cap(text: string, max: number): string {
+  return text.length <= max ? text : text.slice(0, max - 1) + "…";
+}
+
+/**
+ * Where every device transport (email, MQTT, SNMP traps) hands its messages: counts them per
+ * integration in the journal, rate-limits each origin as the HTTP API limits a key, runs the
+ * actions as the HTTP event route does (the integration as the actor, so the audit reads the
+ * same), and keeps what maps to nothing or is refused in the integration's log.
+ */
+export class DeviceIntake {
+  constructor(private readonly deps: DeviceIntakeDeps) {}
+
+  /**
+   * Counts the message, rate-limits per origin, runs `actions` through IntegrationEvents, or
+   * keeps the message in the integration's log when `actions` is empty (`note` says why, e.g.
+   * a rule's regex ran out of time). Resolves only after the journal commit, so a transport
+   * may acknowledge the message then. A journal that cannot commit rejects
+   * (StorageUnavailableError): the transport must not acknowledge, the sender retries.
+   */
+  async take(
+    integration: IntegrationRecord,
+    message: DeviceMessage,
+    actions: InboundAction[],
+    note: string | null = null
+  ): Promise<IntakeOutcome> {
+    if (!this.deps.limiter.take(`${message.transport}:${message.origin}`).allowed) {
+      const reason = `rate limited: ${message.origin} sends faster than ${this.deps.limiter.perSecond}/s`;
+      // Not kept: a flood would push every useful message out of the log.
+      await this.record(integration.id, integration.kind, message, "refused", reason, false);
+      return {status: "refused", reason};
+    }
+    if (!actions.length) {
+      await this.record(integration.id, integration.kind, message, "unmapped", note, true);
+      return {status: "unmapped"};
+    }
+    let results: EventResult[];
+    try {
+      ({results} = await this.deps.events.handle(
+        integration,
+        actions,
+        {type: "integration", id: integration.id},
+        null
+      ));
+    } catch (error) {
+      // What the HTTP route would answer 4xx (the target was deleted, a bad heartbeat name): the
+      // message is refused and kept. Anything else (the journal cannot commit) is the transport's to report.
+      if (!(error instanceof AppError)) throw error;
+      await this.record(integration.id, integration.kind, message, "refused", error.message, true);
+      return {status: "refused", reason: error.message};
+    }
+    await this.record(integration.id, integration.kind, message, "accepted", null, false);
+    return {status: "accepted", results};
+  }
+
+  /**
+   * A message that could not be read at all (oversized, malformed MIME/BER, bad community):
+   * counted as refused with the reason as last_error, and kept; `integration` null when it names
+   * none (counted for the metric only). Never throws: a failure to record is logged.
+   */
+  refuse(integration: IntegrationRecord | null, message: DeviceMessage, reason: string): void {
+    const id = integration?.id ?? `*${message.transport}`;
+    this.record(id, integration?.kind ?? message.transport, message, "refused", reason, integration !== null).catch(
+      (error: unknown) =>
+        this.deps.logger.warn("could not record a refused device message", {
+          transport: message.transport,
+          error: (error as Error).message
+        })
+    );
+  }
+
+  private record(
+    integrationId: string,
+    kind: string,
+    message: DeviceMessage,
+    outcome: IntakeOutcomeName,
+    reason: string | null,
+    keep: boolean
+  ): Promise<void> {
+    const atIso = isoTimestamp(this.deps.clock.now());
+    const error = outcome === "refused" && reason !== null ? cap(reason, REASON_MAX) : null;
+    return this.deps.journal.write(() => {
+      this.deps.stats.count({integrationId, kind, outcome, atIso, error});
+      if (keep && outcome !== "accepted")
+        this.deps.stats.keep(integrationId, {
+          received_at: atIso,
+          outcome,
+          origin: cap(message.origin, ORIGIN_MAX),
+          summary: cap(message.summary, SUMMARY_MAX),
+          body: cap(message.body, BODY_MAX),
+          size: message.size,
+          reason: reason === null ? null : cap(reason, REASON_MAX)
+        });
+    });
+  }
+}
