@@ -161,7 +161,11 @@ const listCommand: Command = {
   words: ["list"],
   summary: "list notifications, newest first",
   options: {
-    status: {type: "string", value: "S", description: "queued, notifying, acknowledged, resolved or exhausted"},
+    status: {
+      type: "string",
+      value: "S",
+      description: "queued, notifying, acknowledged, resolved, exhausted or suppressed"
+    },
     to: {type: "string", value: "UUID", description: "only those sent to this recipient or group"},
     priority: {type: "string", value: "P", description: "only this priority"},
     ...PAGE_OPTIONS
