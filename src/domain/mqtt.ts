@@ -125,3 +125,9 @@ export interface MqttConnectionState {
   /** The last failure seen (kept after a reconnect, so a flapping link shows why). */
   last_error: string | null;
 }
+
+/** An MQTT integration's broker connection, as /readyz lists it. */
+export interface MqttBrokerState extends MqttConnectionState {
+  integration_id: string;
+  broker_url: string;
+}

@@ -63,6 +63,14 @@ export class ScheduleGapModel {
   @Required() @Nullable(String) @Description("Paged during a gap; null: nobody") fallback: string | null;
 }
 
+export class MqttBrokerStateModel {
+  @Required() integration_id: string;
+  @Required() broker_url: string;
+  @Required() connected: boolean;
+  @Required() @Format("date-time") @Description("When the connection last came up or went down") since: string;
+  @Required() @Nullable(String) @Description("The last failure seen, kept after a reconnect") last_error: string | null;
+}
+
 /** The body of /readyz, the same with 200 and 503. */
 export class ReadinessModel {
   @Required() @Enum("ready", "unready") status: string;
@@ -85,4 +93,8 @@ export class ReadinessModel {
     "On-call schedules with nobody on call some time in the next 14 days, each with its first gap. Does not make the gateway unready"
   )
   schedule_gaps: ScheduleGapModel[];
+  @Required()
+  @CollectionOf(MqttBrokerStateModel)
+  @Description("Each MQTT integration's broker connection. Does not make the gateway unready")
+  mqtt_brokers: MqttBrokerStateModel[];
 }

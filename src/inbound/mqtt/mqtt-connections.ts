@@ -1,15 +1,9 @@
 import type {Logger} from "../../lib/logger.js";
-import type {MqttConnectionState, MqttEndpoint} from "../../domain/mqtt.js";
+import type {MqttBrokerState, MqttConnectionState, MqttEndpoint} from "../../domain/mqtt.js";
 import {MqttSubscriber, type ReceivedMqttMessage} from "./mqtt-subscriber.js";
 
 /** Handles a message for an integration; resolves once committed (the client then acknowledges it). */
 export type MqttIntegrationHandler = (integrationId: string, message: ReceivedMqttMessage) => Promise<void>;
-
-/** An integration's broker connection, as /readyz lists it. */
-export interface MqttIntegrationState extends MqttConnectionState {
-  integration_id: string;
-  broker_url: string;
-}
 
 interface Running {
   subscriber: MqttSubscriber;
@@ -41,7 +35,7 @@ export class MqttConnections {
   }
 
   /** The state of each integration's broker connection. */
-  states(): MqttIntegrationState[] {
+  states(): MqttBrokerState[] {
     return [...this.running].map(([id, {subscriber, brokerUrl}]) => ({
       integration_id: id,
       broker_url: brokerUrl,

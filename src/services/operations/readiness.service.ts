@@ -7,6 +7,7 @@ import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import type {HeartbeatMonitor} from "../heartbeats/heartbeat-monitor.service.js";
 import type {SchedulesRepository} from "../../store/config/repositories.js";
 import {upcomingGaps, type ScheduleGapWarning} from "./schedule-gaps.js";
+import type {MqttBrokerState} from "../../domain/mqtt.js";
 
 export interface Readiness {
   ready: boolean;
@@ -27,6 +28,11 @@ export interface Readiness {
   throttled_addresses: string[];
   /** Schedules with nobody on call some time in the next 14 days (their fallback is paged then). Does not make the gateway unready. */
   schedule_gaps: ScheduleGapWarning[];
+  /**
+   * Each MQTT integration's broker connection. Does not make the gateway unready, as a channel
+   * that is down does not: the API and the other transports still take alerts.
+   */
+  mqtt_brokers: MqttBrokerState[];
 }
 
 /**
@@ -42,7 +48,8 @@ export class ReadinessService {
     private readonly clock: Clock,
     private readonly dataDir: string,
     private readonly heartbeats: HeartbeatMonitor,
-    private readonly schedules: SchedulesRepository
+    private readonly schedules: SchedulesRepository,
+    private readonly mqttBrokers: () => MqttBrokerState[] = () => []
   ) {}
 
   /** `throttledAddresses` comes from the HTTP edge, which alone counts failed authentications. */
@@ -66,7 +73,8 @@ export class ReadinessService {
       disk: await this.disk(),
       heartbeats: this.heartbeats.health,
       throttled_addresses: throttledAddresses,
-      schedule_gaps: upcomingGaps(this.schedules, this.clock.now())
+      schedule_gaps: upcomingGaps(this.schedules, this.clock.now()),
+      mqtt_brokers: this.mqttBrokers()
     };
   }
 
