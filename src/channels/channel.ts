@@ -26,6 +26,11 @@ export interface Delivery {
    * the person before it ends.
    */
   acknowledge(by: string): Promise<void>;
+  /**
+   * A test page (POST /api/v1/recipients/{uuid}/test): no notification stands behind it, so a
+   * driver offers no way to acknowledge it (an email carries no acknowledge link).
+   */
+  testPage?: boolean;
 }
 
 /** How a delivery ended, as the attempt outcome vocabulary (CONTRACT section 2) has it. */

@@ -54,6 +54,10 @@ describe("POST /api/v1/recipients/{uuid}/test", () => {
     expect(mail.envelope.to).toEqual(["maria@factory.lan"]);
     expect(mail.subject).toContain("[TEST]");
     expect(mail.text).toContain("[TEST] Klaxon test page for Maria: no action needed");
+    // The rig's gateway signs acknowledge links, yet a test page has nothing to acknowledge.
+    expect(mail.text).toContain("This is a test page: there is nothing to acknowledge.");
+    expect(mail.text).not.toMatch(/\/ack\/|klaxon ack/i);
+    expect(mail.html).not.toMatch(/\/ack\/|Acknowledge/);
     expect(rig.peer.messages).toHaveLength(1);
 
     const view = (await rig.gw.call("GET", `/api/v1/recipients/${maria}`)).body;

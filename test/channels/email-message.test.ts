@@ -68,6 +68,14 @@ describe("email message", () => {
     expect(email.html).not.toContain("/ack/");
   });
 
+  it("offers no way to acknowledge a test page, which has nothing behind it", () => {
+    const message = composeEmail({recipientName: "Maria", alerts: [alert({priority: "info"})], ack: null});
+    expect(message.text).toContain("This is a test page: there is nothing to acknowledge.");
+    expect(message.text).not.toMatch(/acknowledge link|klaxon ack/);
+    expect(message.html).toContain("This is a test page: there is nothing to acknowledge.");
+    expect(message.html).not.toMatch(/\/ack\/|>Acknowledge/);
+  });
+
   it("reads an alert's creation time from its id", () => {
     expect(createdAtOf(newId("notif", T0))?.getTime()).toBe(T0);
     expect(createdAtOf("notif_not-an-id")).toBeNull();

@@ -13,11 +13,15 @@ export interface EmailMessage {
 export interface EmailContent {
   recipientName: string;
   alerts: AlertSummary[];
-  /** The acknowledge link, or null with the reason it is missing (said in the mail). */
-  ack: {url: string; validUntilMs: number} | {url: null; missingBecause: string};
+  /**
+   * The acknowledge link, or null with the reason it is missing (said in the mail); null itself
+   * for a test page, which has nothing to acknowledge.
+   */
+  ack: {url: string; validUntilMs: number} | {url: null; missingBecause: string} | null;
 }
 
 const SUBJECT_MESSAGE_CHARS = 120;
+const NOTHING_TO_ACKNOWLEDGE = "This is a test page: there is nothing to acknowledge.";
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const PRIORITY_COLOURS: Record<string, string> = {
   critical: "#b00020",
@@ -82,7 +86,9 @@ function textOf(content: EmailContent, alerts: AlertSummary[]): string {
     if (alert.link) lines.push(`  Link:    ${alert.link}`);
     lines.push(`  Id:      ${alert.notification_id}`, "");
   }
-  if (content.ack.url !== null) {
+  if (content.ack === null) {
+    lines.push(NOTHING_TO_ACKNOWLEDGE);
+  } else if (content.ack.url !== null) {
     lines.push(
       `Acknowledge ${alerts.length === 1 ? "it" : `all ${alerts.length}`} (this stops the escalation):`,
       content.ack.url,
@@ -118,10 +124,12 @@ function htmlOf(content: EmailContent, alerts: AlertSummary[]): string {
       ? `Klaxon alert for ${content.recipientName}`
       : `${alerts.length} Klaxon alerts for ${content.recipientName}`;
   const ack =
-    content.ack.url !== null
-      ? html`<p style="margin:20px 0 8px 0"><a href="${content.ack.url}" style="display:inline-block;padding:10px 18px;background:#1a56db;color:#ffffff;text-decoration:none;border-radius:4px;font-weight:bold">Acknowledge${alerts.length > 1 ? ` all ${alerts.length}` : ""}</a></p>
+    content.ack === null
+      ? html`<p style="margin:20px 0 0 0;color:#555555;font-size:13px">${NOTHING_TO_ACKNOWLEDGE}</p>`
+      : content.ack.url !== null
+        ? html`<p style="margin:20px 0 8px 0"><a href="${content.ack.url}" style="display:inline-block;padding:10px 18px;background:#1a56db;color:#ffffff;text-decoration:none;border-radius:4px;font-weight:bold">Acknowledge${alerts.length > 1 ? ` all ${alerts.length}` : ""}</a></p>
 <p style="margin:0;color:#555555;font-size:13px">Acknowledging stops the escalation. The link opens a confirmation page: nothing is acknowledged until you press its button. It works until ${formatTime(new Date(content.ack.validUntilMs))}.</p>`
-      : html`<p style="margin:20px 0 0 0;color:#555555;font-size:13px">This email has no acknowledge link (${content.ack.missingBecause}). Acknowledge in the dashboard, or with <code>klaxon ack &lt;id&gt;</code>.</p>`;
+        : html`<p style="margin:20px 0 0 0;color:#555555;font-size:13px">This email has no acknowledge link (${content.ack.missingBecause}). Acknowledge in the dashboard, or with <code>klaxon ack &lt;id&gt;</code>.</p>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title></head>
 <body style="margin:0;padding:16px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">

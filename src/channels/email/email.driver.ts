@@ -93,18 +93,24 @@ export class EmailDriver implements ChannelDriver {
     };
   }
 
-  async deliver(delivery: Delivery, signal: AbortSignal): Promise<DeliveryResult> {
-    if (signal.aborted) throw new ChannelError(`not sent: ${abortReason(signal)}`, false);
-    const {smtp, ackLinks, logger} = this.parts;
-    const ids = delivery.alerts.map((alert) => alert.notification_id);
+  /** The signed acknowledge link of the delivery's alerts, or why there is none. */
+  private ackFor(delivery: Delivery, ids: string[]): EmailContent["ack"] {
+    const {ackLinks} = this.parts;
     const link = ackLinks.linkFor(ids, {
       uuid: delivery.recipient.uuid,
       name: delivery.recipient.name,
       email: delivery.contact
     });
-    const ack: EmailContent["ack"] = link
+    return link
       ? {url: link.url, validUntilMs: link.expiresAtMs}
       : {url: null, missingBecause: ackLinks.disabledReason ?? "links are off"};
+  }
+
+  async deliver(delivery: Delivery, signal: AbortSignal): Promise<DeliveryResult> {
+    if (signal.aborted) throw new ChannelError(`not sent: ${abortReason(signal)}`, false);
+    const {smtp, logger} = this.parts;
+    const ids = delivery.alerts.map((alert) => alert.notification_id);
+    const ack = delivery.testPage ? null : this.ackFor(delivery, ids);
     const message = composeEmail({recipientName: delivery.recipient.name, alerts: delivery.alerts, ack});
     const urgent = delivery.alerts.some((alert) => alert.priority === "critical" || alert.priority === "high");
     const sending = this.transport.sendMail({

@@ -130,7 +130,8 @@ export class TestPageService {
           link: null
         }
       ],
-      acknowledge: () => Promise.resolve()
+      acknowledge: () => Promise.resolve(),
+      testPage: true
     };
   }
 
