@@ -86,6 +86,13 @@ describe("maintenance windows on the paging path", () => {
   it("releases at the window's end by the clock, except what was resolved meanwhile", async () => {
     await openWindow({integrations: [integrationId]}, 30);
     const stillFiring = await fire("kiln-temp");
+    // A repeat at a higher severity raises the held alert without paging; the release pages at it.
+    await sendEvent({alert_id: "kiln-temp", action: "fire", title: "kiln-temp stopped", severity: "critical"});
+    expect(await notification(stillFiring.notification_uuid)).toMatchObject({
+      status: "suppressed",
+      priority: "critical",
+      attempts: []
+    });
     const resolvedMeanwhile = await fire("kiln-door");
     expect((await sendEvent({alert_id: "kiln-door", action: "resolve"})).body.results[0].outcome).toBe("resolved");
 
@@ -95,7 +102,7 @@ describe("maintenance windows on the paging path", () => {
     clock.advance(1);
     await release();
     const paged = await notification(stillFiring.notification_uuid);
-    expect(paged.status).toBe("notifying");
+    expect(paged).toMatchObject({status: "notifying", priority: "critical"});
     expect(paged.attempts.length).toBeGreaterThan(0);
     expect(await notification(resolvedMeanwhile.notification_uuid)).toMatchObject({status: "resolved", attempts: []});
     await gw.call("POST", `/api/v1/notifications/${stillFiring.notification_uuid}/resolve`);

@@ -58,8 +58,9 @@ export class DedupMerge {
       {dedup_key: repeat.dedup_key, priority: repeat.priority, status: into.status},
       repeat.source
     );
-    // PRIORITIES runs from the most urgent down.
-    const raises = isOpen(into.status) && moreUrgent(repeat.priority, into.priority);
+    // PRIORITIES runs from the most urgent down. A held alert (suppressed) is raised too, so its
+    // release pages at the priority its sender reached; its stopped chain is not re-planned.
+    const raises = (isOpen(into.status) || into.status === "suppressed") && moreUrgent(repeat.priority, into.priority);
     const replanned = raises ? this.raise(into, repeat, actor, nowMs) : null;
     return {record: notifications.get(into.id) as NotificationRecord, replanned};
   }
