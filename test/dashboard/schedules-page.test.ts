@@ -304,6 +304,37 @@ describe("the Schedules page", () => {
     await context.close();
   });
 
+  it("deletes a schedule from its edit section, and shows why one still paged cannot be", async () => {
+    const {context, page, scriptErrors} = await openContext(browser, DESKTOP);
+    page.on("dialog", (dialog) => void dialog.accept());
+    const office = (await gw.call("GET", "/api/v1/schedules")).body.items.find(
+      (schedule: {name: string}) => schedule.name === "Line 3 engineering"
+    );
+    const heartbeat = await gw.call("POST", "/api/v1/heartbeats", {
+      body: {name: "line-3-engineering-plc", period_seconds: 3600, target: office.uuid}
+    });
+    expect(heartbeat.status).toBe(201);
+    await openSchedules(page);
+
+    const paged = card(page, "Line 3 engineering");
+    await paged.locator("summary", {hasText: "Edit schedule"}).click();
+    await paged.getByRole("button", {name: "Delete schedule"}).click();
+    const refusal = paged.locator(".card-problem[role=alert]");
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain("line-3-engineering-plc");
+
+    const forklift = card(page, "Forklift service");
+    await forklift.locator("summary", {hasText: "Edit schedule"}).click();
+    await forklift.getByRole("button", {name: "Delete schedule"}).click();
+    await expect.poll(async () => forklift.count()).toBe(0);
+    const names = (await gw.call("GET", "/api/v1/schedules")).body.items.map(
+      (schedule: {name: string}) => schedule.name
+    );
+    expect(names).toEqual(["Line 3", "Line 3 engineering"]);
+    expect(scriptErrors).toEqual([]);
+    await context.close();
+  });
+
   it("reads wall times in the browser as the gateway does: DST changes, half-hour zones, midnight jumps", async () => {
     const {context, page} = await openContext(browser, DESKTOP);
     await page.goto(`${gw.url}/dashboard/`);

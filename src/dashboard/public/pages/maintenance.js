@@ -1,5 +1,6 @@
 import {api, apiIfAvailable, listAll} from "../lib/api.js";
-import {announce, badge, confirmAction, emptyState, fill, h, pageHeading} from "../lib/dom.js";
+import {announce, badge, emptyState, fill, h, pageHeading} from "../lib/dom.js";
+import {confirmedAction} from "../lib/actions.js";
 import {timeElement} from "../lib/format.js";
 import {checkboxes, field, select, submitting, textOrNull} from "../lib/forms.js";
 import {loadTargets, targetOptions} from "../lib/targets.js";
@@ -51,44 +52,27 @@ function holdsText(window, names) {
 
 /** One window: what it holds, its span, and End now (active) or Delete (upcoming). */
 function windowCard(window, names, reload) {
-  const act = async (event, method, path, done) => {
-    try {
-      await api(method, path);
-    } catch (error) {
-      event.target.after(h("p", {class: "card-problem", role: "alert"}, error.message));
-      return;
-    }
-    announce(done);
-    await reload();
-  };
   const base = `/api/v1/maintenance/${window.uuid}`;
   const action =
     window.status === "active"
-      ? h(
-          "button",
-          {
-            type: "button",
-            class: "button danger",
-            onclick: (event) => {
-              if (confirmAction(`End "${window.reason}" now? What it held and is still firing pages at once.`))
-                void act(event, "POST", `${base}/end`, "Maintenance ended");
-            }
-          },
-          "End now"
-        )
+      ? confirmedAction({
+          text: "End now",
+          className: "button danger",
+          question: `End "${window.reason}" now? What it held and is still firing pages at once.`,
+          method: "POST",
+          path: `${base}/end`,
+          done: "Maintenance ended",
+          after: reload
+        })
       : window.status === "upcoming"
-        ? h(
-            "button",
-            {
-              type: "button",
-              class: "button small danger",
-              onclick: (event) => {
-                if (confirmAction(`Delete the planned window "${window.reason}"?`))
-                  void act(event, "DELETE", base, "Maintenance window deleted");
-              }
-            },
-            "Delete"
-          )
+        ? confirmedAction({
+            text: "Delete",
+            question: `Delete the planned window "${window.reason}"?`,
+            method: "DELETE",
+            path: base,
+            done: "Maintenance window deleted",
+            after: reload
+          })
         : null;
   return h(
     "article",

@@ -1,5 +1,6 @@
 import {api, listAll} from "../lib/api.js";
-import {announce, badge, confirmAction, copyable, dataTable, emptyState, fill, h, pageHeading} from "../lib/dom.js";
+import {announce, badge, copyable, dataTable, emptyState, fill, h, pageHeading} from "../lib/dom.js";
+import {confirmedAction} from "../lib/actions.js";
 import {loadTargets} from "../lib/targets.js";
 import {zonedTimeElement} from "../lib/zoned.js";
 import {overrideForm, scheduleForm} from "./schedule-forms.js";
@@ -41,26 +42,15 @@ function overridesTable(schedule, nameOf, onDeleted) {
   const current = schedule.overrides.filter((override) => Date.parse(override.ends_at) > now);
   if (!current.length) return emptyState("No current or upcoming overrides.");
   const remove = (override) =>
-    h(
-      "button",
-      {
-        type: "button",
-        class: "button small danger",
-        "aria-label": `Delete the override of ${nameOf(override.recipient_uuid)} from ${override.starts_at}`,
-        onclick: async (event) => {
-          if (!confirmAction(`Delete the override of ${nameOf(override.recipient_uuid)}?`)) return;
-          try {
-            await api("DELETE", `/api/v1/schedules/${schedule.uuid}/overrides/${override.id}`);
-          } catch (error) {
-            event.target.after(h("p", {class: "card-problem", role: "alert"}, error.message));
-            return;
-          }
-          announce("Override deleted");
-          await onDeleted();
-        }
-      },
-      "Delete"
-    );
+    confirmedAction({
+      text: "Delete",
+      label: `Delete the override of ${nameOf(override.recipient_uuid)} from ${override.starts_at}`,
+      question: `Delete the override of ${nameOf(override.recipient_uuid)}?`,
+      method: "DELETE",
+      path: `/api/v1/schedules/${schedule.uuid}/overrides/${override.id}`,
+      done: "Override deleted",
+      after: onDeleted
+    });
   return dataTable({
     caption: `Overrides of ${schedule.name}`,
     columns: ["Who", "From", "Until", "Delete"],
@@ -130,6 +120,18 @@ export async function schedulesPage(main) {
             await load();
           },
           schedule
+        ),
+        h(
+          "div",
+          {class: "actions"},
+          confirmedAction({
+            text: "Delete schedule",
+            question: `Delete the schedule ${schedule.name}? Its calendar feed stops too.`,
+            method: "DELETE",
+            path: base,
+            done: `Schedule ${schedule.name} deleted`,
+            after: load
+          })
         )
       )
     );
