@@ -155,6 +155,17 @@ async function walk(replayEveryBatch: boolean) {
   });
   await event({alert_id: "db1-disk", action: "resolve"});
   await event({alert_id: "backup-job", action: "heartbeat", period_seconds: 3600});
+
+  // Maintenance: a window holds the integration's next alert; ending it early releases the alert, which pages.
+  const window = await call("POST", "/api/v1/maintenance", {
+    body: {
+      ends_at: new Date(r.clock.now() + 3_600_000).toISOString(),
+      reason: "disk swap",
+      integrations: [integration.id]
+    }
+  });
+  await event({alert_id: "db2-disk", action: "fire", title: "Disk full", severity: "error"});
+  await call("POST", `/api/v1/maintenance/${window.body.uuid}/end`);
   await r.tick();
 
   // Webhooks: every queued event delivered once.
@@ -197,6 +208,8 @@ describe("write functions replayed by group commit", () => {
     expect(normal.trace.webhookEvents.length).toBeGreaterThan(20);
     expect(normal.trace.log).toContain("warn an alert cannot reach anyone: it waits for a channel");
     expect(normal.trace.answers.filter((answer: unknown[]) => answer[4] === "true")).toHaveLength(1);
+    expect(normal.trace.journal.suppressions).toHaveLength(1);
+    expect(normal.trace.journal.maintenance_windows[0].released_at).not.toBeNull();
     expect(replayed.trace).toEqual(normal.trace);
   });
 });
