@@ -1,5 +1,12 @@
+import {readFileSync} from "node:fs";
 import {hostname} from "node:os";
 import type {Settings} from "./settings/defaults.js";
+import type {Logger} from "./lib/logger.js";
+import {TimedRegex} from "./lib/timed-regex.js";
+import type {IntegrationsRepository} from "./store/config/repositories.js";
+import type {DeviceIntake} from "./services/integrations/device-intake.js";
+import {EmailIntake} from "./services/integrations/email-intake.js";
+import {SmtpListener} from "./inbound/email/smtp-listener.js";
 
 /**
  * The domain of email integrations' addresses: inbound_email.domain, else the host of
@@ -9,4 +16,51 @@ export function inboundEmailDomain(settings: Settings): string {
   if (settings.inbound_email.domain) return settings.inbound_email.domain;
   if (settings.public_url) return new URL(settings.public_url).hostname;
   return hostname();
+}
+
+function readPem(path: string, what: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new Error(`inbound_email.${what}: cannot read ${path}: ${(error as Error).message}`, {cause: error});
+  }
+}
+
+/**
+ * Starts the email integrations' SMTP listener when inbound_email.port is set (null when it is
+ * 0, the default), wired to the device intake. A certificate or key that cannot be read, or a
+ * port that cannot be bound, stops the start.
+ */
+export async function startEmailTransport(
+  settings: Settings,
+  deps: {integrations: IntegrationsRepository; intake: DeviceIntake},
+  logger: Logger
+): Promise<SmtpListener | null> {
+  const config = settings.inbound_email;
+  if (!config.port) return null;
+  if (Boolean(config.tls_cert_file) !== Boolean(config.tls_key_file))
+    throw new Error("inbound_email: set both tls_cert_file and tls_key_file for STARTTLS, or neither");
+  const regex = new TimedRegex();
+  const emails = new EmailIntake({
+    integrations: deps.integrations,
+    intake: deps.intake,
+    domain: () => inboundEmailDomain(settings),
+    matcher: (pattern, text) => regex.match(pattern, text)
+  });
+  const listener = new SmtpListener(
+    {
+      port: config.port,
+      address: config.address,
+      domain: inboundEmailDomain(settings),
+      maxBytes: config.max_bytes,
+      tls: config.tls_cert_file
+        ? {cert: readPem(config.tls_cert_file, "tls_cert_file"), key: readPem(config.tls_key_file, "tls_key_file")}
+        : null,
+      auth: config.user && config.password ? {user: config.user, password: config.password} : null
+    },
+    emails,
+    logger.child({component: "email-intake"})
+  );
+  await listener.start();
+  return listener;
 }

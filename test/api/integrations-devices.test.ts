@@ -206,7 +206,8 @@ describe("the device intake", () => {
     expect(outcomes.filter((outcome) => outcome.status === "unmapped")).toHaveLength(burst);
     expect(outcomes[burst]).toEqual({
       status: "refused",
-      reason: expect.stringMatching(/^rate limited: flood@plant\.lan/)
+      reason: expect.stringMatching(/^rate limited: flood@plant\.lan/),
+      temporary: true
     });
     expect(await intake.take(record(id), mail("calm", "", "calm@plant.lan"), [])).toEqual({status: "unmapped"});
     // burst + 1 unmapped, of which the log keeps the newest KEPT_PER_INTEGRATION; the refusal is not among them.
@@ -226,7 +227,7 @@ describe("the device intake", () => {
     const outcome = await gw.gateway.deviceIntake.take(record(id), mail("alive"), [
       {action: "heartbeat", alert_id: "Not A Name!"}
     ]);
-    expect(outcome).toEqual({status: "refused", reason: expect.stringContaining("heartbeat")});
+    expect(outcome).toEqual({status: "refused", reason: expect.stringContaining("heartbeat"), temporary: false});
     const log = await gw.call("GET", `/api/v1/integrations/${id}/log`);
     expect(log.body.items).toMatchObject([{outcome: "refused", summary: "alive"}]);
   });

@@ -37,6 +37,8 @@ export function stopEmailRigs(): void {
 
 export interface EmailRigOptions {
   smtp?: SettingsOverrides["smtp"];
+  /** The gateway's own SMTP listener for email integrations (off unless given a port). */
+  inboundEmail?: SettingsOverrides["inbound_email"];
   publicUrl?: string;
   gateway?: TestGatewayOptions;
   peer?: SmtpPeerOptions;
@@ -60,7 +62,8 @@ export async function emailRig(options: EmailRigOptions = {}): Promise<EmailRig>
         timeout_seconds: 2,
         check_seconds: 1,
         ...options.smtp
-      }
+      },
+      ...(options.inboundEmail ? {inbound_email: options.inboundEmail} : {})
     },
     {drivers: "production", ...options.gateway}
   );

@@ -23,7 +23,10 @@ export interface DeviceMessage {
 
 /** What the intake did with a message. */
 export type IntakeOutcome =
-  {status: "accepted"; results: EventResult[]} | {status: "unmapped"} | {status: "refused"; reason: string};
+  | {status: "accepted"; results: EventResult[]}
+  | {status: "unmapped"}
+  /** `temporary`: rate-limited; a transport that can have the message sent again later (SMTP 451, an MQTT message left unacknowledged) should. */
+  | {status: "refused"; reason: string; temporary: boolean};
 
 /** What the intake works with. */
 export interface DeviceIntakeDeps {
@@ -71,7 +74,7 @@ export class DeviceIntake {
       const reason = `rate limited: ${message.origin} sends faster than ${this.deps.limiter.perSecond}/s`;
       // Not kept: a flood would push every useful message out of the log.
       await this.record(integration.id, integration.kind, message, "refused", reason, false);
-      return {status: "refused", reason};
+      return {status: "refused", reason, temporary: true};
     }
     if (!actions.length) {
       await this.record(integration.id, integration.kind, message, "unmapped", note, true);
@@ -90,7 +93,7 @@ export class DeviceIntake {
       // message is refused and kept. Anything else (the journal cannot commit) is the transport's to report.
       if (!(error instanceof AppError)) throw error;
       await this.record(integration.id, integration.kind, message, "refused", error.message, true);
-      return {status: "refused", reason: error.message};
+      return {status: "refused", reason: error.message, temporary: false};
     }
     await this.record(integration.id, integration.kind, message, "accepted", null, false);
     return {status: "accepted", results};

@@ -1,0 +1,165 @@
+import {SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession} from "smtp-server";
+import type {Logger} from "../../lib/logger.js";
+import {tokensEqual} from "../../lib/tokens.js";
+import {readMail, type InboundMail} from "./mail-reader.js";
+
+/** What a mail's sender is told: taken, or refused for now (retry later) or for good. */
+export type MailVerdict = {accepted: true} | {accepted: false; temporary: boolean; reason: string};
+
+/** The envelope of a mail: who the client said it is from and to, and where it connected from. */
+export interface MailEnvelope {
+  sender: string;
+  recipients: string[];
+  remoteAddress: string;
+}
+
+/** Where the listener hands what it receives; the composition root wires it to the email integrations. */
+export interface MailHandler {
+  /** Whether an address is one the listener takes mail for; any other RCPT is refused (never a relay). */
+  accepts(address: string): boolean;
+  /** A mail read; resolves, once what it caused is committed, with what its sender is told. */
+  deliver(mail: InboundMail): Promise<MailVerdict>;
+  /** A mail that could not be taken at all (too large, unreadable): to count and keep. */
+  refuse(envelope: MailEnvelope, size: number, reason: string, excerpt: string): void;
+}
+
+export interface SmtpListenerOptions {
+  port: number;
+  address: string;
+  /** The name the listener greets with. */
+  domain: string;
+  maxBytes: number;
+  /** PEM certificate and key: STARTTLS is offered with them; null: not offered. */
+  tls: {cert: Buffer; key: Buffer} | null;
+  /** Senders must log in with these; null: no AUTH. */
+  auth: {user: string; password: string} | null;
+}
+
+/** How much of a refused mail is kept for a person to read. */
+const EXCERPT_BYTES = 4096;
+const MAX_CLIENTS = 64;
+const CLOSE_TIMEOUT_MS = 2000;
+
+function smtpError(code: number, message: string): Error {
+  return Object.assign(new Error(message), {responseCode: code});
+}
+
+function envelopeOf(session: SMTPServerSession): MailEnvelope {
+  const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+  return {
+    sender,
+    recipients: session.envelope.rcptTo.map((item) => item.address.toLowerCase()),
+    remoteAddress: session.remoteAddress
+  };
+}
+
+/**
+ * The SMTP listener of email integrations (smtp-server): takes mail only for the addresses the
+ * handler accepts, reads each with mailparser, and answers the end of DATA only after the
+ * handler has committed what the mail caused, so a mail is either an alert, kept in a log, or
+ * still the sender's to retry. Size is enforced here (552, counted); SIZE is advertised without
+ * its number so that an oversized mail still reaches DATA and is counted against its integration.
+ */
+export class SmtpListener {
+  private server: SMTPServer | null = null;
+
+  constructor(
+    private readonly options: SmtpListenerOptions,
+    private readonly handler: MailHandler,
+    private readonly logger: Logger
+  ) {}
+
+  /** Listens; resolves with the port bound. */
+  async start(): Promise<number> {
+    const {options} = this;
+    const server = new SMTPServer({
+      name: options.domain,
+      banner: "Klaxon alert intake",
+      logger: false,
+      size: options.maxBytes,
+      hideSize: true,
+      maxClients: MAX_CLIENTS,
+      // At stop, a session still open after this is cut: its mail was not answered, so its sender retries.
+      closeTimeout: CLOSE_TIMEOUT_MS,
+      disabledCommands: [...(options.tls ? [] : ["STARTTLS"]), ...(options.auth ? [] : ["AUTH"])],
+      authOptional: options.auth === null,
+      // Without a certificate there is no TLS to wait for: a configured login then goes in clear on the LAN.
+      allowInsecureAuth: options.tls === null,
+      ...(options.tls ? {key: options.tls.key, cert: options.tls.cert} : {}),
+      onAuth: (auth, _session, done) => {
+        const expected = options.auth;
+        const ok =
+          expected !== null &&
+          tokensEqual(auth.username ?? "", expected.user) &&
+          tokensEqual(auth.password ?? "", expected.password);
+        done(ok ? null : smtpError(535, "5.7.8 Authentication failed"), ok ? {user: expected.user} : undefined);
+      },
+      onRcptTo: (address, _session, done) => {
+        done(
+          this.handler.accepts(address.address)
+            ? null
+            : smtpError(550, `5.1.1 <${address.address}>: no such integration here; this server relays no mail`)
+        );
+      },
+      onData: (stream, session, done) => {
+        this.receive(stream, session).then(
+          (verdict) => done(verdict),
+          (error: unknown) => {
+            this.logger.error("email intake failed; the sender is asked to retry", {error: (error as Error).message});
+            done(smtpError(451, "4.3.0 Temporary failure, try again later"));
+          }
+        );
+      }
+    } satisfies SMTPServerOptions);
+    server.on("error", (error) => this.logger.warn("SMTP listener error", {error: error.message}));
+    await new Promise<void>((resolve, reject) => {
+      server.server.once("error", reject);
+      server.listen(options.port, options.address, () => {
+        server.server.off("error", reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    const bound = server.server.address();
+    const port = typeof bound === "object" && bound ? bound.port : options.port;
+    this.logger.info("email intake listening", {address: options.address, port});
+    return port;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Reads the DATA stream (keeping at most maxBytes) and decides the answer; null is "250 OK". */
+  private async receive(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<Error | null> {
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const room = this.options.maxBytes - kept;
+      if (room <= 0) continue;
+      chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
+      kept += Math.min(chunk.length, room);
+    }
+    const raw = Buffer.concat(chunks);
+    const envelope = envelopeOf(session);
+    const excerpt = raw.subarray(0, EXCERPT_BYTES).toString("utf8");
+    if (stream.sizeExceeded) {
+      const reason = `too large: ${stream.byteLength} bytes, the limit is ${this.options.maxBytes}`;
+      this.handler.refuse(envelope, stream.byteLength, reason, excerpt);
+      return smtpError(552, `5.3.4 Message ${reason}`);
+    }
+    let mail: InboundMail;
+    try {
+      mail = await readMail(raw, envelope);
+    } catch (error) {
+      const reason = `unreadable MIME: ${(error as Error).message}`;
+      this.handler.refuse(envelope, raw.length, reason, excerpt);
+      return smtpError(554, `5.6.0 ${reason}`);
+    }
+    const verdict = await this.handler.deliver(mail);
+    if (verdict.accepted) return null;
+    return verdict.temporary ? smtpError(451, `4.7.1 ${verdict.reason}`) : smtpError(550, `5.7.1 ${verdict.reason}`);
+  }
+}
