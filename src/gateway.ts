@@ -4,7 +4,7 @@ import type {Settings} from "./settings/defaults.js";
 import {createLogger, type Logger} from "./lib/logger.js";
 import {systemClock, type Clock} from "./lib/clock.js";
 import {PeriodicTask} from "./lib/periodic-task.js";
-import {Journal} from "./store/journal/journal.js";
+import type {Journal} from "./store/journal/journal.js";
 import {NotificationsRepository} from "./store/journal/notifications.repository.js";
 import {EscalationsRepository} from "./store/journal/escalations.repository.js";
 import {AttemptsRepository} from "./store/journal/attempts.repository.js";
@@ -12,7 +12,8 @@ import {AuditRepository} from "./store/journal/audit.repository.js";
 import {EventsRepository} from "./store/journal/events.repository.js";
 import {IdempotencyRepository} from "./store/journal/idempotency.repository.js";
 import {ContactFailuresRepository} from "./store/journal/contact-failures.repository.js";
-import {ConfigStore} from "./store/config/config-store.js";
+import type {ConfigStore} from "./store/config/config-store.js";
+import {openStores} from "./store/open-stores.js";
 import {
   ApiKeysRepository,
   GroupsRepository,
@@ -36,7 +37,6 @@ import type {ChannelDriver} from "./channels/channel.js";
 import {createChannelDrivers} from "./channels/index.js";
 import {AckLinkSigner} from "./lib/ack-link.js";
 import {AckLinksService} from "./services/notifications/ack-links.service.js";
-import {loadAckLinkKey} from "./store/ack-link-key.js";
 import {createWebhooks, type Webhooks} from "./outbox/index.js";
 import {WebhooksService} from "./services/webhooks/webhooks.service.js";
 import {HeartbeatStatesRepository} from "./store/journal/heartbeat-states.repository.js";
@@ -46,7 +46,7 @@ import {HeartbeatsService} from "./services/heartbeats/heartbeats.service.js";
 import {HeartbeatMonitor} from "./services/heartbeats/heartbeat-monitor.service.js";
 import {createIntegrations} from "./services/integrations/index.js";
 import type {DeviceIntake} from "./services/integrations/device-intake.js";
-import {inboundEmailDomain, startEmailTransport} from "./device-transports.js";
+import {inboundEmailDomain} from "./device-transports.js";
 import {RemoteControlService} from "./services/remote-control/remote-control.service.js";
 import {RateLimiter} from "./lib/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
@@ -112,19 +112,18 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     INITIAL_ADMIN_KEY_FILE
   ]);
 
-  // Before the stores open: a damaged key file stops the start with nothing left open.
-  const ackLinkSigner = new AckLinkSigner(loadAckLinkKey(join(dataDir, OPTIONAL_BACKUP_FILES.ackLinkKey)), clock, {
+  const {journal, config, ackLinkKey} = await openStores(
+    settings,
+    {
+      journal: journalPath,
+      config: join(dataDir, BACKUP_FILES.config),
+      ackLinkKey: join(dataDir, OPTIONAL_BACKUP_FILES.ackLinkKey)
+    },
+    {logger, acceptWalLoss: options.acceptWalLoss}
+  );
+  const ackLinkSigner = new AckLinkSigner(ackLinkKey, clock, {
     publicUrl: settings.public_url,
     lifetimeDays: settings.smtp.ack_link_days
-  });
-  // A journal beside a missing config store means the store was lost, not that the data dir is new.
-  const config = await ConfigStore.open(join(dataDir, BACKUP_FILES.config), {dataBeside: [journalPath]});
-  const journal = new Journal({
-    path: journalPath,
-    logger,
-    checkpointIntervalMs: settings.journal.checkpoint_interval_ms,
-    maxBatch: settings.journal.max_batch,
-    acceptWalLoss: options.acceptWalLoss
   });
 
   const notificationsRepository = new NotificationsRepository(journal);
@@ -320,12 +319,6 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     ...dashboard.providers,
     ...operations.providers
   ];
-  const emailDeps = {integrations: integrationsRepository, intake: integrations.intake};
-  const emailListener = await startEmailTransport(settings, emailDeps, logger).catch(async (error: unknown) => {
-    await journal.close();
-    footprint.undo();
-    throw error;
-  });
   let front: HttpFront;
   try {
     front = await openHttpFront(settings, {
@@ -336,7 +329,6 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       lane: options.lane
     });
   } catch (error) {
-    await emailListener?.stop();
     await journal.close();
     footprint.undo();
     throw error;
@@ -368,7 +360,6 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       // Stop accepting, let requests in flight finish (their commits included), then close the journal.
       // Open dashboard event streams never finish by themselves: end them first.
       await dashboard.feed.stop();
-      await emailListener?.stop();
       await new Promise<void>((done) => {
         httpServer.close(() => done());
         httpServer.closeIdleConnections();

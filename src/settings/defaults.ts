@@ -114,6 +114,27 @@ export const DEFAULT_SETTINGS = {
     interval_seconds: 60,
     signal_min_dbm: -105,
     outbox_max_age_minutes: 60
+  },
+  replication: {
+    /** off: one box, as ever. active or standby: two boxes, the journal shipped by Litestream (docs/high-availability.md). */
+    role: "off" as "off" | "active" | "standby",
+    /** This box's name in pages and beacons ("klaxon-a"); empty: the hostname. */
+    box_name: "",
+    /** The other box's base URL (http://10.0.0.12:8080): watched by the standby, polled by the active. */
+    peer: "",
+    /** A standby takes over after the active's /healthz has been silent this long. */
+    takeover_after_seconds: 30,
+    /** The active pages the admin recipient when the standby's copy is older than this, or the standby is silent. */
+    lag_alarm_seconds: 60,
+    /** The Litestream executable. */
+    litestream: "litestream",
+    /** Where this box's Litestream ships the journal: a folder (a NAS mount, tests) or sftp://user@host:port/path (the peer). */
+    replica: "",
+    /** The private key for an sftp replica, and the peer's host key as in known_hosts ("ssh-ed25519 AAAA..."). */
+    sftp_key_file: "",
+    sftp_host_key: "",
+    /** The folder the peer's Litestream ships into on this box: what this box follows while it is the standby. */
+    incoming: ""
   }
 };
 
@@ -128,5 +149,6 @@ export const SETTING_CHOICES: Record<string, readonly string[]> = {
   "log.syslog_prefix": ["auto", "on", "off"],
   "modem.profile": ["sim800", "sim7600", "quectel"],
   "modem.quectel_urc_port": ["", "usbat", "usbmodem", "uart1"],
-  "self_monitoring.priority": ["critical", "high", "medium", "low", "info"]
+  "self_monitoring.priority": ["critical", "high", "medium", "low", "info"],
+  "replication.role": ["off", "active", "standby"]
 };

@@ -174,6 +174,24 @@ function validate(settings: Settings): void {
     throw new SettingsError(
       `snmp.trap_address: must be an IPv4 address (0.0.0.0: every interface), got "${snmp.trap_address}"`
     );
+  validateReplication(settings.replication);
+}
+
+function validateReplication(replication: Settings["replication"]): void {
+  if (replication.role === "off") return;
+  const missing = (["peer", "replica", "incoming"] as const).filter((key) => !replication[key]);
+  if (missing.length)
+    throw new SettingsError(
+      `replication: role ${replication.role} needs ${missing.map((key) => `replication.${key}`).join(", ")}`
+    );
+  if (!/^https?:\/\//.test(replication.peer))
+    throw new SettingsError("replication.peer: must be an absolute http(s) URL");
+  if (replication.replica.startsWith("sftp://") && !(replication.sftp_key_file && replication.sftp_host_key))
+    throw new SettingsError(
+      "replication: an sftp replica needs replication.sftp_key_file and replication.sftp_host_key"
+    );
+  if (!(replication.takeover_after_seconds >= 1 && replication.lag_alarm_seconds >= 1))
+    throw new SettingsError("replication: takeover_after_seconds and lag_alarm_seconds must be at least 1");
 }
 
 /** The `device:inode` of the journal stream systemd connected stdout/stderr to (JOURNAL_STREAM), or null outside systemd. */

@@ -1,5 +1,5 @@
 import {existsSync} from "node:fs";
-import {Low} from "lowdb";
+import {Low, type Adapter} from "lowdb";
 import {AtomicJsonFile, CorruptConfigError} from "./atomic-json-file.js";
 import {checkConfigShape} from "./config-shape.js";
 import type {Group, Recipient} from "../../domain/recipient.js";
@@ -115,7 +115,7 @@ export class ConfigStore {
 
   private constructor(
     private readonly db: Low<ConfigData>,
-    readonly adapter: AtomicJsonFile<ConfigData>
+    private readonly adapter: Adapter<ConfigData>
   ) {}
 
   /**
@@ -141,6 +141,21 @@ export class ConfigStore {
     const db = new Low<ConfigData>(adapter, data);
     db.data = data;
     if (missing) await db.write();
+    return new ConfigStore(db, adapter);
+  }
+
+  /**
+   * The store kept somewhere else than a file of its own (the journal, when two boxes replicate it):
+   * empty when `adapter` holds nothing yet, refused when it holds something of the wrong shape.
+   */
+  static async openOn(adapter: Adapter<ConfigData>, where: string): Promise<ConfigStore> {
+    const parsed = await adapter.read();
+    const data =
+      parsed === null
+        ? emptyConfig()
+        : checkConfigShape<ConfigData>(parsed, where, "restore the journal from a backup");
+    const db = new Low<ConfigData>(adapter, data);
+    if (parsed === null) await db.write();
     return new ConfigStore(db, adapter);
   }
 

@@ -34,6 +34,12 @@ export interface JournalOptions {
   acceptWalLoss?: boolean;
   /** How the WAL is flushed to the medium (tests hold it back to see who waits for it). */
   fsync?: FsyncFunction;
+  /**
+   * Litestream ships the WAL (replication.role active): Klaxon runs no checkpoint of its own, not
+   * even at close, since one could fold frames into the database file before Litestream read them;
+   * Litestream checkpoints once it has shipped them.
+   */
+  replicated?: boolean;
 }
 
 /** A write's result; a committed one carries the effects it registered with `afterCommit`. */
@@ -77,7 +83,7 @@ export class Journal {
   private queue: PendingWrite[] = [];
   private flushScheduled = false;
   private readonly maxBatch: number;
-  private readonly checkpointer: Checkpointer;
+  private readonly checkpointer: Checkpointer | null;
   private readonly walGuard: WalGuard;
   private readonly walSync: WalSync;
   // Prepared once: db.exec would parse these statements again for every queued write.
@@ -124,7 +130,9 @@ export class Journal {
     this.savepoint = prepareAll(this.db, {begin: "SAVEPOINT w", release: "RELEASE w", rollback: "ROLLBACK TO w"});
     this.changeCounter = this.db.prepare("SELECT total_changes()").pluck();
     this.maxBatch = options.maxBatch ?? 512;
-    this.checkpointer = new Checkpointer(options.path, options.checkpointIntervalMs ?? 1000, options.logger);
+    this.checkpointer = options.replicated
+      ? null
+      : new Checkpointer(options.path, options.checkpointIntervalMs ?? 1000, options.logger);
     this.walSync = new WalSync(`${options.path}-wal`, options.fsync);
   }
 
@@ -330,7 +338,7 @@ export class Journal {
 
   /** The checkpointer's last result: how much of the WAL has been folded into the database. */
   get lastCheckpoint() {
-    return this.checkpointer.lastCheckpoint;
+    return this.checkpointer?.lastCheckpoint ?? null;
   }
 
   /** True after a commit failed for lack of storage, until a commit with room to grow succeeds. */
@@ -345,8 +353,10 @@ export class Journal {
       await new Promise((resolve) => setImmediate(resolve));
     this.closed = true;
     this.walSync.close();
-    await this.checkpointer.stop();
-    this.db.pragma("wal_checkpoint(TRUNCATE)");
+    if (this.checkpointer) {
+      await this.checkpointer.stop();
+      this.db.pragma("wal_checkpoint(TRUNCATE)");
+    }
     // An emptied WAL loses nothing if a crash follows, so the marker may go before the close; if
     // the checkpoint was blocked, closing the last connection folds the WAL in and deletes it.
     this.walGuard.releaseIfWalEmpty();

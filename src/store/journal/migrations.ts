@@ -297,6 +297,22 @@ export const MIGRATIONS: readonly string[] = [
     reason TEXT
   ) STRICT;
   CREATE INDEX integration_log_by_integration ON integration_log(integration_id, id);
+  `,
+  // Two boxes (docs/high-availability.md): Litestream ships this file alone, so what a takeover
+  // needs besides the alerts travels in it. Documents: the run-time configuration (config.json on a
+  // single box), the ack-link key, the replication epoch. The beacon: the active's heartbeat, whose
+  // age in the standby's copy is the replication lag.
+  `
+  CREATE TABLE replicated_documents (
+    name TEXT PRIMARY KEY,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE TABLE replication_beacon (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    box TEXT NOT NULL,
+    epoch INTEGER NOT NULL,
+    written_at TEXT NOT NULL
+  ) STRICT;
   `
 ];
 

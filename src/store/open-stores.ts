@@ -1,0 +1,92 @@
+import {existsSync, readFileSync, renameSync} from "node:fs";
+import type {Settings} from "../settings/defaults.js";
+import type {Logger} from "../lib/logger.js";
+import {Journal} from "./journal/journal.js";
+import {ReplicationRepository} from "./journal/replication.repository.js";
+import {ConfigStore} from "./config/config-store.js";
+import {CONFIG_DOCUMENT, JournalConfigDocument} from "./config/journal-config-document.js";
+import {loadAckLinkKey, newAckLinkKeyHex, parseAckLinkKey} from "./ack-link-key.js";
+
+/** Where a file imported into the journal is moved, so nobody edits a copy that is no longer read. */
+export const IMPORTED_SUFFIX = ".imported";
+const ACK_LINK_KEY_DOCUMENT = "ack_link_key";
+
+export interface StoreFiles {
+  journal: string;
+  config: string;
+  ackLinkKey: string;
+}
+
+export interface Stores {
+  journal: Journal;
+  config: ConfigStore;
+  ackLinkKey: Buffer;
+  /** The replicated documents and the beacon; null on a single box (replication.role off). */
+  replication: ReplicationRepository | null;
+}
+
+export interface OpenStoresOptions {
+  logger: Logger;
+  acceptWalLoss?: boolean;
+}
+
+/**
+ * Opens the journal, the config store and the ack-link key. On a single box as ever: the key file
+ * first (a damaged one stops the start with nothing open), config.json, then the journal. When two
+ * boxes replicate (docs/high-availability.md) the journal is the one source of truth: the config and
+ * the key are documents in it, so Litestream ships them with the alerts. A config.json or key file
+ * left from a single-box past is imported at the first such start and renamed `*.imported`.
+ */
+export async function openStores(settings: Settings, files: StoreFiles, options: OpenStoresOptions): Promise<Stores> {
+  const journalOptions = {
+    path: files.journal,
+    logger: options.logger,
+    checkpointIntervalMs: settings.journal.checkpoint_interval_ms,
+    maxBatch: settings.journal.max_batch,
+    acceptWalLoss: options.acceptWalLoss
+  };
+  if (settings.replication.role === "off") {
+    const ackLinkKey = loadAckLinkKey(files.ackLinkKey);
+    // A journal beside a missing config store means the store was lost, not that the data dir is new.
+    const config = await ConfigStore.open(files.config, {dataBeside: [files.journal]});
+    return {journal: new Journal(journalOptions), config, ackLinkKey, replication: null};
+  }
+  const journal = new Journal({...journalOptions, replicated: true});
+  try {
+    const replication = new ReplicationRepository(journal);
+    await importOnce(replication, CONFIG_DOCUMENT, files.config, options.logger, async (path) =>
+      JSON.stringify((await ConfigStore.open(path)).data)
+    );
+    await importOnce(replication, ACK_LINK_KEY_DOCUMENT, files.ackLinkKey, options.logger, (path) =>
+      Promise.resolve(parseAckLinkKey(readFileSync(path, "utf8"), path).toString("hex"))
+    );
+    const keyHex = await replication.addDocument(ACK_LINK_KEY_DOCUMENT, newAckLinkKeyHex());
+    const ackLinkKey = parseAckLinkKey(keyHex, `journal document ${ACK_LINK_KEY_DOCUMENT}`);
+    const config = await ConfigStore.openOn(
+      new JournalConfigDocument(replication),
+      `journal ${files.journal} (document ${CONFIG_DOCUMENT})`
+    );
+    return {journal, config, ackLinkKey, replication};
+  } catch (error) {
+    await journal.close();
+    throw error;
+  }
+}
+
+/** Copies `file` into the journal as `name` unless the journal already has it, then renames the file aside. */
+async function importOnce(
+  replication: ReplicationRepository,
+  name: string,
+  file: string,
+  logger: Logger,
+  read: (path: string) => Promise<string>
+): Promise<void> {
+  if (!existsSync(file)) return;
+  if (replication.document(name) === null) {
+    await replication.addDocument(name, await read(file));
+    logger.info("imported into the journal for replication", {file, document: name});
+  } else {
+    logger.warn("ignored: the journal already holds this, and the journal is what replicates", {file, document: name});
+  }
+  renameSync(file, file + IMPORTED_SUFFIX);
+}
