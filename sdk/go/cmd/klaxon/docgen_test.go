@@ -98,12 +98,22 @@ settle() {
 }
 zpty -w z "PS1=''; autoload -U compinit; compinit -u -D; source ${1}; zstyle ':completion:*' list-prompt ''"
 settle 0
+# Waits until the terminal has been quiet for 0.3 s, keeping what it printed in QUIET: zsh
+# skips listing completions while more input is waiting, so nothing is typed before then.
+quiet() {
+  QUIET=""; local idle=0
+  while (( idle < 6 )); do
+    if zpty -rt z chunk; then QUIET+=$chunk; idle=0; else sleep 0.05; idle=$((idle+1)); fi
+  done
+}
 i=1
 for line in "${@[2,-1]}"; do
-  zpty -w -n z "$line"$'\t\x15'
+  zpty -w -n z "$line"$'\t'
+  quiet
+  zpty -w -n z $'\x15'
   settle $((i*10)); i=$((i+1))
   print -r -- "=== $line"
-  print -r -- "$REPLY" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' | tr -d '\r'
+  print -r -- "$QUIET$REPLY" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' | tr -d '\r'
 done
 zpty -d z
 `
