@@ -26,6 +26,7 @@ import {ChannelStatusService} from "./services/shared/channel-status.service.js"
 import type {RecipientsService} from "./services/recipients/recipients.service.js";
 import type {GroupsService} from "./services/recipients/groups.service.js";
 import {createDirectory} from "./services/recipients/directory.js";
+import type {HandoffNotices} from "./services/recipients/handoff-notices.service.js";
 import {IdempotencyService} from "./services/notifications/idempotency.service.js";
 import {NotificationsService} from "./services/notifications/notifications.service.js";
 import {ReadinessService} from "./services/operations/readiness.service.js";
@@ -82,6 +83,7 @@ export interface Gateway {
     groups: GroupsService;
     runner: EscalationRunner;
     maintenance: Maintenance;
+    handoffNotices: HandoffNotices;
   };
   initialAdminKeyFile: string | null;
   /** Heartbeat use cases and their sweep (tests drive `monitor.tick()` with a manual clock). */
@@ -188,7 +190,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     contactFailures,
     audit,
     clock,
-    publicBase
+    publicBase,
+    logger
   });
   const {recipients, groups} = directory;
   const {heartbeats: heartbeatsRepository, integrations: integrationsRepository} = directory.repositories;
@@ -352,7 +355,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   servingUrl = url;
   // Only now: a heartbeat's fresh grace after a restart counts from the moment the gateway serves.
   await heartbeatMonitor.start();
-  await maintenance.releaser.start();
+  await Promise.all([maintenance.releaser.start(), directory.handoffNotices.start()]);
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
@@ -366,7 +369,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       });
       await pruner.stop();
       await heartbeatMonitor.stop();
-      await maintenance.releaser.stop();
+      await Promise.all([maintenance.releaser.stop(), directory.handoffNotices.stop()]);
       await operations.stop();
       await runner.stop();
       await registry.stop();
@@ -385,7 +388,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     settings,
     journal,
     config,
-    services: {keys, notifications, recipients, groups, runner, maintenance},
+    services: {keys, notifications, recipients, groups, runner, maintenance, handoffNotices: directory.handoffNotices},
     initialAdminKeyFile,
     operations,
     heartbeats: {service: heartbeats, monitor: heartbeatMonitor},

@@ -27,8 +27,8 @@ export interface Delivery {
    */
   acknowledge(by: string): Promise<void>;
   /**
-   * A test page (POST /api/v1/recipients/{uuid}/test): no notification stands behind it, so a
-   * driver offers no way to acknowledge it (an email carries no acknowledge link).
+   * A test page (POST /api/v1/recipients/{uuid}/test) or a hand-off notice: no notification stands
+   * behind it, so a driver offers no way to acknowledge it (an email carries no acknowledge link).
    */
   testPage?: boolean;
 }

@@ -119,6 +119,10 @@ export class ScheduleInputModel {
   @Format("uuid")
   @Description("Recipient or group paged when nobody is on call; required (null or missing is refused with 400)")
   fallback?: string | null;
+  @Description(
+    'When a shift begins, tell whoever it puts on call through their first usable channel ("You are on call for Line 3 until 14:00"); false when absent'
+  )
+  handoff_notice?: boolean;
 }
 
 export class ScheduleOverrideModel {
@@ -147,6 +151,7 @@ export class ScheduleModel {
   @Required() @CollectionOf(ScheduleLayerModel) layers: ScheduleLayerModel[];
   @Required() @CollectionOf(ScheduleOverrideModel) overrides: ScheduleOverrideModel[];
   @Required() @Nullable(String) @Format("uuid") fallback: string | null;
+  @Required() handoff_notice: boolean;
   @Required()
   @Description("Key-less iCal (RFC 5545) feed of the final shifts, to subscribe to from a calendar")
   ical_url: string;

@@ -90,6 +90,8 @@ export interface Schedule extends ScheduleRules {
   name: string;
   /** The recipient or group paged when nobody is on call; the service refuses a schedule without one. */
   fallback: string | null;
+  /** Tell whoever comes on shift that they are on call, and until when (absent in schedules made before it: false). */
+  handoff_notice?: boolean;
   /** The unguessable part of the schedule's key-less iCal feed URL. */
   ical_token: string;
   created_at: string;

@@ -1,4 +1,5 @@
 import type {Clock} from "../../lib/clock.js";
+import type {Logger} from "../../lib/logger.js";
 import type {ConfigStore} from "../../store/config/config-store.js";
 import type {ChannelRegistry} from "../../channels/channel-registry.js";
 import {
@@ -21,6 +22,7 @@ import {PagingReferences} from "./paging-references.js";
 import {RecipientsService} from "./recipients.service.js";
 import {SchedulesService} from "./schedules.service.js";
 import {TestPageService} from "./test-page.service.js";
+import {HandoffNotices} from "./handoff-notices.service.js";
 
 export interface DirectoryDependencies {
   config: ConfigStore;
@@ -35,6 +37,7 @@ export interface DirectoryDependencies {
   clock: Clock;
   /** The gateway's public URL, for schedules' feed URLs. */
   publicBase: () => string;
+  logger: Logger;
 }
 
 /**
@@ -101,12 +104,22 @@ export function createDirectory(deps: DirectoryDependencies) {
     clock,
     publicBase: deps.publicBase
   });
+  const handoffNotices = new HandoffNotices({
+    ...repositories,
+    registry: deps.registry,
+    channelStatus: deps.channelStatus,
+    audit,
+    clock,
+    logger: deps.logger.child({component: "handoff-notices"})
+  });
   return {
     repositories,
     recipients,
     groups,
     schedules,
     onCall,
+    /** The loop that tells people coming on shift (started once the gateway serves). */
+    handoffNotices,
     providers: [
       {token: RecipientsService, use: recipients},
       {token: GroupsService, use: groups},

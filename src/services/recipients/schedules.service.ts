@@ -18,8 +18,8 @@ import {
 } from "../shared/errors.js";
 import {refuseIfOpenNotifications, type PagingReferences} from "./paging-references.js";
 
-export type ScheduleInput = Partial<Pick<Schedule, "name" | "timezone" | "layers" | "fallback">>;
-const WRITABLE: (keyof ScheduleInput)[] = ["name", "timezone", "layers", "fallback"];
+export type ScheduleInput = Partial<Pick<Schedule, "name" | "timezone" | "layers" | "fallback" | "handoff_notice">>;
+const WRITABLE: (keyof ScheduleInput)[] = ["name", "timezone", "layers", "fallback", "handoff_notice"];
 
 /** The fields each kind of layer may carry: one schema model serves both kinds, so the rest are refused here. */
 const LAYER_FIELDS: Record<ScheduleLayer["type"], string[]> = {
@@ -47,6 +47,7 @@ export function icalUrl(publicBase: string, token: string): string {
 
 /** What the API shows of a schedule: everything but the feed token, and the feed's URL instead. */
 export interface ScheduleView extends Omit<Schedule, "ical_token"> {
+  handoff_notice: boolean;
   ical_url: string;
 }
 
@@ -88,7 +89,7 @@ export class SchedulesService {
 
   view(schedule: Schedule): ScheduleView {
     const {ical_token: token, ...shown} = schedule;
-    return {...shown, ical_url: icalUrl(this.deps.publicBase(), token)};
+    return {...shown, handoff_notice: shown.handoff_notice ?? false, ical_url: icalUrl(this.deps.publicBase(), token)};
   }
 
   all(): Schedule[] {
@@ -135,7 +136,8 @@ export class SchedulesService {
       name: input.name as string,
       timezone: input.timezone as string,
       layers: input.layers ?? [],
-      fallback: input.fallback ?? null
+      fallback: input.fallback ?? null,
+      handoff_notice: input.handoff_notice ?? false
     };
     const shapeErrors = layerShapeErrors(complete.layers);
     if (shapeErrors.length) throw invalid(shapeErrors);
@@ -173,7 +175,7 @@ export class SchedulesService {
     refuseReadOnlyFields(patch, WRITABLE);
     const schedule = this.get(uuid);
     return applyMergePatch(
-      Object.fromEntries(WRITABLE.map((field) => [field, schedule[field]])),
+      Object.fromEntries(WRITABLE.map((field) => [field, this.view(schedule)[field]])),
       patch
     ) as ScheduleInput;
   }

@@ -1,5 +1,5 @@
 import type {ChannelRegistry} from "../../channels/channel-registry.js";
-import type {ChannelDriver, Delivery, DeliveryResult} from "../../channels/channel.js";
+import type {Delivery, DeliveryResult} from "../../channels/channel.js";
 import type {Actor} from "../../domain/actor.js";
 import {contactFor, maskContact, missingContactReason, type Recipient} from "../../domain/recipient.js";
 import {CHANNELS, type Channel} from "../../domain/vocabulary.js";
@@ -9,6 +9,7 @@ import type {ContactVerificationsRepository, RecipientsRepository} from "../../s
 import type {AuditService} from "../shared/audit.service.js";
 import type {ChannelStatusService} from "../shared/channel-status.service.js";
 import {AppError, notFound} from "../shared/errors.js";
+import {deliverDirect} from "./direct-delivery.js";
 
 /** How one channel's test ended: the driver's outcome, or `unavailable` when nothing was sent. */
 export interface TestPageResult {
@@ -107,7 +108,7 @@ export class TestPageService {
     const reason = this.unavailableReason(recipient, channel);
     if (reason !== null || contact === null || driver === null)
       return {channel, contact: masked, outcome: "unavailable", detail: reason, verified_at: null};
-    const result = await this.deliver(driver, this.testDelivery(recipient, channel, contact));
+    const result = await deliverDirect(driver, this.testDelivery(recipient, channel, contact), TIMEOUT_MS);
     if (!verifies(result))
       return {channel, contact: masked, outcome: result.outcome, detail: result.detail, verified_at: null};
     const at = isoTimestamp(this.deps.clock.now());
@@ -134,33 +135,4 @@ export class TestPageService {
       testPage: true
     };
   }
-
-  /**
-   * Runs one delivery to its end, as the escalation's channel queue does: cut off after the
-   * timeout, a throw turned into a failed outcome, and a later confirmation (an SMS delivery
-   * report) awaited within the same time.
-   */
-  private async deliver(driver: ChannelDriver, delivery: Delivery): Promise<DeliveryResult> {
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new Error(`no outcome within ${Math.round(TIMEOUT_MS / 1000)} s`)),
-      TIMEOUT_MS
-    );
-    try {
-      const result = await driver.deliver(delivery, controller.signal);
-      if (!result.confirmation) return result;
-      const confirmed = await Promise.race([result.confirmation, aborted(controller.signal)]);
-      // Still carrying its confirmation, a `sent` reads as awaited and unconfirmed.
-      return confirmed ?? {...result, detail: `${result.detail ?? "sent"}; no delivery report came in time`};
-    } catch (error) {
-      const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
-      return {outcome: "failed", detail: reason instanceof Error ? reason.message : String(reason)};
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
-
-function aborted(signal: AbortSignal): Promise<null> {
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(null), {once: true}));
 }
