@@ -212,6 +212,15 @@ describe("the Schedules page", () => {
 
     await shoot(page, "schedule-form", "desktop");
     await pattern.getByLabel("Cycle", {exact: true}).fill("A D\nA -");
+    // The crews go to the bottom: the office-hours rotation then wins over them where it has someone.
+    await creator.getByRole("button", {name: "Move layer 2 earlier (lower)"}).click();
+    expect(await creator.locator("fieldset.layer legend").allTextContents()).toEqual([
+      "Layer 1: shift pattern",
+      "Crews",
+      "Layer 2: rotation",
+      "Members, in turn order",
+      "Only on"
+    ]);
     await creator.getByRole("button", {name: "Create schedule"}).click();
     await card(page, "Forklift service").waitFor();
     const {items} = (await gw.call("GET", "/api/v1/schedules")).body;
@@ -219,19 +228,6 @@ describe("the Schedules page", () => {
       timezone: "America/New_York",
       fallback: plant.bert,
       layers: [
-        {
-          type: "rotation",
-          members: [plant.anna, plant.dora],
-          shift_length_weeks: 1,
-          starts_at: "2026-11-02T12:00:00.000Z",
-          restrictions: {
-            weekdays: ["mon", "tue", "wed", "thu", "fri"],
-            windows: [
-              {start: "07:00", end: "15:30"},
-              {start: "22:00", end: "06:00"}
-            ]
-          }
-        },
         {
           type: "shift_pattern",
           name: "Weekend crews",
@@ -248,6 +244,19 @@ describe("the Schedules page", () => {
             ["A", null]
           ],
           starts_on: "2026-11-07"
+        },
+        {
+          type: "rotation",
+          members: [plant.anna, plant.dora],
+          shift_length_weeks: 1,
+          starts_at: "2026-11-02T12:00:00.000Z",
+          restrictions: {
+            weekdays: ["mon", "tue", "wed", "thu", "fri"],
+            windows: [
+              {start: "07:00", end: "15:30"},
+              {start: "22:00", end: "06:00"}
+            ]
+          }
         }
       ]
     });

@@ -1,4 +1,4 @@
-import {h} from "../lib/dom.js";
+import {announce, h} from "../lib/dom.js";
 import {checkboxes, checkedValues, field, numberOf, orderedChecklist, select, textOrNull} from "../lib/forms.js";
 import {targetOptions} from "../lib/targets.js";
 import {instantOf, knownZone, wallClock} from "../lib/zoned.js";
@@ -70,31 +70,22 @@ function cycleOf(text) {
     .map((line) => line.split(/\s+/).map((crew) => (crew === NOBODY ? null : crew)));
 }
 
-function layerFieldset(kind, layer, remove, ...fields) {
-  const fieldset = h(
+function layerFieldset(kind, layer, ...fields) {
+  return h(
     "fieldset",
     {class: `layer layer-${kind}`},
     h("legend", {}, ""),
     field({label: "Layer name", name: "layer_name", pointer: "/layers/0/name", value: layer?.name, hint: "Optional"}),
     ...fields
   );
-  fieldset.append(
-    h(
-      "div",
-      {class: "actions"},
-      h("button", {type: "button", class: "button small danger", onclick: remove}, "Remove layer")
-    )
-  );
-  return fieldset;
 }
 
 /** A rotation: members in turn, a shift length, the first hand-off, optional weekdays and times of day. */
-function rotationLayer(targets, layer, zone, remove) {
+function rotationLayer(targets, layer, zone) {
   const unit = SHIFT_UNITS.find((name) => layer?.[`shift_length_${name}`]) ?? "hours";
   const element = layerFieldset(
     "rotation",
     layer,
-    remove,
     orderedChecklist({
       legend: "Members, in turn order",
       name: "members",
@@ -179,7 +170,7 @@ function crewRow(targets, crew) {
 }
 
 /** A shift pattern: named shifts every day, crews, and the cycle of days saying which crew works each shift. */
-function shiftPatternLayer(targets, layer, remove) {
+function shiftPatternLayer(targets, layer) {
   const crews = h(
     "ol",
     {class: "crews"},
@@ -189,7 +180,6 @@ function shiftPatternLayer(targets, layer, remove) {
   const element = layerFieldset(
     "shift-pattern",
     layer,
-    remove,
     field({
       label: "Shifts of the day",
       name: "shifts",
@@ -247,23 +237,51 @@ export function layersEditor(targets, layers, zone) {
       }`;
       for (const marked of element.querySelectorAll("[data-pointer]"))
         marked.dataset.pointer = marked.dataset.pointer.replace(/^\/layers\/\d+/, `/layers/${index}`);
+      for (const button of element.querySelectorAll(".layer-actions [data-label]"))
+        button.setAttribute("aria-label", button.dataset.label.replace("#", String(index + 1)));
     });
-  const add = (make) => {
-    const editor = make(() => {
-      editors.splice(editors.indexOf(editor), 1);
-      editor.element.remove();
-      renumber();
-    });
+  /** Moves a layer one place down (-1, lower in the stack) or up (+1), where it wins over more. */
+  const move = (editor, direction, button) => {
+    const index = editors.indexOf(editor);
+    const other = editors[index + direction];
+    if (!other) return;
+    [editors[index], editors[index + direction]] = [other, editor];
+    if (direction < 0) other.element.before(editor.element);
+    else other.element.after(editor.element);
+    renumber();
+    button.focus();
+    announce(`Layer moved to position ${index + direction + 1}`);
+  };
+  const add = (editor) => {
+    const button = (text, label, onclick, className = "button small") => {
+      const control = h("button", {type: "button", class: className, "data-label": label}, text);
+      control.addEventListener("click", () => onclick(control));
+      return control;
+    };
+    editor.element.append(
+      h(
+        "div",
+        {class: "actions layer-actions"},
+        button("↑ Earlier", "Move layer # earlier (lower)", (control) => move(editor, -1, control)),
+        button("↓ Later", "Move layer # later (wins over those before)", (control) => move(editor, 1, control)),
+        button(
+          "Remove layer",
+          "Remove layer #",
+          () => {
+            editors.splice(editors.indexOf(editor), 1);
+            editor.element.remove();
+            renumber();
+          },
+          "button small danger"
+        )
+      )
+    );
     editors.push(editor);
     list.append(editor.element);
     renumber();
   };
   for (const layer of layers)
-    add((remove) =>
-      layer.type === "shift_pattern"
-        ? shiftPatternLayer(targets, layer, remove)
-        : rotationLayer(targets, layer, zone, remove)
-    );
+    add(layer.type === "shift_pattern" ? shiftPatternLayer(targets, layer) : rotationLayer(targets, layer, zone));
   const element = h(
     "div",
     {class: "layers-editor", "data-pointer": "/layers"},
@@ -277,7 +295,7 @@ export function layersEditor(targets, layers, zone) {
         {
           type: "button",
           class: "button small",
-          onclick: () => add((remove) => rotationLayer(targets, null, zone, remove))
+          onclick: () => add(rotationLayer(targets, null, zone))
         },
         "Add rotation layer"
       ),
@@ -286,7 +304,7 @@ export function layersEditor(targets, layers, zone) {
         {
           type: "button",
           class: "button small",
-          onclick: () => add((remove) => shiftPatternLayer(targets, null, remove))
+          onclick: () => add(shiftPatternLayer(targets, null))
         },
         "Add shift-pattern layer"
       )
