@@ -1,4 +1,5 @@
-"""Klaxon client: send, read, acknowledge and resolve alerts, manage recipients, verify webhooks.
+"""Klaxon client: send, read, acknowledge and resolve alerts, manage recipients, ask who is on call,
+start and end maintenance windows, verify webhooks.
 
     from klaxon import Client
     klaxon = Client()  # KLAXON_URL and KLAXON_API_KEY from the environment
