@@ -1,6 +1,7 @@
 // Package klaxon is a client for the Klaxon alert escalation gateway: send,
-// read, acknowledge and resolve alerts with an API key; fire and resolve
-// alerts and keep heartbeats through a generic integration with its secret.
+// read, acknowledge and resolve alerts, ask who is on call and start or end
+// maintenance windows with an API key; fire and resolve alerts and keep
+// heartbeats through a generic integration with its secret.
 //
 // Every call retries network errors, 429 and 5xx with backoff (honouring
 // Retry-After); a send carries one Idempotency-Key reused by every repeat, so
