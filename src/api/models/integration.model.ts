@@ -19,6 +19,7 @@ import {
 import {PRIORITIES} from "../../domain/vocabulary.js";
 import {RULE_ACTIONS, RULE_FIELDS, RULE_MATCHES} from "../../domain/integration-rules.js";
 import {INTEGRATION_KINDS} from "../../services/integrations/integrations.service.js";
+import {COMMUNITY, SnmpV3UserModel, SnmpV3UserViewModel, TrapRuleModel} from "./snmp-integration.model.js";
 
 const NOT_BLANK = /\S/;
 const HTTP_URL = /^https?:\/\//;
@@ -89,6 +90,21 @@ export class IntegrationInputModel {
     "email and mqtt only: how a message maps to an alert, first match wins; none matching keeps it in the log"
   )
   rules?: TextRuleModel[];
+  @MinLength(1)
+  @MaxLength(64)
+  @Pattern(COMMUNITY)
+  @Description(
+    "snmp_trap only: the v1/v2c community its devices send with (printable ASCII, no spaces); unique across snmp_trap integrations; never shown again"
+  )
+  community?: string;
+  @MaxItems(20)
+  @CollectionOf(SnmpV3UserModel)
+  @Description("snmp_trap only: authPriv users")
+  v3_users?: SnmpV3UserModel[];
+  @MaxItems(100)
+  @CollectionOf(TrapRuleModel)
+  @Description("snmp_trap only: read before the built-in traps, first match wins")
+  trap_rules?: TrapRuleModel[];
 }
 
 export class IntegrationModel {
@@ -108,6 +124,9 @@ export class IntegrationModel {
   @Description("email: the address devices send to (anyone with it can send alerts); null for other kinds")
   address: string | null;
   @CollectionOf(TextRuleModel) @Description("email and mqtt only") rules?: TextRuleModel[];
+  @Description("snmp_trap only: whether a community is stored (it is never shown)") community_set?: boolean;
+  @CollectionOf(SnmpV3UserViewModel) @Description("snmp_trap only, without keys") v3_users?: SnmpV3UserViewModel[];
+  @CollectionOf(TrapRuleModel) @Description("snmp_trap only") trap_rules?: TrapRuleModel[];
   @Required() stats: IntegrationStatsModel;
   @Required() @Format("date-time") created_at: string;
   @Required() @Format("date-time") updated_at: string;

@@ -18,6 +18,14 @@ import type {
 import type {AuditService} from "../shared/audit.service.js";
 import {invalid, notFound, pageOrInvalidCursor, refuseReadOnlyFields, type FieldError} from "../shared/errors.js";
 import {resolveTarget, type TargetDirectory} from "../recipients/paging-target.js";
+import {
+  SNMP_TRAP_FIELDS,
+  snmpTrapFieldProblems,
+  snmpTrapFields,
+  snmpTrapView,
+  type SnmpTrapInput,
+  type SnmpTrapView
+} from "./snmp-settings.js";
 
 export type IntegrationKind = IntegrationRecord["kind"];
 export const INTEGRATION_KINDS: readonly IntegrationKind[] = ["generic", "alertmanager", "email", "mqtt", "snmp_trap"];
@@ -29,7 +37,7 @@ const RULE_FIELDS_BY_KIND: Partial<Record<IntegrationKind, readonly RuleField[]>
 };
 
 /** The fields a client may write; `kind` only at creation. */
-export interface IntegrationInput {
+export interface IntegrationInput extends SnmpTrapInput {
   name: string;
   kind: IntegrationKind;
   target: string;
@@ -37,7 +45,7 @@ export interface IntegrationInput {
   rules?: TextRule[];
 }
 
-const WRITABLE = ["name", "target", "default_priority", "rules"] as const;
+const WRITABLE = ["name", "target", "default_priority", "rules", ...SNMP_TRAP_FIELDS] as const;
 
 /** The local part of an email integration's address: derived from its secret, so rotating the credentials changes it. */
 export function emailAddressToken(integration: IntegrationRecord): string {
@@ -45,7 +53,7 @@ export function emailAddressToken(integration: IntegrationRecord): string {
 }
 
 /** What the API shows of an integration: never its secret. */
-export interface IntegrationView {
+export interface IntegrationView extends Partial<SnmpTrapView> {
   id: string;
   name: string;
   kind: IntegrationKind;
@@ -96,7 +104,8 @@ export class IntegrationsService {
     const address = kind === "email" ? `${emailAddressToken(integration)}@${this.deps.emailDomain()}` : null;
     const rules = RULE_FIELDS_BY_KIND[kind] ? {rules: integration.rules ?? []} : {};
     const stats = this.deps.journal.read(() => this.deps.stats.stats(id));
-    return {id, name, kind, target, default_priority, url, address, ...rules, stats, created_at, updated_at};
+    const trap = kind === "snmp_trap" ? snmpTrapView(integration) : {};
+    return {id, name, kind, target, default_priority, url, address, ...rules, ...trap, stats, created_at, updated_at};
   }
 
   /** The messages an integration kept (mapped to nothing, or refused), newest first; `before` pages on. */
@@ -135,10 +144,18 @@ export class IntegrationsService {
     if (errors.length) throw invalid(errors);
   }
 
+  /** Trap fields only on a trap integration, and no community or v3 user another one has. */
+  private checkTrapFields(kind: IntegrationKind, input: SnmpTrapInput, id: string | null): void {
+    const others = this.integrations.all().filter((other) => other.id !== id);
+    const errors = snmpTrapFieldProblems(kind, input, others);
+    if (errors.length) throw invalid(errors);
+  }
+
   /** Creates an integration; its secret is returned here and never again. */
   async create(input: IntegrationInput, actor: Actor): Promise<{integration: IntegrationRecord; secret: string}> {
     this.checkTarget(input.target);
     this.checkRules(input);
+    this.checkTrapFields(input.kind, input, null);
     const nowMs = this.clock.now();
     const now = isoTimestamp(nowMs);
     const secret = newWebhookSecret();
@@ -151,6 +168,7 @@ export class IntegrationsService {
       secret,
       url_token: secretToken(),
       ...(input.rules ? {rules: input.rules} : {}),
+      ...snmpTrapFields(input),
       created_at: now,
       updated_at: now
     };
@@ -167,21 +185,27 @@ export class IntegrationsService {
   /** The document a merge patch produces (kind included, unchanged), for the caller to validate before `replace`. */
   patched(id: string, patch: Record<string, unknown>): IntegrationInput {
     refuseReadOnlyFields(patch, WRITABLE);
-    const {name, kind, target, default_priority, rules} = this.get(id);
-    return applyMergePatch({name, kind, target, default_priority, rules}, patch) as IntegrationInput;
+    const current = this.get(id);
+    const {name, kind, target, default_priority, rules} = current;
+    return applyMergePatch(
+      {name, kind, target, default_priority, rules, ...snmpTrapFields(current)},
+      patch
+    ) as IntegrationInput;
   }
 
   async replace(id: string, input: IntegrationInput, actor: Actor): Promise<IntegrationRecord> {
     const current = this.get(id);
     this.checkTarget(input.target);
     this.checkRules({...input, kind: current.kind});
-    const {rules: _, ...kept} = current;
+    this.checkTrapFields(current.kind, input, id);
+    const {rules: _, community: _community, v3_users: _users, trap_rules: _trapRules, ...kept} = current;
     const updated: IntegrationRecord = {
       ...kept,
       name: input.name,
       target: input.target,
       default_priority: input.default_priority ?? "high",
       ...(input.rules ? {rules: input.rules} : {}),
+      ...snmpTrapFields(input),
       updated_at: isoTimestamp(this.clock.now())
     };
     if (!(await this.integrations.replace(updated))) throw notFound("integration", id);

@@ -1,6 +1,7 @@
 import type {Priority} from "../../domain/vocabulary.js";
 import type {InboundAction} from "./integration-payloads.js";
-import {NAMED_TRAPS, OID_NAMES, type TrapRule} from "./snmp-traps.js";
+import type {TrapRule} from "../../domain/snmp-trap.js";
+import {NAMED_TRAPS, OID_NAMES} from "./snmp-traps.js";
 
 /** What the mapping reads of a received trap. */
 export interface TrapFacts {

@@ -1,26 +1,4 @@
-import type {Priority} from "../../domain/vocabulary.js";
-
-/**
- * One way to read a trap: the trap it is for, the bindings it needs, and what it does. Both the
- * built-in table below and an integration's own `trap_rules` have this shape.
- *
- * `alert_key` and `title` are templates: `{OID}` stands for the value of the first binding whose
- * OID is that OID or lies under it (a table column: `{1.3.6.1.2.1.2.2.1.1}` finds ifIndex.7).
- * In a title, a value that is a named OID (a UPS alarm, a trap) reads as its name.
- */
-export interface TrapRule {
-  /** The notification's OID, numeric (snmpTrapOID.0; a v1 trap's is derived as RFC 3584 says). */
-  trap_oid: string;
-  /** Every condition must hold: a binding at or under `oid` whose value is `equals`. */
-  when?: {oid: string; equals: string}[];
-  action: "fire" | "resolve";
-  /** Fire and resolve of one condition share it; the agent's address is put in front. */
-  alert_key: string;
-  /** Default: the trap's name. */
-  title?: string;
-  /** Default: the integration's default priority. */
-  priority?: Priority;
-}
+import type {TrapRule} from "../../domain/snmp-trap.js";
 
 /** A rule of the built-in table, with the trap's name as its MIB gives it. */
 export interface NamedTrapRule extends TrapRule {

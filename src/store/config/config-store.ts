@@ -7,6 +7,7 @@ import type {Channel, Priority, Scope} from "../../domain/vocabulary.js";
 import type {HeartbeatDefinition} from "../../domain/heartbeat.js";
 import type {Schedule} from "../../domain/schedules/schedule.js";
 import type {TextRule} from "../../domain/integration-rules.js";
+import type {SnmpTrapIntegrationFields} from "../../domain/snmp-trap.js";
 
 export interface ApiKeyRecord {
   /** The public part of the key (`klx_<id>_...`), safe to show and log. */
@@ -36,7 +37,8 @@ export interface WebhookRecord {
 }
 
 /** An inbound integration: where its alerts go and the credentials its sender may use. */
-export interface IntegrationRecord {
+/** A trap integration also holds its community, v3 users and trap rules (domain/snmp-trap.ts). */
+export interface IntegrationRecord extends SnmpTrapIntegrationFields {
   id: string;
   name: string;
   kind: "generic" | "alertmanager" | "email" | "mqtt" | "snmp_trap";

@@ -4,7 +4,8 @@ import fc from "fast-check";
 import {createModuleStore, OidFormat} from "net-snmp";
 import {describe, expect, it} from "vitest";
 import {trapActions, trapText, type TrapFacts} from "../../../src/services/integrations/snmp-mapping.js";
-import {NAMED_TRAPS, type TrapRule} from "../../../src/services/integrations/snmp-traps.js";
+import type {TrapRule} from "../../../src/domain/snmp-trap.js";
+import {NAMED_TRAPS} from "../../../src/services/integrations/snmp-traps.js";
 
 const UPS_ON_BATTERY = "1.3.6.1.2.1.33.2.1";
 const UPS_ALARM_ADDED = "1.3.6.1.2.1.33.2.3";

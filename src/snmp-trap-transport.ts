@@ -1,0 +1,48 @@
+import {TrapListener} from "./inbound/snmp/trap-listener.js";
+import type {Clock} from "./lib/clock.js";
+import type {Logger} from "./lib/logger.js";
+import {RateLimiter} from "./lib/rate-limiter.js";
+import type {IntegrationsRepository} from "./store/config/repositories.js";
+import type {DeviceIntake} from "./services/integrations/device-intake.js";
+import {SnmpTrapIntake} from "./services/integrations/snmp-intake.js";
+import type {Settings} from "./settings/defaults.js";
+import {SettingsError} from "./settings/load-settings.js";
+
+/**
+ * Starts the SNMP trap listener when snmp.trap_port is set (null when it is 0, the default),
+ * wired to the device intake through the trap intake; packets refused before they name an
+ * integration are rate-limited per agent as the HTTP API limits a key. A port the gateway may not bind (162 without CAP_NET_BIND_SERVICE) refuses the
+ * start as a bad setting does: traps would otherwise be lost without anyone seeing why.
+ */
+export async function startTrapTransport(
+  settings: Settings,
+  deps: {integrations: IntegrationsRepository; intake: DeviceIntake; clock: Clock},
+  logger: Logger
+): Promise<TrapListener | null> {
+  const {trap_port: port, trap_address: address} = settings.snmp;
+  if (!port) return null;
+  const {per_second: perSecond, burst} = settings.rate_limit;
+  const intake = new SnmpTrapIntake(deps.integrations, deps.intake, new RateLimiter(perSecond, burst, deps.clock));
+  const log = logger.child({component: "snmp-traps"});
+  const listener = new TrapListener({
+    port,
+    address,
+    credentials: () => intake.credentials(),
+    onTrap: (trap) =>
+      intake.receive(trap).catch((error: unknown) =>
+        // UDP has no retry to lean on: the trap (an inform was already answered) is lost, and said so.
+        log.error("a trap could not be recorded", {agent: trap.agent, error: (error as Error).message})
+      ),
+    onRefused: (refusal) => intake.refused(refusal.agent, refusal.size, refusal.reason)
+  });
+  try {
+    await listener.start();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EACCES") throw error;
+    throw new SettingsError(
+      `snmp.trap_port: may not listen on ${address}:${port} (ports below 1024 need CAP_NET_BIND_SERVICE, which the systemd unit grants; or choose a port above 1023)`
+    );
+  }
+  log.info("SNMP trap listener serving", {address, port});
+  return listener;
+}
