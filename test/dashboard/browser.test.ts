@@ -260,6 +260,75 @@ describe("the dashboard in a real browser", () => {
     expect((await fire(url)).status).toBe(202);
   });
 
+  it("adds an email integration with rules, then shows its address, counters and kept messages", async () => {
+    await go("integrations");
+    await page.reload();
+    const form = page.locator("form", {hasText: "Add an integration"});
+    await form.getByLabel("Name").fill("nas-01");
+    await form.getByLabel("Kind").selectOption("email");
+    await form.getByLabel("Text or pattern").fill("(unclosed");
+    await form.getByLabel("Match").selectOption("regex");
+    await form.getByRole("button", {name: "Add integration"}).click();
+    // The gateway's words land beside the rule's pattern.
+    const patternError = form.locator(".field", {has: page.getByLabel("Text or pattern")}).locator(".field-error");
+    await expect.poll(() => patternError.textContent()).toMatch(/not a regular expression/);
+    await form.getByLabel("Text or pattern").fill("Volume (\\d+) .*degraded");
+    await form.getByLabel("Alert key").fill("volume-{1}");
+    await form.getByLabel("Priority", {exact: true}).last().selectOption("critical");
+    await form.getByRole("button", {name: "Add rule"}).click();
+    await form.getByLabel("Text or pattern").nth(1).fill("repaired");
+    await form.getByLabel("Then").nth(1).selectOption("resolve");
+    await form.getByRole("button", {name: "Add integration"}).click();
+    await page
+      .getByText(/Integration nas-01 added\. Devices mail [0-9a-f]{24}@/)
+      .first()
+      .waitFor();
+
+    const created = (await gw.call("GET", "/api/v1/integrations?limit=200")).body.items.find(
+      (item: {name: string}) => item.name === "nas-01"
+    );
+    expect(created.rules).toEqual([
+      {
+        field: "subject",
+        match: "regex",
+        pattern: "Volume (\\d+) .*degraded",
+        action: "fire",
+        alert_key: "volume-{1}",
+        priority: "critical"
+      },
+      {field: "subject", match: "contains", pattern: "repaired", action: "resolve"}
+    ]);
+    const intake = gw.gateway.deviceIntake;
+    const record = gw.gateway.config.data.integrations.find((item) => item.id === created.id)!;
+    const message = {
+      transport: "email" as const,
+      origin: "nas-01@plant.lan",
+      summary: "Weekly report",
+      body: "All volumes healthy",
+      size: 30
+    };
+    await intake.take(record, message, []);
+    intake.refuse(record, {...message, summary: "(not read)"}, "too large: 9000 bytes, the limit is 4096");
+    await gw.gateway.journal.write(() => undefined);
+
+    await page.reload();
+    const card = page.locator("article.integration", {hasText: "nas-01"});
+    await card.waitFor();
+    expect(await card.locator("code").first().textContent()).toBe(created.address);
+    expect(await card.locator(".integration-stats").textContent()).toBe(
+      "2 received: 0 accepted, 1 unmapped, 1 refused"
+    );
+    expect(await card.locator(".integration-error").textContent()).toMatch(
+      /^too large: 9000 bytes, the limit is 4096 \(/
+    );
+    await card.locator("summary", {hasText: "Kept messages"}).click();
+    const rows = card.locator("tbody tr");
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.first().textContent()).toContain("too large: 9000 bytes");
+    expect(await rows.nth(1).textContent()).toContain("Weekly report");
+    expect(await rows.nth(1).textContent()).toContain("matched no rule");
+  });
+
   it("signs out, after which pages show the sign-in form and the API refuses the browser", async () => {
     await page.getByRole("button", {name: "Sign out"}).click();
     await expect.poll(() => page.locator("h1").textContent()).toBe("Sign in to Klaxon");

@@ -1,12 +1,11 @@
 import {api, apiIfAvailable} from "../lib/api.js";
-import {announce, badge, confirmAction, copyable, emptyState, fill, h, pageHeading, secretOnce} from "../lib/dom.js";
+import {announce, badge, confirmAction, copyable, emptyState, fill, h, pageHeading} from "../lib/dom.js";
 import {field, numberOf, select, submitting} from "../lib/forms.js";
 import {duration, PRIORITIES, timeElement} from "../lib/format.js";
 import {loadTargets, targetOptions} from "../lib/targets.js";
+import {integrationsSection} from "./integration-list.js";
 
 const PRIORITY_OPTIONS = PRIORITIES.map((priority) => [priority, priority]);
-const SECRET_HINT =
-  "Senders that can sign use this secret; others use the events URL, which carries its own token. The secret is shown only this once.";
 
 function unavailable(what) {
   return h(
@@ -150,85 +149,6 @@ function heartbeatsSection(heartbeats, targets, reload) {
   return [board, form];
 }
 
-function integrationsSection(integrations, targets, reload) {
-  if (integrations === null) return unavailable("integrations");
-  const list = integrations.length
-    ? h(
-        "div",
-        {class: "grid"},
-        integrations.map((integration) =>
-          h(
-            "article",
-            {class: "card item"},
-            h("div", {class: "card-head"}, h("h3", {}, integration.name), badge(integration.kind)),
-            h(
-              "dl",
-              {class: "facts"},
-              h("dt", {}, "Pages"),
-              h("dd", {}, `${targets.nameOf(integration.target)}, default ${integration.default_priority}`),
-              h("dt", {}, "Events URL"),
-              h("dd", {}, copyable(integration.url, "Copy URL"))
-            ),
-            actionButtons(reload, [
-              [
-                "Rotate credentials",
-                "POST",
-                `/api/v1/integrations/${integration.id}/rotate-credentials`,
-                (rotated) => [
-                  `Integration ${integration.name} has a new secret and URL.`,
-                  secretOnce(`New secret for ${integration.name}`, rotated.secret, SECRET_HINT)
-                ],
-                `Issue a new secret and URL for ${integration.name}? The old ones stop working at once: reconfigure its senders.`
-              ],
-              [
-                "Delete",
-                "DELETE",
-                `/api/v1/integrations/${integration.id}`,
-                `Integration ${integration.name} deleted.`,
-                `Delete the integration ${integration.name}? Its URL and secret stop working.`,
-                true
-              ]
-            ])
-          )
-        )
-      )
-    : emptyState("No integrations yet.");
-  const form = h(
-    "form",
-    {novalidate: true, class: "card"},
-    h("h3", {}, "Add an integration"),
-    field({label: "Name", name: "name", hint: "e.g. prometheus or line-3-scada", autocomplete: "off"}),
-    select({
-      label: "Kind",
-      name: "kind",
-      options: [
-        ["generic", "Generic (Klaxon's JSON, the Go library)"],
-        ["alertmanager", "Prometheus Alertmanager"]
-      ]
-    }),
-    select({label: "Page", name: "target", options: targetOptions(targets)}),
-    select({label: "Default priority", name: "default_priority", value: "high", options: PRIORITY_OPTIONS}),
-    h("div", {class: "actions"}, h("button", {type: "submit", class: "button primary"}, "Add integration"))
-  );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const elements = form.elements;
-    const body = {
-      name: elements.name.value.trim(),
-      kind: elements.kind.value,
-      target: elements.target.value,
-      default_priority: elements.default_priority.value
-    };
-    const result = await submitting(form, () => api("POST", "/api/v1/integrations", body));
-    if (result.ok)
-      await reload(
-        `Integration ${result.value.name} added.`,
-        secretOnce(`Secret for ${result.value.name}`, result.value.secret, SECRET_HINT)
-      );
-  });
-  return [list, form];
-}
-
 /** Heartbeats (status board, ping URLs) and inbound integrations (CONTRACT section 8). */
 export async function integrationsPage(main) {
   async function render(note, secret) {
@@ -253,8 +173,12 @@ export async function integrationsPage(main) {
         "section",
         {"aria-labelledby": "integrations-title"},
         h("h2", {id: "integrations-title"}, "Integrations"),
-        h("p", {class: "hint"}, "Inbound addresses for systems that send their own alert format."),
-        integrationsSection(integrations?.items ?? null, targets, render)
+        h(
+          "p",
+          {class: "hint"},
+          "Inbound addresses for systems that send their own alert format, and for devices that mail, publish or trap."
+        ),
+        integrations ? integrationsSection(integrations.items, targets, render) : unavailable("integrations")
       )
     );
     if (note) announce(note);
