@@ -20,6 +20,7 @@ import {PRIORITIES} from "../../domain/vocabulary.js";
 import {RULE_ACTIONS, RULE_FIELDS, RULE_MATCHES} from "../../domain/integration-rules.js";
 import {INTEGRATION_KINDS} from "../../services/integrations/integrations.service.js";
 import {COMMUNITY, SnmpV3UserModel, SnmpV3UserViewModel, TrapRuleModel} from "./snmp-integration.model.js";
+import {MqttInputFieldsModel, MqttViewFieldsModel} from "./mqtt-integration.model.js";
 
 const NOT_BLANK = /\S/;
 const HTTP_URL = /^https?:\/\//;
@@ -66,7 +67,7 @@ export class IntegrationStatsModel {
 
 /** The writable fields of an integration: the body of POST, and what a merge patch must produce. */
 @AdditionalProperties(false)
-export class IntegrationInputModel {
+export class IntegrationInputModel extends MqttInputFieldsModel {
   @Required()
   @MinLength(1)
   @MaxLength(128)
@@ -107,7 +108,7 @@ export class IntegrationInputModel {
   trap_rules?: TrapRuleModel[];
 }
 
-export class IntegrationModel {
+export class IntegrationModel extends MqttViewFieldsModel {
   @Required() id: string;
   @Required() name: string;
   @Required() @Enum(...INTEGRATION_KINDS) kind: string;

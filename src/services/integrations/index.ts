@@ -14,7 +14,7 @@ import type {AuditService} from "../shared/audit.service.js";
 import {DeviceIntake} from "./device-intake.js";
 import {IntegrationCredentials} from "./integration-credentials.js";
 import {IntegrationEvents} from "./integration-events.js";
-import {IntegrationsService} from "./integrations.service.js";
+import {IntegrationsService, type IntegrationsServiceDeps} from "./integrations.service.js";
 
 /** What inbound integrations are built from. */
 export interface IntegrationsDependencies {
@@ -34,6 +34,8 @@ export interface IntegrationsDependencies {
   publicBase: () => string;
   /** The domain of email integrations' addresses. */
   emailDomain: () => string;
+  /** The MQTT clients, which the admin service shows and nudges after each change. */
+  mqtt?: IntegrationsServiceDeps["mqtt"];
 }
 
 /**
@@ -52,7 +54,8 @@ export function createIntegrations(deps: IntegrationsDependencies) {
     audit: deps.audit,
     clock,
     publicBase: deps.publicBase,
-    emailDomain: deps.emailDomain
+    emailDomain: deps.emailDomain,
+    mqtt: deps.mqtt
   });
   const credentials = new IntegrationCredentials(deps.integrations, clock);
   const events = new IntegrationEvents({

@@ -26,6 +26,16 @@ import {
   type SnmpTrapInput,
   type SnmpTrapView
 } from "./snmp-settings.js";
+import type {MqttConnectionState} from "../../domain/mqtt.js";
+import {
+  MQTT_FIELDS,
+  mqttFieldProblems,
+  mqttPatchBase,
+  mqttRecordFields,
+  mqttView,
+  type MqttInput,
+  type MqttView
+} from "./mqtt-settings.js";
 
 export type IntegrationKind = IntegrationRecord["kind"];
 export const INTEGRATION_KINDS: readonly IntegrationKind[] = ["generic", "alertmanager", "email", "mqtt", "snmp_trap"];
@@ -37,7 +47,7 @@ const RULE_FIELDS_BY_KIND: Partial<Record<IntegrationKind, readonly RuleField[]>
 };
 
 /** The fields a client may write; `kind` only at creation. */
-export interface IntegrationInput extends SnmpTrapInput {
+export interface IntegrationInput extends SnmpTrapInput, MqttInput {
   name: string;
   kind: IntegrationKind;
   target: string;
@@ -45,7 +55,7 @@ export interface IntegrationInput extends SnmpTrapInput {
   rules?: TextRule[];
 }
 
-const WRITABLE = ["name", "target", "default_priority", "rules", ...SNMP_TRAP_FIELDS] as const;
+const WRITABLE = ["name", "target", "default_priority", "rules", ...SNMP_TRAP_FIELDS, ...MQTT_FIELDS] as const;
 
 /** The local part of an email integration's address: derived from its secret, so rotating the credentials changes it. */
 export function emailAddressToken(integration: IntegrationRecord): string {
@@ -53,7 +63,7 @@ export function emailAddressToken(integration: IntegrationRecord): string {
 }
 
 /** What the API shows of an integration: never its secret. */
-export interface IntegrationView extends Partial<SnmpTrapView> {
+export interface IntegrationView extends Partial<SnmpTrapView>, Partial<MqttView> {
   id: string;
   name: string;
   kind: IntegrationKind;
@@ -83,6 +93,8 @@ export interface IntegrationsServiceDeps {
   publicBase: () => string;
   /** The domain of email integrations' addresses (inbound_email.domain, else the box's name). */
   emailDomain: () => string;
+  /** The MQTT clients: an integration's broker connection now, and a nudge after each change so they follow it. */
+  mqtt?: {connection(integrationId: string): MqttConnectionState | null; changed(): void};
 }
 
 /**
@@ -105,7 +117,22 @@ export class IntegrationsService {
     const rules = RULE_FIELDS_BY_KIND[kind] ? {rules: integration.rules ?? []} : {};
     const stats = this.deps.journal.read(() => this.deps.stats.stats(id));
     const trap = kind === "snmp_trap" ? snmpTrapView(integration) : {};
-    return {id, name, kind, target, default_priority, url, address, ...rules, ...trap, stats, created_at, updated_at};
+    const mqtt = mqttView(integration, this.deps.mqtt?.connection(id) ?? null);
+    return {
+      id,
+      name,
+      kind,
+      target,
+      default_priority,
+      url,
+      address,
+      ...rules,
+      ...trap,
+      ...mqtt,
+      stats,
+      created_at,
+      updated_at
+    };
   }
 
   /** The messages an integration kept (mapped to nothing, or refused), newest first; `before` pages on. */
@@ -151,11 +178,18 @@ export class IntegrationsService {
     if (errors.length) throw invalid(errors);
   }
 
+  /** MQTT fields only on an mqtt integration, which needs a broker and topic filters. */
+  private checkMqttFields(kind: IntegrationKind, input: MqttInput): void {
+    const errors = mqttFieldProblems(kind, input);
+    if (errors.length) throw invalid(errors);
+  }
+
   /** Creates an integration; its secret is returned here and never again. */
   async create(input: IntegrationInput, actor: Actor): Promise<{integration: IntegrationRecord; secret: string}> {
     this.checkTarget(input.target);
     this.checkRules(input);
     this.checkTrapFields(input.kind, input, null);
+    this.checkMqttFields(input.kind, input);
     const nowMs = this.clock.now();
     const now = isoTimestamp(nowMs);
     const secret = newWebhookSecret();
@@ -169,10 +203,12 @@ export class IntegrationsService {
       url_token: secretToken(),
       ...(input.rules ? {rules: input.rules} : {}),
       ...snmpTrapFields(input),
+      ...mqttRecordFields(input.kind, input),
       created_at: now,
       updated_at: now
     };
     await this.integrations.insert(integration);
+    this.deps.mqtt?.changed();
     await this.audit.record(
       actor,
       "integration.created",
@@ -188,7 +224,7 @@ export class IntegrationsService {
     const current = this.get(id);
     const {name, kind, target, default_priority, rules} = current;
     return applyMergePatch(
-      {name, kind, target, default_priority, rules, ...snmpTrapFields(current)},
+      {name, kind, target, default_priority, rules, ...snmpTrapFields(current), ...mqttPatchBase(current)},
       patch
     ) as IntegrationInput;
   }
@@ -198,6 +234,7 @@ export class IntegrationsService {
     this.checkTarget(input.target);
     this.checkRules({...input, kind: current.kind});
     this.checkTrapFields(current.kind, input, id);
+    this.checkMqttFields(current.kind, input);
     const {rules: _, community: _community, v3_users: _users, trap_rules: _trapRules, ...kept} = current;
     const updated: IntegrationRecord = {
       ...kept,
@@ -206,9 +243,11 @@ export class IntegrationsService {
       default_priority: input.default_priority ?? "high",
       ...(input.rules ? {rules: input.rules} : {}),
       ...snmpTrapFields(input),
+      ...mqttRecordFields(current.kind, input),
       updated_at: isoTimestamp(this.clock.now())
     };
     if (!(await this.integrations.replace(updated))) throw notFound("integration", id);
+    this.deps.mqtt?.changed();
     await this.audit.record(
       actor,
       "integration.updated",
@@ -241,6 +280,7 @@ export class IntegrationsService {
   async remove(id: string, actor: Actor): Promise<void> {
     const integration = this.get(id);
     await this.integrations.remove(id);
+    this.deps.mqtt?.changed();
     await this.audit.record(actor, "integration.deleted", {type: "integration", id}, {name: integration.name});
   }
 }

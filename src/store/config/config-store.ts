@@ -7,6 +7,7 @@ import type {Channel, Priority, Scope} from "../../domain/vocabulary.js";
 import type {HeartbeatDefinition} from "../../domain/heartbeat.js";
 import type {Schedule} from "../../domain/schedules/schedule.js";
 import type {TextRule} from "../../domain/integration-rules.js";
+import type {MqttIntegrationFields} from "../../domain/mqtt.js";
 import type {SnmpTrapIntegrationFields} from "../../domain/snmp-trap.js";
 
 export interface ApiKeyRecord {
@@ -36,9 +37,12 @@ export interface WebhookRecord {
   updated_at: string;
 }
 
-/** An inbound integration: where its alerts go and the credentials its sender may use. */
-/** A trap integration also holds its community, v3 users and trap rules (domain/snmp-trap.ts). */
-export interface IntegrationRecord extends SnmpTrapIntegrationFields {
+/**
+ * An inbound integration: where its alerts go and the credentials its sender may use. A trap
+ * integration also holds its community, v3 users and trap rules (domain/snmp-trap.ts); an mqtt
+ * one its broker, topic filters and JSON mapping (domain/mqtt.ts).
+ */
+export interface IntegrationRecord extends SnmpTrapIntegrationFields, Partial<MqttIntegrationFields> {
   id: string;
   name: string;
   kind: "generic" | "alertmanager" | "email" | "mqtt" | "snmp_trap";
