@@ -47,6 +47,7 @@ import {HeartbeatsService} from "./services/heartbeats/heartbeats.service.js";
 import {HeartbeatMonitor} from "./services/heartbeats/heartbeat-monitor.service.js";
 import {createIntegrations} from "./services/integrations/index.js";
 import {startTrapTransport} from "./snmp-trap-transport.js";
+import {createMqttTransport} from "./mqtt-transport.js";
 import type {DeviceIntake} from "./services/integrations/device-intake.js";
 import {inboundEmailDomain, startEmailTransport} from "./device-transports.js";
 import {RemoteControlService} from "./services/remote-control/remote-control.service.js";
@@ -256,8 +257,11 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     logger,
     rateLimit: settings.rate_limit,
     publicBase,
-    emailDomain: () => inboundEmailDomain(settings)
+    emailDomain: () => inboundEmailDomain(settings),
+    // Called only once serving, when `mqtt` below exists.
+    mqtt: {connection: (id) => mqtt.connections.state(id), changed: () => void mqtt.sync()}
   });
+  const mqtt = createMqttTransport(integrationsRepository, integrations.intake, clock, logger);
   const maintenance = createMaintenance(
     {journal, windows: maintenanceWindows, notifications, directory: directory.repositories, audit, clock},
     logger
@@ -270,7 +274,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     clock,
     dataDir,
     heartbeatMonitor,
-    directory.repositories.schedules
+    directory.repositories.schedules,
+    () => mqtt.connections.states()
   );
   const runtime = new Runtime(
     settings,
@@ -371,6 +376,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   // Only now: a heartbeat's fresh grace after a restart counts from the moment the gateway serves.
   await heartbeatMonitor.start();
   await Promise.all([maintenance.releaser.start(), directory.handoffNotices.start()]);
+  await mqtt.sync();
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
@@ -380,6 +386,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       await dashboard.feed.stop();
       await emailListener?.stop();
       await trapListener?.stop();
+      await mqtt.connections.stop();
       await new Promise<void>((done) => {
         httpServer.close(() => done());
         httpServer.closeIdleConnections();
