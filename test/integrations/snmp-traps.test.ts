@@ -74,8 +74,8 @@ const v2c = {version: "2c", community: COMMUNITY} as const;
 
 async function notificationsSaying(text: string) {
   const page = await gw.call("GET", "/api/v1/notifications?limit=100");
-  return (page.body.items as {message: string; status: string; occurrences: number}[]).filter((item) =>
-    item.message.includes(text)
+  return (page.body.items as {message: string; status: string; occurrences: number; priority: string}[]).filter(
+    (item) => item.message.includes(text)
   );
 }
 
@@ -197,5 +197,36 @@ describe("an snmp_trap integration", () => {
       body: {name: "fourth", kind: "generic", target, community: "other"}
     });
     expect(pointers(wrongKind)).toEqual(["/community"]);
+  });
+
+  it("takes a new community and rules by merge patch, from the next trap on", async () => {
+    const patched = await gw.call("PATCH", `/api/v1/integrations/${integrationId}`, {
+      body: {
+        community: "hall-b-rotated",
+        trap_rules: [
+          {
+            trap_oid: "1.3.6.1.4.1.8072.9999.42",
+            action: "fire",
+            alert_key: "boiler/{1.3.6.1.2.1.1.5}",
+            title: "Boiler {1.3.6.1.2.1.1.5} tripped",
+            priority: "critical"
+          }
+        ]
+      }
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body).toMatchObject({community_set: true, v3_users: [{name: "core-switch"}]});
+    expect(JSON.stringify(patched.body)).not.toContain("hall-b-rotated");
+    await sendTrap(trapPort, v2c, "1.3.6.1.4.1.8072.9999.42", [["1.3.6.1.2.1.1.5.0", "s", "boiler-2"]]);
+    await sendTrap(trapPort, {version: "2c", community: "hall-b-rotated"}, "1.3.6.1.4.1.8072.9999.42", [
+      ["1.3.6.1.2.1.1.5.0", "s", "boiler-3"]
+    ]);
+    const paged = await eventually(
+      "the rule's alert",
+      () => notificationsSaying("tripped"),
+      (items) => items.length === 1
+    );
+    // The old community is refused: boiler-2's trap made no alert.
+    expect(paged[0]).toMatchObject({message: "Boiler boiler-3 tripped (127.0.0.1)", priority: "critical"});
   });
 });
