@@ -83,36 +83,53 @@ describe("email integrations", () => {
     expect((await integration()).body.stats).toMatchObject({received: 3, accepted: 3, refused: 0, unmapped: 0});
   });
 
-  it("reads HTML-only, multipart and 8-bit mails: HTML reduced to text, attachments dropped, subjects decoded", async () => {
-    const {rig, mail, send} = await emailIntakeRig();
-    const results = await send([
+  it("reads HTML-only, multipart and 8-bit mails, each firing, merging, paging and resolving", async () => {
+    const {rig, id, mail, send} = await emailIntakeRig();
+    // Each shape as a NAS would send it; `state` goes into the subject: degraded fires, repaired resolves.
+    const shapes = (state: string): PythonMail[] => [
       mail({
         shape: "html",
-        subject: "Cold room",
+        subject: `[nas-05] Volume 6 on nas-05 ${state}`,
         html: "<html><body><h1>Alarm</h1><p>The <b>temperature</b> is -2&nbsp;°C</p></body></html>"
       }),
       mail({
         shape: "multipart",
-        subject: "[nas-02] Volume 1 on nas-02 is degraded",
+        subject: `[nas-02] Volume 1 on nas-02 ${state}`,
         text: "Plain part: disk 1 failed",
         html: "<p>HTML part</p>",
         attachment: "SECRET-ATTACHMENT-BYTES"
       }),
-      mail({subject: "[nas-03] Volume 4 – Température élevée, Kühlraum degraded", text: "encoded subject"}),
+      mail({subject: `[nas-03] Volume 4 – Température élevée, Kühlraum ${state}`, text: "encoded subject"}),
       mail({
         shape: "raw8bit",
-        subject: "[nas-04] Volume 5 über 90 °C degraded",
+        subject: `[nas-04] Volume 5 über 90 °C ${state}`,
         text: "raw 8-bit subject and body: Größe"
       })
-    ]);
-    expect(results).toEqual([{ok: true}, {ok: true}, {ok: true}, {ok: true}]);
-    const messages = (await openAlerts(rig)).map((alert) => alert.message as string);
-    // html-to-text writes a heading in capitals, as a plain-text mail client shows it.
-    expect(messages).toContain("Cold room: ALARM\n\nThe temperature is -2\u00a0°C");
-    expect(messages).toContain("[nas-02] Volume 1 on nas-02 is degraded: Plain part: disk 1 failed");
-    expect(messages).toContain("[nas-03] Volume 4 – Température élevée, Kühlraum degraded: encoded subject");
-    expect(messages).toContain("[nas-04] Volume 5 über 90 °C degraded: raw 8-bit subject and body: Größe");
-    expect(messages.join("\n")).not.toMatch(/SECRET-ATTACHMENT|<p>|<b>/);
+    ];
+    // One shape at a time: a second alert for a recipient already being paged waits for that
+    // page's next step (storm grouping), so each alert is resolved before the next fires.
+    const expected = [
+      "[nas-05] Volume 6 on nas-05 degraded: ALARM\n\nThe temperature is -2\u00a0°C",
+      "[nas-02] Volume 1 on nas-02 degraded: Plain part: disk 1 failed",
+      "[nas-03] Volume 4 – Température élevée, Kühlraum degraded: encoded subject",
+      "[nas-04] Volume 5 über 90 °C degraded: raw 8-bit subject and body: Größe"
+    ];
+    for (const [index, message] of expected.entries()) {
+      expect(await send([shapes("degraded")[index]])).toEqual([{ok: true}]);
+      const page = await rig.peer.next();
+      expect(page.envelope.to).toEqual(["storage@factory.lan"]);
+      // html-to-text writes a heading in capitals, as a plain-text mail client shows it.
+      const alert = (await openAlerts(rig)).find((item) => item.status === "notifying");
+      expect(alert?.message).toBe(message);
+      expect(page.subject).toContain(message.slice(0, message.indexOf(" degraded")));
+      expect(await send([shapes("degraded")[index], shapes("repaired")[index]])).toEqual([{ok: true}, {ok: true}]);
+      expect(await rig.notification(alert?.id)).toMatchObject({status: "resolved", occurrences: 2});
+    }
+    expect(rig.peer.messages).toHaveLength(4);
+    const everything = JSON.stringify([await openAlerts(rig), rig.peer.messages.map((page) => page.raw)]);
+    expect(everything).not.toMatch(/SECRET-ATTACHMENT|<p>|<b>/);
+    const {stats} = (await rig.gw.call("GET", `/api/v1/integrations/${id}`)).body;
+    expect(stats).toMatchObject({received: 12, accepted: 12});
   });
 
   it("takes a generic event as the body without any rule, and keeps a mail that maps to nothing in the log", async () => {
