@@ -8,6 +8,11 @@
 #   ./install.sh --root DIR [...]          stage everything into DIR instead of /: no systemctl,
 #                                          no useradd, no apt; the commands are written to
 #                                          DIR/klaxon-install.plan (tests, image builders)
+#   ./install.sh --root DIR --arch arm64 --offline FILE   stage for a box of another CPU (x64,
+#                                          arm64), such as a Raspberry Pi's image built on a PC
+#
+# A release carries its own Node (runtime/bin/node) and runs only on the CPU it was made for
+# (npm run package -- --arch x64|arm64): the box needs no Node of its own.
 #
 # Running it again upgrades: the app is replaced, an edited /etc/klaxon/klaxon.yaml is kept (the
 # new sample goes next to it as klaxon.yaml.dist), the data in /var/lib/klaxon is never touched.
@@ -21,22 +26,23 @@ UDEV_RULE=/etc/udev/rules.d/77-klaxon-modem.rules
 ADMIN_LINK=/usr/local/bin/klaxon-admin
 SERVICE_USER=klaxon
 PACKAGES=(espeak-ng opus-tools)
-NODE_MAJOR_MIN=22
 
 ROOT=""
 OFFLINE=""
+TARGET_ARCH=""
 ACTION=install
 PURGE=0
 
 die() { echo "install.sh: $*" >&2; exit 1; }
 say() { echo "klaxon: $*"; }
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --root) ROOT=${2:?--root needs a directory}; shift 2 ;;
     --offline) OFFLINE=${2:?--offline needs a release tarball}; shift 2 ;;
+    --arch) TARGET_ARCH=${2:?--arch needs x64 or arm64}; shift 2 ;;
     --uninstall) ACTION=uninstall; shift ;;
     --purge) PURGE=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -44,6 +50,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ "$PURGE" = 1 ] && [ "$ACTION" != uninstall ] && die "--purge goes with --uninstall"
+case "$TARGET_ARCH" in "" | x64 | arm64) ;; *) die "--arch takes x64 or arm64, not $TARGET_ARCH" ;; esac
+[ -z "$TARGET_ARCH" ] || [ -n "$ROOT" ] || die "--arch goes with --root: a real install is for this box's own CPU"
 
 if [ -n "$ROOT" ]; then
   mkdir -p "$ROOT"
@@ -77,21 +85,17 @@ check_os() {
   fi
 }
 
-NODE_BIN=""
-check_node() {
-  NODE_BIN=${KLAXON_NODE:-$(command -v node || true)}
-  # Node 22 and 24 are supported; the distributions' own nodejs packages are older (Debian 13: 20,
-  # Ubuntu 24.04: 18), so the fix is NodeSource's Node 24.
-  local fix="install Node.js 24 (or 22) from NodeSource: curl -fsSL https://deb.nodesource.com/setup_24.x | bash - && apt-get install -y nodejs"
-  [ -n "$NODE_BIN" ] && [ -x "$NODE_BIN" ] || die "Node.js is not installed. Fix: $fix"
-  local version major
-  version=$("$NODE_BIN" --version 2>/dev/null || true)
-  major=${version#v}
-  major=${major%%.*}
-  [[ "$major" =~ ^[0-9]+$ ]] && [ "$major" -ge "$NODE_MAJOR_MIN" ] || die "Node.js ${version:-(unknown version)} at $NODE_BIN is too old; Klaxon needs $NODE_MAJOR_MIN.14 or newer. Fix: $fix"
-  # The journal's SQLite binding is built for Node-API 10, which Node 22 has only from 22.14 on.
-  [ "$("$NODE_BIN" -p 'Number(process.versions.napi) >= 10' 2>/dev/null)" = true ] ||
-    die "Node.js $version at $NODE_BIN lacks Node-API 10; Klaxon needs 22.14 or newer. Fix: $fix"
+# This machine's CPU as Klaxon's releases name it. dpkg's architecture, not uname's: a Raspberry
+# Pi with a 64-bit kernel under 32-bit Raspberry Pi OS says aarch64 but runs armhf programs.
+machine_arch() {
+  local arch
+  arch=$(dpkg --print-architecture 2>/dev/null || uname -m)
+  case "$arch" in
+    amd64|x86_64) echo x64 ;;
+    arm64|aarch64) echo arm64 ;;
+    armhf|armel|armv7l|armv6l) die "this box runs 32-bit ARM programs ($arch); Klaxon needs a 64-bit OS (arm64): on a Raspberry Pi, Raspberry Pi OS Lite (64-bit)" ;;
+    *) die "this box's CPU architecture is $arch; Klaxon releases are for x64 (amd64) and arm64" ;;
+  esac
 }
 
 install_packages() {
@@ -122,8 +126,8 @@ prepare_source() {
       return
     fi
     [ -f "$here/package.json" ] && [ -d "$here/src" ] || die "$here is neither a Klaxon release nor a checkout; use --offline FILE"
-    say "packaging this checkout (npm run package)"
-    tarball=$(cd "$here" && npm run --silent package -- --out "$WORK" | tail -1)
+    say "packaging this checkout (npm run package -- --arch $BOX_ARCH)"
+    tarball=$(cd "$here" && npm run --silent package -- --arch "$BOX_ARCH" --out "$WORK" | tail -1)
   fi
   [ -f "$tarball" ] || die "no release tarball at $tarball"
   tar -xzf "$tarball" -C "$WORK"
@@ -132,13 +136,18 @@ prepare_source() {
 }
 
 check_release() {
-  local arch abi here_arch here_abi
+  local arch node
   arch=$(sed -n 's/^arch=//p' "$SOURCE/RELEASE")
-  abi=$(sed -n 's/^node_abi=//p' "$SOURCE/RELEASE")
-  here_arch=$("$NODE_BIN" -p process.arch)
-  here_abi=$("$NODE_BIN" -p process.versions.modules)
-  [ "$arch" = "$here_arch" ] || die "this release was built for $arch, but this box is $here_arch; build one here or on a $here_arch machine (npm run package)"
-  [ "$abi" = "$here_abi" ] || die "this release's native modules were built for Node ABI $abi ($(sed -n 's/^node_version=//p' "$SOURCE/RELEASE")), but $NODE_BIN is $("$NODE_BIN" --version) (ABI $here_abi); install that Node major or package the release with this one"
+  node="$SOURCE/runtime/bin/node"
+  [ -x "$node" ] || die "this release has no Node runtime (runtime/bin/node): it was made by an older npm run package; make it again"
+  [ "$arch" = "$BOX_ARCH" ] || die "this release is for linux-$arch, but this box is $BOX_ARCH; install klaxon-$(sed -n 's/^version=//p' "$SOURCE/RELEASE")-linux-$BOX_ARCH.tar.gz (npm run package -- --arch $BOX_ARCH)"
+  # The release's Node and the journal's SQLite binding need glibc 2.34 or newer: on an older
+  # system they fail to load, which would otherwise show only as a service that keeps failing.
+  # (Staging for another CPU cannot run them here.)
+  [ "$BOX_ARCH" = "$(machine_arch)" ] || return 0
+  local loaded
+  loaded=$(cd "$SOURCE" && "$node" -e 'new (require("better-sqlite3"))(":memory:").close()' 2>&1) ||
+    die "the release's Node cannot open the journal's SQLite on this system; Klaxon needs glibc 2.34 or newer (Debian 12, Ubuntu 22.04, Raspberry Pi OS bookworm): ${loaded:0:400}"
 }
 
 create_user() {
@@ -156,8 +165,6 @@ install_app() {
   rm -rf "$next" "$old"
   mkdir -p "$(dirname "$target")"
   cp -a "$SOURCE" "$next"
-  # klaxon-admin runs with the Node checked above, as the unit does.
-  sed -i "s|^NODE=/usr/bin/node\$|NODE=$NODE_BIN|" "$next/bin/klaxon-admin"
   # Read-only for the service: the app is root's, and nothing under it is secret.
   chmod -R u=rwX,go=rX "$next"
   act chown -R root:root "$APP_DIR"
@@ -243,8 +250,7 @@ EOF
 
 install_unit() {
   mkdir -p "$(dirname "$(at "$UNIT_FILE")")"
-  sed "s|^ExecStart=/usr/bin/node |ExecStart=$NODE_BIN |" "$SOURCE/systemd/klaxon.service" >"$(at "$UNIT_FILE")"
-  chmod 0644 "$(at "$UNIT_FILE")"
+  install -m 0644 "$SOURCE/systemd/klaxon.service" "$(at "$UNIT_FILE")"
   act systemctl daemon-reload
   act systemctl enable klaxon.service
   # Type=notify: this returns once the new gateway serves (or failed to start).
@@ -259,7 +265,7 @@ config_port() {
 
 do_install() {
   check_os
-  check_node
+  BOX_ARCH=${TARGET_ARCH:-$(machine_arch)}
   prepare_source
   check_release
   # The sample the previous release installed decides whether the config was edited.

@@ -23,10 +23,10 @@ afterEach(async () => {
   gw = null;
 });
 
-/** The unit as install.sh writes it: ExecStart names the node that runs the gateway. */
+/** The unit with ExecStart's node (the release's own, under /opt/klaxon) one that exists here. */
 function verifyUnit(text: string): {status: number | null; output: string} {
   const path = join(tempDir(), "klaxon.service");
-  writeFileSync(path, text.replace("ExecStart=/usr/bin/node ", `ExecStart=${process.execPath} `));
+  writeFileSync(path, text.replace("ExecStart=/opt/klaxon/runtime/bin/node ", `ExecStart=${process.execPath} `));
   const result = spawnSync("systemd-analyze", ["verify", path], {encoding: "utf8"});
   return {status: result.status, output: (result.stdout + result.stderr).trim()};
 }
@@ -68,7 +68,7 @@ describe("systemd/klaxon.service", () => {
       "SystemCallFilter=@system-service",
       "Environment=KLAXON_CONFIG=/etc/klaxon/klaxon.yaml",
       "Environment=KLAXON_DATA_DIR=/var/lib/klaxon",
-      "ExecStart=/usr/bin/node --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 /opt/klaxon/dist/main.js",
+      "ExecStart=/opt/klaxon/runtime/bin/node --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 /opt/klaxon/dist/main.js",
       "User=klaxon",
       "SyslogIdentifier=klaxon",
       "SyslogLevelPrefix=true"
