@@ -116,7 +116,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     INITIAL_ADMIN_KEY_FILE
   ]);
 
-  const {journal, config, ackLinkKey} = await openStores(
+  const {journal, config, ackLinkKey, replication} = await openStores(
     settings,
     {
       journal: journalPath,
@@ -292,6 +292,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const pruner = new PeriodicTask("idempotency-prune", 3600_000, () => idempotency.prune(), logger);
   const operations = createOperations({
     settings,
+    replication,
     dataDir,
     journal,
     clock,
@@ -362,7 +363,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   await runner.start();
   await webhooks.dispatcher.start();
   dashboard.feed.start();
-  operations.start();
+  await operations.start();
   logger.info("gateway serving", {url, data_dir: dataDir});
   if (CHANNELS.every((channel) => channelStatus.missingSetting(channel) !== null)) {
     logger.warn(
@@ -401,7 +402,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       await webhooks.dispatcher.stop();
       await platform.stop();
       await journal.close();
-      operations.releaseDataDir();
+      await operations.releaseDataDir();
       logger.info("gateway stopped");
     })();
     return stopping;

@@ -80,6 +80,20 @@ export KLAXON_PYTHON=$ROOT/.venv/bin/python
 
 [ -d node_modules ] || abort "node_modules is missing: run npm install first"
 
+# --- Litestream ----------------------------------------------------------------------------------
+# The two-box tests (test/replication) run the real Litestream an install uses, built once from the
+# Go module proxy into .tools/ (gitignored; several minutes on a small machine), then reused.
+LITESTREAM_VERSION=v0.5.18
+if [ ! -x .tools/litestream ] || [ "$(cat .tools/litestream.version 2>/dev/null)" != "$LITESTREAM_VERSION" ]; then
+  go_for_tools=$(command -v go || { [ -x /usr/local/go/bin/go ] && echo /usr/local/go/bin/go; } || true)
+  [ -n "$go_for_tools" ] || abort "go is needed to build Litestream for the replication tests (on PATH or in /usr/local/go)"
+  say "building Litestream $LITESTREAM_VERSION into .tools/ (once)"
+  GOBIN=$ROOT/.tools "$go_for_tools" install "github.com/benbjohnson/litestream/cmd/litestream@$LITESTREAM_VERSION" \
+    >"$OUT/litestream-build.log" 2>&1 ||
+    { tail -20 "$OUT/litestream-build.log"; abort "could not build Litestream (log: .ci-out/litestream-build.log)"; }
+  echo "$LITESTREAM_VERSION" >.tools/litestream.version
+fi
+
 # --- Node ----------------------------------------------------------------------------------------
 # The journal's better-sqlite3 13 is a Node-API 10 addon (one prebuilt binary for every Node, nothing
 # to compile), and Node has Node-API 10 from 22.14 on: an older Node, such as the end-of-life Node 20

@@ -1,3 +1,4 @@
+import {join} from "node:path";
 import type {Settings} from "../settings/defaults.js";
 import type {Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
@@ -23,6 +24,9 @@ import {DataDirLock} from "./data-dir-lock.js";
 import {LivenessProbe} from "./liveness.js";
 import {GatewayMetrics} from "./metrics/gateway-metrics.js";
 import {ProcessMetrics, readBuildInfo} from "./metrics/process-metrics.js";
+import {Replication} from "./replication/replication.js";
+import {BACKUP_FILES} from "./backup-layout.js";
+import type {ReplicationRepository} from "../store/journal/replication.repository.js";
 
 /** What the operations pieces are built from: the gateway's own stores and services. */
 export interface OperationsContext {
@@ -43,6 +47,8 @@ export interface OperationsContext {
     groups: GroupsRepository;
     schedules: SchedulesRepository;
   };
+  /** The replicated documents and beacon; null on a single box. */
+  replication: ReplicationRepository | null;
 }
 
 const RETENTION_INTERVAL_MS = 3600_000;
@@ -105,6 +111,14 @@ export function createOperations(context: OperationsContext) {
       logger
     )
   ];
+  const replication = new Replication({
+    settings,
+    dataDir,
+    journalPath: join(dataDir, BACKUP_FILES.journal),
+    repository: context.replication,
+    clock,
+    logger
+  });
   let lock: DataDirLock | null = null;
   // Shaped as the API pipeline's RequestObserver, which ops/ does not import: the edge sits above it.
   const observeRequest = (method: string, route: string, status: number, seconds: number): void =>
@@ -115,29 +129,34 @@ export function createOperations(context: OperationsContext) {
     metrics,
     retention,
     selfMonitor,
+    replication,
     liveness: new LivenessProbe(journal, repositories.escalations, clock),
     observeRequest,
     /** Values the controllers inject. */
     providers: [
       {token: BackupService, use: backups},
-      {token: GatewayMetrics, use: metrics}
+      {token: GatewayMetrics, use: metrics},
+      {token: Replication, use: replication}
     ],
-    /** Once serving: marks the data dir in use and starts the background work. */
-    start(): void {
+    /** Once serving: marks the data dir in use and starts the background work and replication. */
+    async start(): Promise<void> {
       lock = DataDirLock.acquire(dataDir);
       if (!selfMonitor.enabled) logger.info("self-monitoring is off (self_monitoring.recipient is empty)");
       for (const task of tasks) task.start();
       schedule.start();
       processMetrics.start();
+      await replication.start();
     },
     /** Before the journal closes. */
     async stop(): Promise<void> {
       processMetrics.stop();
       schedule.stop();
+      await replication.stopBeacon();
       await Promise.all(tasks.map((task) => task.stop()));
     },
-    /** After the journal has closed: offline tools may now use the data dir. */
-    releaseDataDir(): void {
+    /** After the journal has closed: Litestream ships the last commits and ends; offline tools may now use the data dir. */
+    async releaseDataDir(): Promise<void> {
+      await replication.stopLitestream();
       lock?.release();
       lock = null;
     }

@@ -12,12 +12,14 @@ import {ReadinessModel} from "../models/health.model.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 import {Public} from "../auth/public.js";
 import {Runtime} from "../runtime.js";
+import {Replication} from "../../ops/replication/replication.js";
 
 @Controller("/")
 @Public()
 export class HealthController {
   private readonly readiness = inject(ReadinessService);
   private readonly runtime = inject(Runtime);
+  private readonly replication = inject(Replication);
 
   @Get("/healthz")
   @Tags(API_TAGS.health)
@@ -38,7 +40,11 @@ export class HealthController {
   ))
   async readyz(@Context() ctx: PlatformContext): Promise<void> {
     const readiness = await this.readiness.check(this.runtime.throttledAddresses());
-    sendJson(ctx, readiness.ready ? 200 : 503, {status: readiness.ready ? "ready" : "unready", ...readiness});
+    sendJson(ctx, readiness.ready ? 200 : 503, {
+      status: readiness.ready ? "ready" : "unready",
+      ...readiness,
+      replication: this.replication.status()
+    });
   }
 
   @Get("/problems/:code")

@@ -71,6 +71,32 @@ export class MqttBrokerStateModel {
   @Required() @Nullable(String) @Description("The last failure seen, kept after a reconnect") last_error: string | null;
 }
 
+export class LitestreamStateModel {
+  @Required() running: boolean;
+  @Required() @Nullable(Number) pid: number | null;
+  @Required() @Integer() @Description("Times it ended by itself and was started again") restarts: number;
+  @Required()
+  @Nullable(String)
+  @Description('How the last run ended: "exit 1", "signal SIGKILL", "spawn ENOENT"')
+  last_exit: string | null;
+}
+
+export class ReplicationStateModel {
+  @Required() @Enum("off", "active", "standby") role: string;
+  @Required() @Nullable(String) @Description("This box's name in beacons and pages; null on a single box") box:
+    string | null;
+  @Required() @Nullable(Number) @Description("Raised by every takeover; null on a single box") epoch: number | null;
+  @Required()
+  @Nullable(LitestreamStateModel)
+  @Description("The `litestream replicate` process; null on a single box")
+  litestream: LitestreamStateModel | null;
+  @Required()
+  @Nullable(String)
+  @Format("date-time")
+  @Description("The newest beacon this box committed")
+  beacon_written_at: string | null;
+}
+
 /** The body of /readyz, the same with 200 and 503. */
 export class ReadinessModel {
   @Required() @Enum("ready", "unready") status: string;
@@ -97,4 +123,9 @@ export class ReadinessModel {
   @CollectionOf(MqttBrokerStateModel)
   @Description("Each MQTT integration's broker connection. Does not make the gateway unready")
   mqtt_brokers: MqttBrokerStateModel[];
+  @Required()
+  @Description(
+    "Two boxes (docs/high-availability.md): this box's role and its Litestream. Does not make the gateway unready"
+  )
+  replication: ReplicationStateModel;
 }

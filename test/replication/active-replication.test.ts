@@ -1,0 +1,130 @@
+import {afterEach, describe, expect, it} from "vitest";
+import {existsSync, readFileSync, statSync} from "node:fs";
+import {join} from "node:path";
+import Database from "better-sqlite3";
+import {createRecipient, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
+import {followReplica, requireLitestream} from "../support/litestream.js";
+import {eventually} from "../support/eventually.js";
+import {readBeacon} from "../../src/store/journal/replication.repository.js";
+
+const cleanup: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function activeGateway(replica: string): Promise<TestGateway> {
+  const gw = await startTestGateway({
+    replication: {
+      role: "active",
+      box_name: "klaxon-a",
+      peer: "http://127.0.0.3:8080",
+      replica,
+      incoming: tempDir(),
+      litestream: requireLitestream()
+    }
+  });
+  cleanup.push(() => gw.stop());
+  return gw;
+}
+
+function follow(replica: string): string {
+  const copy = join(tempDir(), "copy.sqlite");
+  const follower = followReplica(replica, copy);
+  cleanup.push(() => follower.stop());
+  return copy;
+}
+
+/** What the standby's copy holds, read as the standby reads it: read-only, beside the follower writing it. */
+function inCopy(copy: string, notification: string) {
+  if (!existsSync(copy)) return null;
+  const db = new Database(copy, {readonly: true});
+  try {
+    const stored = db.prepare("SELECT count(*) FROM notifications WHERE id = ?").pluck().get(notification) === 1;
+    const config = db.prepare("SELECT body FROM replicated_documents WHERE name = 'config'").pluck().get() as string;
+    return {
+      stored,
+      recipients: (JSON.parse(config) as {recipients: {uuid: string}[]}).recipients,
+      beacon: readBeacon(db)
+    };
+  } catch {
+    return null; // the follower has not restored the first snapshot yet
+  } finally {
+    db.close();
+  }
+}
+
+describe("the active box replicates its journal with Litestream", () => {
+  it("ships accepted alerts, the configuration and a beacon to a folder replica that a follower restores", async () => {
+    const replica = tempDir();
+    const gw = await activeGateway(replica);
+    const alice = await createRecipient(gw);
+    const sent = await gw.call("POST", "/api/v1/notifications/send", {
+      body: {recipient_uuid: alice, message: "Line 3 stopped", priority: "critical"}
+    });
+    expect(sent.status).toBe(202);
+
+    const copy = follow(replica);
+    const seen = await eventually(
+      "the follower's copy",
+      () => inCopy(copy, sent.body.notification_uuid),
+      (found) => found?.stored === true,
+      30_000
+    );
+    expect(seen!.recipients.map((recipient) => recipient.uuid)).toEqual([alice]);
+    expect(seen!.beacon).toMatchObject({box: "klaxon-a", epoch: 1});
+
+    const ready = await gw.call("GET", "/readyz");
+    expect(ready.body.replication).toMatchObject({role: "active", box: "klaxon-a", epoch: 1});
+    expect(ready.body.replication.litestream).toMatchObject({running: true, restarts: 0});
+    // No config.json or key file beside the journal: the journal is the one source of truth.
+    expect(existsSync(join(gw.dataDir, "config.json"))).toBe(false);
+    expect(readFileSync(join(gw.dataDir, "litestream.yml"), "utf8")).toContain(`path: ${replica}`);
+    expect(statSync(join(gw.dataDir, "litestream.yml")).mode & 0o777).toBe(0o600);
+  });
+
+  it("starts Litestream again when it dies, and the alerts keep reaching the replica", {timeout: 60_000}, async () => {
+    const replica = tempDir();
+    const gw = await activeGateway(replica);
+    const first = (await gw.call("GET", "/readyz")).body.replication.litestream;
+    process.kill(first.pid, "SIGKILL");
+    const again = await eventually(
+      "litestream restarted",
+      async () => (await gw.call("GET", "/readyz")).body.replication.litestream,
+      (state) => state.running && state.restarts === 1
+    );
+    expect(again.last_exit).toBe("signal SIGKILL");
+    expect(again.pid).not.toBe(first.pid);
+
+    const sent = await gw.call("POST", "/api/v1/notifications/send", {
+      body: {recipient_uuid: await createRecipient(gw), message: "after the restart", priority: "high"}
+    });
+    const copy = follow(replica);
+    await eventually(
+      "the alert sent after the restart, in the copy",
+      () => inCopy(copy, sent.body.notification_uuid),
+      (found) => found?.stored === true,
+      30_000
+    );
+  });
+
+  it("stops Litestream with the gateway, after the journal's last commits", async () => {
+    const gw = await activeGateway(tempDir());
+    const {pid} = (await gw.call("GET", "/readyz")).body.replication.litestream;
+    await gw.gateway.stop();
+    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+  });
+
+  it("on a single box reports role off and starts no Litestream", async () => {
+    const gw = await startTestGateway();
+    cleanup.push(() => gw.stop());
+    const ready = await gw.call("GET", "/readyz");
+    expect(ready.body.replication).toEqual({
+      role: "off",
+      box: null,
+      epoch: null,
+      litestream: null,
+      beacon_written_at: null
+    });
+    expect(existsSync(join(gw.dataDir, "config.json"))).toBe(true);
+  });
+});
