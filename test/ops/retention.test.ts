@@ -99,6 +99,37 @@ describe("retention", () => {
     expect((await gw.call("GET", `/api/v1/notifications/${open}`)).status).toBe(200);
   });
 
+  it("deletes a suppressed alert once its maintenance window is over, never one a window still holds", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    gw = await startTestGateway({retention: {notifications_days: 30, audit_days: 0}}, {clock});
+    const recipient = async (name: string) =>
+      (await gw!.call("POST", "/api/v1/recipients", {body: {name, email: `${name}@factory.lan`}})).body.uuid as string;
+    const [kiln, press] = [await recipient("kiln"), await recipient("press")];
+    const window = (scope: Record<string, unknown>, days: number) =>
+      gw!.call("POST", "/api/v1/maintenance", {
+        body: {ends_at: new Date(clock.now() + days * DAY).toISOString(), reason: "overhaul", ...scope}
+      });
+    expect((await window({targets: [kiln]}, 60)).status).toBe(201);
+    expect((await window({sources: ["plc"]}, 1)).status).toBe(201);
+    const send = async (to: string) =>
+      (
+        await gw!.call("POST", "/api/v1/notifications/send", {
+          body: {recipient_uuid: to, message: "stopped", priority: "high", source: "plc"}
+        })
+      ).body.notification_uuid as string;
+    const stillHeld = await send(kiln);
+    const over = await send(press);
+
+    clock.advance(31 * DAY);
+    await gw.gateway.services.maintenance.releaser.tick();
+    expect(await gw.gateway.operations.retention.prune()).toMatchObject({notifications: 1});
+    expect((await gw.call("GET", `/api/v1/notifications/${over}`)).status).toBe(404);
+    expect((await gw.call("GET", `/api/v1/notifications/${stillHeld}`)).body.status).toBe("suppressed");
+    expect(gw.gateway.journal.db.prepare("SELECT notification_id FROM suppressions").pluck().all()).toEqual([
+      stillHeld
+    ]);
+  });
+
   it("keeps everything when the days are 0", async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     gw = await startTestGateway({retention: {notifications_days: 0, audit_days: 0}}, {clock});
