@@ -4,6 +4,7 @@ import {tmpdir} from "node:os";
 import {join} from "node:path";
 import {afterAll, describe, expect, it} from "vitest";
 import {emailRig, stopEmailRigs, type EmailRig} from "../../channels/email-rig.js";
+import {ManualClock} from "../../../src/lib/clock.js";
 import {freePort} from "../../support/mosquitto.js";
 import {sendWithSmtplib, type PythonMail} from "../../support/smtplib.js";
 
@@ -258,5 +259,35 @@ describe("email integrations behind STARTTLS and a login", () => {
       "[nas-01] Volume 3 on nas-01 is degraded: over TLS"
     ]);
     expect((await integration()).body.stats).toMatchObject({received: 1, accepted: 1});
+  });
+});
+
+describe("email integrations under a flood", () => {
+  it("answers 451 to a sender over the HTTP API's rate, so its queue retries, and counts the refusal", async () => {
+    // A clock that stands still: the sender's bucket (rate_limit.burst) never refills during the test.
+    const port = await freePort();
+    const rig = await emailRig({
+      inboundEmail: {port, address: "127.0.0.1", domain: DOMAIN},
+      gateway: {clock: new ManualClock(Date.now())}
+    });
+    const target = await rig.recipient({name: "Storage admin", email: "storage@factory.lan"});
+    const created = await rig.gw.call("POST", "/api/v1/integrations", {body: {name: "chatty", kind: "email", target}});
+    const {burst} = rig.gw.gateway.settings.rate_limit;
+    const flood = Array.from({length: burst + 1}, (_, n) => ({
+      shape: "plain" as const,
+      from: "chatty@plant.lan",
+      to: [created.body.address as string],
+      subject: `report ${n}`,
+      text: "nothing to see"
+    }));
+    const results = await sendWithSmtplib({port, mails: flood});
+    expect(results.slice(0, burst).every((result) => result.ok)).toBe(true);
+    expect(results[burst]).toEqual({
+      ok: false,
+      code: 451,
+      error: expect.stringContaining("rate limited: chatty@plant.lan")
+    });
+    const {stats} = (await rig.gw.call("GET", `/api/v1/integrations/${created.body.id}`)).body;
+    expect(stats).toMatchObject({received: burst + 1, unmapped: burst, refused: 1});
   });
 });
