@@ -47,7 +47,16 @@ export class MqttSubscriber {
     private readonly onError: (message: string) => void = () => {}
   ) {
     this.current = {connected: false, since: now().toISOString(), last_error: null};
-    this.client = mqtt.connect(subscription.brokerUrl, this.options());
+    let ca: Buffer | null = null;
+    let unreadable: string | null = null;
+    try {
+      ca = subscription.caFile === null ? null : readFileSync(subscription.caFile);
+    } catch (error) {
+      unreadable = `cannot read tls_ca_file: ${(error as Error).message}`;
+    }
+    // Without its CA file the client does not connect at all (an unverified TLS link is no option):
+    // it stays down with the reason, and the other integrations' clients are not held up.
+    this.client = mqtt.connect(subscription.brokerUrl, {...this.options(ca), manualConnect: unreadable !== null});
     // mqtt.js sends a QoS 1 message's PUBACK when this callback is called (lib/handlers/publish.js),
     // and reads the next packet only after it: the acknowledgement waits for the commit.
     this.client.handleMessage = (packet: IPublishPacket, callback: (error?: Error) => void) => {
@@ -78,6 +87,7 @@ export class MqttSubscriber {
       if (this.current.connected) this.setState(false, this.current.last_error);
       this.scheduleReconnect();
     });
+    if (unreadable !== null) this.failed(unreadable);
   }
 
   get state(): MqttConnectionState {
@@ -92,14 +102,16 @@ export class MqttSubscriber {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     const properties = dropSession ? {sessionExpiryInterval: 0} : {};
+    // A client that never connected (its CA file unreadable) has no stream for end() to close.
+    if (!this.client.stream) return;
     await new Promise<void>((done) => {
       if (!this.client.connected) return this.client.end(true, {}, () => done());
       this.client.end(false, {reasonCode: 0, properties}, () => done());
     });
   }
 
-  private options(): IClientOptions {
-    const {username, password, clientId, caFile} = this.subscription;
+  private options(ca: Buffer | null): IClientOptions {
+    const {username, password, clientId} = this.subscription;
     return {
       protocolVersion: 5,
       clientId,
@@ -107,7 +119,7 @@ export class MqttSubscriber {
       properties: {sessionExpiryInterval: SESSION_EXPIRY_SECONDS, maximumPacketSize: MAX_PACKET_BYTES},
       ...(username !== null ? {username} : {}),
       ...(password !== null ? {password} : {}),
-      ...(caFile !== null ? {ca: readFileSync(caFile)} : {}),
+      ...(ca !== null ? {ca} : {}),
       rejectUnauthorized: true,
       // Reconnection is ours, with backoff; mqtt.js would retry at one fixed period.
       reconnectPeriod: 0,

@@ -142,6 +142,16 @@ describe("MqttSubscriber", () => {
       await late.stop();
     }
   });
+
+  it("stays down, saying why, when its CA file cannot be read, instead of connecting unverified", () => {
+    const {subscriber} = recordingSubscriber(
+      subscription({brokerUrl: broker.url.replace("mqtt:", "mqtts:"), caFile: "/nonexistent/plant-ca.pem"})
+    );
+    expect(subscriber.state).toMatchObject({
+      connected: false,
+      last_error: expect.stringMatching(/^cannot read tls_ca_file: ENOENT/)
+    });
+  });
 });
 
 describe("reconnectDelayMs", () => {
