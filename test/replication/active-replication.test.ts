@@ -1,5 +1,6 @@
 import {afterEach, describe, expect, it} from "vitest";
-import {existsSync, readFileSync, statSync} from "node:fs";
+import {execFileSync} from "node:child_process";
+import {existsSync, readFileSync, statSync, writeFileSync} from "node:fs";
 import {join} from "node:path";
 import Database from "better-sqlite3";
 import {createRecipient, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
@@ -39,10 +40,11 @@ function inCopy(copy: string, notification: string) {
   if (!existsSync(copy)) return null;
   const db = new Database(copy, {readonly: true});
   try {
-    const stored = db.prepare("SELECT count(*) FROM notifications WHERE id = ?").pluck().get(notification) === 1;
+    const status = db.prepare("SELECT status FROM notifications WHERE id = ?").pluck().get(notification);
     const config = db.prepare("SELECT body FROM replicated_documents WHERE name = 'config'").pluck().get() as string;
     return {
-      stored,
+      stored: status !== undefined,
+      status: status as string | undefined,
       recipients: (JSON.parse(config) as {recipients: {uuid: string}[]}).recipients,
       beacon: readBeacon(db)
     };
@@ -113,6 +115,64 @@ describe("the active box replicates its journal with Litestream", () => {
     await gw.gateway.stop();
     expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
   });
+
+  it(
+    "carries everything a box needs to serve in its place: a journal restored from the replica serves the same alerts, keys and recipients",
+    {timeout: 60_000},
+    async () => {
+      const replica = tempDir();
+      const gw = await activeGateway(replica);
+      const alice = await createRecipient(gw);
+      const send = (message: string) =>
+        gw.call("POST", "/api/v1/notifications/send", {body: {recipient_uuid: alice, message, priority: "high"}});
+      const open = (await send("Press 2 hydraulic pressure low")).body.notification_uuid;
+      const acknowledged = (await send("Boiler flame out")).body.notification_uuid;
+      expect((await gw.call("POST", `/api/v1/notifications/${acknowledged}/ack`, {body: {by: "maria"}})).status).toBe(
+        200
+      );
+      const copy = follow(replica);
+      await eventually(
+        "the copy",
+        () => inCopy(copy, acknowledged),
+        (found) => found?.stored === true,
+        30_000
+      );
+      await eventually(
+        "the acknowledgement in the replica",
+        () => inCopy(copy, acknowledged),
+        (found) => found?.status === "acknowledged",
+        30_000
+      );
+
+      // The other box: a data dir holding nothing but the journal restored from the replica.
+      const otherDir = tempDir();
+      execFileSync(requireLitestream(), ["restore", "-o", join(otherDir, "journal.sqlite"), `file://${replica}`]);
+      // Where the test support reads the admin key it calls with; the gateway writes none, since it has keys.
+      writeFileSync(join(otherDir, "initial-admin-key"), gw.adminKey);
+      const other = await startTestGateway(
+        {
+          replication: {
+            role: "active",
+            box_name: "klaxon-b",
+            peer: gw.url,
+            replica: tempDir(),
+            incoming: tempDir(),
+            litestream: requireLitestream()
+          }
+        },
+        {dataDir: otherDir}
+      );
+      // The journal brought the API keys: the first box's admin key is the other's too.
+      expect(other.adminKey).toBe(gw.adminKey);
+      cleanup.push(() => other.stop());
+      expect((await other.call("GET", `/api/v1/notifications/${open}`)).body.status).toBe("notifying");
+      expect((await other.call("GET", `/api/v1/notifications/${acknowledged}`)).body).toMatchObject({
+        status: "acknowledged",
+        acknowledged_by: "maria"
+      });
+      expect((await other.call("GET", `/api/v1/recipients/${alice}`)).body.name).toBe("Alice");
+    }
+  );
 
   it("on a single box reports role off and starts no Litestream", async () => {
     const gw = await startTestGateway();
