@@ -171,14 +171,14 @@ export class TrapListener {
       });
       return;
     }
+    const refuse = (reason: string) =>
+      this.options.onRefused({agent: notification.rinfo.address, reason, size: notification.rinfo.size});
     const trap = trapOf(notification);
-    if (trap) this.options.onTrap(trap);
-    else
-      this.options.onRefused({
-        agent: notification.rinfo.address,
-        reason: "a notification without snmpTrapOID.0 as its second binding",
-        size: notification.rinfo.size
-      });
+    if (!trap) return refuse("a notification without snmpTrapOID.0 as its second binding");
+    // The receiver lets an SNMPv3 message with no user name and no authentication through; only authPriv gets in.
+    if (trap.credential.kind === "user" && !trap.credential.name)
+      return refuse("SNMPv3 without a user and authentication (noAuthNoPriv)");
+    this.options.onTrap(trap);
   }
 }
 

@@ -1,4 +1,6 @@
+import {execFile} from "node:child_process";
 import {randomBytes} from "node:crypto";
+import {promisify} from "node:util";
 import {createSocket} from "node:dgram";
 import {afterEach, describe, expect, it} from "vitest";
 import {
@@ -10,6 +12,11 @@ import {
 import {eventually} from "../../support/eventually.js";
 import {freeUdpPort, sendBytes, sendTrap, type V3User} from "../../support/snmptrap.js";
 
+const run = promisify(execFile);
+const NO_USER_V3_TRAP =
+  "3079020103300d020107020205dc040100020103041d301b040d80001f8880c0ffee00000000030201000201000400040004003046" +
+  "040d80001f8880c0ffee00000000030400a7330201010201000201003028300d06082b060102010103004301013017060a2b0601" +
+  "0603010104010006092b0601060301010503";
 const UPS_ON_BATTERY = "1.3.6.1.2.1.33.2.1";
 const LINK_DOWN = "1.3.6.1.6.3.1.1.5.3";
 const user: V3User = {
@@ -147,6 +154,39 @@ describe("the SNMP trap listener, fed by Debian's snmptrap", () => {
       "unknown SNMPv3 user"
     ]);
     expect(JSON.stringify(seen)).not.toContain("guessed");
+    expect(traps).toEqual([]);
+  });
+
+  it("refuses an SNMPv3 trap without authentication, of a known user or of none", async () => {
+    const {port, traps, refused} = await listen();
+    const engine = "0x80001f8880c0ffee0000000002";
+    await run("snmptrap", [
+      "-v",
+      "3",
+      "-l",
+      "noAuthNoPriv",
+      "-u",
+      user.name,
+      "-e",
+      engine,
+      "-m",
+      "",
+      `udp:127.0.0.1:${port}`,
+      "",
+      LINK_DOWN
+    ]);
+    // snmptrap will not send an empty user name: a linkDown as SNMPv3, noAuthNoPriv, msgUserName "",
+    // written out in BER (the receiver itself lets such a message through).
+    await sendBytes(port, [Buffer.from(NO_USER_V3_TRAP, "hex")]);
+    const seen = await eventually(
+      "both refused",
+      () => refused,
+      (list) => list.length === 2
+    );
+    expect(seen.map((refusal) => refusal.reason)).toEqual([
+      "Local user ups-room requires authentication but message does not provide it",
+      "SNMPv3 without a user and authentication (noAuthNoPriv)"
+    ]);
     expect(traps).toEqual([]);
   });
 
