@@ -1,12 +1,14 @@
 import {readFileSync} from "node:fs";
 import {hostname} from "node:os";
 import type {Settings} from "./settings/defaults.js";
+import type {Clock} from "./lib/clock.js";
 import type {Logger} from "./lib/logger.js";
 import {TimedRegex} from "./lib/timed-regex.js";
 import type {IntegrationsRepository} from "./store/config/repositories.js";
 import type {DeviceIntake} from "./services/integrations/device-intake.js";
 import {EmailIntake} from "./services/integrations/email-intake.js";
 import {SmtpListener} from "./inbound/email/smtp-listener.js";
+import {startTrapTransport} from "./snmp-trap-transport.js";
 
 /**
  * The domain of email integrations' addresses: inbound_email.domain, else the host of
@@ -26,12 +28,42 @@ function readPem(path: string, what: string): Buffer {
   }
 }
 
+/** What the device transports' listeners are wired to. */
+export interface DeviceTransportDeps {
+  integrations: IntegrationsRepository;
+  intake: DeviceIntake;
+  clock: Clock;
+}
+
+/**
+ * Binds the listeners of the device transports that are switched on (SNMP traps, email), before
+ * the HTTP front opens; `stop` closes them. One that cannot start closes those already started
+ * and stops the gateway's start.
+ */
+export async function startDeviceListeners(
+  settings: Settings,
+  deps: DeviceTransportDeps,
+  logger: Logger
+): Promise<{stop(): Promise<void>}> {
+  const trapListener = await startTrapTransport(settings, deps, logger);
+  const emailListener = await startEmailTransport(settings, deps, logger).catch(async (error: unknown) => {
+    await trapListener?.stop();
+    throw error;
+  });
+  return {
+    stop: async () => {
+      await emailListener?.stop();
+      await trapListener?.stop();
+    }
+  };
+}
+
 /**
  * Starts the email integrations' SMTP listener when inbound_email.port is set (null when it is
  * 0, the default), wired to the device intake. A certificate or key that cannot be read, or a
  * port that cannot be bound, stops the start.
  */
-export async function startEmailTransport(
+async function startEmailTransport(
   settings: Settings,
   deps: {integrations: IntegrationsRepository; intake: DeviceIntake},
   logger: Logger

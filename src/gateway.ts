@@ -46,10 +46,9 @@ import {createMaintenance, MaintenanceService, type Maintenance} from "./service
 import {HeartbeatsService} from "./services/heartbeats/heartbeats.service.js";
 import {HeartbeatMonitor} from "./services/heartbeats/heartbeat-monitor.service.js";
 import {createIntegrations} from "./services/integrations/index.js";
-import {startTrapTransport} from "./snmp-trap-transport.js";
 import {createMqttTransport} from "./mqtt-transport.js";
 import type {DeviceIntake} from "./services/integrations/device-intake.js";
-import {inboundEmailDomain, startEmailTransport} from "./device-transports.js";
+import {inboundEmailDomain, startDeviceListeners} from "./device-transports.js";
 import {RemoteControlService} from "./services/remote-control/remote-control.service.js";
 import {RateLimiter} from "./lib/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
@@ -329,14 +328,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     ...dashboard.providers,
     ...operations.providers
   ];
-  const trapDeps = {integrations: integrationsRepository, intake: integrations.intake, clock};
-  const trapListener = await startTrapTransport(settings, trapDeps, logger).catch(async (error: unknown) => {
-    await journal.close();
-    footprint.undo();
-    throw error;
-  });
-  const emailDeps = {integrations: integrationsRepository, intake: integrations.intake};
-  const emailListener = await startEmailTransport(settings, emailDeps, logger).catch(async (error: unknown) => {
+  const listenerDeps = {integrations: integrationsRepository, intake: integrations.intake, clock};
+  const listeners = await startDeviceListeners(settings, listenerDeps, logger).catch(async (error: unknown) => {
     await journal.close();
     footprint.undo();
     throw error;
@@ -351,8 +344,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       lane: options.lane
     });
   } catch (error) {
-    await emailListener?.stop();
-    await trapListener?.stop();
+    await listeners.stop();
     await journal.close();
     footprint.undo();
     throw error;
@@ -385,8 +377,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       // Stop accepting, let requests in flight finish (their commits included), then close the journal.
       // Open dashboard event streams never finish by themselves: end them first.
       await dashboard.feed.stop();
-      await emailListener?.stop();
-      await trapListener?.stop();
+      await listeners.stop();
       await mqtt.connections.stop();
       await new Promise<void>((done) => {
         httpServer.close(() => done());
