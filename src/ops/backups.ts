@@ -5,6 +5,8 @@ import {isoTimestamp, type Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
 import {StorageUnavailableError, type Journal} from "../store/journal/journal.js";
 import {BACKUP_FILES, BACKUPS_DIR, OPTIONAL_BACKUP_FILES} from "./backup-layout.js";
+import {readDocument} from "../store/journal/replication.repository.js";
+import {CONFIG_DOCUMENT} from "../store/config/journal-config-document.js";
 import {SYSTEM_ACTOR, type Actor} from "../domain/actor.js";
 import type {AuditService} from "../services/shared/audit.service.js";
 
@@ -82,6 +84,17 @@ export class BackupService {
     return backups.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.name.localeCompare(a.name));
   }
 
+  /**
+   * A backup holds config.json in every case, so it restores the same way anywhere. When two boxes
+   * replicate, the configuration lives in the journal (docs/high-availability.md) and is written out.
+   */
+  private async copyConfig(to: string): Promise<void> {
+    const file = join(this.dataDir, BACKUP_FILES.config);
+    const replicated = existsSync(file) ? null : this.journal.read((db) => readDocument(db, CONFIG_DOCUMENT));
+    if (replicated === null) await copyFile(file, to);
+    else await writeFile(to, replicated, {mode: 0o600});
+  }
+
   private async write(actor: Actor): Promise<BackupInfo> {
     const createdAt = isoTimestamp(this.clock.now());
     await mkdir(this.directory, {recursive: true, mode: 0o700});
@@ -90,7 +103,7 @@ export class BackupService {
     try {
       await mkdir(partial, {mode: 0o700});
       await this.journal.db.backup(join(partial, BACKUP_FILES.journal));
-      await copyFile(join(this.dataDir, BACKUP_FILES.config), join(partial, BACKUP_FILES.config));
+      await this.copyConfig(join(partial, BACKUP_FILES.config));
       for (const file of Object.values(OPTIONAL_BACKUP_FILES)) {
         if (existsSync(join(this.dataDir, file))) await copyFile(join(this.dataDir, file), join(partial, file));
       }

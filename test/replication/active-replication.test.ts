@@ -174,6 +174,15 @@ describe("the active box replicates its journal with Litestream", () => {
     }
   );
 
+  it("writes backups of the same shape as a single box's: the configuration comes out of the journal as config.json", async () => {
+    const gw = await activeGateway(tempDir());
+    const alice = await createRecipient(gw);
+    const made = await gw.call("POST", "/api/v1/backups");
+    expect(made.status).toBe(201);
+    const config = JSON.parse(readFileSync(join(gw.dataDir, "backups", made.body.name, "config.json"), "utf8"));
+    expect(config.recipients.map((recipient: {uuid: string}) => recipient.uuid)).toEqual([alice]);
+  });
+
   it("on a single box reports role off and starts no Litestream", async () => {
     const gw = await startTestGateway();
     cleanup.push(() => gw.stop());

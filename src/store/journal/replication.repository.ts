@@ -25,6 +25,11 @@ export function readBeacon(db: Db): Beacon | null {
   return exists ? ((db.prepare(BEACON_SQL).get() as Beacon | undefined) ?? null) : null;
 }
 
+/** A named document as a journal holds it, read through any connection (a backup's reads); null when absent. */
+export function readDocument(db: Db, name: string): string | null {
+  return (db.prepare(SQL.getDocument).pluck().get(name) as string | undefined) ?? null;
+}
+
 /** Named documents that travel with the journal when two boxes replicate it (the config, the ack-link key, the epoch). */
 export class ReplicationRepository {
   private readonly sql;
