@@ -19,6 +19,11 @@ export interface DeviceMessage {
   body: string;
   /** Bytes as received. */
   size: number;
+  /**
+   * What the rate limit keys on when it is not `origin`: a mail's client address, since a sender
+   * can write any From it likes and would otherwise get a fresh allowance with each.
+   */
+  rateKey?: string;
 }
 
 /** What the intake did with a message. */
@@ -70,8 +75,9 @@ export class DeviceIntake {
     actions: InboundAction[],
     note: string | null = null
   ): Promise<IntakeOutcome> {
-    if (!this.deps.limiter.take(`${message.transport}:${message.origin}`).allowed) {
-      const reason = `rate limited: ${message.origin} sends faster than ${this.deps.limiter.perSecond}/s`;
+    const sender = message.rateKey ?? message.origin;
+    if (!this.deps.limiter.take(`${message.transport}:${sender}`).allowed) {
+      const reason = `rate limited: ${sender} sends faster than ${this.deps.limiter.perSecond}/s`;
       // Not kept: a flood would push every useful message out of the log.
       await this.record(integration.id, integration.kind, message, "refused", reason, false);
       return {status: "refused", reason, temporary: true};

@@ -93,7 +93,8 @@ export class EmailIntake {
       origin: mail.sender || mail.remoteAddress,
       summary: mail.subject || "(no subject)",
       body: mail.text,
-      size: mail.size
+      size: mail.size,
+      rateKey: mail.remoteAddress
     };
     let mapped: {actions: InboundAction[]; note: string | null};
     try {
