@@ -119,6 +119,7 @@ export interface MqttEndpoint {
 
 /** The broker connection as /readyz and the integration's stats show it. */
 export interface MqttConnectionState {
+  /** Connected and subscribed: messages on the topic filters reach Klaxon. */
   connected: boolean;
   /** When the connection last came up or went down (ISO 8601). */
   since: string;

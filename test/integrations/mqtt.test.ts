@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {ManualClock} from "../../src/lib/clock.js";
 import {emailRig, eventually, stopEmailRigs, type EmailRig} from "../channels/email-rig.js";
-import {startMosquitto, type Mosquitto} from "../support/mosquitto.js";
+import {freePort, startMosquitto, type Mosquitto} from "../support/mosquitto.js";
 import {MQTT_PAYLOAD_MAX_BYTES} from "../../src/services/integrations/mqtt-intake.js";
 import {DEFAULT_SETTINGS} from "../../src/settings/defaults.js";
 
@@ -107,6 +107,24 @@ describe("MQTT integration", () => {
     const stats = await statsReach(rig, integration.id, (counted) => counted.received === 1 + BURST + 30);
     expect(stats).toMatchObject({accepted: 0, unmapped: BURST, refused: 1 + 30});
     expect(stats.last_error).toMatch(/^rate limited: noisy\/flood/);
+  });
+
+  it("connects once a broker that was down at the start comes up, and takes its messages", async () => {
+    const port = await freePort();
+    const {rig, integration} = await rigWithIntegration({topics: ["late/#"]}, `mqtt://127.0.0.1:${port}`);
+    await eventually(
+      "the refused first attempt",
+      async () => (await integrationOf(rig, integration.id)).connection,
+      (connection) => connection?.connected === false && typeof connection.last_error === "string"
+    );
+    const late = await startMosquitto(port);
+    try {
+      await connected(rig, integration.id);
+      late.publish("late/pump", JSON.stringify({alert_id: "pump-3", action: "fire", title: "Pump 3 stopped"}));
+      expect((await rig.peer.next()).text).toContain("Pump 3 stopped");
+    } finally {
+      await late.stop();
+    }
   });
 
   it("never shows the password, and shows the broker's state on /readyz without making the gateway unready", async () => {

@@ -71,16 +71,16 @@ export class MqttSubscriber {
         }
       );
     };
-    this.client.on("connect", (connack) => {
+    this.client.on("connect", () => {
       this.attempts = 0;
-      this.setState(true, this.current.last_error);
-      // A session the broker kept still holds the subscriptions; subscribing again is harmless and covers a lost one.
-      if (!connack.sessionPresent || this.subscription.topics.length > 0)
-        this.client.subscribe(this.subscription.topics, {qos: 1}, (error, granted) => {
-          if (error) return this.failed(`subscribe failed: ${error.message}`);
-          const refused = (granted ?? []).filter((grant) => grant.qos > 2).map((grant) => grant.topic);
-          if (refused.length) this.failed(`the broker refused the topic filters ${refused.join(", ")}`);
-        });
+      // A session the broker kept still holds the subscriptions; subscribing again is harmless and
+      // covers a lost one. Connected counts from the SUBACK: only then do messages reach us.
+      this.client.subscribe(this.subscription.topics, {qos: 1}, (error, granted) => {
+        if (error) return this.failed(`subscribe failed: ${error.message}`);
+        this.setState(true, this.current.last_error);
+        const refused = (granted ?? []).filter((grant) => grant.qos > 2).map((grant) => grant.topic);
+        if (refused.length) this.failed(`the broker refused the topic filters ${refused.join(", ")}`);
+      });
     });
     this.client.on("error", (error) => this.failed(error.message));
     this.client.on("close", () => {
