@@ -123,6 +123,7 @@ prepare_source() {
   if [ -z "$tarball" ]; then
     if [ -f "$here/RELEASE" ] && [ -f "$here/dist/main.js" ]; then
       SOURCE=$here
+      check_arch "$SOURCE/RELEASE"
       return
     fi
     [ -f "$here/package.json" ] && [ -d "$here/src" ] || die "$here is neither a Klaxon release nor a checkout; use --offline FILE"
@@ -130,17 +131,25 @@ prepare_source() {
     tarball=$(cd "$here" && npm run --silent package -- --arch "$BOX_ARCH" --out "$WORK" | tail -1)
   fi
   [ -f "$tarball" ] || die "no release tarball at $tarball"
+  local not_a_release="$tarball is not a Klaxon release (made by npm run package)"
+  # A release for another CPU is refused before its 190 MB are unpacked: npm run package puts
+  # RELEASE first, where tar stops reading.
+  tar -xzf "$tarball" -C "$WORK" --wildcards --occurrence=1 'klaxon-*/RELEASE' 2>/dev/null || die "$not_a_release"
+  check_arch "$WORK"/klaxon-*/RELEASE
   tar -xzf "$tarball" -C "$WORK"
   SOURCE=$(find "$WORK" -mindepth 1 -maxdepth 1 -type d -name 'klaxon-*' | head -1)
-  [ -n "$SOURCE" ] && [ -f "$SOURCE/RELEASE" ] && [ -f "$SOURCE/dist/main.js" ] || die "$tarball is not a Klaxon release (made by npm run package)"
+  [ -n "$SOURCE" ] && [ -f "$SOURCE/RELEASE" ] && [ -f "$SOURCE/dist/main.js" ] || die "$not_a_release"
+}
+
+check_arch() { # RELEASE file
+  local arch
+  arch=$(sed -n 's/^arch=//p' "$1")
+  [ "$arch" = "$BOX_ARCH" ] || die "this release is for linux-$arch, but this box is $BOX_ARCH; install klaxon-$(sed -n 's/^version=//p' "$1")-linux-$BOX_ARCH.tar.gz (npm run package -- --arch $BOX_ARCH)"
 }
 
 check_release() {
-  local arch node
-  arch=$(sed -n 's/^arch=//p' "$SOURCE/RELEASE")
-  node="$SOURCE/runtime/bin/node"
+  local node="$SOURCE/runtime/bin/node"
   [ -x "$node" ] || die "this release has no Node runtime (runtime/bin/node): it was made by an older npm run package; make it again"
-  [ "$arch" = "$BOX_ARCH" ] || die "this release is for linux-$arch, but this box is $BOX_ARCH; install klaxon-$(sed -n 's/^version=//p' "$SOURCE/RELEASE")-linux-$BOX_ARCH.tar.gz (npm run package -- --arch $BOX_ARCH)"
   # The release's Node and the journal's SQLite binding need glibc 2.34 or newer: on an older
   # system they fail to load, which would otherwise show only as a service that keeps failing.
   # (Staging for another CPU cannot run them here.)

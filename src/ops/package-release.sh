@@ -108,5 +108,6 @@ commit=$(git rev-parse HEAD 2>/dev/null || true)
 
 mkdir -p "$out"
 tarball="$out/$name-linux-$arch.tar.gz"
-tar -C "$work" -czf "$tarball" "$name"
+# RELEASE first: install.sh reads it, and refuses a release for another CPU, before unpacking the rest.
+tar -C "$work" -czf "$tarball" "$name/RELEASE" --exclude "$name/RELEASE" "$name"
 echo "$tarball"
