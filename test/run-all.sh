@@ -4,7 +4,7 @@
 #
 #  1. System packages the tests drive for real (socat, espeak-ng, opus-tools, Alertmanager, Chromium,
 #     systemd-analyze, qemu-aarch64 and zsh for the device CLI, mosquitto and snmptrap for device
-#     integrations, the aarch64 cross compiler for the arm64 release): installed with apt-get when run as root; otherwise it stops at once and prints
+#     integrations, the aarch64 cross compiler's libraries for the arm64 release): installed with apt-get when run as root; otherwise it stops at once and prints
 #     the exact `sudo apt-get install` line.
 #  2. A Python virtual environment in .venv/ (gitignored) with schemathesis (the fuzz test) and pytest
 #     (the Python SDK); nothing is installed into the system's Python.
@@ -49,7 +49,8 @@ command -v zsh >/dev/null 2>&1 || missing+=(zsh)
 command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || missing+=(mosquitto)
 command -v mosquitto_pub >/dev/null 2>&1 || missing+=(mosquitto-clients)
 command -v snmptrap >/dev/null 2>&1 || missing+=(snmp)
-# The arm64 release cross-compiles its native modules.
+# The arm64 release's Node runs under qemu-aarch64 on the arm64 glibc and libstdc++ that the cross
+# compiler brings (/usr/aarch64-linux-gnu); its native modules are the npm packages' prebuilt ones.
 command -v aarch64-linux-gnu-g++ >/dev/null 2>&1 || missing+=(g++-aarch64-linux-gnu)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 [ -x .venv/bin/python ] || python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
