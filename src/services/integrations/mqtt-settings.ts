@@ -29,8 +29,6 @@ export const MQTT_FIELDS = [
   "heartbeat_topics"
 ] as const satisfies readonly (keyof MqttIntegrationFields)[];
 
-const POINTER = /^(\/([^~/]|~[01])*)*$/;
-
 function brokerUrlProblem(value: string): string | null {
   let url: URL;
   try {
@@ -44,17 +42,12 @@ function brokerUrlProblem(value: string): string | null {
   return null;
 }
 
+/** A JSON mapping must list some action value (the API's schema has checked its pointers). */
 function jsonProblems(json: NonNullable<MqttInput["json"]>): FieldError[] {
-  const pointers = (["key", "action", "title", "priority"] as const).filter(
-    (field) => json[field] !== undefined && !POINTER.test(json[field])
-  );
-  const errors: FieldError[] = pointers.map((field) => ({
-    pointer: `/json/${field}`,
-    detail: 'a JSON pointer (RFC 6901), e.g. "/state"'
-  }));
-  if (json.fire_values.length + json.resolve_values.length + (json.heartbeat_values ?? []).length === 0)
-    errors.push({pointer: "/json/fire_values", detail: "list the action values that fire, resolve or ping"});
-  return errors;
+  const values = json.fire_values.length + json.resolve_values.length + (json.heartbeat_values ?? []).length;
+  return values > 0
+    ? []
+    : [{pointer: "/json/fire_values", detail: "list the action values that fire, resolve or ping"}];
 }
 
 /**
