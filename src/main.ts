@@ -1,6 +1,7 @@
 import {journalStream, loadSettings, SettingsError} from "./settings/load-settings.js";
 import {createLogger, logFormatFor} from "./lib/logger.js";
-import {startGateway} from "./gateway.js";
+import {startGateway, type Gateway} from "./gateway.js";
+import {startBox} from "./standby.js";
 import {SystemdNotifier} from "./ops/systemd-notify.js";
 import {Watchdog} from "./ops/watchdog.js";
 import {CorruptConfigError} from "./store/config/atomic-json-file.js";
@@ -42,21 +43,37 @@ async function main(): Promise<void> {
     host: settings.host,
     port: settings.port
   });
-  const gateway = await startGateway(settings, {logger, acceptWalLoss});
+  // One of two boxes may start as the standby, and become a gateway only when it takes over.
+  const box =
+    settings.replication.role === "off"
+      ? await startGateway(settings, {logger, acceptWalLoss}).then((gateway) => ({
+          gateway: () => gateway,
+          url: () => gateway.url,
+          takenOver: new Promise<never>(() => undefined),
+          stop: () => gateway.stop()
+        }))
+      : await startBox(settings, {logger, acceptWalLoss});
   // Under systemd (Type=notify): ready once serving, then watchdog pings while the liveness probe passes.
   const systemd = SystemdNotifier.fromEnvironment(logger);
-  await systemd.ready(`serving on ${gateway.url}`);
+  await systemd.ready(`serving on ${box.url()}`);
   const watchdogMs = systemd.watchdogIntervalMs;
-  const watchdog = watchdogMs === null ? null : new Watchdog(systemd, gateway.operations.liveness, watchdogMs, logger);
-  watchdog?.start();
+  let watchdog: Watchdog | null = null;
+  const watch = (gateway: Gateway) => {
+    if (watchdogMs !== null) watchdog = new Watchdog(systemd, gateway.operations.liveness, watchdogMs, logger);
+    watchdog?.start();
+  };
+  const serving = box.gateway();
+  if (serving) watch(serving);
+  else void box.takenOver.then(watch);
   let signalled = false;
   const shutdown = (signal: string) => {
     if (signalled) return;
     signalled = true;
     logger.info("shutting down", {signal});
     void systemd.stopping();
-    const stopped = watchdog ? watchdog.stop().then(() => gateway.stop()) : gateway.stop();
-    stopped.then(
+    const stopped = watchdog?.stop() ?? Promise.resolve();
+    const stoppedBox = stopped.then(() => box.stop());
+    stoppedBox.then(
       () => process.exit(0),
       (error) => {
         logger.error("unclean shutdown", {error});

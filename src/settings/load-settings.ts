@@ -179,10 +179,6 @@ function validate(settings: Settings): void {
 
 function validateReplication(replication: Settings["replication"]): void {
   if (replication.role === "off") return;
-  if (replication.role === "standby")
-    throw new SettingsError(
-      "replication.role standby: this Klaxon ships its journal as the active box but cannot take over yet (docs/high-availability.md)"
-    );
   const missing = (["peer", "replica", "incoming"] as const).filter((key) => !replication[key]);
   if (missing.length)
     throw new SettingsError(

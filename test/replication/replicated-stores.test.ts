@@ -120,14 +120,10 @@ describe("replication settings", () => {
   });
 
   it("refuse a replicated role without its peer, replica and incoming folder", () => {
-    expect(() => loadSettings({KLAXON_REPLICATION_ROLE: "active"})).toThrow(
+    expect(() => loadSettings({KLAXON_REPLICATION_ROLE: "standby"})).toThrow(
       /replication\.peer, replication\.replica, replication\.incoming/
     );
     expect(() => loadSettings({KLAXON_REPLICATION_ROLE: "primary"})).toThrow(SettingsError);
-  });
-
-  it("refuse the standby role, whose takeover is not built yet", () => {
-    expect(() => loadSettings({KLAXON_REPLICATION_ROLE: "standby"})).toThrow(/cannot take over yet/);
   });
 
   it("refuse an sftp replica without a key and the peer's host key", () => {

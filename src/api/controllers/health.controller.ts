@@ -26,7 +26,9 @@ export class HealthController {
   @Summary("Liveness: 200 while the process serves")
   @Returns(200)
   healthz() {
-    return {status: "ok"};
+    const {role, box, epoch} = this.replication.status();
+    // One of two boxes says which it is, so the standby knows the active answers (docs/high-availability.md).
+    return role === "off" ? {status: "ok"} : {status: "ok", role, box, epoch};
   }
 
   @Get("/readyz")

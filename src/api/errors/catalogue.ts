@@ -86,6 +86,12 @@ export const ERROR_CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     advice:
       "The gateway (or your address) holds the most connections it allows; close idle connections and retry after Retry-After seconds. The connection is closed."
   },
+  standby: {
+    status: 503,
+    title: "Standby box",
+    advice:
+      'This box is the standby of a pair and serves nothing until it takes over: send to the active box (the Link header with rel="active"), or retry after Retry-After seconds.'
+  },
   csrf_token_invalid: {
     status: 403,
     title: "CSRF token missing or wrong",

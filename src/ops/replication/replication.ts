@@ -12,7 +12,8 @@ import {SupervisedProcess, type ProcessState} from "./supervised-process.js";
 /** Litestream's config, written at every start from the settings (0600: it names the sftp key). */
 export const LITESTREAM_CONFIG_FILE = "litestream.yml";
 const BEACON_INTERVAL_MS = 1000;
-const EPOCH_DOCUMENT = "epoch";
+/** The journal document holding the replication epoch, raised by every takeover. */
+export const EPOCH_DOCUMENT = "epoch";
 
 /** What /readyz shows under `replication`. */
 export interface ReplicationStatus {

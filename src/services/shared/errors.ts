@@ -24,6 +24,7 @@ export type ErrorCode =
   | "internal_error"
   | "storage_unavailable"
   | "too_many_connections"
+  | "standby"
   | "csrf_token_invalid"
   | "ack_link_invalid"
   | "ack_link_expired";

@@ -1,3 +1,5 @@
+import {existsSync} from "node:fs";
+import Database from "better-sqlite3";
 import {prepareAll, type Db, type Journal} from "./journal.js";
 
 /** The active box's heartbeat in the journal: who wrote it, under which epoch, when (ISO). */
@@ -23,6 +25,25 @@ const BEACON_SQL = `SELECT box, epoch, written_at FROM replication_beacon WHERE 
 export function readBeacon(db: Db): Beacon | null {
   const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'replication_beacon'`).get();
   return exists ? ((db.prepare(BEACON_SQL).get() as Beacon | undefined) ?? null) : null;
+}
+
+/**
+ * The beacon in the journal file at `path`, opened read-only beside whoever writes it (the
+ * standby's follower, or nobody before a start); null when there is no file or no beacon yet.
+ */
+export function readBeaconFrom(path: string): Beacon | null {
+  if (!existsSync(path)) return null;
+  try {
+    const db = new Database(path, {readonly: true, fileMustExist: true});
+    try {
+      return readBeacon(db);
+    } finally {
+      db.close();
+    }
+  } catch {
+    // A copy the follower is still restoring is not readable yet.
+    return null;
+  }
 }
 
 /** A named document as a journal holds it, read through any connection (a backup's reads); null when absent. */

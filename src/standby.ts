@@ -1,0 +1,210 @@
+import {existsSync, mkdirSync, renameSync, rmSync} from "node:fs";
+import {join, resolve} from "node:path";
+import {hostname} from "node:os";
+import type {Settings} from "./settings/defaults.js";
+import {createLogger, type Logger} from "./lib/logger.js";
+import {isoTimestamp, systemClock} from "./lib/clock.js";
+import {startGateway, type Gateway, type GatewayOptions} from "./gateway.js";
+import {openStandbyFront, type StandbyFront} from "./api/standby/standby-front.js";
+import {askPeer, PeerWatch} from "./ops/replication/peer-watch.js";
+import {SupervisedProcess} from "./ops/replication/supervised-process.js";
+import {EPOCH_DOCUMENT} from "./ops/replication/replication.js";
+import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
+import {readBeaconFrom} from "./store/journal/replication.repository.js";
+import {openStores} from "./store/open-stores.js";
+import {JOURNAL_FILE_SUFFIXES} from "./store/journal/wal-guard.js";
+import {SYSTEM_ACTOR} from "./domain/actor.js";
+
+/** How often the follower applies what reached the replica: a fifth of a second behind at most. */
+const FOLLOW_INTERVAL = "200ms";
+/** Litestream's note of the position it has restored to, beside the copy. */
+const TXID_SUFFIX = "-txid";
+
+/** A box in a pair: serving as the active, or standing by. `stop` stops whichever it is now. */
+export interface Box {
+  /** The gateway once this box is (or has become) the active; null while it stands by. */
+  gateway(): Gateway | null;
+  url(): string;
+  /** Resolves with the gateway when a standby has taken over. */
+  takenOver: Promise<Gateway>;
+  stop(): Promise<void>;
+}
+
+const asActive = (settings: Settings): Settings => ({
+  ...settings,
+  replication: {...settings.replication, role: "active"}
+});
+
+/**
+ * Which role this box starts in (docs/high-availability.md, "Roles"): the standby while the peer
+ * answers as the active (so a returning former active never pages beside the one that took over);
+ * otherwise the active when its own journal was last written by itself as the active (a box that
+ * took over and restarted keeps its newer state); otherwise the configured role.
+ */
+export async function startingRole(
+  settings: Settings,
+  box: string,
+  journalPath: string
+): Promise<"active" | "standby"> {
+  const peer = await askPeer(settings.replication.peer);
+  if (peer?.role === "active") return "standby";
+  if (readBeaconFrom(journalPath)?.box === box) return "active";
+  return settings.replication.role === "active" ? "active" : "standby";
+}
+
+/**
+ * Starts a box of a replicated pair: `startGateway` as the active, or the standby, which follows
+ * its `incoming` replica with `litestream restore -f`, watches the active's /healthz, and after
+ * `takeover_after_seconds` of silence takes over: brings its copy to the last replicated position,
+ * raises the epoch, starts the gateway as the active (which resumes every open escalation from its
+ * stored state) and pages the self-monitoring recipient.
+ */
+export async function startBox(settings: Settings, options: GatewayOptions = {}): Promise<Box> {
+  const logger = options.logger ?? createLogger(settings.log.level);
+  const clock = options.clock ?? systemClock;
+  const dataDir = resolve(settings.data_dir);
+  const journalPath = join(dataDir, BACKUP_FILES.journal);
+  const box = settings.replication.box_name || hostname();
+  const role = await startingRole(settings, box, journalPath);
+  logger.info("starting as one of two boxes", {box, role, peer: settings.replication.peer});
+  if (role === "active") {
+    const gateway = await startGateway(asActive(settings), options);
+    return {
+      gateway: () => gateway,
+      url: () => gateway.url,
+      takenOver: new Promise(() => undefined),
+      stop: () => gateway.stop()
+    };
+  }
+  return standBy(settings, options, {logger, dataDir, journalPath, box, clock});
+}
+
+interface StandbyContext {
+  logger: Logger;
+  dataDir: string;
+  journalPath: string;
+  box: string;
+  clock: typeof systemClock;
+}
+
+async function standBy(settings: Settings, options: GatewayOptions, context: StandbyContext): Promise<Box> {
+  const {logger, dataDir, journalPath, box, clock} = context;
+  moveJournalAside(dataDir, journalPath, clock.now(), logger);
+  const follower = new SupervisedProcess(
+    settings.replication.litestream,
+    [
+      "restore",
+      "-f",
+      "-follow-interval",
+      FOLLOW_INTERVAL,
+      "-o",
+      journalPath,
+      `file://${settings.replication.incoming}`
+    ],
+    logger.child({component: "litestream-follow"})
+  );
+  let gateway: Gateway | null = null;
+  let front: StandbyFront | null = null;
+  let takingOver = false;
+  let settle: (gateway: Gateway) => void = () => undefined;
+  const takenOver = new Promise<Gateway>((resolve) => (settle = resolve));
+
+  const takeOver = async () => {
+    await watch.stop();
+    await follower.stop();
+    const beacon = readBeaconFrom(journalPath);
+    rmSync(journalPath + TXID_SUFFIX, {force: true});
+    await front?.close();
+    await raiseEpoch(settings, dataDir, journalPath, (beacon?.epoch ?? 0) + 1, logger);
+    gateway = await startGateway(asActive(settings), options);
+    logger.warn("took over as the active box", {box, from: beacon?.box, epoch: (beacon?.epoch ?? 0) + 1});
+    await pageTakeover(gateway, settings, box, beacon?.box ?? "the other box", logger);
+    settle(gateway);
+  };
+  const watch = new PeerWatch(settings.replication.peer, clock, logger.child({component: "peer-watch"}), () => {
+    const silent = watch.silentMs() >= settings.replication.takeover_after_seconds * 1000;
+    // Never on an empty copy: a standby that has followed nothing has nothing to serve.
+    if (!silent || takingOver || readBeaconFrom(journalPath) === null) return;
+    takingOver = true;
+    logger.warn("the active box is silent: taking over", {
+      peer: settings.replication.peer,
+      silent_ms: watch.silentMs()
+    });
+    takeOver().catch((error: unknown) => logger.error("takeover failed", {error: error as Error}));
+  });
+
+  const state = () => {
+    const beacon = readBeaconFrom(journalPath);
+    return {
+      role: "standby" as const,
+      box,
+      epoch: beacon?.epoch ?? null,
+      lag_seconds: beacon ? Math.max(0, (clock.now() - Date.parse(beacon.written_at)) / 1000) : null,
+      active_box: beacon?.box ?? null,
+      active_silent_seconds: watch.silentMs() / 1000
+    };
+  };
+  front = await openStandbyFront(settings, state, logger);
+  follower.start();
+  watch.start();
+  logger.info("standing by", {box, url: front.url, following: settings.replication.incoming});
+  const standbyUrl = front.url;
+  return {
+    gateway: () => gateway,
+    url: () => gateway?.url ?? standbyUrl,
+    takenOver,
+    async stop() {
+      await watch.stop();
+      await follower.stop();
+      await front?.close();
+      await gateway?.stop();
+    }
+  };
+}
+
+/** A journal left from an earlier life (this box was the active) is kept for the operator, not followed over. */
+function moveJournalAside(dataDir: string, journalPath: string, now: number, logger: Logger): void {
+  const files = [...JOURNAL_FILE_SUFFIXES, TXID_SUFFIX].map((suffix) => journalPath + suffix).filter(existsSync);
+  if (!files.length) return;
+  const aside = join(dataDir, `former-journal-${isoTimestamp(now).replace(/:/g, "-")}`);
+  mkdirSync(aside, {recursive: true, mode: 0o700});
+  for (const file of files) renameSync(file, join(aside, file.slice(dataDir.length + 1)));
+  logger.warn("moved this box's own journal aside to follow the active's", {to: aside});
+}
+
+/** The new active's epoch, committed before it serves: higher than any beacon the old active wrote. */
+async function raiseEpoch(settings: Settings, dataDir: string, journalPath: string, epoch: number, logger: Logger) {
+  const stores = await openStores(
+    asActive(settings),
+    {
+      journal: journalPath,
+      config: join(dataDir, BACKUP_FILES.config),
+      ackLinkKey: join(dataDir, OPTIONAL_BACKUP_FILES.ackLinkKey)
+    },
+    {logger}
+  );
+  try {
+    await stores.replication?.putDocument(EPOCH_DOCUMENT, String(epoch));
+  } finally {
+    await stores.journal.close();
+  }
+}
+
+/** "took over from <box>" to the self-monitoring recipient, through the normal escalation. */
+async function pageTakeover(gateway: Gateway, settings: Settings, box: string, from: string, logger: Logger) {
+  const recipient = settings.self_monitoring.recipient;
+  if (!recipient) {
+    logger.warn("took over, and nobody is paged about it: self_monitoring.recipient is empty");
+    return;
+  }
+  await gateway.services.notifications.send(
+    {
+      recipient_uuid: recipient,
+      message: `Klaxon: ${box} took over from ${from}, which stopped answering`,
+      priority: settings.self_monitoring.priority,
+      source: "klaxon",
+      dedup_key: `klaxon:takeover`
+    },
+    SYSTEM_ACTOR
+  );
+}
