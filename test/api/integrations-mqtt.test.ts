@@ -37,6 +37,24 @@ describe("mqtt integration fields", () => {
     expect(pointers(answer)).toEqual(expected);
   });
 
+  it("refuses a client id another integration uses on the same broker, which would take each other's session over", async () => {
+    const first = await create({...BROKER, client_id: "plc-gateway-1"});
+    expect(first.status).toBe(201);
+    const same = await create({...BROKER, broker_url: "mqtt://127.0.0.1:1/", client_id: "plc-gateway-1"});
+    expect(same.status).toBe(400);
+    expect(pointers(same)).toEqual(["/client_id"]);
+    // A client id left to its default is taken too.
+    const plain = await create(BROKER);
+    const copying = await create({...BROKER, client_id: plain.body.client_id});
+    expect(pointers(copying)).toEqual(["/client_id"]);
+    const otherBroker = await create({...BROKER, broker_url: "mqtt://127.0.0.2:1", client_id: "plc-gateway-1"});
+    expect(otherBroker.status).toBe(201);
+    // Its own client id is no conflict when the integration itself is patched.
+    expect((await gw.call("PATCH", `/api/v1/integrations/${first.body.id}`, {body: {name: "renamed"}})).status).toBe(
+      200
+    );
+  });
+
   it("refuses a JSON mapping whose pointer is not one, by the schema", async () => {
     const answer = await create({...BROKER, json: {action: "state", fire_values: ["ALARM"], resolve_values: []}});
     expect(answer.status).toBe(400);

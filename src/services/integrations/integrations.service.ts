@@ -178,9 +178,10 @@ export class IntegrationsService {
     if (errors.length) throw invalid(errors);
   }
 
-  /** MQTT fields only on an mqtt integration, which needs a broker and topic filters. */
-  private checkMqttFields(kind: IntegrationKind, input: MqttInput): void {
-    const errors = mqttFieldProblems(kind, input);
+  /** MQTT fields only on an mqtt integration, which needs a broker, topic filters and a client id of its own. */
+  private checkMqttFields(kind: IntegrationKind, input: MqttInput, id: string | null): void {
+    const others = this.integrations.all().filter((other) => other.id !== id);
+    const errors = mqttFieldProblems(kind, input, others);
     if (errors.length) throw invalid(errors);
   }
 
@@ -189,7 +190,7 @@ export class IntegrationsService {
     this.checkTarget(input.target);
     this.checkRules(input);
     this.checkTrapFields(input.kind, input, null);
-    this.checkMqttFields(input.kind, input);
+    this.checkMqttFields(input.kind, input, null);
     const nowMs = this.clock.now();
     const now = isoTimestamp(nowMs);
     const secret = newWebhookSecret();
@@ -234,7 +235,7 @@ export class IntegrationsService {
     this.checkTarget(input.target);
     this.checkRules({...input, kind: current.kind});
     this.checkTrapFields(current.kind, input, id);
-    this.checkMqttFields(current.kind, input);
+    this.checkMqttFields(current.kind, input, id);
     const {rules: _, community: _community, v3_users: _users, trap_rules: _trapRules, ...kept} = current;
     const updated: IntegrationRecord = {
       ...kept,

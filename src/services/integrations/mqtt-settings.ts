@@ -54,16 +54,19 @@ function jsonProblems(json: NonNullable<MqttInput["json"]>): FieldError[] {
  * The MQTT fields' problems: an mqtt integration needs a broker and at least one topic filter;
  * another kind may not carry them. The API's schema has checked the types and lengths.
  */
-export function mqttFieldProblems(kind: IntegrationRecord["kind"], input: MqttInput): FieldError[] {
+export function mqttFieldProblems(
+  kind: IntegrationRecord["kind"],
+  input: MqttInput,
+  others: readonly IntegrationRecord[]
+): FieldError[] {
   const given = MQTT_FIELDS.filter((field) => input[field] !== undefined && input[field] !== null);
   if (kind !== "mqtt")
     return given.map((field) => ({pointer: `/${field}`, detail: `only an mqtt integration has ${field}`}));
   const errors: FieldError[] = [];
-  if (!input.broker_url) errors.push({pointer: "/broker_url", detail: "an mqtt integration needs its broker's URL"});
-  else {
-    const problem = brokerUrlProblem(input.broker_url);
-    if (problem) errors.push({pointer: "/broker_url", detail: problem});
-  }
+  const urlProblem = input.broker_url
+    ? brokerUrlProblem(input.broker_url)
+    : "an mqtt integration needs its broker's URL";
+  if (urlProblem) errors.push({pointer: "/broker_url", detail: urlProblem});
   if (!input.topics?.length) errors.push({pointer: "/topics", detail: "subscribe to at least one topic filter"});
   for (const [index, filter] of (input.topics ?? []).entries()) {
     const problem = topicFilterProblem(filter);
@@ -83,7 +86,28 @@ export function mqttFieldProblems(kind: IntegrationRecord["kind"], input: MqttIn
       });
   }
   if (input.json) errors.push(...jsonProblems(input.json));
+  if (input.client_id && !urlProblem && sharesClientId(input.broker_url as string, input.client_id, others))
+    errors.push({
+      pointer: "/client_id",
+      detail:
+        "another mqtt integration connects to this broker with this client id: the broker would keep only one of them"
+    });
   return errors;
+}
+
+/** Whether another mqtt integration connects to the same broker host and port with this client id. */
+function sharesClientId(brokerUrl: string, clientId: string, others: readonly IntegrationRecord[]): boolean {
+  const host = (url: string) => {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || (parsed.protocol === "mqtts:" ? "8883" : "1883")}`;
+  };
+  return others.some(
+    (other) =>
+      other.kind === "mqtt" &&
+      other.broker_url !== undefined &&
+      host(other.broker_url) === host(brokerUrl) &&
+      (other.client_id ?? defaultClientId(other.id)) === clientId
+  );
 }
 
 /** The MQTT fields to store for an mqtt integration (none for other kinds), absent ones filled with their defaults. */
