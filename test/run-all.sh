@@ -49,6 +49,8 @@ command -v zsh >/dev/null 2>&1 || missing+=(zsh)
 command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || missing+=(mosquitto)
 command -v mosquitto_pub >/dev/null 2>&1 || missing+=(mosquitto-clients)
 command -v snmptrap >/dev/null 2>&1 || missing+=(snmp)
+# Two boxes replicate over SFTP: the takeover test runs Debian's sshd on loopback as each box's replica target.
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 # The arm64 release's Node runs under qemu-aarch64 on the arm64 glibc and libstdc++ that the cross
 # compiler brings (/usr/aarch64-linux-gnu); its native modules are the npm packages' prebuilt ones.
 command -v aarch64-linux-gnu-g++ >/dev/null 2>&1 || missing+=(g++-aarch64-linux-gnu)

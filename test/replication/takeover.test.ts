@@ -5,9 +5,12 @@ import {launchGatewayProcess, type LaunchedGateway} from "../support/gateway-pro
 import {requireLitestream} from "../support/litestream.js";
 import {eventually} from "../support/eventually.js";
 import {tempDir} from "../support/gateway.js";
+import {startSshd, type Sshd} from "../support/sshd.js";
 
 const running: LaunchedGateway[] = [];
+const servers: Sshd[] = [];
 afterEach(async () => {
+  for (const server of servers.splice(0)) await server.stop();
   for (const box of running.splice(0)) {
     box.child.kill("SIGKILL");
     await box.exited;
@@ -20,18 +23,22 @@ interface BoxPlan {
   port: number;
   dataDir: string;
   incoming: string;
+  /** The box's sshd, through which the other box's Litestream writes into `incoming`. */
+  sshd: Sshd;
 }
 
-function plan(name: string, host: string, port: number): BoxPlan {
+async function plan(name: string, host: string, port: number): Promise<BoxPlan> {
   const root = tempDir();
   const incoming = join(root, "incoming");
   mkdirSync(incoming);
-  return {name, host, port, dataDir: join(root, "data"), incoming};
+  const sshd = await startSshd(host);
+  servers.push(sshd);
+  return {name, host, port, dataDir: join(root, "data"), incoming, sshd};
 }
 
 const urlOf = (box: BoxPlan) => `http://${box.host}:${box.port}`;
 
-/** A box as the installed gateway runs it, shipping into the other's incoming folder and following its own. */
+/** A box as the installed gateway runs it, shipping over SFTP into the other's incoming folder and following its own. */
 function launch(box: BoxPlan, other: BoxPlan, role: "active" | "standby", env: Record<string, string> = {}) {
   mkdirSync(box.dataDir, {recursive: true});
   const launched = launchGatewayProcess(box.dataDir, {
@@ -41,7 +48,9 @@ function launch(box: BoxPlan, other: BoxPlan, role: "active" | "standby", env: R
     KLAXON_REPLICATION_ROLE: role,
     KLAXON_REPLICATION_BOX_NAME: box.name,
     KLAXON_REPLICATION_PEER: urlOf(other),
-    KLAXON_REPLICATION_REPLICA: other.incoming,
+    KLAXON_REPLICATION_REPLICA: `sftp://root@${other.host}:${other.sshd.port}${other.incoming}`,
+    KLAXON_REPLICATION_SFTP_KEY_FILE: other.sshd.clientKeyFile,
+    KLAXON_REPLICATION_SFTP_HOST_KEY: other.sshd.hostKey,
     KLAXON_REPLICATION_INCOMING: box.incoming,
     KLAXON_REPLICATION_LITESTREAM: requireLitestream(),
     ...env
@@ -76,8 +85,8 @@ describe("two boxes: the standby takes over from a killed active", () => {
     {timeout: 240_000},
     async () => {
       const base = 20_000 + Math.floor(Math.random() * 20_000);
-      const a = plan("klaxon-a", "127.0.0.2", base);
-      const b = plan("klaxon-b", "127.0.0.3", base + 1);
+      const a = await plan("klaxon-a", "127.0.0.2", base);
+      const b = await plan("klaxon-b", "127.0.0.3", base + 1);
 
       const first = launch(a, b, "active");
       await first.serving;
