@@ -83,6 +83,14 @@ export function createOperations(context: OperationsContext) {
     processMetrics
   );
   const retention = new RetentionService(journal, new RetentionRepository(journal), settings.retention, clock, logger);
+  const replication = new Replication({
+    settings,
+    dataDir,
+    journalPath: join(dataDir, BACKUP_FILES.journal),
+    repository: context.replication,
+    clock,
+    logger
+  });
   const selfMonitor = new SelfMonitorService(
     settings.self_monitoring,
     journal,
@@ -96,7 +104,8 @@ export function createOperations(context: OperationsContext) {
     repositories.groups,
     repositories.schedules,
     clock,
-    logger
+    logger,
+    () => replication.health()
   );
   if (!(settings.self_monitoring.interval_seconds >= 1))
     throw new Error(
@@ -111,14 +120,6 @@ export function createOperations(context: OperationsContext) {
       logger
     )
   ];
-  const replication = new Replication({
-    settings,
-    dataDir,
-    journalPath: join(dataDir, BACKUP_FILES.journal),
-    repository: context.replication,
-    clock,
-    logger
-  });
   let lock: DataDirLock | null = null;
   // Shaped as the API pipeline's RequestObserver, which ops/ does not import: the edge sits above it.
   const observeRequest = (method: string, route: string, status: number, seconds: number): void =>

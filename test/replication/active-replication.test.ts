@@ -192,7 +192,8 @@ describe("the active box replicates its journal with Litestream", () => {
       box: null,
       epoch: null,
       litestream: null,
-      beacon_written_at: null
+      beacon_written_at: null,
+      standby: null
     });
     expect(existsSync(join(gw.dataDir, "config.json"))).toBe(true);
   });

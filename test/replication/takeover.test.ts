@@ -123,6 +123,15 @@ describe("two boxes: the standby takes over from a killed active", () => {
       const acknowledged = sentOne.body.notification_uuid;
       expect((await call(a, key, "POST", `/api/v1/notifications/${acknowledged}/ack`, {by: "maria"})).status).toBe(200);
 
+      // The active sees its standby keep up: the lag the standby reports, on the active's /readyz.
+      const seen = await eventually(
+        "the standby's lag on the active",
+        async () => (await call(a, key, "GET", "/readyz")).body.replication.standby,
+        (standby) => standby.lag_seconds !== null && standby.silent_seconds < 2,
+        30_000
+      );
+      expect(seen.lag_seconds).toBeLessThan(5);
+
       // A steady load of sends, each with its Idempotency-Key, until the active dies.
       const accepted = new Map<string, {id: string; at: number}>();
       const attempted: string[] = [];

@@ -3,6 +3,7 @@ import {Context} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {Description, Get, Returns, Summary, Tags} from "@tsed/schema";
 import {GatewayMetrics} from "../../ops/metrics/gateway-metrics.js";
+import {Replication} from "../../ops/replication/replication.js";
 import {EXPOSITION_CONTENT_TYPE} from "../../ops/metrics/exposition.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 import {Public} from "../auth/public.js";
@@ -13,6 +14,7 @@ import {expressResponse} from "../typed-tsed.js";
 @Public()
 export class MetricsController {
   private readonly metrics = inject(GatewayMetrics);
+  private readonly replication = inject(Replication);
 
   @Get("/metrics")
   @Summary("Prometheus metrics (text exposition format); no key, like /healthz and /readyz")
@@ -22,6 +24,6 @@ export class MetricsController {
     expressResponse(ctx)
       .status(200)
       .type(EXPOSITION_CONTENT_TYPE)
-      .send(await this.metrics.render());
+      .send((await this.metrics.render()) + this.replication.exposition());
   }
 }

@@ -81,6 +81,12 @@ export class LitestreamStateModel {
   last_exit: string | null;
 }
 
+export class StandbyViewModel {
+  @Required() @Description("Since the standby's /healthz last answered") silent_seconds: number;
+  @Required() @Nullable(Number) @Description("How far behind the standby's copy is, as it last said") lag_seconds:
+    number | null;
+}
+
 export class ReplicationStateModel {
   @Required() @Enum("off", "active", "standby") role: string;
   @Required() @Nullable(String) @Description("This box's name in beacons and pages; null on a single box") box:
@@ -95,6 +101,10 @@ export class ReplicationStateModel {
   @Format("date-time")
   @Description("The newest beacon this box committed")
   beacon_written_at: string | null;
+  @Required()
+  @Nullable(StandbyViewModel)
+  @Description("The standby as this active box sees it; null on a single box")
+  standby: StandbyViewModel | null;
 }
 
 /** The body of /readyz, the same with 200 and 503. */

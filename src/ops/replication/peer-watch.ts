@@ -10,6 +10,8 @@ export interface PeerAnswer {
   role: string | null;
   box: string | null;
   epoch: number | null;
+  /** A standby's replication lag as it sees it (seconds); null from an active or before its first beacon. */
+  lag_seconds: number | null;
 }
 
 /** Asks the peer's /healthz once: its answer, or null when it does not answer 200 within a second. */
@@ -18,7 +20,12 @@ export async function askPeer(peer: string): Promise<PeerAnswer | null> {
     const response = await fetch(new URL("/healthz", peer), {signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS)});
     if (response.status !== 200) return null;
     const body = (await response.json()) as Partial<PeerAnswer>;
-    return {role: body.role ?? null, box: body.box ?? null, epoch: body.epoch ?? null};
+    return {
+      role: body.role ?? null,
+      box: body.box ?? null,
+      epoch: body.epoch ?? null,
+      lag_seconds: body.lag_seconds ?? null
+    };
   } catch {
     return null;
   }
@@ -38,7 +45,7 @@ export class PeerWatch {
     private readonly clock: Clock,
     logger: Logger,
     /** Called after every question, answered or not. */
-    onPass: () => void
+    onPass: () => void = () => undefined
   ) {
     this.lastAnswerAt = clock.now();
     this.task = new PeriodicTask(

@@ -8,6 +8,9 @@ import {PeriodicTask} from "../../lib/periodic-task.js";
 import type {ReplicationRepository} from "../../store/journal/replication.repository.js";
 import {litestreamConfig} from "./litestream-config.js";
 import {SupervisedProcess, type ProcessState} from "./supervised-process.js";
+import {PeerWatch} from "./peer-watch.js";
+import {renderExposition, type MetricFamily} from "../metrics/exposition.js";
+import type {ReplicationHealth} from "../../services/operations/self-monitor-conditions.js";
 
 /** Litestream's config, written at every start from the settings (0600: it names the sftp key). */
 export const LITESTREAM_CONFIG_FILE = "litestream.yml";
@@ -24,6 +27,8 @@ export interface ReplicationStatus {
   litestream: ProcessState | null;
   /** The newest beacon this box wrote (ISO); null on a single box or before the first. */
   beacon_written_at: string | null;
+  /** The standby as this active sees it: how long it has been silent, how far behind its copy is; null on a single box. */
+  standby: {silent_seconds: number; lag_seconds: number | null} | null;
 }
 
 export interface ReplicationContext {
@@ -47,6 +52,8 @@ export class Replication {
   private readonly litestream: SupervisedProcess | null;
   private readonly beacon: PeriodicTask | null;
   private beaconWrittenAt: string | null = null;
+  /** The active asks the standby's /healthz every second: is it there, and how far behind is its copy. */
+  private readonly standby: PeerWatch | null;
   readonly box: string;
 
   constructor(private readonly context: ReplicationContext) {
@@ -59,6 +66,9 @@ export class Replication {
           ["replicate", "-config", join(context.dataDir, LITESTREAM_CONFIG_FILE)],
           logger.child({component: "litestream"})
         )
+      : null;
+    this.standby = active
+      ? new PeerWatch(settings.replication.peer, context.clock, logger.child({component: "standby-watch"}))
       : null;
     this.beacon =
       active && repository
@@ -83,11 +93,13 @@ export class Replication {
     this.litestream.start();
     await this.beacon.tick();
     this.beacon.start();
+    this.standby?.start();
     logger.info("replicating the journal", {box: this.box, epoch: this.epoch, replica: settings.replication.replica});
   }
 
   /** Before the journal closes: no more beacons. */
   async stopBeacon(): Promise<void> {
+    await this.standby?.stop();
     await this.beacon?.stop();
   }
 
@@ -102,7 +114,51 @@ export class Replication {
       box: this.litestream ? this.box : null,
       epoch: this.epoch,
       litestream: this.litestream ? {...this.litestream.state} : null,
-      beacon_written_at: this.beaconWrittenAt
+      beacon_written_at: this.beaconWrittenAt,
+      standby: this.standby
+        ? {silent_seconds: this.standby.silentMs() / 1000, lag_seconds: this.standby.last?.lag_seconds ?? null}
+        : null
+    };
+  }
+
+  /**
+   * The replication metrics, on the active of two boxes (empty otherwise): the standby's lag as it
+   * last said (NaN before it said), how long it has been silent, and Litestream's restarts.
+   */
+  exposition(): string {
+    const status = this.status();
+    if (!status.standby || !status.litestream) return "";
+    const families: MetricFamily[] = [
+      {
+        name: "klaxon_replication_lag_seconds",
+        help: "How far behind the standby's copy of the journal is (the age of the newest beacon in it), as it last said",
+        type: "gauge",
+        samples: [{value: status.standby.lag_seconds ?? NaN}]
+      },
+      {
+        name: "klaxon_replication_standby_silent_seconds",
+        help: "Since the standby's /healthz last answered",
+        type: "gauge",
+        samples: [{value: status.standby.silent_seconds}]
+      },
+      {
+        name: "klaxon_replication_litestream_restarts_total",
+        help: "Times litestream replicate ended by itself and was started again",
+        type: "counter",
+        samples: [{value: status.litestream.restarts}]
+      }
+    ];
+    return renderExposition(families);
+  }
+
+  /** For the self-monitor's alarm: null unless this box is the active of two. */
+  health(): ReplicationHealth | null {
+    if (!this.standby) return null;
+    return {
+      peer: this.context.settings.replication.peer,
+      silentSeconds: this.standby.silentMs() / 1000,
+      lagSeconds: this.standby.last?.lag_seconds ?? null,
+      alarmSeconds: this.context.settings.replication.lag_alarm_seconds
     };
   }
 }

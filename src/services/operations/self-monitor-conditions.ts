@@ -26,7 +26,30 @@ export interface SelfCheckInput {
   undeliverable: Undeliverable["reasons"];
   /** Schedules with a gap in the next 14 days. */
   scheduleGaps: ScheduleGapWarning[];
+  /** The standby as the active sees it; null on a single box and on a standby. */
+  replication?: ReplicationHealth | null;
   nowMs: number;
+}
+
+/** What the active box knows of its standby (docs/high-availability.md). */
+export interface ReplicationHealth {
+  peer: string;
+  /** Since the standby's /healthz last answered. */
+  silentSeconds: number;
+  /** How old the newest beacon in the standby's copy is, as it last said; null before it said. */
+  lagSeconds: number | null;
+  /** replication.lag_alarm_seconds. */
+  alarmSeconds: number;
+}
+
+/** A standby that is silent or far behind would not be there when it is needed: found before it is. */
+function replicationProblem(health: ReplicationHealth): string | null {
+  const seconds = (value: number) => `${Math.round(value)} s`;
+  if (health.silentSeconds > health.alarmSeconds)
+    return `the standby box ${health.peer} has not answered for ${seconds(health.silentSeconds)}: nothing would take over if this box failed`;
+  if (health.lagSeconds !== null && health.lagSeconds > health.alarmSeconds)
+    return `the standby's copy of the journal is ${seconds(health.lagSeconds)} behind: replication (Litestream) is not reaching it`;
+  return null;
 }
 
 /** The condition of one cause (channel and reason); the reason is hashed so any length fits a dedup key. */
@@ -121,6 +144,7 @@ export function selfCheck(input: SelfCheckInput, limits: SelfMonitorLimits): Con
     conditions.push({key: undeliverableKey(entry), problem: `${alerts} reach anyone: ${entry.reason}`});
   }
   for (const gap of input.scheduleGaps) conditions.push({key: `schedule-gap:${gap.uuid}`, problem: describeGap(gap)});
+  if (input.replication) conditions.push({key: "replication:standby", problem: replicationProblem(input.replication)});
   const ageMinutes = input.outbox.oldest === null ? 0 : (input.nowMs - Date.parse(input.outbox.oldest)) / 60_000;
   conditions.push({
     key: "outbox:backlog",

@@ -11,7 +11,13 @@ import {SYSTEM_ACTOR} from "../../domain/actor.js";
 import type {GroupsRepository, RecipientsRepository, SchedulesRepository} from "../../store/config/repositories.js";
 import type {ChannelStatusService} from "../shared/channel-status.service.js";
 import type {NotificationsService} from "../notifications/notifications.service.js";
-import {othersWaiting, selfCheck, type Condition, type SelfMonitorLimits} from "./self-monitor-conditions.js";
+import {
+  othersWaiting,
+  selfCheck,
+  type Condition,
+  type ReplicationHealth,
+  type SelfMonitorLimits
+} from "./self-monitor-conditions.js";
 import {upcomingGaps} from "./schedule-gaps.js";
 
 export interface SelfMonitorSettings extends SelfMonitorLimits {
@@ -62,7 +68,9 @@ export class SelfMonitorService {
     private readonly groups: GroupsRepository,
     private readonly schedules: SchedulesRepository,
     private readonly clock: Clock,
-    private readonly logger: Logger
+    private readonly logger: Logger,
+    /** The standby as this box sees it when it is the active of two; null otherwise. */
+    private readonly replication: () => ReplicationHealth | null = () => null
   ) {}
 
   get enabled(): boolean {
@@ -92,6 +100,7 @@ export class SelfMonitorService {
         outbox,
         undeliverable,
         scheduleGaps: upcomingGaps(this.schedules, this.clock.now()),
+        replication: this.replication(),
         nowMs: this.clock.now()
       },
       this.settings
