@@ -1,6 +1,7 @@
 import {journalStream, loadSettings, SettingsError} from "./settings/load-settings.js";
 import {createLogger, logFormatFor} from "./lib/logger.js";
-import {startGateway, type Gateway} from "./gateway.js";
+import {startGateway} from "./gateway.js";
+import type {LivenessProbe} from "./ops/liveness.js";
 import {startBox} from "./standby.js";
 import {SystemdNotifier} from "./ops/systemd-notify.js";
 import {Watchdog} from "./ops/watchdog.js";
@@ -58,13 +59,20 @@ async function main(): Promise<void> {
   await systemd.ready(`serving on ${box.url()}`);
   const watchdogMs = systemd.watchdogIntervalMs;
   let watchdog: Watchdog | null = null;
-  const watch = (gateway: Gateway) => {
-    if (watchdogMs !== null) watchdog = new Watchdog(systemd, gateway.operations.liveness, watchdogMs, logger);
+  const watch = (probe: Pick<LivenessProbe, "check">) => {
+    if (watchdogMs !== null) watchdog = new Watchdog(systemd, probe, watchdogMs, logger);
     watchdog?.start();
   };
   const serving = box.gateway();
-  if (serving) watch(serving);
-  else void box.takenOver.then(watch);
+  if (serving) watch(serving.operations.liveness);
+  else {
+    // A standby has no journal or runner to be stuck: its event loop answering the ping is its liveness.
+    watch({check: () => Promise.resolve({alive: true, failures: []})});
+    void box.takenOver.then(async (gateway) => {
+      await watchdog?.stop();
+      watch(gateway.operations.liveness);
+    });
+  }
   let signalled = false;
   const shutdown = (signal: string) => {
     if (signalled) return;

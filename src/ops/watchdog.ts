@@ -14,7 +14,8 @@ export class Watchdog {
 
   constructor(
     private readonly notifier: SystemdNotifier,
-    private readonly probe: LivenessProbe,
+    /** The gateway's probe; a standby box, which runs no journal or runner, passes a trivial one. */
+    private readonly probe: Pick<LivenessProbe, "check">,
     intervalMs: number,
     private readonly logger: Logger
   ) {
