@@ -8,8 +8,7 @@ import type {Schedule} from "../../domain/schedules/schedule.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import {newId} from "../../lib/ids.js";
 import type {Logger} from "../../lib/logger.js";
-import {RepeatingPass} from "../../lib/repeating-pass.js";
-import {WakeTimer} from "../../lib/wake-timer.js";
+import {TimedSweep} from "../../lib/timed-sweep.js";
 import type {GroupsRepository, RecipientsRepository, SchedulesRepository} from "../../store/config/repositories.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {ChannelStatusService} from "../shared/channel-status.service.js";
@@ -40,52 +39,37 @@ const LOOKAHEAD_MS = 8 * 86_400_000;
  * is audited with its shift, which is how a restart knows it was sent. `tick()` runs one pass; a
  * timer aims at the next shift start of any such schedule.
  */
-export class HandoffNotices {
-  private readonly wakeTimer: WakeTimer;
-  private readonly pass = new RepeatingPass(
-    () => this.sendDue(),
-    (error) => {
-      if (error) this.deps.logger.error("hand-off notices failed", {error});
-      this.arm();
-    }
-  );
-  private started = false;
-
-  constructor(private readonly deps: HandoffNoticesDependencies) {
-    this.wakeTimer = new WakeTimer(deps.clock, () => void this.tick());
+export class HandoffNotices extends TimedSweep {
+  constructor(deps: HandoffNoticesDependencies) {
+    const notices = new HandoffNoticeSender(deps);
+    super(deps.clock, {
+      pass: () => notices.sendDue(),
+      nextDue: () => notices.nextShiftStart(),
+      failed: (error) => deps.logger.error("hand-off notices failed", {error})
+    });
   }
+}
 
-  async start(): Promise<void> {
-    this.started = true;
-    await this.tick();
-  }
+/** Finds the shifts that have begun without their notice, and tells their people. */
+class HandoffNoticeSender {
+  constructor(private readonly deps: HandoffNoticesDependencies) {}
 
-  async stop(): Promise<void> {
-    this.started = false;
-    this.wakeTimer.cancel();
-    await this.pass.running;
-  }
-
-  tick(): Promise<void> {
-    return this.pass.run();
-  }
-
-  private arm(): void {
-    if (!this.started) return;
+  /** The next start of a shift of a schedule with notices, or the lookahead's end when none is near. */
+  nextShiftStart(): number {
     const now = this.deps.clock.now();
     const starts = this.noticed().flatMap((schedule) =>
       finalShifts(schedule, now, now + LOOKAHEAD_MS)
         .map((shift) => shift.start)
         .filter((start) => start > now)
     );
-    this.wakeTimer.aim(starts.length ? Math.min(...starts) : now + LOOKAHEAD_MS);
+    return starts.length ? Math.min(...starts) : now + LOOKAHEAD_MS;
   }
 
   private noticed(): Schedule[] {
     return this.deps.schedules.all().filter((schedule) => schedule.handoff_notice === true);
   }
 
-  private async sendDue(): Promise<void> {
+  async sendDue(): Promise<void> {
     for (const schedule of this.noticed()) {
       const now = this.deps.clock.now();
       const shift = onCallAt(schedule, now);
