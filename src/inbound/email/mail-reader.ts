@@ -1,19 +1,5 @@
 import {simpleParser, type AddressObject} from "mailparser";
-
-/** A received mail as the email integrations use it: who sent it, its subject and its text. */
-export interface InboundMail {
-  /** The From header's address, else the envelope sender ("" for a bounce). */
-  sender: string;
-  /** The RCPT TO addresses the listener accepted, lowercased. */
-  recipients: string[];
-  subject: string;
-  /** The text body; an HTML-only mail's HTML reduced to text. Attachments are dropped. */
-  text: string;
-  /** Bytes of the message as received. */
-  size: number;
-  /** The connecting client's address. */
-  remoteAddress: string;
-}
+import type {InboundMail} from "../../domain/inbound-mail.js";
 
 /** The largest HTML part reduced to text; a bigger one is dropped, and the plain text (if any) is used. */
 const HTML_MAX_CHARS = 1_000_000;

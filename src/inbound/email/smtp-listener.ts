@@ -1,7 +1,8 @@
 import {SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession} from "smtp-server";
 import type {Logger} from "../../lib/logger.js";
 import {tokensEqual} from "../../lib/tokens.js";
-import {readMail, type InboundMail} from "./mail-reader.js";
+import type {InboundMail} from "../../domain/inbound-mail.js";
+import {readMail} from "./mail-reader.js";
 
 /** What a mail's sender is told: taken, or refused for now (retry later) or for good. */
 export type MailVerdict = {accepted: true} | {accepted: false; temporary: boolean; reason: string};

@@ -1,3 +1,4 @@
+import type {InboundMail} from "../../domain/inbound-mail.js";
 import type {RegexMatcher} from "../../domain/integration-rules.js";
 import type {IntegrationRecord} from "../../store/config/config-store.js";
 import type {IntegrationsRepository} from "../../store/config/repositories.js";
@@ -5,16 +6,6 @@ import {AppError} from "../shared/errors.js";
 import type {DeviceIntake, DeviceMessage, IntakeOutcome} from "./device-intake.js";
 import {genericEventActions, textRuleActions, type InboundAction} from "./integration-payloads.js";
 import {emailAddressToken} from "./integrations.service.js";
-
-/** A mail as the SMTP listener read it (src/inbound/email/mail-reader.ts). */
-export interface ReceivedMail {
-  sender: string;
-  recipients: string[];
-  subject: string;
-  text: string;
-  size: number;
-  remoteAddress: string;
-}
 
 /** What the mail's sender is told. */
 export type MailAnswer = {accepted: true} | {accepted: false; temporary: boolean; reason: string};
@@ -58,7 +49,7 @@ export class EmailIntake {
    * Hands a mail to each integration it was sent to; resolves once committed. Any refusal for
    * now (a sender over its rate) asks for the whole mail again later: what was taken merges.
    */
-  async deliver(mail: ReceivedMail): Promise<MailAnswer> {
+  async deliver(mail: InboundMail): Promise<MailAnswer> {
     const outcomes: IntakeOutcome[] = [];
     for (const address of new Set(mail.recipients)) {
       const integration = this.integrationFor(address);
@@ -87,7 +78,7 @@ export class EmailIntake {
       this.deps.intake.refuse(integration, message, reason);
   }
 
-  private async take(integration: IntegrationRecord, mail: ReceivedMail): Promise<IntakeOutcome> {
+  private async take(integration: IntegrationRecord, mail: InboundMail): Promise<IntakeOutcome> {
     const message: DeviceMessage = {
       transport: "email",
       origin: mail.sender || mail.remoteAddress,
@@ -107,7 +98,7 @@ export class EmailIntake {
     return this.deps.intake.take(integration, message, mapped.actions, mapped.note);
   }
 
-  private map(integration: IntegrationRecord, mail: ReceivedMail): {actions: InboundAction[]; note: string | null} {
+  private map(integration: IntegrationRecord, mail: InboundMail): {actions: InboundAction[]; note: string | null} {
     const generic = mail.text.startsWith("{") ? genericEventActions(parseJson(mail.text), integration) : null;
     if (generic) return {actions: generic, note: null};
     const title = (mail.subject || mail.text.split("\n", 1)[0] || `Mail from ${mail.sender}`).slice(0, TITLE_MAX);
