@@ -1,3 +1,4 @@
+import net from "node:net";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import type {Browser, Page} from "playwright-core";
 import {ALL_CHANNELS_CONFIGURED, startTestGateway, type TestGateway} from "../support/gateway.js";
@@ -327,6 +328,27 @@ describe("the dashboard in a real browser", () => {
     expect(await rows.first().textContent()).toContain("too large: 9000 bytes");
     expect(await rows.nth(1).textContent()).toContain("Weekly report");
     expect(await rows.nth(1).textContent()).toContain("matched no rule");
+  });
+
+  it("shows an MQTT integration's broker, and why it is down", async () => {
+    const target = (await gw.call("GET", "/api/v1/recipients")).body.items[0].uuid;
+    // A loopback port with nothing listening: the broker is down.
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as net.AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const broker = `mqtt://127.0.0.1:${port}`;
+    const body = {name: "press-line", kind: "mqtt", target, broker_url: broker, topics: ["plant/press/#"]};
+    expect((await gw.call("POST", "/api/v1/integrations", {body})).status).toBe(201);
+    const brokerLine = page.locator("article.integration", {hasText: "press-line"}).locator("dd", {hasText: broker});
+    await expect
+      .poll(async () => {
+        await page.reload();
+        await brokerLine.waitFor();
+        return brokerLine.textContent();
+      })
+      .toMatch(new RegExp(`^${broker} \\(plant/press/#\\), down since .*: .*ECONNREFUSED`));
+    expect(await brokerLine.getAttribute("class")).toBe("integration-error");
   });
 
   it("signs out, after which pages show the sign-in form and the API refuses the browser", async () => {

@@ -35,6 +35,29 @@ function statsFacts(stats) {
   ];
 }
 
+/** An MQTT integration's broker and whether Klaxon is connected and subscribed to it now. */
+function brokerFacts(integration) {
+  const connection = integration.connection;
+  const state = !connection
+    ? "connecting..."
+    : connection.connected
+      ? ["connected since ", timeElement(h, connection.since, "ago")]
+      : [
+          "down since ",
+          timeElement(h, connection.since, "ago"),
+          connection.last_error ? `: ${connection.last_error}` : ""
+        ];
+  return [
+    h("dt", {}, "Broker"),
+    h(
+      "dd",
+      {class: connection && !connection.connected ? "integration-error" : null},
+      `${integration.broker_url} (${integration.topics.join(", ")}), `,
+      state
+    )
+  ];
+}
+
 /** The messages an integration kept (unmapped or refused), loaded when opened. */
 function keptLog(integration) {
   const body = h("div", {});
@@ -83,6 +106,7 @@ function integrationCard(integration, targets, reload) {
       h("dt", {}, "Pages"),
       h("dd", {}, `${targets.nameOf(integration.target)}, default ${integration.default_priority}`),
       integration.address ? [h("dt", {}, "Mail to"), h("dd", {}, copyable(integration.address, "Copy address"))] : null,
+      integration.broker_url ? brokerFacts(integration) : null,
       integration.rules ? [h("dt", {}, "Rules"), h("dd", {}, String(integration.rules.length))] : null,
       device ? statsFacts(integration.stats) : null,
       h("dt", {}, "Events URL"),
