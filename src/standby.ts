@@ -89,7 +89,7 @@ interface StandbyContext {
 
 async function standBy(settings: Settings, options: GatewayOptions, context: StandbyContext): Promise<Box> {
   const {logger, dataDir, journalPath, box, clock} = context;
-  moveJournalAside(dataDir, journalPath, clock.now(), logger);
+  moveJournalAside(dataDir, journalPath, box, clock.now(), logger);
   const follower = new SupervisedProcess(
     settings.replication.litestream,
     [
@@ -162,10 +162,20 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
   };
 }
 
-/** A journal left from an earlier life (this box was the active) is kept for the operator, not followed over. */
-function moveJournalAside(dataDir: string, journalPath: string, now: number, logger: Logger): void {
+/**
+ * Before following: a copy an earlier standby run followed is dropped (the replica holds all of
+ * it); a journal this box wrote itself (it was the active) is kept aside for the operator, since it
+ * may hold alerts it accepted and never shipped.
+ */
+function moveJournalAside(dataDir: string, journalPath: string, box: string, now: number, logger: Logger): void {
   const files = [...JOURNAL_FILE_SUFFIXES, TXID_SUFFIX].map((suffix) => journalPath + suffix).filter(existsSync);
   if (!files.length) return;
+  const writer = readBeaconFrom(journalPath)?.box;
+  if (writer !== undefined && writer !== box) {
+    for (const file of files) rmSync(file, {force: true});
+    logger.info("dropped the copy of the active's journal an earlier run followed: following afresh", {of: writer});
+    return;
+  }
   const aside = join(dataDir, `former-journal-${isoTimestamp(now).replace(/:/g, "-")}`);
   mkdirSync(aside, {recursive: true, mode: 0o700});
   for (const file of files) renameSync(file, join(aside, file.slice(dataDir.length + 1)));

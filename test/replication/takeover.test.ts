@@ -1,5 +1,5 @@
 import {afterEach, describe, expect, it} from "vitest";
-import {mkdirSync} from "node:fs";
+import {mkdirSync, readdirSync, readFileSync} from "node:fs";
 import {join} from "node:path";
 import {launchGatewayProcess, type LaunchedGateway} from "../support/gateway-process.js";
 import {requireLitestream} from "../support/litestream.js";
@@ -90,7 +90,6 @@ describe("two boxes: the standby takes over from a killed active", () => {
 
       const first = launch(a, b, "active");
       await first.serving;
-      const {readFileSync} = await import("node:fs");
       const key = readFileSync(join(a.dataDir, "initial-admin-key"), "utf8").trim();
       const admin = (await call(a, key, "POST", "/api/v1/recipients", {name: "Site admin", email: "admin@plant.lan"}))
         .body.uuid;
@@ -244,6 +243,8 @@ describe("two boxes: the standby takes over from a killed active", () => {
         60_000
       );
       expect((await health(b))?.role).toBe("active");
+      // What it had written as the active is kept aside for a person, not followed over.
+      expect(readdirSync(a.dataDir).filter((name) => name.startsWith("former-journal-"))).toHaveLength(1);
     }
   );
 });
