@@ -28,6 +28,12 @@ const DefaultURL = "http://127.0.0.1:8080"
 type Options struct {
 	// URL of the gateway; default $KLAXON_URL, else DefaultURL.
 	URL string
+	// URLs of the two boxes of a pair (docs/high-availability.md), tried in this order; when set,
+	// URL is not used. $KLAXON_URL may list them too, separated by commas. A call moves on to
+	// another box on a refused connection, on a lost connection when repeating is safe, and on a
+	// standby's 503, preferring the box the standby names when it is one of these; the box that
+	// answered is where the next call starts.
+	URLs []string
 	// APIKey; default $KLAXON_API_KEY.
 	APIKey string
 	// Retries after the first attempt; default 3. Negative means none.
@@ -42,7 +48,7 @@ type Options struct {
 	OnRetry func(attempt int, wait time.Duration, err error)
 }
 
-// Client talks to one gateway with an API key. It is safe for concurrent use.
+// Client talks to a gateway (or the two boxes of a pair) with an API key. It is safe for concurrent use.
 type Client struct {
 	t *transport
 }
@@ -63,9 +69,9 @@ func NewWithOptions(opts Options) (*Client, error) {
 }
 
 func newTransport(opts Options, needKey bool) (*transport, error) {
-	base := firstNonEmpty(opts.URL, os.Getenv("KLAXON_URL"), DefaultURL)
-	if parsed, err := url.Parse(base); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
-		return nil, errors.New("klaxon: the gateway URL must be an absolute http(s) URL")
+	gateways, err := gatewayURLs(opts)
+	if err != nil {
+		return nil, err
 	}
 	key := firstNonEmpty(opts.APIKey, os.Getenv("KLAXON_API_KEY"))
 	if needKey && key == "" {
@@ -89,7 +95,38 @@ func newTransport(opts Options, needKey bool) (*transport, error) {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 	}
-	return &transport{baseURL: strings.TrimRight(base, "/"), apiKey: key, http: httpClient, retries: retries, onRetry: opts.OnRetry}, nil
+	return &transport{gateways: gateways, apiKey: key, http: httpClient, retries: retries, onRetry: opts.OnRetry}, nil
+}
+
+// gatewayURLs are Options.URLs, else Options.URL, else $KLAXON_URL's comma-separated list, else DefaultURL.
+func gatewayURLs(opts Options) ([]string, error) {
+	listed := opts.URLs
+	if len(listed) == 0 {
+		listed = SplitURLs(firstNonEmpty(opts.URL, os.Getenv("KLAXON_URL"), DefaultURL))
+	}
+	var gateways []string
+	for _, base := range listed {
+		if parsed, err := url.Parse(base); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+			// Not quoted back: a ping URL's token is a credential.
+			return nil, errors.New("klaxon: the gateway URL must be an absolute http(s) URL")
+		}
+		gateways = append(gateways, strings.TrimRight(base, "/"))
+	}
+	if len(gateways) == 0 {
+		return nil, errors.New("klaxon: no gateway URL")
+	}
+	return gateways, nil
+}
+
+// SplitURLs reads a list of gateway URLs separated by commas, as $KLAXON_URL holds them, without empty entries.
+func SplitURLs(list string) []string {
+	var urls []string
+	for _, part := range strings.Split(list, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			urls = append(urls, part)
+		}
+	}
+	return urls
 }
 
 func firstNonEmpty(values ...string) string {

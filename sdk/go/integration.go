@@ -19,7 +19,9 @@ import (
 // whsec_ secret are shown once at creation.
 type IntegrationOptions struct {
 	// URL of the gateway; default $KLAXON_URL, else DefaultURL.
-	URL    string
+	URL string
+	// URLs of the two boxes of a pair, as in Options.
+	URLs   []string
 	ID     string
 	Secret string
 	// Retries, Timeout, HTTPClient and OnRetry as in Options.
@@ -48,7 +50,7 @@ func NewIntegration(opts IntegrationOptions) (*Integration, error) {
 	if err != nil || len(key) == 0 {
 		return nil, errors.New("klaxon: the integration secret must be whsec_ followed by base64")
 	}
-	t, err := newTransport(Options{URL: opts.URL, Retries: opts.Retries, Timeout: opts.Timeout, HTTPClient: opts.HTTPClient, OnRetry: opts.OnRetry}, false)
+	t, err := newTransport(Options{URL: opts.URL, URLs: opts.URLs, Retries: opts.Retries, Timeout: opts.Timeout, HTTPClient: opts.HTTPClient, OnRetry: opts.OnRetry}, false)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,8 @@ import (
 var (
 	gateway    *testgateway.Gateway
 	gatewayURL string
+	// standbyURL is a second gateway standing by as the other box of gateway's pair.
+	standbyURL string
 	adminKey   string
 	alice      string
 )
@@ -31,6 +33,13 @@ func run(m *testing.M) int {
 	}
 	defer started.Stop()
 	gateway, gatewayURL, adminKey, alice = started, started.URL, started.AdminKey, started.Alice
+	standby, err := testgateway.StartStandby(repo, gatewayURL)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer standby.Stop()
+	standbyURL = standby.URL
 	// The examples read the environment, as a program on the box would.
 	os.Setenv("KLAXON_URL", gatewayURL)
 	os.Setenv("KLAXON_API_KEY", adminKey)

@@ -28,7 +28,7 @@ func NewPingURL(pingURL string, opts PingURLOptions) (*PingURL, error) {
 	if pingURL == "" {
 		return nil, errors.New("klaxon: the ping URL is required")
 	}
-	t, err := newTransport(Options{URL: pingURL, Retries: opts.Retries, Timeout: opts.Timeout, HTTPClient: opts.HTTPClient, OnRetry: opts.OnRetry}, false)
+	t, err := newTransport(Options{URLs: []string{pingURL}, Retries: opts.Retries, Timeout: opts.Timeout, HTTPClient: opts.HTTPClient, OnRetry: opts.OnRetry}, false)
 	if err != nil {
 		return nil, err
 	}

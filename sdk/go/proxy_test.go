@@ -20,6 +20,9 @@ type reply struct {
 	drop    bool
 	// hold keeps the request waiting until the proxy's gate is released, then forwards it.
 	hold bool
+	// lose forwards the request and drops the connection instead of passing the answer on:
+	// the gateway stored it, the client never hears so.
+	lose bool
 }
 
 var forward = reply{}
@@ -39,8 +42,11 @@ type flakyProxy struct {
 	gate    chan struct{}
 }
 
-func startFlakyProxy(t *testing.T) *flakyProxy {
-	upstream, _ := url.Parse(gatewayURL)
+func startFlakyProxy(t *testing.T) *flakyProxy { return startFlakyProxyTo(t, gatewayURL) }
+
+// startFlakyProxyTo is a flaky proxy in front of the gateway at target.
+func startFlakyProxyTo(t *testing.T, target string) *flakyProxy {
+	upstream, _ := url.Parse(target)
 	reverse := httputil.NewSingleHostReverseProxy(upstream)
 	p := &flakyProxy{gate: make(chan struct{})}
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -60,8 +66,11 @@ func startFlakyProxy(t *testing.T) *flakyProxy {
 				return
 			}
 		}
+		if next.lose {
+			reverse.ServeHTTP(httptest.NewRecorder(), r)
+		}
 		switch {
-		case next.drop:
+		case next.drop || next.lose:
 			conn, _, _ := w.(http.Hijacker).Hijack()
 			conn.Close()
 		case next.status != 0:

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -72,8 +73,11 @@ type request struct {
 }
 
 type transport struct {
-	// baseURL has no trailing slash; request paths start with one.
-	baseURL string
+	// gateways are the configured base URLs (no trailing slash; request paths start with one):
+	// one gateway, or the boxes of a pair (docs/high-availability.md).
+	gateways []string
+	// current is the index of the gateway that answered last: each call starts there.
+	current atomic.Int32
 	apiKey  string
 	http    *http.Client
 	retries int
@@ -92,7 +96,7 @@ func (t *transport) do(ctx context.Context, r request, out any) (http.Header, er
 		body = encoded
 	}
 	for attempt := 1; ; attempt++ {
-		headers, err := t.attempt(ctx, r, body, out)
+		headers, err := t.pass(ctx, r, body, out)
 		if err == nil || !retryable(err, r.policy) || attempt > t.retries {
 			return headers, err
 		}
@@ -119,9 +123,9 @@ func (t *transport) do(ctx context.Context, r request, out any) (http.Header, er
 	}
 }
 
-func (t *transport) attempt(ctx context.Context, r request, body []byte, out any) (http.Header, error) {
+func (t *transport) attempt(ctx context.Context, gateway string, r request, body []byte, out any) (http.Header, error) {
 	// r.path is built from escaped segments (url.PathEscape), so it is joined as text.
-	target := t.baseURL + r.path
+	target := gateway + r.path
 	if len(r.query) > 0 {
 		target += "?" + r.query.Encode()
 	}
@@ -149,12 +153,12 @@ func (t *transport) attempt(ctx context.Context, r request, body []byte, out any
 	}
 	resp, err := t.http.Do(req)
 	if err != nil {
-		return nil, &NetworkError{URL: t.baseURL, Refused: errors.Is(err, syscall.ECONNREFUSED), Err: err}
+		return nil, &NetworkError{URL: gateway, Refused: errors.Is(err, syscall.ECONNREFUSED), Err: err}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return resp.Header, &NetworkError{URL: t.baseURL, Err: err}
+		return resp.Header, &NetworkError{URL: gateway, Err: err}
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		if out != nil && len(raw) > 0 {

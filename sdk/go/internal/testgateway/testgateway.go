@@ -30,40 +30,11 @@ type Gateway struct {
 // Start runs the gateway from the repository at repo and waits until it
 // answers /healthz. Stop it with Stop.
 func Start(repo string) (*Gateway, error) {
-	dataDir, err := os.MkdirTemp("", "klaxon-go-test-")
+	g, err := launch(repo)
 	if err != nil {
 		return nil, err
 	}
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	port := listener.Addr().(*net.TCPAddr).Port
-	listener.Close()
-
-	process := exec.Command("node", "--import", "@swc-node/register/esm-register", "src/main.ts")
-	process.Dir = repo
-	process.Env = append(os.Environ(), "KLAXON_DATA_DIR="+dataDir, fmt.Sprintf("KLAXON_PORT=%d", port), "KLAXON_HOST=127.0.0.1", "KLAXON_LOG_LEVEL=warn", "KLAXON_CONFIG=")
-	var log bytes.Buffer
-	process.Stdout, process.Stderr = &log, &log
-	if err := process.Start(); err != nil {
-		os.RemoveAll(dataDir)
-		return nil, err
-	}
-	g := &Gateway{URL: fmt.Sprintf("http://127.0.0.1:%d", port), dataDir: dataDir, process: process}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if resp, err := http.Get(g.URL + "/healthz"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			g.Stop()
-			return nil, fmt.Errorf("the gateway did not start:\n%s", log.String())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	key, err := os.ReadFile(filepath.Join(dataDir, "initial-admin-key"))
+	key, err := os.ReadFile(filepath.Join(g.dataDir, "initial-admin-key"))
 	if err != nil {
 		g.Stop()
 		return nil, err
@@ -76,6 +47,60 @@ func Start(repo string) (*Gateway, error) {
 	}
 	g.Alice = body["uuid"].(string)
 	return g, nil
+}
+
+// StartStandby runs a gateway as the standby box of a pair whose active is at active
+// (docs/high-availability.md): every API route answers 503 standby with a Link to active. Its copy
+// stays empty (its follower is /bin/true), so it never takes over.
+func StartStandby(repo, active string) (*Gateway, error) {
+	return launch(repo,
+		"KLAXON_REPLICATION_ROLE=standby", "KLAXON_REPLICATION_PEER="+active, "KLAXON_REPLICATION_LITESTREAM=/bin/true",
+		"KLAXON_REPLICATION_REPLICA=/nonexistent/replica", "KLAXON_REPLICATION_INCOMING=/nonexistent/incoming")
+}
+
+// launch starts a gateway process with extra settings in its environment and waits for its /healthz.
+func launch(repo string, settings ...string) (*Gateway, error) {
+	dataDir, err := os.MkdirTemp("", "klaxon-go-test-")
+	if err != nil {
+		return nil, err
+	}
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	process := exec.Command("node", "--import", "@swc-node/register/esm-register", "src/main.ts")
+	process.Dir = repo
+	process.Env = append(os.Environ(), "KLAXON_DATA_DIR="+dataDir, fmt.Sprintf("KLAXON_PORT=%d", port), "KLAXON_HOST=127.0.0.1", "KLAXON_LOG_LEVEL=warn", "KLAXON_CONFIG=")
+	process.Env = append(process.Env, settings...)
+	var log bytes.Buffer
+	process.Stdout, process.Stderr = &log, &log
+	if err := process.Start(); err != nil {
+		os.RemoveAll(dataDir)
+		return nil, err
+	}
+	g := &Gateway{URL: fmt.Sprintf("http://127.0.0.1:%d", port), dataDir: dataDir, process: process}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if resp, err := http.Get(g.URL + "/healthz"); err == nil {
+			resp.Body.Close()
+			return g, nil
+		}
+		if time.Now().After(deadline) {
+			g.Stop()
+			return nil, fmt.Errorf("the gateway did not start:\n%s", log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// FreePort is a loopback port nothing listens on (a box that is down, once it is not started).
+func FreePort() (int, error) {
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer listener.Close()
+	return listener.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Stop ends the gateway (SIGTERM, as systemd stops it) and removes its data dir.
