@@ -52,7 +52,7 @@ const (
 )
 
 var globalFlags = []flagSpec{
-	{name: "url", value: "URL", help: "the gateway (default: $KLAXON_URL, else " + defaultURL + ")"},
+	{name: "url", value: "URL", repeatable: true, help: "the gateway; repeat it (or list URLs with commas) for the two boxes of a pair (default: $KLAXON_URL, else " + defaultURL + ")"},
 	{name: "api-key", value: "KEY", help: "the API key (default: $KLAXON_API_KEY)"},
 	{name: "json", help: "print the API's JSON instead of the human form"},
 	{name: "retries", value: "N", help: fmt.Sprintf("repeats after a server or network error (default: $KLAXON_RETRIES, else %d)", defaultRetries)},
@@ -187,19 +187,25 @@ func wholeNumber(raw, name string, fallback int) (int, error) {
 
 // connection is how every request of this run reaches the gateway.
 type connection struct {
-	baseURL string
-	retries int
-	timeout time.Duration
-	onRetry func(attempt int, wait time.Duration, err error)
+	// gateways are the boxes to try, in order (docs/clients.md, "Two boxes").
+	gateways []string
+	retries  int
+	timeout  time.Duration
+	onRetry  func(attempt int, wait time.Duration, err error)
 }
 
 func (in *invocation) connection() (connection, error) {
-	baseURL := in.flagOrEnv("url", "KLAXON_URL")
-	if baseURL == "" {
-		baseURL = defaultURL
+	gateways := klaxon.SplitURLs(strings.Join(in.list("url"), ","))
+	if len(gateways) == 0 {
+		gateways = klaxon.SplitURLs(in.console.env("KLAXON_URL"))
 	}
-	if parsed, err := url.Parse(baseURL); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
-		return connection{}, usageError("the gateway URL must start with http:// or https://, got %q", baseURL)
+	if len(gateways) == 0 {
+		gateways = []string{defaultURL}
+	}
+	for _, gateway := range gateways {
+		if parsed, err := url.Parse(gateway); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+			return connection{}, usageError("the gateway URL must start with http:// or https://, got %q", gateway)
+		}
 	}
 	retries, err := wholeNumber(in.flagOrEnv("retries", "KLAXON_RETRIES"), "--retries", defaultRetries)
 	if err != nil {
@@ -213,7 +219,7 @@ func (in *invocation) connection() (connection, error) {
 	onRetry := func(attempt int, wait time.Duration, err error) {
 		fmt.Fprintf(in.console.stderr, "retrying in %.1f s (attempt %d of %d): %s\n", wait.Seconds(), attempt, attempts, strings.SplitN(asFailure(err).message, "\n", 2)[0])
 	}
-	return connection{baseURL: baseURL, retries: retries, timeout: time.Duration(timeout) * time.Second, onRetry: onRetry}, nil
+	return connection{gateways: gateways, retries: retries, timeout: time.Duration(timeout) * time.Second, onRetry: onRetry}, nil
 }
 
 // libraryRetries is the library's form of a retry count: its 0 means the default, a negative none.
@@ -234,7 +240,7 @@ func (in *invocation) client() (*klaxon.Client, error) {
 	if key == "" {
 		return nil, &cliError{message: "no API key: pass --api-key or set KLAXON_API_KEY", code: exitAuth}
 	}
-	return klaxon.NewWithOptions(klaxon.Options{URL: conn.baseURL, APIKey: key, Retries: conn.libraryRetries(), Timeout: conn.timeout, OnRetry: conn.onRetry})
+	return klaxon.NewWithOptions(klaxon.Options{URLs: conn.gateways, APIKey: key, Retries: conn.libraryRetries(), Timeout: conn.timeout, OnRetry: conn.onRetry})
 }
 
 // secrets are the credentials this run was given, in any of their forms, so no message can echo them.

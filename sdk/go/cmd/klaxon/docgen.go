@@ -42,7 +42,7 @@ func manPage() string {
 	manFlags(&b, globalFlags)
 	b.WriteString(".SH ENVIRONMENT\n")
 	for _, variable := range [][2]string{
-		{"KLAXON_URL", "the gateway, when --url is not given (default " + defaultURL + ")"},
+		{"KLAXON_URL", "the gateway, when --url is not given (default " + defaultURL + "); for the two boxes of a pair both URLs, separated by a comma: a request moves on to the other box when one is down or answers as the standby, with the same Idempotency-Key"},
 		{"KLAXON_API_KEY", "the API key, when --api-key is not given"},
 		{"KLAXON_RETRIES", "repeats after a server or network error, when --retries is not given"},
 		{"KLAXON_INTEGRATION_ID", "the generic integration of fire and resolve, when --integration is not given"},

@@ -26,7 +26,7 @@ func (in *invocation) integration() (*klaxon.Integration, error) {
 	if secret == "" {
 		return nil, &cliError{message: "no integration secret: pass --secret or set KLAXON_INTEGRATION_SECRET", code: exitAuth}
 	}
-	integration, err := klaxon.NewIntegration(klaxon.IntegrationOptions{URL: conn.baseURL, ID: id, Secret: secret, Retries: conn.libraryRetries(), Timeout: conn.timeout, OnRetry: conn.onRetry})
+	integration, err := klaxon.NewIntegration(klaxon.IntegrationOptions{URLs: conn.gateways, ID: id, Secret: secret, Retries: conn.libraryRetries(), Timeout: conn.timeout, OnRetry: conn.onRetry})
 	if err != nil {
 		return nil, &cliError{message: "the integration secret must be whsec_ followed by base64", code: exitAuth}
 	}

@@ -19,6 +19,8 @@ import (
 var (
 	gateway     *testgateway.Gateway
 	integration struct{ id, secret string }
+	// standby stands by as the other box of gateway's pair: 503 standby, Link to gateway.
+	standby *testgateway.Gateway
 )
 
 func TestMain(m *testing.M) {
@@ -54,6 +56,11 @@ func runTests(m *testing.M) int {
 	}
 	defer started.Stop()
 	gateway = started
+	if standby, err = testgateway.StartStandby(repo, gateway.URL); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer standby.Stop()
 	status, body := gateway.Call("POST", "/api/v1/integrations", map[string]any{"name": "tank-sensors", "kind": "generic", "target": gateway.Alice})
 	if status != 201 {
 		fmt.Fprintf(os.Stderr, "integration not created: %d %v\n", status, body)
