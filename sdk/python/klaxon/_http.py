@@ -11,8 +11,9 @@ import urllib.parse
 import urllib.request
 from email.utils import parsedate_to_datetime
 from http.client import HTTPException
-from typing import Any, Callable, Dict, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Set
 
+from ._failover import active_link, moves_on, next_gateway
 from .errors import KlaxonError, NetworkError, ServerError, error_from_problem
 
 #: Repeating cannot change the outcome: reads, sends with an Idempotency-Key, ack, resolve, merge patches.
@@ -55,9 +56,11 @@ class Answer:
 
 
 class Transport:
+    """Requests to one gateway, or to the boxes of a pair tried in order (``base_urls``)."""
+
     def __init__(
         self,
-        base_url: str,
+        base_urls: Sequence[str],
         api_key: str,
         timeout: float,
         retries: int,
@@ -65,7 +68,9 @@ class Transport:
         rand: Callable[[], float] = random.random,
         user_agent: str = "klaxon-python",
     ) -> None:
-        self._base_url = base_url.rstrip("/") + "/"
+        self._gateways = [base_url.rstrip("/") + "/" for base_url in base_urls]
+        # The box that answered last: each call starts there.
+        self._current = 0
         self._api_key = api_key
         self._timeout = timeout
         self._retries = max(0, retries)
@@ -87,7 +92,7 @@ class Transport:
         attempt = 1
         while True:
             try:
-                return self._attempt(method, path, query, body, headers)
+                return self._pass(method, path, query, body, headers, retry == IDEMPOTENT)
             except KlaxonError as failure:
                 if not _retryable(failure, retry) or attempt >= attempts:
                     raise
@@ -96,12 +101,35 @@ class Transport:
                 self._sleep(max(backoff_seconds(attempt, self._rand), failure.retry_after or 0.0))
                 attempt += 1
 
-    def _url(self, path: str, query: Optional[Mapping[str, Optional[str]]]) -> str:
-        url = urllib.parse.urljoin(self._base_url, path.lstrip("/"))
+    def _pass(self, method: str, path: str, query: Optional[Mapping[str, Optional[str]]], body: Any, headers: Optional[Mapping[str, str]], idempotent: bool) -> Answer:
+        """One attempt: from the box that answered last, moving on while a box cannot serve it
+        (down, or the standby) with the same body and Idempotency-Key, so a send lands once."""
+        tried: Set[int] = set()
+        at = self._current
+        while True:
+            tried.add(at)
+            try:
+                answer = self._attempt(self._gateways[at], method, path, query, body, headers)
+            except KlaxonError as failure:
+                if not moves_on(failure, idempotent):
+                    if not isinstance(failure, NetworkError):
+                        self._current = at
+                    raise
+                following = next_gateway(self._gateways, at, failure.active, tried)
+                if following is None:
+                    raise
+                at = following
+                continue
+            self._current = at
+            return answer
+
+    @staticmethod
+    def _url(gateway: str, path: str, query: Optional[Mapping[str, Optional[str]]]) -> str:
+        url = urllib.parse.urljoin(gateway, path.lstrip("/"))
         params = {name: value for name, value in (query or {}).items() if value not in (None, "")}
         return url + ("?" + urllib.parse.urlencode(params) if params else "")
 
-    def _attempt(self, method: str, path: str, query: Optional[Mapping[str, Optional[str]]], body: Any, headers: Optional[Mapping[str, str]]) -> Answer:
+    def _attempt(self, gateway: str, method: str, path: str, query: Optional[Mapping[str, Optional[str]]], body: Any, headers: Optional[Mapping[str, str]]) -> Answer:
         all_headers: Dict[str, str] = {
             "Accept": "application/json, application/problem+json",
             "User-Agent": self._user_agent,
@@ -112,17 +140,18 @@ class Transport:
             data = json.dumps(body).encode("utf-8")
             all_headers["Content-Type"] = "application/json"
         all_headers.update(headers or {})
-        request = urllib.request.Request(self._url(path, query), data=data, method=method, headers=all_headers)
+        request = urllib.request.Request(self._url(gateway, path, query), data=data, method=method, headers=all_headers)
         try:
             with urllib.request.urlopen(request, timeout=self._timeout) as response:
                 return Answer(response.status, response.headers, _parse(response.read()))
         except urllib.error.HTTPError as error:
             with error:
                 raw = error.read()
-            raise error_from_problem(error.code, _parse(raw), error.reason, parse_retry_after(error.headers.get("Retry-After"))) from None
+            retry_after = parse_retry_after(error.headers.get("Retry-After"))
+            raise error_from_problem(error.code, _parse(raw), error.reason, retry_after, active_link(error.headers.get_all("Link") or [])) from None
         except (urllib.error.URLError, socket.timeout, ConnectionError, HTTPException, OSError) as error:
             reason = getattr(error, "reason", error)
-            raise NetworkError(f"cannot reach the gateway at {self._base_url}: {reason}", refused=isinstance(reason, ConnectionRefusedError)) from None
+            raise NetworkError(f"cannot reach the gateway at {gateway}: {reason}", refused=isinstance(reason, ConnectionRefusedError)) from None
 
 
 def _retryable(failure: KlaxonError, policy: str) -> bool:

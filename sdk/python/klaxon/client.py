@@ -7,8 +7,9 @@ import os
 import urllib.parse
 import uuid as uuid_module
 from datetime import datetime
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
+from ._failover import split_urls
 from ._http import CREATE, IDEMPOTENT, Transport
 from .models import MaintenanceWindow, Notification, OnCall, Recipient
 
@@ -39,26 +40,36 @@ def _instant(value: datetime) -> str:
 
 
 class Client:
-    """A client for one Klaxon gateway.
+    """A client for one Klaxon gateway, or for the two boxes of a pair.
 
     ``url`` and ``api_key`` default to the ``KLAXON_URL`` and ``KLAXON_API_KEY`` environment
-    variables (the URL then to http://127.0.0.1:8080). Failed calls are retried on network errors,
+    variables (the URL then to http://127.0.0.1:8080). For a pair, ``url`` is a list of both boxes'
+    URLs (or one string, or ``KLAXON_URL``, with the URLs separated by commas): a call moves on from
+    a box that is down or answers as the standby, to the box the standby names when it is one of
+    these, and the box that answered is where the next call starts. Failed calls are retried on network errors,
     429 and 5xx with backoff (``retries`` repeats); a send carries one Idempotency-Key reused by
     every repeat, so a retry never pages twice. Errors raise :class:`klaxon.KlaxonError` subclasses.
     """
 
-    def __init__(self, url: Optional[str] = None, api_key: Optional[str] = None, *, timeout: float = 10.0, retries: int = 3) -> None:
-        self.url = url or os.environ.get("KLAXON_URL") or DEFAULT_URL
+    def __init__(self, url: Union[str, Sequence[str], None] = None, api_key: Optional[str] = None, *, timeout: float = 10.0, retries: int = 3) -> None:
+        if url is None or isinstance(url, str):
+            listed = split_urls(url or os.environ.get("KLAXON_URL") or DEFAULT_URL)
+        else:
+            listed = list(url)
+        #: The configured gateways, in the order they are tried; ``url`` is the first.
+        self.urls = listed or [DEFAULT_URL]
+        self.url = self.urls[0]
         key = api_key or os.environ.get("KLAXON_API_KEY")
         if not key:
             raise ValueError("no API key: pass api_key= or set KLAXON_API_KEY")
-        if not self.url.startswith(("http://", "https://")):
-            raise ValueError(f"the gateway URL must start with http:// or https://, got {self.url!r}")
-        self._http = Transport(self.url, key, timeout, retries)
+        for gateway in self.urls:
+            if not gateway.startswith(("http://", "https://")):
+                raise ValueError(f"the gateway URL must start with http:// or https://, got {gateway!r}")
+        self._http = Transport(self.urls, key, timeout, retries)
 
     def __repr__(self) -> str:
         # Never the key.
-        return f"Client(url={self.url!r})"
+        return f"Client(url={self.url!r})" if len(self.urls) == 1 else f"Client(urls={self.urls!r})"
 
     # Notifications
 

@@ -32,6 +32,7 @@ class KlaxonError(Exception):
         code: Optional[str] = None,
         errors: Optional[List[FieldError]] = None,
         retry_after: Optional[float] = None,
+        active: Optional[str] = None,
     ) -> None:
         self.title = title
         self.status = status
@@ -41,6 +42,8 @@ class KlaxonError(Exception):
         self.code = code
         self.errors: List[FieldError] = errors or []
         self.retry_after = retry_after
+        #: The URL a standby's ``Link: <...>; rel="active"`` names as the active box, else None.
+        self.active = active
         super().__init__(self._message())
 
     def _message(self) -> str:
@@ -101,7 +104,7 @@ _BY_STATUS: Dict[int, Type[KlaxonError]] = {
 }
 
 
-def error_from_problem(status: int, body: Any, reason: str, retry_after: Optional[float]) -> KlaxonError:
+def error_from_problem(status: int, body: Any, reason: str, retry_after: Optional[float], active: Optional[str] = None) -> KlaxonError:
     """The exception for a non-2xx answer; a body that is not problem+json (a proxy's page) still gives one."""
     problem: Mapping[str, Any] = body if isinstance(body, dict) else {}
     cls = _BY_STATUS.get(status, ServerError if status >= 500 else KlaxonError)
@@ -115,4 +118,5 @@ def error_from_problem(status: int, body: Any, reason: str, retry_after: Optiona
         code=problem.get("code"),
         errors=errors,
         retry_after=retry_after,
+        active=active,
     )

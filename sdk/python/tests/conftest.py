@@ -51,38 +51,66 @@ class Gateway:
             return error.code, json.loads(error.read() or b"null")
 
 
+class Process:
+    """A gateway process started from the repository with extra settings in its environment."""
+
+    def __init__(self, **settings: str) -> None:
+        self.data_dir = tempfile.mkdtemp(prefix="klaxon-pytest-")
+        port = free_port()
+        env = dict(os.environ, KLAXON_DATA_DIR=self.data_dir, KLAXON_PORT=str(port), KLAXON_HOST="127.0.0.1", KLAXON_LOG_LEVEL="warn", **settings)
+        env.pop("KLAXON_CONFIG", None)
+        self.log = open(Path(self.data_dir) / "gateway.log", "wb")
+        self.process = subprocess.Popen(["node", "--import", "@swc-node/register/esm-register", "src/main.ts"], cwd=REPO, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        self.url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the gateway exited with {self.process.returncode}: {(Path(self.data_dir) / 'gateway.log').read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.process.kill()
+                    raise RuntimeError("the gateway did not start in time")
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def gateway() -> Iterator[Gateway]:
-    data_dir = tempfile.mkdtemp(prefix="klaxon-pytest-")
-    port = free_port()
-    env = dict(os.environ, KLAXON_DATA_DIR=data_dir, KLAXON_PORT=str(port), KLAXON_HOST="127.0.0.1", KLAXON_LOG_LEVEL="warn")
-    env.pop("KLAXON_CONFIG", None)
-    log = open(Path(data_dir) / "gateway.log", "wb")
-    process = subprocess.Popen(["node", "--import", "@swc-node/register/esm-register", "src/main.ts"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + START_TIMEOUT_SECONDS
-    while True:
-        if process.poll() is not None:
-            raise RuntimeError(f"the gateway exited with {process.returncode}: {(Path(data_dir) / 'gateway.log').read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(url + "/healthz", timeout=1):
-                break
-        except OSError:
-            if time.monotonic() > deadline:
-                process.kill()
-                raise RuntimeError("the gateway did not start in time")
-            time.sleep(0.2)
-    admin_key = (Path(data_dir) / "initial-admin-key").read_text().strip()
+    started = Process()
     try:
-        yield Gateway(url, admin_key, data_dir)
+        admin_key = (Path(started.data_dir) / "initial-admin-key").read_text().strip()
+        yield Gateway(started.url, admin_key, started.data_dir)
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
-        shutil.rmtree(data_dir, ignore_errors=True)
+        started.stop()
+
+
+@pytest.fixture(scope="session")
+def standby(gateway: Gateway) -> Iterator[str]:
+    """The URL of a second gateway standing by as the other box of ``gateway``'s pair
+    (docs/high-availability.md): every API route answers 503 standby with a Link to ``gateway``.
+    Its copy stays empty (its follower is /bin/true), so it never takes over."""
+    started = Process(
+        KLAXON_REPLICATION_ROLE="standby",
+        KLAXON_REPLICATION_PEER=gateway.url,
+        KLAXON_REPLICATION_LITESTREAM="/bin/true",
+        KLAXON_REPLICATION_REPLICA="/nonexistent/replica",
+        KLAXON_REPLICATION_INCOMING="/nonexistent/incoming",
+    )
+    try:
+        yield started.url
+    finally:
+        started.stop()
 
 
 @pytest.fixture()

@@ -12,7 +12,8 @@ import pytest
 
 from klaxon import Client, NetworkError, ServerError
 
-Action = Union[str, Dict[str, Any]]  # "forward", "drop", or {"status", "headers", "body"}
+# "forward", "drop", "lose" (forward, then drop the connection instead of answering), or {"status", "headers", "body"}
+Action = Union[str, Dict[str, Any]]
 
 
 class FlakyProxy:
@@ -51,6 +52,10 @@ class FlakyProxy:
                 except urllib.error.HTTPError as error:
                     response = error
                 payload = response.read()
+                if action == "lose":
+                    self.close_connection = True
+                    self.connection.close()
+                    return
                 self.send_response(response.status if hasattr(response, "status") else response.code)
                 for name, value in response.headers.items():
                     if name.lower() not in ("content-length", "transfer-encoding", "connection"):
