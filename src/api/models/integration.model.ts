@@ -35,7 +35,7 @@ export class TextRuleModel {
   @Required()
   @Enum(...RULE_MATCHES)
   @Description(
-    "contains: the text includes pattern; regex: a JavaScript regular expression (50 ms limit). Case is ignored"
+    "contains: the text includes pattern; regex: a JavaScript regular expression (250 ms limit). Case is ignored"
   )
   match: string;
   @Required() @MinLength(1) @MaxLength(500) pattern: string;
