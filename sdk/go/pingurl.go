@@ -49,8 +49,8 @@ func (p *PingURL) Start(ctx context.Context) (*PingAnswer, error) {
 }
 
 // Fail says the job failed: the heartbeat goes down and pages at once. The exit
-// code goes along in the JSON body for the record (the gateway accepts a JSON
-// body on a ping and does not read it yet).
+// code goes along in the JSON body, and the gateway names it in the page
+// ("reported a failure (exit code 3)").
 func (p *PingURL) Fail(ctx context.Context, exitCode int) (*PingAnswer, error) {
 	return p.signal(ctx, "/fail", map[string]int{"exit_code": exitCode})
 }

@@ -51,8 +51,8 @@ export type HeartbeatEvent =
   | {type: "ping"}
   /** A run began; it must end (ping or fail) within the grace time. */
   | {type: "start"}
-  /** The job reported failure: down at once. */
-  | {type: "fail"}
+  /** The job reported failure: down at once, with the wrapped command's exit code when the caller sent it. */
+  | {type: "fail"; exit_code?: number}
   /** The sweep found the heartbeat due. */
   | {type: "due"}
   | {type: "pause"}
@@ -63,7 +63,7 @@ export type HeartbeatEvent =
   | {type: "restart"};
 
 export type HeartbeatEffect =
-  | {type: "page"; reason: "missed" | "failed"}
+  | {type: "page"; reason: "missed" | "failed"; exit_code?: number}
   | {type: "resolve"}
   /** A status change worth the audit log (every one but a ping that keeps it up). */
   | {type: "status_changed"; from: HeartbeatStatus; to: HeartbeatStatus};
@@ -140,7 +140,8 @@ function upAfterPing(state: HeartbeatState, timing: HeartbeatTiming, now: number
 function down(
   state: HeartbeatState,
   reason: "missed" | "failed",
-  patch: Partial<HeartbeatState> = {}
+  patch: Partial<HeartbeatState> = {},
+  exitCode?: number
 ): HeartbeatTransition {
   const next: HeartbeatState = {
     ...state,
@@ -151,7 +152,7 @@ function down(
     last_start_at: null,
     paged: true
   };
-  return changed(state, next, [{type: "page", reason}]);
+  return changed(state, next, [{type: "page", reason, ...(exitCode === undefined ? {} : {exit_code: exitCode})}]);
 }
 
 /**
@@ -173,7 +174,7 @@ export function transition(
       return upAfterPing(state, timing, now);
     case "fail":
       if (state.status === "down") return unchanged({...state, last_ping_at: now, last_start_at: null});
-      return down(state, "failed", {last_ping_at: now});
+      return down(state, "failed", {last_ping_at: now}, event.exit_code);
     case "start": {
       // A paused or down heartbeat has no deadline for a run to miss; the start is only recorded.
       if (state.status === "paused" || state.status === "down") return unchanged({...state, last_start_at: now});

@@ -108,6 +108,27 @@ describe("heartbeats API", () => {
     expect(await statusOf("backup-job")).toBe("up");
   });
 
+  it("names the failed command's exit code in the page, and never refuses a failure for its body", async () => {
+    const {ping_url: url} = await createHeartbeat("db-dump");
+    await gw.call("POST", pingPath(url), {key: null});
+    const failed = await gw.call("POST", `${pingPath(url)}/fail`, {key: null, body: {exit_code: 3}});
+    expect(failed.status).toBe(200);
+    expect((await pagesOf("db-dump"))[0].message).toBe("Heartbeat db-dump reported a failure (exit code 3)");
+    const audit = await gw.call("GET", "/api/v1/audit?subject_id=db-dump");
+    expect(audit.body.items.find((entry: {action: string}) => entry.action === "heartbeat.down").detail).toMatchObject({
+      reason: "failed",
+      exit_code: 3
+    });
+
+    // A body with no plausible code still records the failure, with the plain message.
+    const {ping_url: other} = await createHeartbeat("db-vacuum");
+    await gw.call("POST", pingPath(other), {key: null});
+    const odd = await gw.call("POST", `${pingPath(other)}/fail`, {key: null, body: {exit_code: "segfault"}});
+    expect(odd.status).toBe(200);
+    expect(odd.body.status).toBe("down");
+    expect((await pagesOf("db-vacuum"))[0].message).toBe("Heartbeat db-vacuum reported a failure");
+  });
+
   it("pages when a started run does not finish within the grace time", async () => {
     const {ping_url: url} = await createHeartbeat("nightly-export", {period_seconds: 86_400, grace_seconds: 300});
     await gw.call("GET", pingPath(url), {key: null});

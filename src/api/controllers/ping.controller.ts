@@ -15,23 +15,31 @@ import {Public} from "../auth/public.js";
 import {Lane} from "../fast-lane/lane.js";
 import {writeAnswer} from "../http/write-json.js";
 
+const PING_DESCRIPTION =
+  "No API key: the unguessable token in the path is the credential. A POST may carry no body or a JSON body (which is ignored).";
+
 /** GET, HEAD and POST on one path: devices use whichever their HTTP client makes easiest. */
-function PingRoute(path: string, summary: string) {
+function PingRoute(path: string, summary: string, description = PING_DESCRIPTION) {
   return combineMethodDecorators(
     Get(path),
     Head(path),
     Post(path),
     Lane(),
     Summary(summary),
-    Description(
-      "No API key: the unguessable token in the path is the credential. A POST may carry no body or a JSON body (which is ignored)."
-    ),
+    Description(description),
     Returns(200, PingAnswerModel),
     Returns(404, ProblemModel).Description("No heartbeat has this token"),
     Returns(429, ProblemModel).Description(
       "Too many unknown tokens from this address (a valid token still passes); see Retry-After"
     )
   );
+}
+
+/** The exit code a failure's JSON body names, when it is a plausible one; the body is read by the pipeline, not checked. */
+function exitCodeOf(request: IncomingMessage): number | undefined {
+  const body = (request as {body?: unknown}).body;
+  const code = typeof body === "object" && body !== null ? (body as {exit_code?: unknown}).exit_code : undefined;
+  return typeof code === "number" && Number.isInteger(code) && code >= 0 && code <= 255 ? code : undefined;
 }
 
 /** The keyless ping URLs of heartbeats (`ping_url`), for devices that cannot set headers. */
@@ -52,9 +60,13 @@ export class PingController {
     return this.signal(token, "start", request, response);
   }
 
-  @PingRoute("/:token/fail", "The job failed: the heartbeat goes down and pages at once")
+  @PingRoute(
+    "/:token/fail",
+    "The job failed: the heartbeat goes down and pages at once",
+    'No API key: the unguessable token in the path is the credential. A POST may carry `{"exit_code": N}` (an integer from 0 to 255, as `klaxon heartbeat <url> -- <command>` sends it), which the page names; any other body is ignored, so a failure is never refused for what it carries.'
+  )
   fail(@PathParams("token") token: string, @Req() request: IncomingMessage, @Res() response: ServerResponse) {
-    return this.signal(token, "fail", request, response);
+    return this.signal(token, "fail", request, response, exitCodeOf(request));
   }
 
   // Guessing tokens counts against the address exactly like guessing API keys; a valid token always passes.
@@ -62,9 +74,10 @@ export class PingController {
     token: string,
     kind: PingKind,
     request: IncomingMessage,
-    response: ServerResponse
+    response: ServerResponse,
+    exitCode?: number
   ): Promise<void> {
-    const answer = await this.heartbeats.pingByToken(token, kind);
+    const answer = await this.heartbeats.pingByToken(token, kind, exitCode);
     if (!answer) {
       this.runtime.authenticationFailed(clientAddress(request), token, response);
       throw new AppError("not_found", "no heartbeat has this ping URL");

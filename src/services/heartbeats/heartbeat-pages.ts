@@ -1,4 +1,4 @@
-import type {HeartbeatDefinition} from "../../domain/heartbeat.js";
+import type {HeartbeatDefinition, HeartbeatEffect} from "../../domain/heartbeat.js";
 import {SYSTEM_ACTOR} from "../../domain/actor.js";
 import {isoTimestamp} from "../../lib/clock.js";
 import type {Logger} from "../../lib/logger.js";
@@ -22,12 +22,12 @@ export class HeartbeatPages {
   async page(
     definition: HeartbeatDefinition,
     before: StoredHeartbeatState,
-    reason: "missed" | "failed"
+    {reason, exit_code}: Extract<HeartbeatEffect, {type: "page"}>
   ): Promise<string | null> {
     const lastPing = before.last_ping_at === null ? "never pinged" : `last ping ${isoTimestamp(before.last_ping_at)}`;
     const message =
       reason === "failed"
-        ? `Heartbeat ${definition.name} reported a failure`
+        ? `Heartbeat ${definition.name} reported a failure${exit_code === undefined ? "" : ` (exit code ${exit_code})`}`
         : `Heartbeat ${definition.name} is down: no ping in time (${lastPing})`;
     try {
       const outcome = await this.notifications.send(

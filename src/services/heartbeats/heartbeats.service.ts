@@ -210,16 +210,18 @@ export class HeartbeatsService {
     });
   }
 
-  /** A ping with a key, by name. */
-  async ping(name: string, kind: PingKind, actor: Actor): Promise<PingAnswer> {
-    return this.pingAnswer(await this.apply(name, {type: kind}, actor));
+  /** A ping with a key, by name; a failure may name the failed command's exit code. */
+  async ping(name: string, kind: PingKind, actor: Actor, exitCode?: number): Promise<PingAnswer> {
+    const event: HeartbeatEvent =
+      kind === "fail" && exitCode !== undefined ? {type: "fail", exit_code: exitCode} : {type: kind};
+    return this.pingAnswer(await this.apply(name, event, actor));
   }
 
   /** A keyless ping through the ping URL; null when no heartbeat has this token. */
-  async pingByToken(token: string, kind: PingKind): Promise<PingAnswer | null> {
+  async pingByToken(token: string, kind: PingKind, exitCode?: number): Promise<PingAnswer | null> {
     const definition = this.deps.definitions.all().find((candidate) => tokensEqual(token, candidate.ping_token));
     if (!definition) return null;
-    return this.ping(definition.name, kind, SYSTEM_ACTOR);
+    return this.ping(definition.name, kind, SYSTEM_ACTOR, exitCode);
   }
 
   /**
@@ -322,7 +324,7 @@ export class HeartbeatsService {
     const {state, effects} = transition(stored, event, timingOf(definition), nowMs);
     let notificationId = stored.notification_id;
     for (const effect of effects) {
-      if (effect.type === "page") notificationId = await this.pages.page(definition, stored, effect.reason);
+      if (effect.type === "page") notificationId = await this.pages.page(definition, stored, effect);
       if (effect.type === "resolve" && notificationId !== null) {
         await this.pages.resolve(definition.name, notificationId);
         notificationId = null;
@@ -339,7 +341,11 @@ export class HeartbeatsService {
           actor,
           `heartbeat.${effect.to}`,
           {type: "heartbeat", id: definition.name},
-          {from: effect.from, ...(reason ? {reason: reason.reason, notification_id: notificationId} : {})}
+          {
+            from: effect.from,
+            ...(reason ? {reason: reason.reason, notification_id: notificationId} : {}),
+            ...(reason?.exit_code === undefined ? {} : {exit_code: reason.exit_code})
+          }
         );
       }
     });
