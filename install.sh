@@ -5,6 +5,9 @@
 #   sudo ./install.sh --offline FILE       install or upgrade from a release tarball (npm run package)
 #   sudo ./install.sh --uninstall          remove the app; keep config and data
 #   sudo ./install.sh --uninstall --purge  remove config, data and the klaxon user as well
+#   sudo ./install.sh --role active|standby --peer URL --peer-host-key KEY [--litestream PATH]
+#                     [--box-name NAME] [--replica sftp://user@host:port/path] [--peer-key KEY]
+#                                          one of two boxes (docs/high-availability.md#install)
 #   ./install.sh --root DIR [...]          stage everything into DIR instead of /: no systemctl,
 #                                          no useradd, no apt; the commands are written to
 #                                          DIR/klaxon-install.plan (tests, image builders)
@@ -36,9 +39,18 @@ PURGE=0
 die() { echo "install.sh: $*" >&2; exit 1; }
 say() { echo "klaxon: $*"; }
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+
+# shellcheck source=install-roles.sh
+. "$(dirname "$0")/install-roles.sh"
 
 while [ $# -gt 0 ]; do
+  role_option "$1" "${2-}"
+  if [ "$ROLE_USED" = 1 ]; then
+    [ $# -ge 2 ] || die "$1 needs a value"
+    shift 2
+    continue
+  fi
   case "$1" in
     --root) ROOT=${2:?--root needs a directory}; shift 2 ;;
     --offline) OFFLINE=${2:?--offline needs a release tarball}; shift 2 ;;
@@ -69,6 +81,8 @@ at() { printf '%s%s' "$ROOT" "$1"; }
 act() {
   if [ -n "$ROOT" ]; then echo "$*" >>"$PLAN"; else "$@"; fi
 }
+
+check_role_options
 
 check_os() {
   [ -r /etc/os-release ] || die "cannot tell which OS this is (/etc/os-release is missing); Klaxon supports Debian, Ubuntu and Raspberry Pi OS"
@@ -107,6 +121,8 @@ install_packages() {
     [ ${#missing[@]} -eq 0 ] || say "offline install: ${missing[*]} not installed; Telegram voice notes need them (apt-get install ${missing[*]} from a local mirror or .deb files)"
     return
   fi
+  # Two boxes ship to each other's sshd over SFTP.
+  [ -z "$ROLE" ] || PACKAGES+=(openssh-server)
   act env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${PACKAGES[@]}"
 }
 
@@ -186,13 +202,19 @@ install_app() {
 }
 
 # An unedited config is replaced by the new sample; an edited one is kept, with the new sample
-# beside it. "Unedited" means byte-identical to the sample the previous install put there.
+# beside it. "Unedited" means byte-identical to the sample the previous install put there. With
+# --role, "the sample" is the sample with the role's settings, and an edited config gets them too.
 install_config() {
   local dir config sample previous
   dir=$(at "$CONFIG_DIR")
   config="$dir/klaxon.yaml"
   sample="$SOURCE/config/klaxon.yaml"
   previous="$1"
+  if [ -n "$ROLE" ]; then
+    with_role_settings "$sample" "$WORK/role-sample.yaml"
+    sample="$WORK/role-sample.yaml"
+    [ -z "$previous" ] || { with_role_settings "$previous" "$WORK/role-previous.yaml" && previous="$WORK/role-previous.yaml"; }
+  fi
   mkdir -p "$dir"
   chmod 0750 "$dir"
   act chown root:"$SERVICE_USER" "$CONFIG_DIR"
@@ -202,6 +224,11 @@ install_config() {
   elif ! cmp -s "$config" "$sample"; then
     install -m 0640 "$sample" "$config.dist"
     say "kept your edited $CONFIG_DIR/klaxon.yaml; the new release's sample is $CONFIG_DIR/klaxon.yaml.dist"
+  fi
+  if [ -n "$ROLE" ]; then
+    with_role_settings "$config" "$WORK/role-config.yaml"
+    # cat, not mv: the file keeps its mode and owner.
+    cmp -s "$WORK/role-config.yaml" "$config" || cat "$WORK/role-config.yaml" >"$config"
   fi
   act chown root:"$SERVICE_USER" "$CONFIG_DIR/klaxon.yaml"
   if [ ! -f "$dir/klaxon.env" ]; then
@@ -288,6 +315,7 @@ do_install() {
   install_app
   install_config "$previous_sample"
   install_data_dir
+  [ -z "$ROLE" ] || install_role
   install_udev_rule
   install_unit
   local host
@@ -297,6 +325,7 @@ do_install() {
   say "initial admin API key (first install only): sudo cat $DATA_DIR/initial-admin-key"
   say "settings: $CONFIG_DIR/klaxon.yaml, secrets: $CONFIG_DIR/klaxon.env; then: systemctl restart klaxon"
   say "check the installation: sudo -u $SERVICE_USER KLAXON_CONFIG=$CONFIG_DIR/klaxon.yaml klaxon-admin doctor"
+  [ -z "$ROLE" ] || print_role_steps
   [ -z "$ROOT" ] || say "staged into $ROOT; the commands an install would run are in $PLAN"
 }
 

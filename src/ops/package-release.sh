@@ -64,7 +64,7 @@ rm -rf "$stage/dist/cli"
 node src/cli/build.mjs --out "$stage/dist/klaxon-admin.cjs" >/dev/null
 install -D -m 0755 src/ops/klaxon-admin.sh "$stage/bin/klaxon-admin"
 
-cp package.json package-lock.json README.md install.sh "$stage/"
+cp package.json package-lock.json README.md install.sh install-roles.sh "$stage/"
 cp config/klaxon.yaml "$stage/config/"
 cp systemd/klaxon.service "$stage/systemd/"
 cp docs/*.md "$stage/docs/"
