@@ -188,6 +188,19 @@ install_role() {
   install_sshd_snippet
 }
 
+# --uninstall: the peer may no longer ship here; --purge also drops what it shipped and its user.
+# The Litestream binary stays: it may have been on the box before.
+uninstall_role() {
+  if [ -f "$(at "$SSHD_SNIPPET")" ]; then
+    rm -f "$(at "$SSHD_SNIPPET")"
+    act systemctl reload ssh.service
+  fi
+  if [ "$PURGE" = 1 ] && [ -d "$(at "$REPLICA_HOME")" ]; then
+    rm -rf "$(at "$REPLICA_HOME")"
+    act userdel "$REPLICA_USER"
+  fi
+}
+
 # What the admin carries to the peer: this box's klaxon key and its host key.
 print_role_steps() {
   local host_key

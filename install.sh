@@ -335,6 +335,7 @@ do_uninstall() {
   act systemctl daemon-reload
   act udevadm control --reload-rules
   rm -rf "$(at "$APP_DIR")"
+  uninstall_role
   if [ "$PURGE" = 1 ]; then
     rm -rf "$(at "$CONFIG_DIR")" "$(at "$DATA_DIR")"
     act userdel "$SERVICE_USER"

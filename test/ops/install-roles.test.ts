@@ -225,6 +225,22 @@ describe("install.sh --role", {timeout: 300_000}, () => {
     expect(loadSettings({KLAXON_CONFIG: config}).settings.port).toBe(9090);
   });
 
+  it("takes the sshd snippet away on --uninstall, and the replica user and what the peer shipped with --purge", () => {
+    const root = tempDir("klaxon-root-");
+    stage(root, ...roleArgs("standby"));
+    writeFileSync(join(root, "var/lib/klaxon-replica/incoming/generation"), "shipped");
+    expect(install(["--root", root, "--uninstall"]).status).toBe(0);
+    expect(existsSync(join(root, "etc/ssh/sshd_config.d/klaxon-replica.conf"))).toBe(false);
+    expect(plan(root)).toContain("systemctl reload ssh.service");
+    expect(readFileSync(join(root, "var/lib/klaxon-replica/incoming/generation"), "utf8")).toBe("shipped");
+    expect(existsSync(join(root, "usr/local/bin/litestream"))).toBe(true);
+
+    expect(install(["--root", root, "--uninstall", "--purge"]).status).toBe(0);
+    expect(existsSync(join(root, "var/lib/klaxon-replica"))).toBe(false);
+    expect(existsSync(join(root, "etc/klaxon/replication_ed25519"))).toBe(false);
+    expect(plan(root)).toContain("userdel klaxon-replica");
+  });
+
   it.each([
     [["--role", "primary"], 'install.sh: --role takes active or standby, not "primary"'],
     [["--role", "active"], "install.sh: --role active needs --peer, the other box's base URL"],
