@@ -8,7 +8,7 @@ import {startGateway, type Gateway, type GatewayOptions} from "./gateway.js";
 import {openStandbyFront, type StandbyFront} from "./api/standby/standby-front.js";
 import {askPeer, PeerWatch} from "./ops/replication/peer-watch.js";
 import {SupervisedProcess} from "./ops/replication/supervised-process.js";
-import {EPOCH_DOCUMENT} from "./ops/replication/replication.js";
+import {EPOCH_DOCUMENT, LITESTREAM_PID_FILE} from "./ops/replication/replication.js";
 import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
 import {readBeaconFrom} from "./store/journal/replication.repository.js";
 import {openStores} from "./store/open-stores.js";
@@ -89,6 +89,8 @@ interface StandbyContext {
 
 async function standBy(settings: Settings, options: GatewayOptions, context: StandbyContext): Promise<Box> {
   const {logger, dataDir, journalPath, box, clock} = context;
+  // As the gateway would at its first start: the follower writes the copy (and its pid) in there.
+  mkdirSync(dataDir, {recursive: true, mode: 0o700});
   moveJournalAside(dataDir, journalPath, box, clock.now(), logger);
   const follower = new SupervisedProcess(
     settings.replication.litestream,
@@ -101,7 +103,8 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
       journalPath,
       `file://${settings.replication.incoming}`
     ],
-    logger.child({component: "litestream-follow"})
+    logger.child({component: "litestream-follow"}),
+    join(dataDir, LITESTREAM_PID_FILE)
   );
   let gateway: Gateway | null = null;
   let front: StandbyFront | null = null;

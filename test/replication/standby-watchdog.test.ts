@@ -9,7 +9,8 @@ import {tempDir} from "../support/gateway.js";
 let box: LaunchedGateway | null = null;
 let socket: NotifySocket | null = null;
 afterEach(async () => {
-  box?.child.kill("SIGKILL");
+  // SIGTERM: the standby stops its follower on the way out.
+  box?.child.kill("SIGTERM");
   await box?.exited;
   socket?.close();
   box = null;

@@ -10,6 +10,7 @@ import {tempDir} from "../support/gateway.js";
 import {requireLitestream} from "../support/litestream.js";
 
 const logger = createLogger("error", () => undefined);
+const roleAt = async (url: string) => ((await (await fetch(`${url}/healthz`)).json()) as {role: string}).role;
 let box: Box | null = null;
 afterEach(async () => {
   await box?.stop();
@@ -55,7 +56,7 @@ describe("the role a box of two starts in", () => {
     await journalWrittenBy(settings, "klaxon-a");
     box = await startBox(settings, {logger});
     expect(box.gateway()).toBeNull();
-    expect((await (await fetch(`${box.url()}/healthz`)).json()).role).toBe("standby");
+    expect(await roleAt(box.url())).toBe("standby");
     expect(readdirSync(settings.data_dir).filter((name) => name.startsWith("former-journal-"))).toEqual([]);
     expect(existsSync(join(settings.data_dir, "journal.sqlite"))).toBe(false);
   });
@@ -65,6 +66,6 @@ describe("the role a box of two starts in", () => {
     await journalWrittenBy(settings, "klaxon-b");
     box = await startBox(settings, {logger});
     expect(box.gateway()).not.toBeNull();
-    expect((await (await fetch(`${box.url()}/healthz`)).json()).role).toBe("active");
+    expect(await roleAt(box.url())).toBe("active");
   });
 });

@@ -10,12 +10,24 @@ import {startSshd, type Sshd} from "../support/sshd.js";
 const running: LaunchedGateway[] = [];
 const servers: Sshd[] = [];
 afterEach(async () => {
-  for (const server of servers.splice(0)) await server.stop();
+  // SIGTERM: a gateway stops its Litestream on the way out; SIGKILL only if it does not end.
   for (const box of running.splice(0)) {
-    box.child.kill("SIGKILL");
+    box.child.kill("SIGTERM");
+    const killer = setTimeout(() => box.child.kill("SIGKILL"), 15_000);
     await box.exited;
+    clearTimeout(killer);
   }
+  for (const server of servers.splice(0)) await server.stop();
 });
+
+/** Whether a process runs (a zombie nobody reaped does not count). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
 
 interface BoxPlan {
   name: string;
@@ -131,6 +143,8 @@ describe("two boxes: the standby takes over from a killed active", () => {
       );
       expect(seen.lag_seconds).toBeLessThan(5);
 
+      const replicating = (await call(a, key, "GET", "/readyz")).body.replication.litestream.pid as number;
+
       // A steady load of sends, each with its Idempotency-Key, until the active dies.
       const accepted = new Map<string, {id: string; at: number}>();
       const attempted: string[] = [];
@@ -243,6 +257,8 @@ describe("two boxes: the standby takes over from a killed active", () => {
         60_000
       );
       expect((await health(b))?.role).toBe("active");
+      // The Litestream the kill left running was ended by the restart, not left racing the new one.
+      expect(alive(replicating)).toBe(false);
       // What it had written as the active is kept aside for a person, not followed over.
       expect(readdirSync(a.dataDir).filter((name) => name.startsWith("former-journal-"))).toHaveLength(1);
     }

@@ -14,6 +14,8 @@ import type {ReplicationHealth} from "../../services/operations/self-monitor-con
 
 /** Litestream's config, written at every start from the settings (0600: it names the sftp key). */
 export const LITESTREAM_CONFIG_FILE = "litestream.yml";
+/** The box's Litestream process, whichever it runs (replicate as the active, restore -f as the standby). */
+export const LITESTREAM_PID_FILE = "litestream.pid";
 const BEACON_INTERVAL_MS = 1000;
 /** The journal document holding the replication epoch, raised by every takeover. */
 export const EPOCH_DOCUMENT = "epoch";
@@ -64,7 +66,8 @@ export class Replication {
       ? new SupervisedProcess(
           settings.replication.litestream,
           ["replicate", "-config", join(context.dataDir, LITESTREAM_CONFIG_FILE)],
-          logger.child({component: "litestream"})
+          logger.child({component: "litestream"}),
+          join(context.dataDir, LITESTREAM_PID_FILE)
         )
       : null;
     this.standby = active

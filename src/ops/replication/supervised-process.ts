@@ -1,4 +1,6 @@
 import {spawn, type ChildProcess} from "node:child_process";
+import {readFileSync, rmSync, writeFileSync} from "node:fs";
+import {basename} from "node:path";
 import {createInterface} from "node:readline";
 import type {Logger} from "../../lib/logger.js";
 
@@ -33,12 +35,47 @@ export class SupervisedProcess {
   constructor(
     private readonly command: string,
     private readonly args: string[],
-    private readonly logger: Logger
+    private readonly logger: Logger,
+    /** Where the running child's pid is kept, so the next start ends one a killed gateway left behind. */
+    private readonly pidFile: string | null = null
   ) {}
 
   start(): void {
     this.stopping = false;
+    this.endLeftover();
     this.launch();
+  }
+
+  /** Only a help for the next start: failing to write it (a full disk) must not stop this one. */
+  private notePid(pid: number): void {
+    try {
+      writeFileSync(this.pidFile!, `${pid}\n`);
+    } catch (error) {
+      this.logger.warn("cannot note the pid", {file: this.pidFile, error: error as Error});
+    }
+  }
+
+  /**
+   * A gateway killed with SIGKILL cannot stop its child (systemd's cgroup does; a shell does not):
+   * a second Litestream on the same journal or replica would race the new one, so it is ended first.
+   */
+  private endLeftover(): void {
+    if (!this.pidFile) return;
+    let pid: number;
+    try {
+      pid = Number(readFileSync(this.pidFile, "utf8").trim());
+    } catch {
+      return;
+    }
+    let commandLine: string;
+    try {
+      commandLine = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    } catch {
+      return; // long gone
+    }
+    if (!commandLine.includes(basename(this.command))) return; // the pid belongs to someone else now
+    process.kill(pid, "SIGKILL");
+    this.logger.warn("ended the one a killed gateway left running", {pid});
   }
 
   private launch(): void {
@@ -47,6 +84,7 @@ export class SupervisedProcess {
     this.child = child;
     this.state.running = true;
     this.state.pid = child.pid ?? null;
+    if (this.pidFile && child.pid) this.notePid(child.pid);
     for (const stream of [child.stdout, child.stderr])
       createInterface({input: stream}).on("line", (line) => this.logger.info(line, {pid: child.pid}));
     this.exited = new Promise((resolve) => {
@@ -56,6 +94,7 @@ export class SupervisedProcess {
         this.state.running = false;
         this.state.pid = null;
         this.state.last_exit = how;
+        if (this.pidFile) rmSync(this.pidFile, {force: true});
         resolve();
         if (this.stopping) return;
         if (Date.now() - startedAt >= HEALTHY_RUN_MS) this.delayMs = FIRST_RESTART_MS;
