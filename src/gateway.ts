@@ -44,13 +44,12 @@ import {HeartbeatStatesRepository} from "./store/journal/heartbeat-states.reposi
 import {MaintenanceWindowsRepository} from "./store/journal/maintenance-windows.repository.js";
 import {createMaintenance, MaintenanceService, type Maintenance} from "./services/maintenance/index.js";
 import {HeartbeatsService} from "./services/heartbeats/heartbeats.service.js";
-import {HeartbeatMonitor} from "./services/heartbeats/heartbeat-monitor.service.js";
+import {createHeartbeats, type Heartbeats} from "./services/heartbeats/index.js";
 import {createIntegrations} from "./services/integrations/index.js";
 import {createMqttTransport} from "./mqtt-transport.js";
 import type {DeviceIntake} from "./services/integrations/device-intake.js";
 import {inboundEmailDomain, startDeviceListeners} from "./device-transports.js";
 import {RemoteControlService} from "./services/remote-control/remote-control.service.js";
-import {RateLimiter} from "./lib/rate-limiter.js";
 import {Runtime} from "./api/runtime.js";
 import {requestRecorder} from "./api/http/pipeline.js";
 import {createDashboard} from "./dashboard/index.js";
@@ -58,7 +57,6 @@ import {createOperations, type Operations} from "./ops/index.js";
 import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
 import {StartFootprint} from "./store/start-footprint.js";
 import {JOURNAL_FILE_SUFFIXES} from "./store/journal/wal-guard.js";
-import {CHANNELS} from "./domain/vocabulary.js";
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -88,7 +86,7 @@ export interface Gateway {
   };
   initialAdminKeyFile: string | null;
   /** Heartbeat use cases and their sweep (tests drive `monitor.tick()` with a manual clock). */
-  heartbeats: {service: HeartbeatsService; monitor: HeartbeatMonitor};
+  heartbeats: Heartbeats;
   /** The webhook outbox's sender (tests drive `dispatcher.tick()` with a manual clock). */
   webhooks: {dispatcher: Webhooks["dispatcher"]};
   /** Where device transports (email, MQTT, SNMP traps) hand their messages; tests call it as a listener does. */
@@ -194,8 +192,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     publicBase,
     logger
   });
-  const {recipients, groups} = directory;
-  const {heartbeats: heartbeatsRepository, integrations: integrationsRepository} = directory.repositories;
+  const {recipients, groups, repositories} = directory;
   const storms = new StormGrouping(journal, escalationsRepository);
   const maintenanceWindows = new MaintenanceWindowsRepository(journal);
   const notifications = new NotificationsService(
@@ -229,22 +226,21 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     },
     options.runner
   );
-  const ackLinks = new AckLinksService(ackLinkSigner, notifications);
-  const heartbeats = new HeartbeatsService({
-    definitions: heartbeatsRepository,
-    states: new HeartbeatStatesRepository(journal),
-    targets: directory.repositories,
-    notifications,
-    journal,
-    audit,
-    clock,
-    logger: logger.child({component: "heartbeats"}),
-    publicBase,
-    onRescheduled: () => heartbeatMonitor.arm()
-  });
-  const heartbeatMonitor = new HeartbeatMonitor(heartbeats, clock, logger.child({component: "heartbeats"}));
+  const {service: heartbeats, monitor: heartbeatMonitor} = createHeartbeats(
+    {
+      definitions: directory.repositories.heartbeats,
+      states: new HeartbeatStatesRepository(journal),
+      targets: directory.repositories,
+      notifications,
+      journal,
+      audit,
+      clock,
+      publicBase
+    },
+    logger
+  );
   const integrations = createIntegrations({
-    integrations: integrationsRepository,
+    integrations: repositories.integrations,
     targets: directory.repositories,
     notificationRecords: notificationsRepository,
     notifications,
@@ -260,7 +256,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     // Called only once serving, when `mqtt` below exists.
     mqtt: {connection: (id) => mqtt.connections.state(id), changed: () => void mqtt.sync()}
   });
-  const mqtt = createMqttTransport(integrationsRepository, integrations.intake, clock, logger);
+  const mqtt = createMqttTransport(repositories.integrations, integrations.intake, clock, logger);
   const maintenance = createMaintenance(
     {journal, windows: maintenanceWindows, notifications, directory: directory.repositories, audit, clock},
     logger
@@ -276,17 +272,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     directory.repositories.schedules,
     () => mqtt.connections.states()
   );
-  const runtime = new Runtime(
-    settings,
-    logger,
-    clock,
-    new RateLimiter(settings.rate_limit.per_second, settings.rate_limit.burst, clock),
-    new RateLimiter(
-      settings.rate_limit.auth_failures_per_minute / 60,
-      settings.rate_limit.auth_failures_per_minute,
-      clock
-    )
-  );
+  const runtime = Runtime.fromSettings(settings, logger, clock);
   const initialAdminKeyFile = await keys.ensureInitialAdminKey(dataDir);
   const pruner = new PeriodicTask("idempotency-prune", 3600_000, () => idempotency.prune(), logger);
   const operations = createOperations({
@@ -311,7 +297,6 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   });
   const dashboard = createDashboard({settings, journal, config, keys, audit, clock, logger});
 
-  const recordRequest = requestRecorder(logger, operations.observeRequest);
   const providers = [
     {token: Runtime, use: runtime},
     {token: NotificationsService, use: notifications},
@@ -324,11 +309,11 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     {token: HeartbeatsService, use: heartbeats},
     ...integrations.providers,
     {token: MaintenanceService, use: maintenance.service},
-    {token: AckLinksService, use: ackLinks},
+    {token: AckLinksService, use: new AckLinksService(ackLinkSigner, notifications)},
     ...dashboard.providers,
     ...operations.providers
   ];
-  const listenerDeps = {integrations: integrationsRepository, intake: integrations.intake, clock};
+  const listenerDeps = {integrations: repositories.integrations, intake: integrations.intake, clock};
   const listeners = await startDeviceListeners(settings, listenerDeps, logger).catch(async (error: unknown) => {
     await journal.close();
     footprint.undo();
@@ -339,7 +324,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     front = await openHttpFront(settings, {
       providers,
       statics: dashboard.statics,
-      recordRequest,
+      recordRequest: requestRecorder(logger, operations.observeRequest),
       logger,
       lane: options.lane
     });
@@ -357,14 +342,12 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   dashboard.feed.start();
   await operations.start();
   logger.info("gateway serving", {url, data_dir: dataDir});
-  if (CHANNELS.every((channel) => channelStatus.missingSetting(channel) !== null)) {
+  const missing = channelStatus.noneConfigured();
+  if (missing)
     logger.warn(
       "no channel is configured: alerts are accepted but cannot reach anyone until smtp, modem or telegram is set up",
-      {
-        missing: [...new Set(CHANNELS.map((channel) => channelStatus.missingSetting(channel)))]
-      }
+      {missing}
     );
-  }
   servingUrl = url;
   // Only now: a heartbeat's fresh grace after a restart counts from the moment the gateway serves.
   await heartbeatMonitor.start();

@@ -1,7 +1,7 @@
 import type {Settings} from "../settings/defaults.js";
 import type {Logger} from "../lib/logger.js";
 import type {Clock} from "../lib/clock.js";
-import type {RateLimiter} from "../lib/rate-limiter.js";
+import {RateLimiter} from "../lib/rate-limiter.js";
 import {AppError} from "../services/shared/errors.js";
 import {ADDRESS_POLICY, FailedAuthThrottle} from "./auth/failed-auth-throttle.js";
 
@@ -16,6 +16,18 @@ export function clientAddress(request: {socket: {remoteAddress?: string}}): stri
 /** Process-wide things the HTTP edge needs, handed to Ts.ED as one injectable value. */
 export class Runtime {
   private readonly authFailures: FailedAuthThrottle;
+
+  /** The limits `rate_limit` sets: requests per key, and failed authentications per address. */
+  static fromSettings(settings: Settings, logger: Logger, clock: Clock): Runtime {
+    const {per_second, burst, auth_failures_per_minute} = settings.rate_limit;
+    return new Runtime(
+      settings,
+      logger,
+      clock,
+      new RateLimiter(per_second, burst, clock),
+      new RateLimiter(auth_failures_per_minute / 60, auth_failures_per_minute, clock)
+    );
+  }
 
   constructor(
     readonly settings: Settings,

@@ -25,6 +25,12 @@ export class ChannelStatusService {
     return {channel, available: reason === null, reason, details: this.registry.details(channel)};
   }
 
+  /** The settings each channel lacks when none is configured at all (alerts then reach nobody), else null. */
+  noneConfigured(): string[] | null {
+    const missing = CHANNELS.map((channel) => this.missingSetting(channel));
+    return missing.every((reason) => reason !== null) ? [...new Set(missing)] : null;
+  }
+
   all(): ChannelState[] {
     return CHANNELS.map((channel) => this.gatewayChannel(channel));
   }
