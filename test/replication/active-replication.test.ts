@@ -1,12 +1,14 @@
-import {afterEach, describe, expect, it} from "vitest";
+import {afterAll, afterEach, describe, expect, it} from "vitest";
 import {execFileSync} from "node:child_process";
 import {existsSync, readFileSync, statSync, writeFileSync} from "node:fs";
 import {join} from "node:path";
 import Database from "better-sqlite3";
 import {createRecipient, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
-import {followReplica, requireLitestream} from "../support/litestream.js";
+import {followReplica, requireLitestream, endOrphanedLitestreams} from "../support/litestream.js";
 import {eventually} from "../support/eventually.js";
 import {readBeacon} from "../../src/store/journal/replication.repository.js";
+
+afterAll(endOrphanedLitestreams);
 
 const cleanup: Array<() => unknown> = [];
 afterEach(async () => {

@@ -1,8 +1,10 @@
-import {afterEach, describe, expect, it} from "vitest";
+import {afterAll, afterEach, describe, expect, it} from "vitest";
 import {selfCheck, type ReplicationHealth} from "../../src/services/operations/self-monitor-conditions.js";
 import {startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
-import {requireLitestream} from "../support/litestream.js";
+import {requireLitestream, endOrphanedLitestreams} from "../support/litestream.js";
 import {eventually} from "../support/eventually.js";
+
+afterAll(endOrphanedLitestreams);
 
 const LIMITS = {signal_min_dbm: -105, outbox_max_age_minutes: 60};
 const quiet = {channels: [], outbox: {pending: 0, oldest: null}, undeliverable: [], scheduleGaps: [], nowMs: 0};

@@ -1,10 +1,12 @@
-import {afterEach, describe, expect, it} from "vitest";
+import {afterAll, afterEach, describe, expect, it} from "vitest";
 import {mkdirSync} from "node:fs";
 import {join} from "node:path";
 import {launchGatewayProcess, type LaunchedGateway} from "../support/gateway-process.js";
-import {requireLitestream} from "../support/litestream.js";
+import {requireLitestream, endOrphanedLitestreams} from "../support/litestream.js";
 import {openNotifySocket, type NotifySocket} from "../ops/notify-socket.js";
 import {tempDir} from "../support/gateway.js";
+
+afterAll(endOrphanedLitestreams);
 
 let box: LaunchedGateway | null = null;
 let socket: NotifySocket | null = null;

@@ -1,4 +1,4 @@
-import {afterEach, describe, expect, it} from "vitest";
+import {afterAll, afterEach, describe, expect, it} from "vitest";
 import {existsSync, readdirSync} from "node:fs";
 import {join} from "node:path";
 import {startBox, type Box} from "../../src/standby.js";
@@ -7,7 +7,9 @@ import {settingsWith} from "../../src/settings/load-settings.js";
 import {createLogger} from "../../src/lib/logger.js";
 import type {Settings} from "../../src/settings/defaults.js";
 import {tempDir} from "../support/gateway.js";
-import {requireLitestream} from "../support/litestream.js";
+import {requireLitestream, endOrphanedLitestreams} from "../support/litestream.js";
+
+afterAll(endOrphanedLitestreams);
 
 const logger = createLogger("error", () => undefined);
 const roleAt = async (url: string) => ((await (await fetch(`${url}/healthz`)).json()) as {role: string}).role;

@@ -1,11 +1,13 @@
-import {afterEach, describe, expect, it} from "vitest";
+import {afterAll, afterEach, describe, expect, it} from "vitest";
 import {mkdirSync, readdirSync, readFileSync} from "node:fs";
 import {join} from "node:path";
 import {launchGatewayProcess, type LaunchedGateway} from "../support/gateway-process.js";
-import {requireLitestream} from "../support/litestream.js";
+import {requireLitestream, endOrphanedLitestreams} from "../support/litestream.js";
 import {eventually} from "../support/eventually.js";
 import {tempDir} from "../support/gateway.js";
 import {startSshd, type Sshd} from "../support/sshd.js";
+
+afterAll(endOrphanedLitestreams);
 
 const running: LaunchedGateway[] = [];
 const servers: Sshd[] = [];

@@ -1,4 +1,4 @@
-import {existsSync} from "node:fs";
+import {existsSync, readdirSync, readFileSync, readlinkSync, realpathSync} from "node:fs";
 import {join} from "node:path";
 import {SupervisedProcess} from "../../src/ops/replication/supervised-process.js";
 import {createLogger} from "../../src/lib/logger.js";
@@ -25,4 +25,22 @@ export function followReplica(folder: string, copy: string, lines: string[] = []
   );
   follower.start();
   return follower;
+}
+
+/**
+ * Ends every process of this checkout's Litestream that lost its parent (PPid 1): what a test's
+ * SIGKILLed gateway left behind once the test is over. Such an orphan would outlive npm test and
+ * hold whatever the run's pipes are, so each replication file calls this in afterAll.
+ */
+export function endOrphanedLitestreams(): void {
+  if (!existsSync(LITESTREAM)) return;
+  const binary = realpathSync(LITESTREAM);
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const orphan = /^PPid:\s+1$/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (orphan && readlinkSync(`/proc/${pid}/exe`) === binary) process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // The process ended while we looked, or is not ours to read.
+    }
+  }
 }
