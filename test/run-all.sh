@@ -220,7 +220,7 @@ done
 # Both passes run every suite in this checkout: better-sqlite3 13's one binary serves both lines.
 # A line's Node is the machine's when it is on that line (and has Node-API 10), otherwise the
 # registry's. KLAXON_NODE24: "off" skips the Node 24 pass, a space-separated list of test paths
-# runs only those on it; unset (or "all"), every suite but the arm64 release's.
+# runs only those on it; unset (or "all"), every suite but the release and install ones.
 vitest_pass() { # major [vitest args...]
   local major=$1 node pass_started=$SECONDS
   shift
@@ -234,9 +234,10 @@ vitest_pass() { # major [vitest args...]
 vitest_pass 22
 case ${KLAXON_NODE24:-all} in
   off) say "KLAXON_NODE24=off: vitest did not run on Node 24" ;;
-  # The arm64 release test runs the release's own Node under qemu, whatever Node runs vitest, and
-  # takes minutes: once, in the Node 22 pass, proves it.
-  all) vitest_pass 24 --exclude test/ops/release-arm64.test.ts ;;
+  # The release and install tests run the release's own Node 24 (under qemu for arm64), whatever
+  # Node runs vitest, and take minutes each: once, in the Node 22 pass, proves them.
+  all) vitest_pass 24 --exclude test/ops/release-arm64.test.ts --exclude test/ops/install.test.ts \
+    --exclude test/ops/install-roles.test.ts ;;
   *)
     read -r -a node24_suites <<<"$KLAXON_NODE24"
     vitest_pass 24 "${node24_suites[@]}"
