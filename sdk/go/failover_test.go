@@ -3,7 +3,6 @@ package klaxon_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 
 	klaxon "github.com/klaxon/klaxon-go"
@@ -21,28 +20,6 @@ func pairClient(t *testing.T, urls ...string) *klaxon.Client {
 	return c
 }
 
-// landed is how many notifications on the active box carry message.
-func landed(t *testing.T, message string) int {
-	t.Helper()
-	_, page := call("GET", "/api/v1/notifications?limit=200", nil)
-	count := 0
-	for _, item := range page["items"].([]any) {
-		if item.(map[string]any)["message"] == message {
-			count++
-		}
-	}
-	return count
-}
-
-func deadURL(t *testing.T) string {
-	t.Helper()
-	port, err := testgateway.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("http://127.0.0.1:%d", port)
-}
-
 func TestASendToTheStandbyLandsOnceOnTheActiveWhichLaterCallsStartAt(t *testing.T) {
 	ctx := context.Background()
 	standby := startFlakyProxyTo(t, standbyURL)
@@ -51,8 +28,8 @@ func TestASendToTheStandbyLandsOnceOnTheActiveWhichLaterCallsStartAt(t *testing.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.Replayed || landed(t, "pair: standby first") != 1 {
-		t.Fatalf("landed %d times, replayed %v", landed(t, "pair: standby first"), n.Replayed)
+	if n.Replayed || gateway.Landed("pair: standby first") != 1 {
+		t.Fatalf("landed %d times, replayed %v", gateway.Landed("pair: standby first"), n.Replayed)
 	}
 	if _, err := c.Get(ctx, n.ID); err != nil {
 		t.Fatal(err)
@@ -63,11 +40,11 @@ func TestASendToTheStandbyLandsOnceOnTheActiveWhichLaterCallsStartAt(t *testing.
 }
 
 func TestABoxThatIsDownIsPassed(t *testing.T) {
-	c := pairClient(t, deadURL(t), gatewayURL)
+	c := pairClient(t, testgateway.DeadURL(t), gatewayURL)
 	if _, err := c.Send(context.Background(), klaxon.Alert{RecipientUUID: alice, Message: "pair: first box down", Priority: klaxon.PriorityHigh}); err != nil {
 		t.Fatal(err)
 	}
-	if got := landed(t, "pair: first box down"); got != 1 {
+	if got := gateway.Landed("pair: first box down"); got != 1 {
 		t.Fatalf("landed %d times", got)
 	}
 }
@@ -82,8 +59,8 @@ func TestARetryOnTheOtherBoxGetsTheFirstAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !n.Replayed || landed(t, "pair: answer lost") != 1 {
-		t.Fatalf("replayed %v, landed %d times", n.Replayed, landed(t, "pair: answer lost"))
+	if !n.Replayed || gateway.Landed("pair: answer lost") != 1 {
+		t.Fatalf("replayed %v, landed %d times", n.Replayed, gateway.Landed("pair: answer lost"))
 	}
 }
 
@@ -101,7 +78,7 @@ func TestTheBoxTheStandbyNamesIsTriedNext(t *testing.T) {
 
 func TestALinkToABoxNotConfiguredIsNotFollowed(t *testing.T) {
 	// The standby names gatewayURL, which this client was not given: the API key is not sent there.
-	c := pairClient(t, standbyURL, deadURL(t))
+	c := pairClient(t, standbyURL, testgateway.DeadURL(t))
 	_, err := c.Send(context.Background(), klaxon.Alert{RecipientUUID: alice, Message: "pair: unknown active", Priority: klaxon.PriorityHigh})
 	if !errors.Is(err, klaxon.ErrUnreachable) {
 		t.Fatalf("want the last box's failure, got %v", err)
@@ -112,7 +89,7 @@ func TestALinkToABoxNotConfiguredIsNotFollowed(t *testing.T) {
 	if !errors.As(err, &problem) || problem.Status != 503 || problem.Code != "standby" || problem.RetryAfter == 0 {
 		t.Fatalf("want the standby's problem, got %v", err)
 	}
-	if got := landed(t, "pair: unknown active"); got != 0 {
+	if got := gateway.Landed("pair: unknown active"); got != 0 {
 		t.Fatalf("landed %d times on a box the client was not given", got)
 	}
 }

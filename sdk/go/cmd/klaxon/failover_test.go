@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -11,28 +10,6 @@ import (
 
 	"github.com/klaxon/klaxon-go/internal/testgateway"
 )
-
-// landed is how many notifications on the active box carry message.
-func landed(t *testing.T, message string) int {
-	t.Helper()
-	_, page := gateway.Call("GET", "/api/v1/notifications?limit=200", nil)
-	count := 0
-	for _, item := range page["items"].([]any) {
-		if item.(map[string]any)["message"] == message {
-			count++
-		}
-	}
-	return count
-}
-
-func deadURL(t *testing.T) string {
-	t.Helper()
-	port, err := testgateway.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("http://127.0.0.1:%d", port)
-}
 
 // losingBox passes each request to the gateway and drops the connection instead of answering:
 // a box that stored the send before its answer was lost.
@@ -60,28 +37,28 @@ func TestKlaxonURLListsBothBoxesAndTheStandbyIsPassed(t *testing.T) {
 	env := withKey()
 	env["KLAXON_URL"] = standby.URL + ", " + gateway.URL
 	r := klaxonRun(t, env, "", "send", "--to", gateway.Alice, "--priority", "high", "--retries", "0", "cli pair: standby first")
-	if r.code != 0 || landed(t, "cli pair: standby first") != 1 {
-		t.Fatalf("exit %d, landed %d, stderr %q", r.code, landed(t, "cli pair: standby first"), r.stderr)
+	if r.code != 0 || gateway.Landed("cli pair: standby first") != 1 {
+		t.Fatalf("exit %d, landed %d, stderr %q", r.code, gateway.Landed("cli pair: standby first"), r.stderr)
 	}
 }
 
 func TestRepeatedURLFlagsPassABoxThatIsDown(t *testing.T) {
-	r := sendThrough(t, "cli pair: first box down", "--url", deadURL(t), "--url", gateway.URL)
-	if r.code != 0 || landed(t, "cli pair: first box down") != 1 {
-		t.Fatalf("exit %d, landed %d, stderr %q", r.code, landed(t, "cli pair: first box down"), r.stderr)
+	r := sendThrough(t, "cli pair: first box down", "--url", testgateway.DeadURL(t), "--url", gateway.URL)
+	if r.code != 0 || gateway.Landed("cli pair: first box down") != 1 {
+		t.Fatalf("exit %d, landed %d, stderr %q", r.code, gateway.Landed("cli pair: first box down"), r.stderr)
 	}
 }
 
 func TestASendWhoseAnswerWasLostLandsOnceThroughTheOtherBox(t *testing.T) {
 	r := sendThrough(t, "cli pair: answer lost", "--url", losingBox(t), "--url", gateway.URL)
-	if r.code != 0 || !strings.Contains(r.stdout, "replayed") || landed(t, "cli pair: answer lost") != 1 {
-		t.Fatalf("exit %d, landed %d, stdout %q, stderr %q", r.code, landed(t, "cli pair: answer lost"), r.stdout, r.stderr)
+	if r.code != 0 || !strings.Contains(r.stdout, "replayed") || gateway.Landed("cli pair: answer lost") != 1 {
+		t.Fatalf("exit %d, landed %d, stdout %q, stderr %q", r.code, gateway.Landed("cli pair: answer lost"), r.stdout, r.stderr)
 	}
 }
 
 func TestTheStandbysLinkToAnUnlistedBoxIsNotFollowed(t *testing.T) {
 	r := sendThrough(t, "cli pair: unlisted active", "--url", standby.URL)
-	if r.code != exitUnavailable || !strings.Contains(r.stderr, "503") || landed(t, "cli pair: unlisted active") != 0 {
-		t.Fatalf("exit %d, landed %d, stderr %q", r.code, landed(t, "cli pair: unlisted active"), r.stderr)
+	if r.code != exitUnavailable || !strings.Contains(r.stderr, "503") || gateway.Landed("cli pair: unlisted active") != 0 {
+		t.Fatalf("exit %d, landed %d, stderr %q", r.code, gateway.Landed("cli pair: unlisted active"), r.stderr)
 	}
 }

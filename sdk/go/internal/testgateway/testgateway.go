@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -101,6 +102,28 @@ func FreePort() (int, error) {
 	}
 	defer listener.Close()
 	return listener.Addr().(*net.TCPAddr).Port, nil
+}
+
+// DeadURL is the URL of a loopback port nothing listens on: a box that is down.
+func DeadURL(t testing.TB) string {
+	t.Helper()
+	port, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d", port)
+}
+
+// Landed is how many of the gateway's notifications carry message: a send that must land exactly once.
+func (g *Gateway) Landed(message string) int {
+	_, page := g.Call("GET", "/api/v1/notifications?limit=200", nil)
+	count := 0
+	for _, item := range page["items"].([]any) {
+		if item.(map[string]any)["message"] == message {
+			count++
+		}
+	}
+	return count
 }
 
 // Stop ends the gateway (SIGTERM, as systemd stops it) and removes its data dir.
