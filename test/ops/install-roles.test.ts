@@ -1,50 +1,23 @@
-import {afterAll, afterEach, beforeAll, describe, expect, it} from "vitest";
+import {beforeAll, describe, expect, it} from "vitest";
 import {spawnSync} from "node:child_process";
 import {createHash} from "node:crypto";
-import {existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from "node:fs";
+import {existsSync, readdirSync, readFileSync, statSync, writeFileSync} from "node:fs";
 import {join, relative} from "node:path";
-import {tempDir as makeTempDir} from "../support/gateway.js";
+import {install, INSTALL, installPlan as plan, ROOT, useRelease} from "../support/install-rig.js";
 import {loadSettings} from "../../src/settings/load-settings.js";
 
-const ROOT = join(import.meta.dirname, "../..");
-const INSTALL = join(ROOT, "install.sh");
 const SAMPLE = readFileSync(join(ROOT, "config/klaxon.yaml"), "utf8");
 const SSHD = "/usr/sbin/sshd";
 const PEER_HOST_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOa7e2pFjRz0yMTq0p8C0f7l0yJv2Zq0Zs1yq3m2x8Qf root@klaxon-b";
 const PEER_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFq7wV2sQ3m1bX0y9kTqk2Yb1c4gq5n3e8Zl9oR7hJtD klaxon@klaxon-b";
 
-let tarball = "";
-let releaseDir = "";
+const {release, tempDir, stage} = useRelease();
 let litestream = "";
-let scratch: string[] = [];
-const tempDir = (prefix?: string) => {
-  const dir = makeTempDir(prefix);
-  scratch.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of scratch) rmSync(dir, {recursive: true, force: true});
-  scratch = [];
-}, 120_000);
-afterAll(() => rmSync(releaseDir, {recursive: true, force: true}));
-
+// install.sh only copies the binary: a stand-in is enough, and its bytes show it was copied.
 beforeAll(() => {
-  const out = (releaseDir = makeTempDir("klaxon-release-"));
-  const result = spawnSync("npm", ["run", "--silent", "package", "--", "--arch", process.arch, "--out", out], {
-    cwd: ROOT,
-    encoding: "utf8"
-  });
-  if (result.status !== 0) throw new Error(`npm run package failed:\n${result.stdout}\n${result.stderr}`);
-  tarball = result.stdout.trim().split("\n").at(-1)!;
-  // install.sh only copies the binary: a stand-in is enough, and its bytes show it was copied.
-  litestream = join(out, "litestream");
+  litestream = join(release.dir, "litestream");
   writeFileSync(litestream, "#!/bin/sh\necho v0.5.18\n", {mode: 0o755});
-}, 300_000);
-
-function install(args: string[]) {
-  const result = spawnSync("bash", [INSTALL, ...args], {encoding: "utf8"});
-  return {status: result.status, stdout: result.stdout, stderr: result.stderr};
-}
+});
 
 const roleArgs = (role: string) => [
   "--role",
@@ -59,14 +32,6 @@ const roleArgs = (role: string) => [
   `klaxon-${role}`
 ];
 
-function stage(root: string, ...more: string[]) {
-  const result = install(["--root", root, "--offline", tarball, ...more]);
-  expect(result.stderr).toBe("");
-  expect(result.status).toBe(0);
-  return result;
-}
-
-const plan = (root: string) => readFileSync(join(root, "klaxon-install.plan"), "utf8").trim().split("\n");
 const mode = (path: string) => (statSync(path).mode & 0o7777).toString(8);
 
 /** Every file outside the app with its mode and content hash: what a second run must reproduce. */
@@ -253,7 +218,7 @@ describe("install.sh --role", {timeout: 300_000}, () => {
     [["--role"], "install.sh: --role needs a value"]
   ])("refuses %j before installing anything", (args, message) => {
     const root = tempDir("klaxon-root-");
-    const result = install(["--root", root, "--offline", tarball, ...args]);
+    const result = install(["--root", root, "--offline", release.tarball, ...args]);
     expect(result.stderr).toContain(message);
     expect(result.status).toBe(1);
     expect(existsSync(join(root, "opt/klaxon"))).toBe(false);
@@ -262,7 +227,7 @@ describe("install.sh --role", {timeout: 300_000}, () => {
   it("refuses a role without Litestream, which it never downloads", () => {
     const root = tempDir("klaxon-root-");
     const args = roleArgs("active").slice(0, 6);
-    const missing = spawnSync("bash", [INSTALL, "--root", root, "--offline", tarball, ...args], {
+    const missing = spawnSync("bash", [INSTALL, "--root", root, "--offline", release.tarball, ...args], {
       encoding: "utf8",
       env: {PATH: "/usr/bin:/bin"}
     });
@@ -270,7 +235,15 @@ describe("install.sh --role", {timeout: 300_000}, () => {
       "install.sh: --role active needs Litestream v0.5 and it is not on this box: give --litestream PATH to its binary (install.sh downloads nothing)\n"
     );
     expect(missing.status).toBe(1);
-    const notExecutable = install(["--root", root, "--offline", tarball, ...args, "--litestream", INSTALL + ".md"]);
+    const notExecutable = install([
+      "--root",
+      root,
+      "--offline",
+      release.tarball,
+      ...args,
+      "--litestream",
+      INSTALL + ".md"
+    ]);
     expect(notExecutable.stderr).toBe(`install.sh: --litestream ${INSTALL}.md is not an executable file\n`);
   });
 });

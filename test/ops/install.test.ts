@@ -1,4 +1,4 @@
-import {afterAll, afterEach, beforeAll, describe, expect, it} from "vitest";
+import {describe, expect, it} from "vitest";
 import {spawn, spawnSync} from "node:child_process";
 import {createHash} from "node:crypto";
 import {
@@ -9,58 +9,18 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
-  rmSync,
   statSync,
   writeFileSync
 } from "node:fs";
 import {join, relative} from "node:path";
-import {tempDir as makeTempDir} from "../support/gateway.js";
+import {install, installPlan as plan, ROOT, useRelease} from "../support/install-rig.js";
 
-const ROOT = join(import.meta.dirname, "../..");
-const INSTALL = join(ROOT, "install.sh");
 const SAMPLE = readFileSync(join(ROOT, "config/klaxon.yaml"), "utf8");
 const HAS_SYSTEMD_ANALYZE = spawnSync("systemd-analyze", ["--version"]).status === 0;
 const VERSION = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
 
-let tarball = "";
-// Each staged install holds a copy of the production node_modules: remove them as we go.
-let scratch: string[] = [];
-const tempDir = (prefix?: string) => {
-  const dir = makeTempDir(prefix);
-  scratch.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of scratch) rmSync(dir, {recursive: true, force: true});
-  scratch = [];
-}, 120_000);
-let releaseDir = "";
-afterAll(() => rmSync(releaseDir, {recursive: true, force: true}));
+const {release, tempDir, stage} = useRelease();
 
-// One release for the whole file, made exactly as `npm run package` makes it.
-beforeAll(() => {
-  const out = (releaseDir = makeTempDir("klaxon-release-"));
-  const result = spawnSync("npm", ["run", "--silent", "package", "--", "--arch", process.arch, "--out", out], {
-    cwd: ROOT,
-    encoding: "utf8"
-  });
-  if (result.status !== 0) throw new Error(`npm run package failed:\n${result.stdout}\n${result.stderr}`);
-  tarball = result.stdout.trim().split("\n").at(-1)!;
-}, 300_000);
-
-function install(args: string[]) {
-  const result = spawnSync("bash", [INSTALL, ...args], {encoding: "utf8"});
-  return {status: result.status, stdout: result.stdout, stderr: result.stderr};
-}
-
-function stage(root: string, ...more: string[]) {
-  const result = install(["--root", root, "--offline", tarball, ...more]);
-  expect(result.stderr).toBe("");
-  expect(result.status).toBe(0);
-  return result;
-}
-
-const plan = (root: string) => readFileSync(join(root, "klaxon-install.plan"), "utf8").trim().split("\n");
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
 /** Every file outside node_modules with its mode and content hash (a link: its target): what a second run must reproduce. */
@@ -174,10 +134,10 @@ describe("install.sh --root", {timeout: 300_000}, () => {
     expect(plan(root).some((line) => line.includes("apt-get"))).toBe(false);
     // Online from a release folder: the unpacked tarball's own install.sh.
     const unpacked = tempDir("klaxon-unpacked-");
-    expect(spawnSync("tar", ["-xzf", tarball, "-C", unpacked]).status).toBe(0);
-    const release = join(unpacked, readdirSync(unpacked)[0]);
+    expect(spawnSync("tar", ["-xzf", release.tarball, "-C", unpacked]).status).toBe(0);
+    const releaseFolder = join(unpacked, readdirSync(unpacked)[0]);
     const online = tempDir("klaxon-root-");
-    const result = spawnSync("bash", [join(release, "install.sh"), "--root", online], {encoding: "utf8"});
+    const result = spawnSync("bash", [join(releaseFolder, "install.sh"), "--root", online], {encoding: "utf8"});
     expect(result.status).toBe(0);
     expect(plan(online)[0]).toBe(
       "env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends espeak-ng opus-tools"
@@ -250,7 +210,7 @@ describe("install.sh --root", {timeout: 300_000}, () => {
     // release; test/ops/release-arm64.test.ts checks the arm64 release the other way round.
     const otherArch = process.arch === "arm64" ? "x64" : "arm64";
     const root = tempDir("klaxon-root-");
-    const foreign = install(["--root", root, "--arch", otherArch, "--offline", tarball]);
+    const foreign = install(["--root", root, "--arch", otherArch, "--offline", release.tarball]);
     expect(foreign.stderr).toBe(
       `install.sh: this release is for linux-${process.arch}, but this box is ${otherArch}; install klaxon-${VERSION}-linux-${otherArch}.tar.gz (npm run package -- --arch ${otherArch})\n`
     );
@@ -260,13 +220,13 @@ describe("install.sh --root", {timeout: 300_000}, () => {
     // The release's Node loads the journal's SQLite before anything is installed: here, with the
     // binding of the other CPU in its place (on a box whose glibc is too old it fails the same way).
     const unpacked = tempDir("klaxon-unpacked-");
-    expect(spawnSync("tar", ["-xzf", tarball, "-C", unpacked]).status).toBe(0);
-    const release = join(unpacked, readdirSync(unpacked)[0]);
+    expect(spawnSync("tar", ["-xzf", release.tarball, "-C", unpacked]).status).toBe(0);
+    const releaseFolder = join(unpacked, readdirSync(unpacked)[0]);
     copyFileSync(
       join(ROOT, `node_modules/better-sqlite3/prebuilds/linux-${otherArch}.node`),
-      join(release, `node_modules/better-sqlite3/prebuilds/linux-${process.arch}.node`)
+      join(releaseFolder, `node_modules/better-sqlite3/prebuilds/linux-${process.arch}.node`)
     );
-    const broken = spawnSync("bash", [join(release, "install.sh"), "--root", root], {encoding: "utf8"});
+    const broken = spawnSync("bash", [join(releaseFolder, "install.sh"), "--root", root], {encoding: "utf8"});
     expect(broken.stderr).toContain(
       "install.sh: the release's Node cannot open the journal's SQLite on this system; Klaxon needs glibc 2.34 or newer"
     );
