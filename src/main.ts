@@ -44,6 +44,12 @@ async function main(): Promise<void> {
     host: settings.host,
     port: settings.port
   });
+  // Heard from the first moment: a stop asked for while the gateway is still starting (its last steps
+  // come after "gateway serving") waits for the start to finish, then stops it cleanly.
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => resolve(signal));
+  });
+  void signalled.then((signal) => logger.info("shutting down", {signal}));
   // One of two boxes may start as the standby, and become a gateway only when it takes over.
   const box =
     settings.replication.role === "off"
@@ -58,7 +64,8 @@ async function main(): Promise<void> {
   const systemd = SystemdNotifier.fromEnvironment(logger);
   await systemd.ready(`serving on ${box.url()}`);
   const watchdogMs = systemd.watchdogIntervalMs;
-  let watchdog: Watchdog | null = null;
+  // Typed by hand: the assignments happen in closures, which narrowing does not see.
+  let watchdog = null as Watchdog | null;
   const watch = (probe: Pick<LivenessProbe, "check">) => {
     if (watchdogMs !== null) watchdog = new Watchdog(systemd, probe, watchdogMs, logger);
     watchdog?.start();
@@ -73,24 +80,16 @@ async function main(): Promise<void> {
       watch(gateway.operations.liveness);
     });
   }
-  let signalled = false;
-  const shutdown = (signal: string) => {
-    if (signalled) return;
-    signalled = true;
-    logger.info("shutting down", {signal});
-    void systemd.stopping();
-    const stopped = watchdog?.stop() ?? Promise.resolve();
-    const stoppedBox = stopped.then(() => box.stop());
-    stoppedBox.then(
-      () => process.exit(0),
-      (error) => {
-        logger.error("unclean shutdown", {error});
-        process.exit(1);
-      }
-    );
-  };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+  await signalled;
+  void systemd.stopping();
+  try {
+    await watchdog?.stop();
+    await box.stop();
+  } catch (error) {
+    logger.error("unclean shutdown", {error});
+    process.exit(1);
+  }
+  process.exit(0);
 }
 
 main().catch((thrown: unknown) => {

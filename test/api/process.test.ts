@@ -61,6 +61,18 @@ describe("the gateway process", () => {
     expect(first.lines.every((line) => JSON.parse(line).level)).toBe(true);
   });
 
+  it("stops cleanly on a SIGTERM that comes while it is still starting", async () => {
+    const gateway = launchGatewayProcess(tempDir());
+    const deadline = Date.now() + 20_000;
+    while (!gateway.lines.some((line) => line.includes('"starting klaxon"')) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    // Before the journal is open and the port bound: the stop waits for the start, then undoes it.
+    gateway.child.kill("SIGTERM");
+    expect(await gateway.exited).toBe(0);
+    expect(gateway.lines.some((line) => line.includes('"shutting down"'))).toBe(true);
+    expect(gateway.lines.some((line) => line.includes('"gateway stopped"'))).toBe(true);
+  });
+
   it("runs under `npm start`, says it is compiling before the silent first seconds, and stops with npm on SIGTERM", async () => {
     const dataDir = tempDir();
     const npm = spawn("npm", ["start"], {
