@@ -1,13 +1,14 @@
 import {existsSync, mkdirSync, renameSync, rmSync} from "node:fs";
-import {join, resolve} from "node:path";
+import {dirname, join, resolve} from "node:path";
 import {hostname} from "node:os";
 import type {Settings} from "./settings/defaults.js";
 import {createLogger, type Logger} from "./lib/logger.js";
 import {isoTimestamp, systemClock} from "./lib/clock.js";
 import {startGateway, type Gateway, type GatewayOptions} from "./gateway.js";
 import {openStandbyFront, type StandbyFront} from "./api/standby/standby-front.js";
-import {askPeer, PeerWatch} from "./ops/replication/peer-watch.js";
+import {askPeer, PeerWatch, type PeerAnswer} from "./ops/replication/peer-watch.js";
 import {SupervisedProcess} from "./ops/replication/supervised-process.js";
+import {beaconOfReplica} from "./ops/replication/replica-probe.js";
 import {EPOCH_DOCUMENT, LITESTREAM_PID_FILE} from "./ops/replication/replication.js";
 import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
 import {readBeaconFrom} from "./store/journal/replication.repository.js";
@@ -36,10 +37,15 @@ const asActive = (settings: Settings): Settings => ({
 });
 
 /**
- * Which role this box starts in (docs/high-availability.md, "Roles"): the standby while the peer
- * answers as the active (so a returning former active never pages beside the one that took over);
- * otherwise the active when its own journal was last written by itself as the active (a box that
- * took over and restarted keeps its newer state); otherwise the configured role.
+ * Which role this box starts in (docs/high-availability.md, "Roles"), first match:
+ * - the standby while the peer answers as the active (a returning former active never pages beside
+ *   the box that took over from it);
+ * - the standby when a state of a higher epoch than this box's journal exists, shipped into its
+ *   `incoming` folder or held by the peer standing by (the peer took over and went down itself, or
+ *   this box's journal was lost): this box serves that state only by taking over from it;
+ * - the active when this box wrote its journal itself as the active, the standby when the journal
+ *   is a copy it followed (it becomes the active by a takeover, which raises the epoch and pages);
+ * - with no journal, the configured role.
  */
 export async function startingRole(
   settings: Settings,
@@ -48,7 +54,17 @@ export async function startingRole(
 ): Promise<"active" | "standby"> {
   const peer = await askPeer(settings.replication.peer);
   if (peer?.role === "active") return "standby";
-  if (readBeaconFrom(journalPath)?.box === box) return "active";
+  const own = readBeaconFrom(journalPath);
+  const shipped = await beaconOfReplica(
+    settings.replication.litestream,
+    settings.replication.incoming,
+    dirname(journalPath)
+  );
+  // A newer state than this box's exists (shipped here, or followed by the peer standing by): this
+  // box serves it only by taking over, which raises the epoch and pages.
+  const newest = Math.max(shipped?.epoch ?? 0, peer?.role === "standby" ? (peer.epoch ?? 0) : 0);
+  if (newest > (own?.epoch ?? 0)) return "standby";
+  if (own) return own.box === box ? "active" : "standby";
   return settings.replication.role === "active" ? "active" : "standby";
 }
 
@@ -65,6 +81,8 @@ export async function startBox(settings: Settings, options: GatewayOptions = {})
   const dataDir = resolve(settings.data_dir);
   const journalPath = join(dataDir, BACKUP_FILES.journal);
   const box = settings.replication.box_name || hostname();
+  // As the gateway would at its first start: the role's probe and the follower write in there.
+  mkdirSync(dataDir, {recursive: true, mode: 0o700});
   const role = await startingRole(settings, box, journalPath);
   logger.info("starting as one of two boxes", {box, role, peer: settings.replication.peer});
   if (role === "active") {
@@ -89,8 +107,6 @@ interface StandbyContext {
 
 async function standBy(settings: Settings, options: GatewayOptions, context: StandbyContext): Promise<Box> {
   const {logger, dataDir, journalPath, box, clock} = context;
-  // As the gateway would at its first start: the follower writes the copy (and its pid) in there.
-  mkdirSync(dataDir, {recursive: true, mode: 0o700});
   moveJournalAside(dataDir, journalPath, box, clock.now(), logger);
   const follower = new SupervisedProcess(
     settings.replication.litestream,
@@ -124,17 +140,25 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
     await pageTakeover(gateway, settings, box, beacon?.box ?? "the other box", logger);
     settle(gateway);
   };
-  const watch = new PeerWatch(settings.replication.peer, clock, logger.child({component: "peer-watch"}), () => {
+  const onPass = () => {
     const silent = watch.silentMs() >= settings.replication.takeover_after_seconds * 1000;
     // Never on an empty copy: a standby that has followed nothing has nothing to serve.
     if (!silent || takingOver || readBeaconFrom(journalPath) === null) return;
     takingOver = true;
-    logger.warn("the active box is silent: taking over", {
+    logger.warn("no box is serving: taking over", {
       peer: settings.replication.peer,
+      peer_role: watch.last?.role ?? null,
       silent_ms: watch.silentMs()
     });
     takeOver().catch((error: unknown) => logger.error("takeover failed", {error: error as Error}));
-  });
+  };
+  const watch = new PeerWatch(
+    settings.replication.peer,
+    clock,
+    logger.child({component: "peer-watch"}),
+    onPass,
+    (peer) => servesOrOutranks(peer, readBeaconFrom(journalPath)?.epoch ?? null, box)
+  );
 
   const state = () => {
     const beacon = readBeaconFrom(journalPath);
@@ -163,6 +187,18 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
       await gateway?.stop();
     }
   };
+}
+
+/**
+ * Whether the peer's answer keeps this standby waiting: it serves as the active, or it stands by
+ * too with a newer copy (higher epoch; at the same epoch, the box name first in order), so that of
+ * two standbys exactly one takes over, instead of neither (nobody paged) or both (two journals).
+ */
+export function servesOrOutranks(peer: PeerAnswer, ownEpoch: number | null, box: string): boolean {
+  if (peer.role !== "standby") return true;
+  if (peer.epoch === null) return false;
+  if (ownEpoch === null || peer.epoch !== ownEpoch) return peer.epoch > (ownEpoch ?? 0);
+  return (peer.box ?? "") < box;
 }
 
 /**

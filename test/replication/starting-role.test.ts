@@ -1,7 +1,12 @@
 import {afterAll, afterEach, describe, expect, it} from "vitest";
 import {existsSync, readdirSync} from "node:fs";
 import {join} from "node:path";
-import {startBox, type Box} from "../../src/standby.js";
+import fc from "fast-check";
+import {servesOrOutranks, startBox, type Box} from "../../src/standby.js";
+import type {PeerAnswer} from "../../src/ops/replication/peer-watch.js";
+import {beaconOfReplica} from "../../src/ops/replication/replica-probe.js";
+import {SupervisedProcess} from "../../src/ops/replication/supervised-process.js";
+import {eventually} from "../support/eventually.js";
 import {openStores} from "../../src/store/open-stores.js";
 import {settingsWith} from "../../src/settings/load-settings.js";
 import {createLogger} from "../../src/lib/logger.js";
@@ -31,14 +36,14 @@ function settingsFor(dataDir: string): Settings {
       peer: "http://127.0.0.1:9",
       replica: tempDir(),
       incoming: tempDir(),
-      litestream: requireLitestream()
+      litestream: requireLitestream(),
+      takeover_after_seconds: 1
     }
   });
 }
 
 /** A journal in `dataDir` whose newest beacon `writer` committed, as its own or as a followed copy. */
-async function journalWrittenBy(settings: Settings, writer: string): Promise<void> {
-  const dataDir = settings.data_dir;
+async function journalWrittenBy(settings: Settings, writer: string, epoch = 1, dataDir = settings.data_dir) {
   const stores = await openStores(
     {...settings, replication: {...settings.replication, role: "active"}},
     {
@@ -48,8 +53,39 @@ async function journalWrittenBy(settings: Settings, writer: string): Promise<voi
     },
     {logger}
   );
-  await stores.replication!.writeBeacon({box: writer, epoch: 1, written_at: new Date().toISOString()});
+  await stores.replication!.writeBeacon({box: writer, epoch, written_at: new Date().toISOString()});
   await stores.journal.close();
+}
+
+/** What the peer shipped into this box's incoming folder while it was the active: a journal of `epoch`, through a real Litestream. */
+async function shippedByPeer(settings: Settings, writer: string, epoch: number): Promise<void> {
+  const peerDir = tempDir();
+  await journalWrittenBy(settings, writer, epoch, peerDir);
+  const shipping = new SupervisedProcess(
+    requireLitestream(),
+    ["replicate", join(peerDir, "journal.sqlite"), `file://${settings.replication.incoming}`],
+    logger
+  );
+  shipping.start();
+  try {
+    await eventually(
+      "the peer's journal in the incoming folder",
+      () => beaconOfReplica(settings.replication.litestream, settings.replication.incoming, tempDir()),
+      (beacon) => beacon?.epoch === epoch,
+      30_000
+    );
+  } finally {
+    await shipping.stop();
+  }
+}
+
+/** A box of two that must not serve at its start: it stands by, then takes over with the epoch after the copy's. */
+async function takesOverFrom(epoch: number) {
+  expect(box!.gateway()).toBeNull();
+  expect(await roleAt(box!.url())).toBe("standby");
+  await box!.takenOver;
+  const health = (await (await fetch(`${box!.url()}/healthz`)).json()) as {role: string; epoch: number};
+  expect(health).toMatchObject({role: "active", epoch: epoch + 1});
 }
 
 describe("the role a box of two starts in", () => {
@@ -69,5 +105,57 @@ describe("the role a box of two starts in", () => {
     box = await startBox(settings, {logger});
     expect(box.gateway()).not.toBeNull();
     expect(await roleAt(box.url())).toBe("active");
+  });
+
+  it("a former active whose peer took over and then went down takes over from the peer's newer state, not its own", async () => {
+    const settings = settingsFor(tempDir());
+    await journalWrittenBy(settings, "klaxon-b", 1);
+    await shippedByPeer(settings, "klaxon-a", 2);
+    box = await startBox(settings, {logger});
+    await takesOverFrom(2);
+    // What it had written at epoch 1 is kept aside for a person, not served.
+    expect(readdirSync(settings.data_dir).filter((name) => name.startsWith("former-journal-"))).toHaveLength(1);
+  });
+
+  it("a box configured as the active whose journal is a copy it followed stands by, then takes over with a raised epoch", async () => {
+    const settings = settingsFor(tempDir());
+    settings.replication.role = "active";
+    await journalWrittenBy(settings, "klaxon-a", 3);
+    // The copy is dropped on standing by: the incoming folder holds the same state.
+    await shippedByPeer(settings, "klaxon-a", 3);
+    box = await startBox(settings, {logger});
+    await takesOverFrom(3);
+  });
+});
+
+describe("of two boxes standing by, exactly one takes over", () => {
+  const standby = (epoch: number | null, box: string): PeerAnswer => ({role: "standby", box, epoch, lag_seconds: null});
+
+  it("waits for a peer that serves, or that stands by with a newer copy or, at the same epoch, the first name", () => {
+    expect(servesOrOutranks({role: "active", box: "klaxon-a", epoch: 1, lag_seconds: null}, 5, "klaxon-b")).toBe(true);
+    expect(servesOrOutranks(standby(3, "klaxon-a"), 2, "klaxon-b")).toBe(true);
+    expect(servesOrOutranks(standby(3, "klaxon-a"), null, "klaxon-b")).toBe(true);
+    expect(servesOrOutranks(standby(2, "klaxon-a"), 2, "klaxon-b")).toBe(true);
+  });
+
+  it("does not wait for a peer standing by with an older copy, the same epoch and a later name, or nothing", () => {
+    expect(servesOrOutranks(standby(1, "klaxon-a"), 2, "klaxon-b")).toBe(false);
+    expect(servesOrOutranks(standby(2, "klaxon-c"), 2, "klaxon-b")).toBe(false);
+    expect(servesOrOutranks(standby(null, "klaxon-a"), 2, "klaxon-b")).toBe(false);
+  });
+
+  it("for any two copies, exactly one of the two boxes waits for the other", () => {
+    fc.assert(
+      fc.property(
+        fc.option(fc.integer({min: 1, max: 5}), {nil: null}),
+        fc.option(fc.integer({min: 1, max: 5}), {nil: null}),
+        (epochA, epochB) => {
+          fc.pre(epochA !== null || epochB !== null);
+          const aWaits = servesOrOutranks(standby(epochB, "klaxon-b"), epochA, "klaxon-a");
+          const bWaits = servesOrOutranks(standby(epochA, "klaxon-a"), epochB, "klaxon-b");
+          expect(aWaits !== bWaits).toBe(true);
+        }
+      )
+    );
   });
 });

@@ -32,8 +32,9 @@ export async function askPeer(peer: string): Promise<PeerAnswer | null> {
 }
 
 /**
- * The standby watching the active: its /healthz every second. `silentMs()` is how long since it
- * last answered (counted from the start when it never has), which decides the takeover.
+ * One box watching the other: its /healthz every second. `silentMs()` is how long since it last
+ * gave an answer that `counts` (counted from the start when it never has), which decides the
+ * standby's takeover and the active's alarm about a silent standby.
  */
 export class PeerWatch {
   private lastAnswerAt: number;
@@ -45,7 +46,9 @@ export class PeerWatch {
     private readonly clock: Clock,
     logger: Logger,
     /** Called after every question, answered or not. */
-    onPass: () => void = () => undefined
+    onPass: () => void = () => undefined,
+    /** Which answers show the peer doing its part; any answer at all, unless told otherwise. */
+    counts: (answer: PeerAnswer) => boolean = () => true
   ) {
     this.lastAnswerAt = clock.now();
     this.task = new PeriodicTask(
@@ -53,10 +56,8 @@ export class PeerWatch {
       WATCH_INTERVAL_MS,
       async () => {
         const answer = await askPeer(this.peer);
-        if (answer) {
-          this.last = answer;
-          this.lastAnswerAt = this.clock.now();
-        }
+        if (answer) this.last = answer;
+        if (answer && counts(answer)) this.lastAnswerAt = this.clock.now();
         onPass();
       },
       logger
