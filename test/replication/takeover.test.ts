@@ -1,119 +1,80 @@
 import {afterAll, afterEach, describe, expect, it} from "vitest";
-import {mkdirSync, readdirSync, readFileSync} from "node:fs";
+import {readdirSync, readFileSync} from "node:fs";
 import {join} from "node:path";
-import {launchGatewayProcess, type LaunchedGateway} from "../support/gateway-process.js";
-import {requireLitestream, endOrphanedLitestreams} from "../support/litestream.js";
+import {endOrphanedLitestreams} from "../support/litestream.js";
 import {eventually} from "../support/eventually.js";
-import {tempDir} from "../support/gateway.js";
-import {startSshd, type Sshd} from "../support/sshd.js";
+import {alive, call, health, launchBox, planBox, stopBoxes, urlOf, type BoxPlan} from "../support/two-boxes.js";
 
 afterAll(endOrphanedLitestreams);
+afterEach(stopBoxes);
 
-const running: LaunchedGateway[] = [];
-const servers: Sshd[] = [];
-afterEach(async () => {
-  // SIGTERM: a gateway stops its Litestream on the way out; SIGKILL only if it does not end.
-  for (const box of running.splice(0)) {
-    box.child.kill("SIGTERM");
-    const killer = setTimeout(() => box.child.kill("SIGKILL"), 15_000);
-    await box.exited;
-    clearTimeout(killer);
-  }
-  for (const server of servers.splice(0)) await server.stop();
-});
+interface Person {
+  email: string;
+  phone: string;
+}
+// The self-monitoring recipient, who gets the takeover page, and the person a running escalation pages.
+const ADMIN: Person = {email: "admin@plant.lan", phone: "+4915112345679"};
+const LEAD: Person = {email: "lead@plant.lan", phone: "+4915112345678"};
 
-/** Whether a process runs (a zombie nobody reaped does not count). */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
+/** The texts that reached `person` through a box's own channels: mails to their address, SMS to their number. */
+function pagesTo(box: BoxPlan, person: Person): string[] {
+  return [
+    ...box.smtp.messages.filter((mail) => mail.envelope.to.includes(person.email)).map((mail) => mail.text ?? ""),
+    ...box.modem.sent.filter((sms) => sms.number === person.phone).map((sms) => sms.text)
+  ];
 }
 
-interface BoxPlan {
-  name: string;
-  host: string;
-  port: number;
-  dataDir: string;
-  incoming: string;
-  /** The box's sshd, through which the other box's Litestream writes into `incoming`. */
-  sshd: Sshd;
-}
+const mentioning = (pages: string[], text: string) => pages.filter((page) => page.includes(text));
 
-async function plan(name: string, host: string, port: number): Promise<BoxPlan> {
-  const root = tempDir();
-  const incoming = join(root, "incoming");
-  mkdirSync(incoming);
-  const sshd = await startSshd(host);
-  servers.push(sshd);
-  return {name, host, port, dataDir: join(root, "data"), incoming, sshd};
-}
+/** Everything a box's channels carried so far: mails accepted and SMS sent. */
+const carried = (box: BoxPlan) => box.smtp.messages.length + box.modem.sent.length;
 
-const urlOf = (box: BoxPlan) => `http://${box.host}:${box.port}`;
-
-/** A box as the installed gateway runs it, shipping over SFTP into the other's incoming folder and following its own. */
-function launch(box: BoxPlan, other: BoxPlan, role: "active" | "standby", env: Record<string, string> = {}) {
-  mkdirSync(box.dataDir, {recursive: true});
-  const launched = launchGatewayProcess(box.dataDir, {
-    KLAXON_HOST: box.host,
-    KLAXON_PORT: String(box.port),
-    KLAXON_LOG_LEVEL: "info",
-    KLAXON_REPLICATION_ROLE: role,
-    KLAXON_REPLICATION_BOX_NAME: box.name,
-    KLAXON_REPLICATION_PEER: urlOf(other),
-    KLAXON_REPLICATION_REPLICA: `sftp://root@${other.host}:${other.sshd.port}${other.incoming}`,
-    KLAXON_REPLICATION_SFTP_KEY_FILE: other.sshd.clientKeyFile,
-    KLAXON_REPLICATION_SFTP_HOST_KEY: other.sshd.hostKey,
-    KLAXON_REPLICATION_INCOMING: box.incoming,
-    KLAXON_REPLICATION_LITESTREAM: requireLitestream(),
-    // The load and the retries below are faster than a client's default budget.
-    KLAXON_RATE_LIMIT_PER_SECOND: "10000",
-    KLAXON_RATE_LIMIT_BURST: "10000",
-    ...env
-  });
-  running.push(launched);
-  return launched;
-}
-
-async function health(box: BoxPlan): Promise<{role?: string; epoch?: number | null} | null> {
-  try {
-    const response = await fetch(`${urlOf(box)}/healthz`, {signal: AbortSignal.timeout(1000)});
-    return response.status === 200 ? ((await response.json()) as {role?: string}) : null;
-  } catch {
-    return null;
-  }
-}
-
-async function call(box: BoxPlan, key: string, method: string, path: string, body?: unknown, headers = {}) {
-  const response = await fetch(urlOf(box) + path, {
-    method,
-    headers: {"X-API-Key": key, "Content-Type": "application/json", ...headers},
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(5000)
-  });
-  const text = await response.text();
-  return {status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null};
+/** Quiet hours around now: the load's alerts are deferred (policy, not a fault), so the load pages nobody. */
+function quietAroundNow() {
+  const hour = new Date().getUTCHours();
+  const at = (offset: number) => `${String((hour + offset + 24) % 24).padStart(2, "0")}:00`;
+  return {start: at(-1), end: at(2), timezone: "UTC"};
 }
 
 describe("two boxes: the standby takes over from a killed active", () => {
   it(
     "serves and pages within the recovery time, loses at most the recovery point, and the old active comes back as the standby",
-    {timeout: 240_000},
+    {timeout: 300_000},
     async () => {
       const base = 20_000 + Math.floor(Math.random() * 20_000);
-      const a = await plan("klaxon-a", "127.0.0.2", base);
-      const b = await plan("klaxon-b", "127.0.0.3", base + 1);
+      const a = await planBox("klaxon-a", "127.0.0.2", base);
+      const b = await planBox("klaxon-b", "127.0.0.3", base + 1);
 
-      const first = launch(a, b, "active");
+      const first = launchBox(a, b, "active");
       await first.serving;
       const key = readFileSync(join(a.dataDir, "initial-admin-key"), "utf8").trim();
-      const admin = (await call(a, key, "POST", "/api/v1/recipients", {name: "Site admin", email: "admin@plant.lan"}))
-        .body.uuid;
-      const operator = (await call(a, key, "POST", "/api/v1/recipients", {name: "Operator", email: "op@plant.lan"}))
-        .body.uuid;
+      const recipient = async (fields: Record<string, unknown>) => {
+        const created = await call(a, key, "POST", "/api/v1/recipients", fields);
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        return created.body.uuid as string;
+      };
+      // Mail first, an SMS 15 s later (the shortest ack timeout): each person is paged through both channels.
+      const admin = await recipient({
+        name: "Site admin",
+        ...ADMIN,
+        channel_order: ["email", "sms"],
+        escalation: {ack_timeout_seconds: 15, repeat: 0}
+      });
+      // A policy that runs longer than the test: six passes of mail and SMS, 15 s apart.
+      const lead = await recipient({
+        name: "Shift lead",
+        ...LEAD,
+        channel_order: ["email", "sms"],
+        escalation: {ack_timeout_seconds: 15, repeat: 5}
+      });
+      const operator = await recipient({
+        name: "Operator",
+        email: "op@plant.lan",
+        channel_order: ["email"],
+        quiet_hours: quietAroundNow()
+      });
 
-      launch(b, a, "standby", {KLAXON_SELF_MONITORING_RECIPIENT: admin});
+      launchBox(b, a, "standby", {KLAXON_SELF_MONITORING_RECIPIENT: admin});
       await eventually(
         "b stands by with a copy",
         () => health(b),
@@ -130,14 +91,26 @@ describe("two boxes: the standby takes over from a killed active", () => {
       expect(refused.headers.get("link")).toBe(`<${urlOf(a)}>; rel="active"`);
       expect(refused.headers.get("retry-after")).toBe("5");
 
-      const sentOne = await call(a, key, "POST", "/api/v1/notifications/send", {
-        recipient_uuid: operator,
-        message: "Boiler flame out",
-        priority: "high"
-      });
-      expect(sentOne.status, JSON.stringify(sentOne.body)).toBe(202);
-      const acknowledged = sentOne.body.notification_uuid;
+      // Three alerts to the lead, each paged by a's mail first: one acknowledged, one resolved, one left running.
+      const paged = async (message: string) => {
+        const sent = await call(a, key, "POST", "/api/v1/notifications/send", {
+          recipient_uuid: lead,
+          message,
+          priority: "high"
+        });
+        expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+        await eventually(
+          `a mails "${message}"`,
+          () => mentioning(pagesTo(a, LEAD), message),
+          (pages) => pages.length === 1
+        );
+        return sent.body.notification_uuid as string;
+      };
+      const acknowledged = await paged("Boiler flame out");
       expect((await call(a, key, "POST", `/api/v1/notifications/${acknowledged}/ack`, {by: "maria"})).status).toBe(200);
+      const resolved = await paged("Feed pump tripped");
+      expect((await call(a, key, "POST", `/api/v1/notifications/${resolved}/resolve`)).status).toBe(200);
+      const running = await paged("Tank 3 level low");
 
       // The active sees its standby keep up: the lag the standby reports, on the active's /readyz.
       const seen = await eventually(
@@ -197,14 +170,14 @@ describe("two boxes: the standby takes over from a killed active", () => {
       );
       const recoverySeconds = (Date.now() - killedAt) / 1000;
       expect(served!.epoch).toBe(2);
-      const pages = await eventually(
-        "the takeover page",
-        async () =>
-          (await call(b, key, "GET", `/api/v1/notifications?limit=200`)).body.items as {message: string; id: string}[],
-        (items) => items.some((item) => item.message.includes("klaxon-b took over from klaxon-a")),
+      // The takeover page reaches the admin through b's own mail; a, dead, carries none of it.
+      const tookOver = "klaxon-b took over from klaxon-a";
+      await eventually(
+        "the takeover page in b's mail",
+        () => b.smtp.messages.filter((mail) => mail.envelope.to.includes(ADMIN.email)),
+        (mails) => mails.some((mail) => mail.text?.includes(tookOver)),
         30_000
       );
-      expect(pages.length).toBeGreaterThan(0);
 
       // The recovery point: alerts the old active answered 202 that the new one does not have.
       const missing: {key: string; at: number}[] = [];
@@ -248,16 +221,48 @@ describe("two boxes: the standby takes over from a killed active", () => {
         );
         expect(again.body.notification_uuid).toBe(retry.body.notification_uuid);
       }
-      // Running escalations go on from their stored state on the new active.
+
+      // The admin's policy goes on to its SMS step on b's modem; nothing of it ever reached a's channels.
+      await eventually(
+        "the takeover page by SMS from b's modem",
+        () => b.modem.sent.filter((sms) => sms.number === ADMIN.phone),
+        (sent) => sent.some((sms) => sms.text.includes(tookOver)),
+        30_000
+      );
+      expect(mentioning(pagesTo(a, ADMIN), tookOver)).toEqual([]);
+
+      // Running escalations go on from their stored state on the new active, through its channels.
       const stillRunning = [...accepted.values()][0].id;
       expect((await call(b, key, "GET", `/api/v1/notifications/${stillRunning}`)).body.status).toBe("notifying");
+      await eventually(
+        "b pages a later step of the running alert",
+        () => mentioning(pagesTo(b, LEAD), "Tank 3 level low"),
+        (pages) => pages.length > 0,
+        30_000
+      );
+      const goingOn = (await call(b, key, "GET", `/api/v1/notifications/${running}`)).body;
+      expect(goingOn.status).toBe("notifying");
+      // b takes the chain up after the steps a carried: no step paged twice, none paged by b before a's last.
+      // A step passed over for the moment (skipped) is tried again later: only carried steps count.
+      const steps = (attempts: {step: number; started_at: string; outcome: string}[], byB: boolean) =>
+        attempts
+          .filter(({outcome}) => outcome !== "skipped" && outcome !== "deferred")
+          .filter((attempt) => Date.parse(attempt.started_at) >= killedAt === byB)
+          .map(({step}) => step);
+      const [stepsOfA, stepsOfB] = [steps(goingOn.attempts, false), steps(goingOn.attempts, true)];
+      expect(stepsOfA.length).toBeGreaterThan(0);
+      expect(stepsOfB.length).toBeGreaterThan(0);
+      expect(Math.min(...stepsOfB)).toBeGreaterThan(Math.max(...stepsOfA));
+      expect(new Set([...stepsOfA, ...stepsOfB]).size).toBe(stepsOfA.length + stepsOfB.length);
       expect((await call(b, key, "GET", `/api/v1/notifications/${acknowledged}`)).body).toMatchObject({
         status: "acknowledged",
         acknowledged_by: "maria"
       });
+      expect((await call(b, key, "GET", `/api/v1/notifications/${resolved}`)).body.status).toBe("resolved");
 
       // The old active returns as configured (active), finds the new one and stands by.
-      launch(a, b, "active");
+      const heardOnA = {mails: a.smtp.messages.length, commands: a.modem.received.length};
+      launchBox(a, b, "active", {KLAXON_SELF_MONITORING_RECIPIENT: admin});
       await eventually(
         "a comes back as the standby",
         () => health(a),
@@ -265,6 +270,21 @@ describe("two boxes: the standby takes over from a killed active", () => {
         60_000
       );
       expect((await health(b))?.role).toBe("active");
+      // While it stands by, b goes on paging and a's channels hear nothing, not even an AT command.
+      // The window lasts until b has carried another page and at least 5 s: a standby that paged
+      // would do so at its start, when it resumes the escalations b is running.
+      const standingBy = {at: Date.now(), carriedByB: carried(b)};
+      await eventually(
+        "b pages on while a stands by",
+        () => ({pages: carried(b), seconds: (Date.now() - standingBy.at) / 1000}),
+        ({pages, seconds}) => pages > standingBy.carriedByB && seconds >= 5,
+        30_000
+      );
+      expect((await health(a))?.role).toBe("standby");
+      expect({mails: a.smtp.messages.length, commands: a.modem.received.length}).toEqual(heardOnA);
+      // Neither the acknowledged nor the resolved alert was paged again by the new active.
+      expect(mentioning(pagesTo(b, LEAD), "Boiler flame out")).toEqual([]);
+      expect(mentioning(pagesTo(b, LEAD), "Feed pump tripped")).toEqual([]);
       // The Litestream the kill left running was ended by the restart, not left racing the new one.
       expect(alive(replicating)).toBe(false);
       // What it had written as the active is kept aside for a person, not followed over.
