@@ -11,6 +11,7 @@ import {SupervisedProcess} from "./ops/replication/supervised-process.js";
 import {beaconOfReplica} from "./ops/replication/replica-probe.js";
 import {EPOCH_DOCUMENT, LITESTREAM_PID_FILE} from "./ops/replication/replication.js";
 import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
+import {DataDirLock} from "./ops/data-dir-lock.js";
 import {readBeaconFrom} from "./store/journal/replication.repository.js";
 import {openStores} from "./store/open-stores.js";
 import {JOURNAL_FILE_SUFFIXES} from "./store/journal/wal-guard.js";
@@ -107,7 +108,6 @@ interface StandbyContext {
 
 async function standBy(settings: Settings, options: GatewayOptions, context: StandbyContext): Promise<Box> {
   const {logger, dataDir, journalPath, box, clock} = context;
-  moveJournalAside(dataDir, journalPath, box, clock.now(), logger);
   const follower = new SupervisedProcess(
     settings.replication.litestream,
     [
@@ -171,7 +171,11 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
       active_silent_seconds: watch.silentMs() / 1000
     };
   };
+  // The port first: a second start of this box on the same data dir fails there, before it moves
+  // away the copy the first one follows (or ends that one's follower through litestream.pid).
   front = await openStandbyFront(settings, state, logger);
+  const lock = DataDirLock.acquire(dataDir);
+  moveJournalAside(dataDir, journalPath, box, clock.now(), logger);
   follower.start();
   watch.start();
   logger.info("standing by", {box, url: front.url, following: settings.replication.incoming});
@@ -185,6 +189,7 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
       await follower.stop();
       await front?.close();
       await gateway?.stop();
+      lock.release();
     }
   };
 }

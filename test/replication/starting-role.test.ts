@@ -1,5 +1,5 @@
 import {afterAll, afterEach, describe, expect, it} from "vitest";
-import {existsSync, readdirSync} from "node:fs";
+import {existsSync, readdirSync, readFileSync} from "node:fs";
 import {join} from "node:path";
 import fc from "fast-check";
 import {servesOrOutranks, startBox, type Box} from "../../src/standby.js";
@@ -125,6 +125,31 @@ describe("the role a box of two starts in", () => {
     await shippedByPeer(settings, "klaxon-a", 3);
     box = await startBox(settings, {logger});
     await takesOverFrom(3);
+  });
+});
+
+describe("a standby started twice on one data dir", () => {
+  it("fails the second start on its port, before it touches the copy the first one follows", async () => {
+    const settings = settingsFor(tempDir());
+    settings.replication.takeover_after_seconds = 600;
+    await shippedByPeer(settings, "klaxon-a", 1);
+    box = await startBox(settings, {logger});
+    const epochAt = async (url: string) => ((await (await fetch(`${url}/healthz`)).json()) as {epoch: number}).epoch;
+    await eventually(
+      "the first standby's copy",
+      () => epochAt(box!.url()),
+      (epoch) => epoch === 1,
+      30_000
+    );
+    expect(readFileSync(join(settings.data_dir, "klaxon.pid"), "utf8").trim()).toBe(String(process.pid));
+
+    const again = {...settings, port: Number(new URL(box.url()).port)};
+    await expect(startBox(again, {logger})).rejects.toThrow(/EADDRINUSE/);
+    expect(await epochAt(box.url())).toBe(1);
+    expect(existsSync(join(settings.data_dir, "journal.sqlite"))).toBe(true);
+    await box.stop();
+    box = null;
+    expect(existsSync(join(settings.data_dir, "klaxon.pid"))).toBe(false);
   });
 });
 
