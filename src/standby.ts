@@ -134,10 +134,11 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
     const beacon = readBeaconFrom(journalPath);
     rmSync(journalPath + TXID_SUFFIX, {force: true});
     await front?.close();
-    await raiseEpoch(settings, dataDir, journalPath, (beacon?.epoch ?? 0) + 1, logger);
+    const epoch = (beacon?.epoch ?? 0) + 1;
+    await raiseEpoch(settings, dataDir, journalPath, epoch, logger);
     gateway = await startGateway(asActive(settings), options);
-    logger.warn("took over as the active box", {box, from: beacon?.box, epoch: (beacon?.epoch ?? 0) + 1});
-    await pageTakeover(gateway, settings, box, beacon?.box ?? "the other box", logger);
+    logger.warn("took over as the active box", {box, from: beacon?.box, epoch});
+    await pageTakeover(gateway, settings, {box, from: beacon?.box ?? "the other box", epoch}, logger);
     settle(gateway);
   };
   const onPass = () => {
@@ -244,8 +245,17 @@ async function raiseEpoch(settings: Settings, dataDir: string, journalPath: stri
   }
 }
 
-/** "took over from <box>" to the self-monitoring recipient, through the normal escalation. */
-async function pageTakeover(gateway: Gateway, settings: Settings, box: string, from: string, logger: Logger) {
+/**
+ * "took over from <box>" to the self-monitoring recipient, through the normal escalation. One alert
+ * per takeover (its epoch in the dedup key): an earlier takeover's page still open in the journal
+ * must not swallow this one, or the admin would read the old direction of the swap.
+ */
+async function pageTakeover(
+  gateway: Gateway,
+  settings: Settings,
+  takeover: {box: string; from: string; epoch: number},
+  logger: Logger
+) {
   const recipient = settings.self_monitoring.recipient;
   if (!recipient) {
     logger.warn("took over, and nobody is paged about it: self_monitoring.recipient is empty");
@@ -254,10 +264,10 @@ async function pageTakeover(gateway: Gateway, settings: Settings, box: string, f
   await gateway.services.notifications.send(
     {
       recipient_uuid: recipient,
-      message: `Klaxon: ${box} took over from ${from}, which stopped answering`,
+      message: `Klaxon: ${takeover.box} took over from ${takeover.from}, which stopped answering`,
       priority: settings.self_monitoring.priority,
       source: "klaxon",
-      dedup_key: `klaxon:takeover`
+      dedup_key: `klaxon:takeover:epoch-${takeover.epoch}`
     },
     SYSTEM_ACTOR
   );
