@@ -268,7 +268,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     channelStatus,
     clock,
     dataDir,
-    heartbeatMonitor,
+    {heartbeats: heartbeatMonitor, maintenance: maintenance.releaser},
     directory.repositories.schedules,
     () => mqtt.connections.states()
   );

@@ -26,7 +26,7 @@ export class TimedSweep {
   private lastPassFailed = false;
 
   constructor(
-    clock: Clock,
+    private readonly clock: Clock,
     private readonly work: TimedSweepWork
   ) {
     this.wakeTimer = new WakeTimer(clock, () => void this.tick());
@@ -54,10 +54,23 @@ export class TimedSweep {
     return this.sweep.run();
   }
 
-  /** Re-aims the timer at the next due time; owners call it after every change that may move it. */
+  /**
+   * Re-aims the timer at the next due time; owners call it after every change that may move it.
+   * Never throws: when the store cannot say when (the same failure that failed the pass, usually),
+   * the sweep counts as failed and tries again after the pause, instead of its timer dying with
+   * an unhandled rejection and the sweep never running again.
+   */
   arm(): void {
     if (!this.started || this.sweep.running) return;
-    this.wakeTimer.aim(this.work.nextDue(), this.lastPassFailed ? (this.work.retryAfterFailureMs ?? 5_000) : 0);
+    let due: number | null;
+    try {
+      due = this.work.nextDue();
+    } catch (error) {
+      this.lastPassFailed = true;
+      this.work.failed(error);
+      due = this.clock.now();
+    }
+    this.wakeTimer.aim(due, this.lastPassFailed ? (this.work.retryAfterFailureMs ?? 5_000) : 0);
   }
 
   /** Health for readiness and tests: whether the loop runs and when it next wakes. */

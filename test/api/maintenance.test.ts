@@ -135,3 +135,32 @@ describe("maintenance windows API", () => {
     expect((await gw.call("POST", `/api/v1/maintenance/${made.body.uuid}/end`, {key: writer})).status).toBe(200);
   });
 });
+
+describe("the maintenance releaser on /readyz", () => {
+  it("is shown running, and a failed pass makes the gateway unready until a pass succeeds", async () => {
+    const readiness = async () => {
+      const answer = await gw.call("GET", "/readyz", {key: null});
+      return {status: answer.status, maintenance: answer.body.maintenance};
+    };
+    const before = await readiness();
+    expect(before.maintenance).toMatchObject({running: true, last_pass_failed: false});
+    const healthyStatus = before.status;
+
+    // A pass that cannot read its windows (as a bug or a damaged table would make it): held alerts could stay held.
+    const db = gw.gateway.journal.db;
+    db.exec("ALTER TABLE maintenance_windows RENAME TO maintenance_windows_away");
+    try {
+      await gw.gateway.services.maintenance.releaser.tick();
+      const failing = await readiness();
+      expect(failing.maintenance.last_pass_failed).toBe(true);
+      expect(failing.status).toBe(503);
+    } finally {
+      db.exec("ALTER TABLE maintenance_windows_away RENAME TO maintenance_windows");
+    }
+    await gw.gateway.services.maintenance.releaser.tick();
+    expect(await readiness()).toEqual({
+      status: healthyStatus,
+      maintenance: expect.objectContaining({last_pass_failed: false})
+    });
+  });
+});

@@ -29,7 +29,8 @@ export class DiskReadinessModel {
   @Required() @Nullable(String) error: string | null;
 }
 
-export class HeartbeatSweepModel {
+/** A timed background sweep (heartbeats, maintenance releases): a failed last pass makes the gateway unready. */
+export class SweepModel {
   @Required() running: boolean;
   @Required() @Nullable(String) @Format("date-time") next_wake_at: string | null;
   @Required() last_pass_failed: boolean;
@@ -115,7 +116,14 @@ export class ReadinessModel {
   @Required() @CollectionOf(ChannelStateModel) channels: ChannelStateModel[];
   @Required() outbox: OutboxReadinessModel;
   @Required() disk: DiskReadinessModel;
-  @Required() heartbeats: HeartbeatSweepModel;
+  @Required()
+  @Description("The heartbeat sweep; a failed last pass makes the gateway unready")
+  heartbeats: SweepModel;
+  @Required()
+  @Description(
+    "The sweep that releases what a maintenance window held once it ends; a failed last pass makes the gateway unready"
+  )
+  maintenance: SweepModel;
   @Required() undeliverable: UndeliverableModel;
   @Required()
   @CollectionOf(String)

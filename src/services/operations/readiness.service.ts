@@ -4,7 +4,7 @@ import type {EventsRepository} from "../../store/journal/events.repository.js";
 import type {EscalationsRepository, Undeliverable} from "../../store/journal/escalations.repository.js";
 import type {ChannelState, ChannelStatusService} from "../shared/channel-status.service.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
-import type {HeartbeatMonitor} from "../heartbeats/heartbeat-monitor.service.js";
+import type {TimedSweep} from "../../lib/timed-sweep.js";
 import type {SchedulesRepository} from "../../store/config/repositories.js";
 import {upcomingGaps, type ScheduleGapWarning} from "./schedule-gaps.js";
 import type {MqttBrokerState} from "../../domain/mqtt.js";
@@ -17,7 +17,13 @@ export interface Readiness {
   /** Space left where the journal and the config store live; null fields when it cannot be read. */
   disk: {path: string; free_bytes: number | null; total_bytes: number | null; error: string | null};
   /** The heartbeat sweep: whether it runs, when it next wakes, whether its last pass failed. */
-  heartbeats: HeartbeatMonitor["health"];
+  heartbeats: TimedSweep["health"];
+  /**
+   * The sweep that releases what a maintenance window held once it ends, the same way. A failed
+   * last pass makes the gateway unready, as a failed heartbeat pass does: until a pass succeeds,
+   * alerts may stay held after their window (nobody paged), or a silent machine go unnoticed.
+   */
+  maintenance: TimedSweep["health"];
   /** Open notifications waiting for a channel they cannot use now; count -1 when the journal cannot be read. */
   undeliverable: Undeliverable;
   /**
@@ -36,8 +42,9 @@ export interface Readiness {
 }
 
 /**
- * What /readyz reports: can the journal commit, can every open alert reach someone, and what
- * state each channel is in. Not ready while either fails: monitors watch the status code. No secrets.
+ * What /readyz reports: can the journal commit, can every open alert reach someone, do the
+ * background sweeps run, and what state each channel is in. Not ready while any of the first three
+ * fails: monitors watch the status code. No secrets.
  */
 export class ReadinessService {
   constructor(
@@ -47,7 +54,7 @@ export class ReadinessService {
     private readonly channels: ChannelStatusService,
     private readonly clock: Clock,
     private readonly dataDir: string,
-    private readonly heartbeats: HeartbeatMonitor,
+    private readonly sweeps: {heartbeats: TimedSweep; maintenance: TimedSweep},
     private readonly schedules: SchedulesRepository,
     private readonly mqttBrokers: () => MqttBrokerState[] = () => []
   ) {}
@@ -64,14 +71,18 @@ export class ReadinessService {
       error === null
         ? this.journal.read(() => ({outbox: this.events.backlog(), undeliverable: this.escalations.undeliverable()}))
         : {outbox: {pending: -1, oldest: null}, undeliverable: {count: -1, reasons: []}};
+    const heartbeats = this.sweeps.heartbeats.health;
+    const maintenance = this.sweeps.maintenance.health;
     return {
-      ready: error === null && undeliverable.count === 0,
+      ready:
+        error === null && undeliverable.count === 0 && !heartbeats.last_pass_failed && !maintenance.last_pass_failed,
       journal: {can_commit: error === null, schema_version: this.journal.schemaVersion, error},
       channels: this.channels.all(),
       outbox,
       undeliverable,
       disk: await this.disk(),
-      heartbeats: this.heartbeats.health,
+      heartbeats,
+      maintenance,
       throttled_addresses: throttledAddresses,
       schedule_gaps: upcomingGaps(this.schedules, this.clock.now()),
       mqtt_brokers: this.mqttBrokers()
