@@ -1,3 +1,4 @@
+import {availableParallelism} from "node:os";
 import swc from "unplugin-swc";
 import {defineConfig} from "vitest/config";
 
@@ -16,6 +17,10 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     pool: "forks",
+    // Vitest's default is one fork per core but one, which on a 2-core machine (CI's, and the
+    // boxes') runs the files one at a time. Most files wait on processes, sockets and timers rather
+    // than compute, so two forks halve the suite's wall time there (1208 s to 644 s measured).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 20000,
     hookTimeout: 30000
   }
