@@ -7,11 +7,13 @@ import {createPlant} from "../support/schedule-rig.js";
 // The feeds are read the way a calendar app reads them: fetched without a key and parsed by
 // ical.js (Mozilla's RFC 5545 parser, as used by Thunderbird).
 
+const START = Date.parse("2026-03-25T12:00:00Z");
+const clock = new ManualClock(START);
 let gw: TestGateway;
 let plant: Awaited<ReturnType<typeof createPlant>>;
 
 beforeAll(async () => {
-  gw = await startTestGateway({}, {clock: new ManualClock(Date.parse("2026-03-25T12:00:00Z"))});
+  gw = await startTestGateway({}, {clock});
   plant = await createPlant(gw);
 });
 afterAll(() => gw.stop());
@@ -59,15 +61,36 @@ describe("iCal feeds", () => {
     const night = feed.events.find((event) => event.start === "2026-03-28T21:00:00.000Z");
     expect(night).toMatchObject({end: "2026-03-29T04:00:00.000Z", summary: "Cem (night, crew C)"});
     expect(night?.description).toContain("Cem on call for Line 3 (schedule zone Europe/Berlin)");
-    // Every final shift of the feed's window is an event, in order, with a UID of its own.
+    // Every final shift of the feed's window is an event, in order, with a UID of its own; the
+    // window's last shift is whole, not cut where the window ends.
     const shifts = await gw.call(
       "GET",
-      `/api/v1/schedules/${plant.schedule.uuid}/shifts?from=2026-03-18T12:00:00Z&to=2026-05-24T12:00:00Z`
+      `/api/v1/schedules/${plant.schedule.uuid}/shifts?from=2026-03-18T12:00:00Z&to=2026-05-25T00:00:00Z`
+    );
+    const inWindow = shifts.body.shifts.filter(
+      (shift: {starts_at: string}) => Date.parse(shift.starts_at) < Date.parse("2026-05-24T12:00:00Z")
     );
     expect(feed.events.map((event) => [event.start, event.end])).toEqual(
-      shifts.body.shifts.map((shift: {starts_at: string; ends_at: string}) => [shift.starts_at, shift.ends_at])
+      inWindow.map((shift: {starts_at: string; ends_at: string}) => [shift.starts_at, shift.ends_at])
     );
     expect(new Set(feed.events.map((event) => event.uid)).size).toBe(feed.events.length);
+  });
+
+  it("keep each shift's UID and start whatever moment the feed is read at", async () => {
+    // A week back from 13:00 or 13:07 falls inside a shift: that first event must not start at 12:07.
+    const read = async (at: string) => {
+      clock.set(Date.parse(at));
+      return (await fetchFeed(plant.schedule.ical_url)).events;
+    };
+    try {
+      const first = await read("2026-04-10T13:00:00Z");
+      const later = await read("2026-04-10T13:07:00Z");
+      expect(later[0]).toEqual(first[0]);
+      expect(Date.parse(first[0].start)).toBeLessThan(Date.parse("2026-04-03T13:00:00Z"));
+      expect(later.map((event) => event.uid)).toEqual(first.map((event) => event.uid));
+    } finally {
+      clock.set(START);
+    }
   });
 
   it("serve a recipient's shifts in every schedule, a group crew's included, once the URL is made", async () => {

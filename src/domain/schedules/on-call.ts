@@ -101,6 +101,24 @@ export function onCallAt(rules: ScheduleRules, instant: number): FinalShift | nu
   );
 }
 
+/**
+ * The final shifts overlapping [from, to), the first and the last whole rather than cut at the
+ * range's ends: an event made from them (an iCal UID, its DTSTART) then does not depend on the
+ * window it was read through.
+ */
+export function wholeShiftsOverlapping(rules: ScheduleRules, from: number, to: number): FinalShift[] {
+  const shifts = finalShifts(rules, from, to);
+  if (shifts.length === 0) return shifts;
+  const last = shifts.length - 1;
+  if (shifts[0].start === from) shifts[0] = onCallAt(rules, from) ?? shifts[0];
+  if (shifts[last].end === to) {
+    const whole = onCallAt(rules, to - 1);
+    // A single shift covering the range was made whole from its start already: same shift, same start.
+    if (whole && whole.start <= shifts[last].start) shifts[last] = whole;
+  }
+  return shifts;
+}
+
 /** The stretches of [from, to) when nobody is on call. */
 export function gaps(rules: ScheduleRules, from: number, to: number): Gap[] {
   const found: Gap[] = [];

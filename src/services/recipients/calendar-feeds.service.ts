@@ -39,11 +39,12 @@ export class CalendarFeeds {
   constructor(private readonly deps: CalendarFeedsDependencies) {}
 
   private shiftsOf(schedule: Schedule, nowMs: number): ShiftView[] {
-    return this.deps.onCall.shifts(
+    // Whole shifts: a UID and DTSTART cut to the window would change at every fetch.
+    return this.deps.onCall.wholeShifts(
       schedule.uuid,
       nowMs - FEED_DAYS_BACK * MS_PER_DAY,
       nowMs + FEED_DAYS_AHEAD * MS_PER_DAY
-    ).shifts;
+    );
   }
 
   private event(schedule: Schedule, shift: ShiftView, summary: string): CalendarEvent {

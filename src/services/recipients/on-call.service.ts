@@ -1,5 +1,5 @@
 import type {Actor} from "../../domain/actor.js";
-import {finalShifts, gaps, onCallAt, type FinalShift} from "../../domain/schedules/on-call.js";
+import {finalShifts, gaps, onCallAt, wholeShiftsOverlapping, type FinalShift} from "../../domain/schedules/on-call.js";
 import {MS_PER_DAY, overlappingOverride, type ScheduleOverride} from "../../domain/schedules/schedule.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import {newId} from "../../lib/ids.js";
@@ -112,6 +112,11 @@ export class OnCallService {
         ends_at: isoTimestamp(gap.end)
       }))
     };
+  }
+
+  /** The shifts overlapping [from, to), whole: the first and last are not cut at the range's ends. */
+  wholeShifts(uuid: string, from: number, to: number): ShiftView[] {
+    return wholeShiftsOverlapping(this.schedules.get(uuid), from, to).map((shift) => this.shiftView(shift));
   }
 
   overrides(uuid: string): ScheduleOverride[] {
