@@ -78,7 +78,12 @@ describe("schedule overrides", () => {
       body: {recipient_uuid: crewD, starts_at: "2026-04-03T00:00:00Z", ends_at: "2026-04-03T01:00:00Z"}
     });
     expect(group.status).toBe(422);
-    expect(group.body.errors[0].pointer).toBe("/recipient_uuid");
+    expect(group.body.errors).toEqual([
+      {
+        pointer: "/recipient_uuid",
+        detail: expect.stringMatching(/^\S+ is a group: an override puts one recipient on call/)
+      }
+    ]);
     const wrongDate = await gw.call("POST", base, {
       body: {recipient_uuid: anna, starts_at: "tomorrow", ends_at: "2026-04-03T01:00:00Z"}
     });

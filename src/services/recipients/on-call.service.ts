@@ -127,6 +127,12 @@ export class OnCallService {
   async addOverride(uuid: string, input: OverrideInput, actor: Actor): Promise<ScheduleOverride> {
     const [start, end] = [Date.parse(input.starts_at), Date.parse(input.ends_at)];
     if (!(end > start)) throw invalid([{pointer: "/ends_at", detail: "must be later than starts_at"}]);
+    if (this.groups.get(input.recipient_uuid))
+      throw unknownReference(
+        "/recipient_uuid",
+        `${input.recipient_uuid} is a group: an override puts one recipient on call (name one of its members, ` +
+          `or give the group a crew in a shift pattern)`
+      );
     if (!this.recipients.get(input.recipient_uuid))
       throw unknownReference("/recipient_uuid", `recipient ${input.recipient_uuid} does not exist`);
     const now = this.clock.now();
