@@ -58,7 +58,11 @@ describe("maintenance windows on the paging path", () => {
     const held = await fire("line-3-stop");
     expect(held.outcome).toBe("created");
     const heldNow = await notification(held.notification_uuid);
-    expect(heldNow).toMatchObject({status: "suppressed", attempts: [], escalation: {step: 0, next_step_at: null}});
+    expect(heldNow).toMatchObject({
+      status: "suppressed",
+      attempts: [],
+      escalation: {step: 0, steps_carried: 0, next_step_at: null}
+    });
     expect(eventsOf(held.notification_uuid).map((event) => [event.type, event.data.maintenance_window])).toEqual([
       ["notification.suppressed", window]
     ]);
@@ -76,7 +80,7 @@ describe("maintenance windows on the paging path", () => {
     const released = await notification(held.notification_uuid);
     expect(released.status).toBe("notifying");
     expect(released.attempts.length).toBeGreaterThan(0);
-    expect(released.attempts.every((attempt: {step: number}) => attempt.step === 0)).toBe(true);
+    expect(released.attempts.every((attempt: {step: number}) => attempt.step === 1)).toBe(true);
     expect(eventsOf(held.notification_uuid).map((event) => event.type)).toEqual(
       expect.arrayContaining(["notification.suppressed", "notification.released", "escalation.step"])
     );

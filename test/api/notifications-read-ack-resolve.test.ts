@@ -32,7 +32,7 @@ describe("reading, listing, acknowledging and resolving", () => {
         channel: "voice_call",
         recipient_uuid: bob,
         target: "+49********678",
-        step: 0,
+        step: 1,
         started_at: expect.any(String),
         finished_at: expect.any(String),
         outcome: "sent",

@@ -61,7 +61,13 @@ describe("POST /api/v1/notifications/send", () => {
       attempts: []
     });
     expect(n.links).toEqual({self: `/api/v1/notifications/${n.id}`, ack: `/api/v1/notifications/${n.id}/ack`});
-    expect(n.escalation).toEqual({step: 0, steps_total: 4, next_step_at: n.created_at, waiting_for: null});
+    expect(n.escalation).toEqual({
+      step: 0,
+      steps_carried: 0,
+      steps_total: 4,
+      next_step_at: n.created_at,
+      waiting_for: null
+    });
     expect(new Date(n.created_at).toISOString()).toBe(n.created_at);
     expect(answer.headers.get("location")).toBe(n.links.self);
   });

@@ -46,6 +46,6 @@ describe("maintenance window, end to end", () => {
     expect(released.subject).toContain("Line 3 conveyor stopped");
     const paged = await rig.notification(held);
     expect(paged.status).toBe("notifying");
-    expect(paged.attempts).toMatchObject([{channel: "email", step: 0, outcome: "delivered"}]);
+    expect(paged.attempts).toMatchObject([{channel: "email", step: 1, outcome: "delivered"}]);
   });
 });

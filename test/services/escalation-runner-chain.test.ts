@@ -24,6 +24,7 @@ describe("escalation runner", () => {
     expect(n.status).toBe("notifying");
     expect(n.escalation).toEqual({
       step: 1,
+      steps_carried: 1,
       steps_total: 2,
       next_step_at: new Date(T0 + 60_000).toISOString(),
       waiting_for: null
@@ -50,8 +51,8 @@ describe("escalation runner", () => {
         a.started_at
       ])
     ).toEqual([
-      ["voice_call", 0, "sent", new Date(T0).toISOString()],
-      ["email", 1, "sent", new Date(T0 + 60_000).toISOString()]
+      ["voice_call", 1, "sent", new Date(T0).toISOString()],
+      ["email", 2, "sent", new Date(T0 + 60_000).toISOString()]
     ]);
     expect(eventTypes(r.gw, id)).toEqual([
       "escalation.started",

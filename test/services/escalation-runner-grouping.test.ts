@@ -96,7 +96,13 @@ describe("escalation runner", () => {
     expect(answer.status).toBe(200);
     // The first chain called at T0 and emails at T0 + 60 s (step 1): the newcomer waits for that
     // moment, takes up its own plan at that step, and calls later for the step it skipped ahead of.
-    const joined = {step: 0, steps_total: 2, next_step_at: new Date(T0 + 60_000).toISOString(), waiting_for: null};
+    const joined = {
+      step: 0,
+      steps_carried: 0,
+      steps_total: 2,
+      next_step_at: new Date(T0 + 60_000).toISOString(),
+      waiting_for: null
+    };
     expect(answer.body.escalation).toEqual(joined);
     const chain = r.gw.gateway.journal.db
       .prepare(
@@ -116,6 +122,7 @@ describe("escalation runner", () => {
     });
     expect(urgent.body.escalation).toEqual({
       step: 0,
+      steps_carried: 0,
       steps_total: 2,
       next_step_at: new Date(T0 + 10_000).toISOString(),
       waiting_for: null
@@ -171,7 +178,7 @@ describe("escalation runner", () => {
     expect((await r.notification(first)).status).toBe("exhausted");
     expect(
       (await r.notification(second)).attempts.map((a: {channel: string; step: number}) => [a.channel, a.step])
-    ).toEqual([["voice_call", 0]]);
+    ).toEqual([["voice_call", 1]]);
     // Now the second chain pages Maria: a third alert waits for its next step and shares it.
     r.clock.set(T0 + 130_000);
     const third = await r.send(maria, "third");

@@ -38,14 +38,14 @@ describe("the paging guarantee", () => {
     let n = await r.notification(id);
     expect(n.status).toBe("notifying");
     expect(n.escalation.waiting_for).toEqual([{channel: "email", reason: SMTP_DOWN}]);
-    expect(outcomes(n)).toEqual(["email#0 skipped"]);
+    expect(outcomes(n)).toEqual(["email#1 skipped"]);
     expect(r.gw.logLines.some((line) => line.includes("cannot reach anyone") && line.includes(id))).toBe(true);
 
     // An hour of looking again every minute: still open, and the skip is recorded once, not sixty times.
     for (let minute = 1; minute <= 60; minute++) await at(r, minute * 60_000);
     n = await r.notification(id);
     expect(n.status).toBe("notifying");
-    expect(outcomes(n)).toEqual(["email#0 skipped"]);
+    expect(outcomes(n)).toEqual(["email#1 skipped"]);
 
     r.email.unavailable = null;
     await r.runner().checkChannels();
@@ -73,11 +73,16 @@ describe("the paging guarantee", () => {
     await at(r, 60_000);
     let n = await r.notification(id);
     expect(n.status).toBe("notifying");
-    expect(n.escalation).toMatchObject({step: 1, steps_total: 2, waiting_for: [{channel: "email", reason: SMTP_DOWN}]});
+    expect(n.escalation).toMatchObject({
+      step: 2,
+      steps_carried: 1,
+      steps_total: 2,
+      waiting_for: [{channel: "email", reason: SMTP_DOWN}]
+    });
     r.email.unavailable = null;
     await at(r, 120_000);
     n = await r.notification(id);
-    expect(outcomes(n)).toEqual(["email#0 skipped", "voice_call#1 sent", "email#0 sent"]);
+    expect(outcomes(n)).toEqual(["email#1 skipped", "voice_call#2 sent", "email#1 sent"]);
     await at(r, 180_000);
     expect((await r.notification(id)).status).toBe("exhausted");
   });
@@ -88,7 +93,7 @@ describe("the paging guarantee", () => {
     const maria = await r.recipient({email: "maria@factory.lan", channel_order: ["email"]});
     const first = await r.send(maria);
     await r.tick();
-    expect(outcomes(await r.notification(first))).toEqual(["email#0 failed"]);
+    expect(outcomes(await r.notification(first))).toEqual(["email#1 failed"]);
     const high = await r.send(maria, "second", "high");
     const critical = await r.send(maria, "third", "critical");
     await r.tick();
@@ -98,10 +103,10 @@ describe("the paging guarantee", () => {
     expect(waiting.escalation.waiting_for).toEqual([
       {channel: "email", reason: "contact marked unusable after a permanent failure (see the recipient)"}
     ]);
-    expect(outcomes(await r.notification(critical))).toEqual(["email#0 sent"]);
+    expect(outcomes(await r.notification(critical))).toEqual(["email#1 sent"]);
     // The critical alert reached Maria: the address works after all, and the waiting alert goes out.
     await at(r, 60_000);
-    expect(outcomes(await r.notification(high))).toEqual(["email#0 skipped", "email#0 sent"]);
+    expect(outcomes(await r.notification(high))).toEqual(["email#1 skipped", "email#1 sent"]);
   });
 
   it("moves a sequential group past a member in quiet hours at once, and pages that member when they end", async () => {
@@ -180,7 +185,7 @@ describe("the paging guarantee", () => {
     await at(r, 180_000);
     const n = await r.notification(second);
     expect(n.status).toBe("exhausted");
-    expect(outcomes(n)).toEqual(["voice_call#1 sent", "voice_call#0 sent"]);
+    expect(outcomes(n)).toEqual(["voice_call#2 sent", "voice_call#1 sent"]);
   });
 
   it("starts the next step after retry_after_failure_seconds when every attempt of a step failed", async () => {

@@ -83,8 +83,14 @@ export class WaitReasonModel {
 export class EscalationStateModel {
   @Required()
   @Integer()
-  @Description("Steps carried so far: at least one of their contacts reached a channel")
+  @Description(
+    "The number (from 1) of the step carried most recently, as attempts and escalation.step events number it; 0 before the first"
+  )
   step: number;
+  @Required()
+  @Integer()
+  @Description("How many steps were carried so far: at least one of their contacts reached a channel")
+  steps_carried: number;
   @Required() @Integer() steps_total: number;
   @Required()
   @Nullable(String)
@@ -107,7 +113,7 @@ export class AttemptModel {
   @Allow("")
   @Description("Masked contact, e.g. +49******789; empty when the step was skipped before a contact was chosen")
   target: string;
-  @Required() @Integer() step: number;
+  @Required() @Integer() @Description("The step of the plan it belongs to, numbered from 1") step: number;
   @Required() @Format("date-time") started_at: string;
   @Required() @Nullable(String) finished_at: string | null;
   @Required() @Enum(...ATTEMPT_OUTCOMES) outcome: string;

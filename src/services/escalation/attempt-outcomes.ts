@@ -11,6 +11,7 @@ import type {LateConfirmation} from "../../channels/channel.js";
 import type {DeliveryOutcome, QueuedAttempt} from "./channel-queue.js";
 import type {EventPublisher} from "../notifications/event-publisher.js";
 import type {NotificationsService} from "../notifications/notifications.service.js";
+import {attemptView} from "../notifications/notification-view.js";
 import type {StormGrouping} from "../notifications/storm-grouping.js";
 import type {ChannelStatusService} from "../shared/channel-status.service.js";
 
@@ -128,7 +129,7 @@ export class AttemptOutcomes {
         })
       );
     }
-    const {notification_id: _id, ...shown} = stored;
+    const shown = attemptView(stored);
     // `notification.sent` went out when the attempt was handed to its channel.
     if (outcome === "delivered" || outcome === "answered")
       events.emit("notification.delivered", notifications.view(record), nowMs, {attempt: shown});
@@ -169,7 +170,7 @@ export class AttemptOutcomes {
           const record = notificationRecords.get(attempt.alert.notification_id);
           const stored = attempts.get(attempt.attemptId);
           if (!record || !stored) continue;
-          const {notification_id: _id, ...shown} = stored;
+          const shown = attemptView(stored);
           events.emit(
             late.outcome === "delivered" ? "notification.delivered" : "contact.failed",
             notifications.view(record),

@@ -12,6 +12,7 @@ import type {AuditService} from "../shared/audit.service.js";
 import type {QueuedAttempt} from "./channel-queue.js";
 import type {EventPublisher} from "../notifications/event-publisher.js";
 import type {NotificationsService} from "../notifications/notifications.service.js";
+import {attemptView} from "../notifications/notification-view.js";
 
 export interface FireEffectsDeps {
   notificationRecords: NotificationsRepository;
@@ -114,8 +115,7 @@ export class FireEffects {
   }
 
   private emit(type: "contact.failed" | "notification.sent", attempt: AttemptRecord): void {
-    const {notification_id: _id, ...shown} = attempt;
-    this.deps.events.emit(type, this.view(), this.nowMs, {attempt: shown});
+    this.deps.events.emit(type, this.view(), this.nowMs, {attempt: attemptView(attempt)});
   }
 
   private attemptRow(effect: ContactEffect): AttemptRecord {

@@ -23,8 +23,14 @@ export interface NotificationView {
   acknowledged_via: NotificationRecord["acknowledged_via"];
   acknowledged_note: string | null;
   resolved_at: string | null;
-  escalation: {step: number; steps_total: number; next_step_at: string | null; waiting_for: WaitReason[] | null};
-  attempts: Array<Omit<AttemptRecord, "id" | "notification_id">>;
+  escalation: {
+    step: number;
+    steps_carried: number;
+    steps_total: number;
+    next_step_at: string | null;
+    waiting_for: WaitReason[] | null;
+  };
+  attempts: Array<Omit<AttemptView, "id">>;
 }
 
 /** The short form answered with 202 (spec 2.2). */
@@ -33,6 +39,19 @@ export interface NotificationShortView {
   notification_uuid: string;
   channels_planned: NotificationRecord["channels_planned"];
   escalation_chain_id: string;
+}
+
+/** An attempt as the API and events show it: its step numbered from 1 (the journal counts from 0). */
+export type AttemptView = Omit<AttemptRecord, "notification_id">;
+
+export function attemptView({notification_id: _notification, ...attempt}: AttemptRecord): AttemptView {
+  return {...attempt, step: attempt.step + 1};
+}
+
+/** The step carried most recently, numbered from 1; 0 while nothing was carried (a storm follower's `current` is its anchor's). */
+function stepNumber(escalation: EscalationRecord | null): number {
+  if (!escalation?.progress.carried.length || escalation.progress.current === null) return 0;
+  return escalation.progress.current + 1;
 }
 
 export function notificationPath(id: string): string {
@@ -68,12 +87,16 @@ export function longForm(
     acknowledged_note: record.ack_note,
     resolved_at: record.resolved_at,
     escalation: {
-      step: escalation?.step ?? 0,
+      step: stepNumber(escalation),
+      steps_carried: escalation?.step ?? 0,
       steps_total: escalation?.steps_total ?? 0,
       next_step_at: escalation?.next_step_at ?? null,
       waiting_for: escalation?.waiting_for ?? null
     },
-    attempts: attempts.map(({id: _id, notification_id: _notification, ...attempt}) => attempt)
+    attempts: attempts.map((attempt) => {
+      const {id: _id, ...shown} = attemptView(attempt);
+      return shown;
+    })
   };
 }
 
