@@ -107,6 +107,8 @@ export interface PhoneOwner {
   uuid: string;
   name: string;
   phone: string;
+  /** True when the recipient set a `command_pin`: commands and calls in must give it. */
+  hasPin: boolean;
 }
 
 /** What a command did to each alert it named: changed now, or already closed (left as it was). */
@@ -128,6 +130,8 @@ export interface RemoteControlPort {
   acknowledge(ids: string[], person: PhoneOwner, via: "sms" | "voice_call"): Promise<RemoteChange>;
   /** Resolution has no channel of its own in the record; the audit names the person. */
   resolve(ids: string[], person: PhoneOwner): Promise<RemoteChange>;
+  /** Whether `pin` is the person's `command_pin` (false when they have none). */
+  checkPin(person: PhoneOwner, pin: string): Promise<boolean>;
   /** Records a command that changes no alert (STATUS, HELP, a call in) in the audit log. */
   record(person: PhoneOwner, via: "sms" | "voice_call", command: string): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import type {PhoneOwner, RemoteControlPort} from "./channel.js";
-import {sameNumber} from "./sms/sms-text.js";
+import {sameLine} from "../lib/phone-number.js";
 
 /**
  * The recipient whose phone number `number` is (E.164 or the national form the network may
@@ -7,5 +7,5 @@ import {sameNumber} from "./sms/sms-text.js";
  */
 export function phoneOwnerOf(remote: RemoteControlPort, number: string | null): PhoneOwner | null {
   if (!number) return null;
-  return remote.phoneOwners().find((owner) => sameNumber(number, owner.phone)) ?? null;
+  return remote.phoneOwners().find((owner) => sameLine(number, owner.phone)) ?? null;
 }

@@ -8,7 +8,7 @@ import {isoTimestamp, type Clock} from "../lib/clock.js";
 import {tokensEqual} from "../lib/tokens.js";
 import type {Logger} from "../lib/logger.js";
 import type {AdminCredentialRepository} from "./admin-credential.repository.js";
-import {hashPassword, verifyPassword} from "./password-hash.js";
+import {hashPassword, verifyPassword} from "../lib/password-hash.js";
 import type {DashboardSession, SessionStore} from "./session-store.js";
 import {sessionTokenOf} from "./session-cookie.js";
 

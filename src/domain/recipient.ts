@@ -33,6 +33,8 @@ export interface Recipient {
   escalation: EscalationSettings;
   quiet_hours: QuietHours | null;
   routing_rules: RoutingRule[];
+  /** The scrypt hash of the PIN SMS commands and calls in must give; absent or null: none. Never shown. */
+  command_pin_hash?: string | null;
   created_at: string;
   updated_at: string;
 }

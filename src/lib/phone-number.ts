@@ -1,4 +1,10 @@
-import {parsePhoneNumberWithError, ParseError, validatePhoneNumberLength} from "libphonenumber-js/max";
+import {
+  parsePhoneNumberWithError,
+  ParseError,
+  validatePhoneNumberLength,
+  type CountryCode,
+  type PhoneNumber
+} from "libphonenumber-js/max";
 
 /**
  * A phone number as a person typed it, checked against libphonenumber's metadata: either its
@@ -73,4 +79,32 @@ function parseErrorWords(code: string, text: string): string {
 function callingCodePrefix(text: string): string {
   const digits = text.replace(/\D/g, "");
   return `+${digits.slice(0, 3) || "?"}`;
+}
+
+/**
+ * True when `sender`, a number as the network reported it (E.164, 00-international or national),
+ * is the line `recipient` (a stored E.164 number). A national sender is read with the recipient's
+ * own country, as the network of that country would have written it; both sides are then compared
+ * in E.164, whole. Never a suffix match: "12345678" is not "+4915112345678". An alphanumeric
+ * sender or anything libphonenumber cannot read is nobody's number.
+ */
+export function sameLine(sender: string, recipient: string): boolean {
+  const owner = parsed(recipient);
+  if (!owner) return false;
+  const compact = sender.replace(/[\s().\-/]/g, "");
+  const international = compact.startsWith("00") ? `+${compact.slice(2)}` : compact;
+  const from = international.startsWith("+")
+    ? parsed(international)
+    : parsed(international, owner.country, owner.countryCallingCode);
+  return from !== null && from.number === owner.number;
+}
+
+function parsed(text: string, country?: CountryCode, callingCode?: string): PhoneNumber | null {
+  if (!/^\+?\d{3,17}$/.test(text)) return null;
+  try {
+    return parsePhoneNumberWithError(text, country ? {defaultCountry: country} : {defaultCallingCode: callingCode});
+  } catch (error) {
+    if (error instanceof ParseError) return null;
+    throw error;
+  }
 }

@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import {composeSms, planSms, sameNumber} from "../../src/channels/sms/sms-text.js";
+import {composeSms, planSms} from "../../src/channels/sms/sms-text.js";
 import type {AlertSummary} from "../../src/channels/channel.js";
 import {smsEncodingFor, smsLength} from "../../src/modem/sms-codec.js";
 
@@ -58,17 +58,5 @@ describe("SMS text", () => {
     for (const part of parts) expect(smsLength(part, "ucs2")).toBeLessThanOrEqual(70);
     // No emoji is cut in half: every surrogate pair is whole.
     expect(parts.join("")).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
-  });
-
-  it.each([
-    ["+4915112345678", "+4915112345678", true],
-    ["015112345678", "+4915112345678", true],
-    ["+49 151 1234-5678", "004915112345678", true],
-    ["+4915112345678", "+4915112345679", false],
-    ["+4915112345678", "+3315112345678", false],
-    ["5678", "+4915112345678", false],
-    ["", "+4915112345678", false]
-  ])("compares %s with %s: %s", (a, b, same) => {
-    expect(sameNumber(a, b)).toBe(same);
   });
 });

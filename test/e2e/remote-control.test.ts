@@ -14,9 +14,7 @@ afterEach(async () => {
 });
 
 async function text(r: ModemGatewayRig, body: string): Promise<string> {
-  const sent = r.simulator.sent.length;
-  r.simulator.receiveSms(PHONE, body);
-  const answer = await r.simulator.waitForSms(sent);
+  const answer = await r.simulator.answerTo(PHONE, body);
   expect(answer.number).toBe(PHONE);
   return answer.text;
 }

@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import {checkPhoneNumber} from "../../src/lib/phone-number.js";
+import {checkPhoneNumber, sameLine} from "../../src/lib/phone-number.js";
 
 describe("checkPhoneNumber", () => {
   it.each([
@@ -32,5 +32,29 @@ describe("checkPhoneNumber", () => {
     ["+49 151 12345678 ext. 12", "has an extension (12), which a call or an SMS cannot reach; give the direct number"]
   ])("refuses %j: %s", (text, detail) => {
     expect(checkPhoneNumber(text)).toEqual({ok: false, detail});
+  });
+});
+
+describe("sameLine", () => {
+  it.each([
+    ["+4915112345678", "+4915112345678", true],
+    ["015112345678", "+4915112345678", true],
+    ["+49 151 1234-5678", "+4915112345678", true],
+    ["004915112345678", "+4915112345678", true],
+    ["(201) 555-0123", "+12015550123", true],
+    ["02079460958", "+442079460958", true],
+    // The national significant number without the trunk 0 is the same number in E.164.
+    ["15112345678", "+4915112345678", true],
+    // The suffix of a number is another number: read with the recipient's country, it is +4912345678.
+    ["12345678", "+4915112345678", false],
+    ["112345678", "+4915112345678", false],
+    ["4915112345678", "+4915112345678", false],
+    ["+4915112345679", "+4915112345678", false],
+    ["+3315112345678", "+4915112345678", false],
+    ["5678", "+4915112345678", false],
+    ["Vodafone", "+4915112345678", false],
+    ["", "+4915112345678", false]
+  ])("sender %j is the line %s: %s", (sender, recipient, same) => {
+    expect(sameLine(sender, recipient)).toBe(same);
   });
 });

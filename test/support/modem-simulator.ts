@@ -121,6 +121,13 @@ export class ModemSimulator extends EventEmitter<SimulatorEvents> {
     return this.sms.receive({sender, text}, announce);
   }
 
+  /** `sender` texts `text`; the next SMS the modem sends (the gateway's answer, if it is one). */
+  async answerTo(sender: string, text: string): Promise<SentSms> {
+    const from = this.sent.length;
+    this.receiveSms(sender, text);
+    return this.waitForSms(from);
+  }
+
   /**
    * The network reports on message `ref` with TP-Status `status`: a `+CDS` URC, if the modem was
    * told to pass reports on (CNMI <ds>=1). Without `number` the optional address fields are empty.

@@ -96,6 +96,12 @@ export class RecipientInputModel {
   @MaxItems(20)
   @Description("Which channels a priority may use; a priority no rule names may use every channel")
   routing_rules?: RoutingRuleModel[];
+  @Nullable(String)
+  @Pattern(/^\d{4,8}$/)
+  @Description(
+    "Write-only PIN (4 to 8 digits) that SMS commands (ACK 4821 <PIN>) and calls to the modem must give; null removes it. Stored as a hash, never returned: see command_pin_set"
+  )
+  command_pin?: string | null;
 }
 
 export class ChannelAvailabilityModel {
@@ -126,6 +132,7 @@ export class RecipientModel {
   @Required() escalation: EscalationSettingsModel;
   @Required() @Nullable(QuietHoursModel) quiet_hours: QuietHoursModel | null;
   @Required() @CollectionOf(RoutingRuleModel) routing_rules: RoutingRuleModel[];
+  @Required() @Description("Whether SMS commands and calls in must give a command_pin") command_pin_set: boolean;
   @Required() @CollectionOf(ChannelAvailabilityModel) channels: ChannelAvailabilityModel[];
   @Required()
   @CollectionOf(ContactFailureModel)

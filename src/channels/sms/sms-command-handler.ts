@@ -6,12 +6,14 @@ import type {SmsReplyCodesRepository} from "../../store/journal/sms-reply-codes.
 import type {PhoneOwner, RemoteControlPort} from "../channel.js";
 import {phoneOwnerOf} from "../remote-control.js";
 import {candidateCode} from "./reply-code-candidates.js";
-import {sameNumber} from "./sms-text.js";
+import {sameLine} from "../../lib/phone-number.js";
+import {splitPin, WrongGuesses} from "./sms-guard.js";
 import {
   changeReply,
   headline,
   HELP_REPLY,
   NOT_UNDERSTOOD_REPLY,
+  PIN_REPLY,
   parseSmsCommand,
   statusReply,
   unknownCodeReply,
@@ -37,10 +39,13 @@ const NOT_UNDERSTOOD_QUIET_MS = 10 * 60_000;
 /**
  * Interprets SMS from known phones as commands (ACK, RES, STATUS, HELP; "1 <code>"), acts as the
  * recipient through the remote-control port, and says what to answer. A stranger's message gets
- * no answer at all (null), so the gateway's number tells an outsider nothing.
+ * no answer at all (null), so the gateway's number tells an outsider nothing; nor does a phone
+ * that sent too many wrong codes or PINs lately. A recipient with a `command_pin` ends every
+ * command but HELP with it ("ACK 4821 1234").
  */
 export class SmsCommandHandler {
   private readonly notUnderstoodAt = new Map<string, number>();
+  private readonly wrongGuesses = new WrongGuesses();
 
   constructor(
     private readonly remote: RemoteControlPort,
@@ -58,9 +63,19 @@ export class SmsCommandHandler {
       this.logger.info("sms: message from a number that is no recipient's; no answer", {from});
       return null;
     }
-    const command = parseSmsCommand(message.text);
+    if (this.wrongGuesses.blocked(person.phone, this.clock.now())) {
+      this.logger.warn("sms: too many wrong codes or PINs from this phone in 10 minutes; ignored, no answer", {from});
+      return null;
+    }
+    const {command: text, pin} = person.hasPin ? splitPin(message.text) : {command: message.text, pin: null};
+    const command = parseSmsCommand(text);
     if (!command) return this.notUnderstood(person);
-    const answer = await this.run(command, person, message.sender);
+    const answer =
+      person.hasPin && command.kind !== "help" && !(pin !== null && (await this.remote.checkPin(person, pin)))
+        ? {reply: PIN_REPLY, outcome: "wrong or missing PIN"}
+        : await this.run(command, person, message.sender);
+    if (answer.outcome === "unknown code" || answer.outcome === "wrong or missing PIN")
+      this.wrongGuesses.record(person.phone, this.clock.now());
     this.logger.info("sms: command", {from, command: command.kind, outcome: answer.outcome});
     return answer;
   }
@@ -121,7 +136,7 @@ export class SmsCommandHandler {
   private async byCode(kind: "ack" | "resolve", code: string, person: PhoneOwner, sender: string): Promise<SmsAnswer> {
     const entry = this.journal.read(() => this.codes.find(code, isoTimestamp(this.clock.now())));
     // A code sent to another phone is as unknown here as an expired one: it says nothing about it.
-    if (!entry || !sameNumber(sender, entry.contact)) {
+    if (!entry || !sameLine(sender, entry.contact)) {
       if (entry)
         this.logger.warn("sms: reply code from a number it was not sent to; ignored", {
           from: maskContact(sender),

@@ -32,6 +32,8 @@ export function parseSmsCommand(text: string): SmsCommand | null {
 export const HELP_REPLY =
   "Klaxon: STATUS lists your open alerts and their codes. ACK <code> acknowledges, ACK alone the latest alert sent to you. RES <code> resolves. HELP shows this.";
 
+export const PIN_REPLY = "Klaxon: PIN missing or wrong. End the command with your PIN, e.g. ACK 4821 <PIN>.";
+
 export const NOT_UNDERSTOOD_REPLY = "Klaxon did not understand that. Send HELP for the commands.";
 
 /** An open alert with the code that acknowledges or resolves it from this phone. */

@@ -103,26 +103,3 @@ function splitWords(words: string[], perPart: number, encoding: SmsEncoding): st
   if (current) parts.push(current);
   return parts;
 }
-
-/**
- * True when two phone numbers name the same line. Senders arrive as E.164 (+4915112345678) or
- * national (015112345678), depending on the network; a national number matches the E.164 one
- * that ends with its digits. Cross-country twins are possible in theory, and the reply still
- * needs the code, which only this contact received.
- */
-export function sameNumber(a: string, b: string): boolean {
-  const x = normaliseNumber(a);
-  const y = normaliseNumber(b);
-  if (x === "" || y === "") return false;
-  if (x === y) return true;
-  const international = x.startsWith("+") ? x : y.startsWith("+") ? y : null;
-  const national = international === x ? y : x;
-  if (!international || national.startsWith("+")) return false;
-  const subscriber = national.replace(/^0+/, "");
-  return subscriber.length >= 6 && international.slice(1).endsWith(subscriber);
-}
-
-function normaliseNumber(number: string): string {
-  const compact = number.replace(/[\s().\-/]/g, "");
-  return compact.startsWith("00") ? `+${compact.slice(2)}` : compact;
-}

@@ -36,6 +36,22 @@ export class CallConversation {
     return {kind: "no_key"};
   }
 
+  /**
+   * Speaks `speech` once and gathers the keys pressed until #, a pause of the key wait, or
+   * `maxKeys` keys; null when the call ended meanwhile.
+   */
+  async keys(speech: string, maxKeys: number): Promise<string | null> {
+    if (!(await this.say(speech))) return null;
+    let typed = "";
+    while (typed.length < maxKeys) {
+      const wait = await this.modem.waitForKey(this.options.keyWaitMs);
+      if (wait.kind === "ended") return null;
+      if (wait.kind !== "key" || wait.key === "#") break;
+      typed += wait.key;
+    }
+    return typed;
+  }
+
   /** False once the call is over (hung up, aborted, modem gone); a speech error is no reason to fail an answered call. */
   async say(text: string): Promise<boolean> {
     try {

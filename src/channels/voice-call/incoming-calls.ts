@@ -9,8 +9,13 @@ import {
   CALLED_IN_DONE_SPEECH,
   calledInSpeech,
   NO_OPEN_ALERTS_SPEECH,
+  PIN_SPEECH,
+  WRONG_PIN_SPEECH,
   type CallKeys
 } from "./speech.js";
+
+// The longest PIN a recipient can set; keys past it end the entry like #.
+const MAX_PIN_KEYS = 8;
 
 /** What answering calls to the modem needs besides the modem itself. */
 export interface IncomingCallsParts {
@@ -70,11 +75,26 @@ export class IncomingCalls {
     if (!(await modem.answerIncoming())) return;
     logger.info("voice call: answered a call from a recipient", {from});
     try {
+      if (!(await this.pinGiven(person))) return;
       await remote.record(person, "voice_call", "call in");
       await this.converse(person);
     } finally {
       await modem.hangUpIncoming();
     }
+  }
+
+  // Caller id can be forged: a recipient with a command_pin hears nothing until it is keyed in.
+  private async pinGiven(person: PhoneOwner): Promise<boolean> {
+    if (!person.hasPin) return true;
+    const {conversation, remote, logger} = this.parts;
+    const typed = await conversation.keys(PIN_SPEECH, MAX_PIN_KEYS);
+    if (typed !== null && (await remote.checkPin(person, typed))) return true;
+    logger.warn("voice call: a call from a recipient's number gave no or a wrong PIN; hung up", {
+      from: maskContact(person.phone)
+    });
+    await remote.record(person, "voice_call", "call in: wrong PIN");
+    if (typed !== null) await conversation.say(WRONG_PIN_SPEECH);
+    return false;
   }
 
   // The alerts are read at the answer: one acknowledged meanwhile elsewhere is still offered, and

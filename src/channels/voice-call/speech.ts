@@ -66,3 +66,6 @@ function spokenKey(key: string): string {
   if (key === "#") return "hash";
   return key;
 }
+
+export const PIN_SPEECH = "Klaxon. Please enter your PIN, then the hash key.";
+export const WRONG_PIN_SPEECH = "Wrong PIN. Goodbye.";

@@ -23,6 +23,7 @@ import type {AuditService} from "../shared/audit.service.js";
 import type {ChannelStatusService} from "../shared/channel-status.service.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import {checkPhoneNumber} from "../../lib/phone-number.js";
+import {hashPassword} from "../../lib/password-hash.js";
 import {refuseIfOpenNotifications, type PagingReferences} from "./paging-references.js";
 import {
   AppError,
@@ -39,9 +40,12 @@ export type RecipientInput = Partial<
     Recipient,
     "name" | "telegram_id" | "phone" | "email" | "channel_order" | "escalation" | "quiet_hours" | "routing_rules"
   >
->;
+> & {
+  /** Write-only: set (4 to 8 digits), removed (null) or kept as it is (absent). Stored as a hash. */
+  command_pin?: string | null;
+};
 
-const WRITABLE: (keyof RecipientInput)[] = [
+const WRITABLE: (keyof RecipientInput & keyof Recipient)[] = [
   "name",
   "telegram_id",
   "phone",
@@ -52,7 +56,8 @@ const WRITABLE: (keyof RecipientInput)[] = [
   "routing_rules"
 ];
 
-export interface RecipientView extends Recipient {
+export interface RecipientView extends Omit<Recipient, "command_pin_hash"> {
+  command_pin_set: boolean;
   /** `verified_at`: when the channel's current contact last passed a test page, or null (never). */
   channels: Array<{channel: Channel; available: boolean; reason: string | null; verified_at: string | null}>;
   /** Contacts a channel reported permanently unreachable (SMTP 550, Telegram 403), masked. */
@@ -68,6 +73,8 @@ function checkRecipient(input: RecipientInput): FieldError[] {
     const phone = checkPhoneNumber(input.phone);
     if (!phone.ok) errors.push({pointer: "/phone", detail: phone.detail});
   }
+  if (input.command_pin !== undefined && input.command_pin !== null && !/^\d{4,8}$/.test(input.command_pin))
+    errors.push({pointer: "/command_pin", detail: "must be 4 to 8 digits"});
   if (input.quiet_hours && !isValidTimeZone(input.quiet_hours.timezone))
     errors.push({pointer: "/quiet_hours/timezone", detail: `"${input.quiet_hours.timezone}" is not an IANA time zone`});
   if (input.quiet_hours && input.quiet_hours.start === input.quiet_hours.end)
@@ -87,6 +94,12 @@ function e164(phone: string | null | undefined): string | null {
   if (phone === undefined || phone === null) return null;
   const checked = checkPhoneNumber(phone);
   return checked.ok ? checked.e164 : null;
+}
+
+/** The hash to store: a new PIN's, none when it is removed (null), the current one when absent. */
+async function commandPinHash(pin: string | null | undefined, current: string | null): Promise<string | null> {
+  if (pin === undefined) return current;
+  return pin === null ? null : hashPassword(pin);
 }
 
 function escalationOf(input: RecipientInput): Recipient["escalation"] {
@@ -127,7 +140,9 @@ export class RecipientsService {
       .forRecipient(recipient.uuid)
       .filter((failure) => failure.contact === contactFor(recipient, failure.channel))
       .map((failure) => ({...failure, contact: maskContact(failure.contact)}));
-    return {...recipient, channels, contact_failures: contactFailures};
+    // The PIN is write-only: not even its hash leaves the box.
+    const {command_pin_hash: pinHash, ...shown} = recipient;
+    return {...shown, command_pin_set: !!pinHash, channels, contact_failures: contactFailures};
   }
 
   /**
@@ -180,6 +195,8 @@ export class RecipientsService {
   async create(input: RecipientInput, actor: Actor): Promise<Recipient> {
     const now = isoTimestamp(this.clock.now());
     const recipient = this.normalise(input, randomUUID(), now, now);
+    const pinHash = await commandPinHash(input.command_pin, null);
+    if (pinHash) recipient.command_pin_hash = pinHash;
     await this.recipients.insert(recipient);
     await this.audit.record(
       actor,
@@ -192,19 +209,24 @@ export class RecipientsService {
 
   /** The document a merge patch produces, for the caller to validate before `replace`. */
   patched(uuid: string, patch: Record<string, unknown>): RecipientInput {
-    refuseReadOnlyFields(patch, WRITABLE);
+    refuseReadOnlyFields(patch, [...WRITABLE, "command_pin"]);
     return applyMergePatch(writableView(this.get(uuid)), patch) as RecipientInput;
   }
 
   async replace(uuid: string, input: RecipientInput, actor: Actor): Promise<Recipient> {
     const current = this.get(uuid);
     const updated = this.normalise(input, uuid, current.created_at, isoTimestamp(this.clock.now()));
+    const pinHash = await commandPinHash(input.command_pin, current.command_pin_hash ?? null);
+    if (pinHash) updated.command_pin_hash = pinHash;
     if (!(await this.recipients.replace(updated))) throw notFound("recipient", uuid);
+    const fields: string[] = WRITABLE.filter(
+      (field) => JSON.stringify(current[field]) !== JSON.stringify(updated[field])
+    );
     await this.audit.record(
       actor,
       "recipient.updated",
       {type: "recipient", id: uuid},
-      {fields: WRITABLE.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(updated[field]))}
+      {fields: input.command_pin === undefined ? fields : [...fields, "command_pin"]}
     );
     return updated;
   }

@@ -8,6 +8,7 @@ import type {NotificationsRepository} from "../../store/journal/notifications.re
 import type {NotificationsService} from "../notifications/notifications.service.js";
 import type {AuditService} from "../shared/audit.service.js";
 import {AppError} from "../shared/errors.js";
+import {verifyPassword} from "../../lib/password-hash.js";
 
 // More than a phone can show or a caller will listen to; STATUS says "+N more" past what fits.
 const MAX_OPEN_ALERTS = 50;
@@ -30,8 +31,15 @@ export class RemoteControlService implements RemoteControlPort {
     return this.recipients
       .all()
       .flatMap((recipient) =>
-        recipient.phone ? [{uuid: recipient.uuid, name: recipient.name, phone: recipient.phone}] : []
+        recipient.phone
+          ? [{uuid: recipient.uuid, name: recipient.name, phone: recipient.phone, hasPin: !!recipient.command_pin_hash}]
+          : []
       );
+  }
+
+  async checkPin(person: PhoneOwner, pin: string): Promise<boolean> {
+    const stored = this.recipients.get(person.uuid)?.command_pin_hash;
+    return !!stored && (await verifyPassword(pin, stored));
   }
 
   openAlertsSentTo(person: PhoneOwner, channels: readonly Channel[] = CHANNELS): AlertSummary[] {
