@@ -2,6 +2,7 @@ import {existsSync} from "node:fs";
 import {dirname, join} from "node:path";
 import {fileURLToPath} from "node:url";
 import type {ServerResponse} from "node:http";
+import {DASHBOARD_PATH} from "../lib/dashboard-link.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -14,8 +15,7 @@ export const DASHBOARD_ASSETS =
     existsSync(join(dir, "index.html"))
   ) ?? join(here, "public");
 
-/** Where the dashboard is served; `/` redirects here. */
-export const DASHBOARD_PATH = "/dashboard";
+export {DASHBOARD_PATH};
 
 // Everything the page loads comes from the box itself (it must work with no internet); nothing
 // inline, so an injected string can never run as script; no framing (clickjacking).

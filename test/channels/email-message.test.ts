@@ -141,7 +141,8 @@ describe("SMTP failures", () => {
     expect(classifySmtpFailure(rejected, password)).toEqual({
       reason: "SMTP RCPT TO answered 550 5.1.1 <x@lan>: User unknown",
       permanent: true,
-      serverFailing: false
+      serverFailing: false,
+      tooBig: false
     });
     expect(classifySmtpFailure({...rejected, responseCode: 451, response: "451 try later"}, password)).toMatchObject({
       permanent: false,
@@ -162,6 +163,28 @@ describe("SMTP failures", () => {
         password
       )
     ).toMatchObject({permanent: false, serverFailing: true});
+  });
+
+  it("sorts a message refused for its size apart: neither the address's fault nor the server's", () => {
+    const tooBig = [
+      {
+        code: "EENVELOPE",
+        command: "MAIL FROM",
+        responseCode: 552,
+        response: "552 Error: message exceeds fixed maximum"
+      },
+      {code: "EMESSAGE", command: "DATA", responseCode: 552, response: "552 Error: message exceeds fixed maximum"},
+      {code: "EMESSAGE", command: "DATA", responseCode: 554, response: "554 5.3.4 Message too big for system"}
+    ];
+    for (const error of tooBig)
+      expect(classifySmtpFailure(error, password)).toMatchObject({
+        tooBig: true,
+        permanent: false,
+        serverFailing: false
+      });
+    // RFC 5321: a 552 to RCPT TO is a mailbox over its quota, not a message too big.
+    const full = {code: "EENVELOPE", command: "RCPT TO", responseCode: 552, response: "552 5.2.2 Mailbox full"};
+    expect(classifySmtpFailure(full, password)).toMatchObject({tooBig: false, permanent: true});
   });
 
   it("removes the password, plain or base64, from the reason", () => {

@@ -33,6 +33,8 @@ export type PeerBehaviour = "accept" | "defer" | "hang" | "slow_greeting" | "slo
 export interface SmtpPeer {
   port: number;
   messages: ReceivedMail[];
+  /** Messages refused at the end of DATA for going over `size`. */
+  refusedForSize: number;
   /** Logins the peer saw, right or wrong, with the password as sent. */
   logins: Array<{username: string; password: string}>;
   behaviour: PeerBehaviour;
@@ -55,6 +57,10 @@ export interface SmtpPeerOptions {
   auth?: {user: string; password: string};
   /** Offer STARTTLS with smtp-server's built-in (expired) certificate. */
   offerStartTls?: boolean;
+  /** Refuse a message over this many bytes with 552 5.3.4, as Postfix's message_size_limit does. */
+  size?: number;
+  /** With `size`: do not advertise it (no SIZE extension), so the refusal comes at the end of DATA. */
+  hideSize?: boolean;
 }
 
 function unfoldHeaders(block: string): Map<string, string> {
@@ -156,6 +162,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     disabledCommands: [...(options.offerStartTls ? [] : ["STARTTLS"]), ...(options.auth ? [] : ["AUTH"])],
     authOptional: !options.auth,
     allowInsecureAuth: true,
+    ...(options.size ? {size: options.size, hideSize: options.hideSize ?? false, rejectOversized: true} : {}),
     onConnect(_session, callback) {
       // A hanging server: the connection is accepted and never greeted.
       if (peer.behaviour === "slow_greeting") setTimeout(() => callback(), peer.slowMs);
@@ -177,6 +184,10 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("end", () => {
+        if ((stream as {sizeExceeded?: boolean}).sizeExceeded) {
+          peer.refusedForSize++;
+          return callback(smtpError("Error: message exceeds fixed maximum message size", 552));
+        }
         if (peer.behaviour === "slow_data")
           return void setTimeout(() => accept(session, chunks, callback), peer.slowMs);
         if (peer.behaviour === "defer") return callback(smtpError("Requested action aborted: try again later", 451));
@@ -214,6 +225,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
   const peer: SmtpPeer = {
     port: 0,
     messages: [],
+    refusedForSize: 0,
     logins: [],
     behaviour: "accept",
     slowMs: 3000,

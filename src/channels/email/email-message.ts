@@ -1,5 +1,5 @@
-import {urgencyRank} from "../../domain/vocabulary.js";
 import type {AlertSummary} from "../channel.js";
+import {andMore, byUrgency, MAX_LISTED_ALERTS} from "../storm-listing.js";
 import {html, type SafeHtml} from "../../lib/html.js";
 import {formatTime} from "../../lib/clock.js";
 
@@ -7,7 +7,8 @@ import {formatTime} from "../../lib/clock.js";
 export interface EmailMessage {
   subject: string;
   text: string;
-  html: string;
+  /** Null in the short form. */
+  html: string | null;
 }
 
 export interface EmailContent {
@@ -17,8 +18,19 @@ export interface EmailContent {
    * The acknowledge link, or null with the reason it is missing (said in the mail); null itself
    * for a test page, which has nothing to acknowledge.
    */
-  ack: {url: string; validUntilMs: number} | {url: null; missingBecause: string} | null;
+  ack: {url: string; validUntilMs: number; covers?: number} | {url: null; missingBecause: string} | null;
+  /** The dashboard's list of the person's alerts, where a storm's page sends them for the alerts it does not list. */
+  moreLink?: string | null;
 }
+
+/**
+ * `long`: up to MAX_LISTED_ALERTS alerts in full, plain text and HTML. `short`: plain text only,
+ * one line for each of the first SHORT_LISTED_ALERTS: what is sent when a server refuses the long
+ * form for its size, so the page still goes out.
+ */
+export type EmailForm = "long" | "short";
+
+const SHORT_LISTED_ALERTS = 10;
 
 const SUBJECT_MESSAGE_CHARS = 120;
 const NOTHING_TO_ACKNOWLEDGE = "This is a test page: there is nothing to acknowledge.";
@@ -54,14 +66,6 @@ function headline(alert: AlertSummary): string {
   return `[${alert.priority.toUpperCase()}] ${alert.source ? `${oneLine(alert.source, 60)}: ` : ""}${oneLine(alert.message, SUBJECT_MESSAGE_CHARS)}`;
 }
 
-/** Most urgent first, then in the order they came. */
-function byUrgency(alerts: AlertSummary[]): AlertSummary[] {
-  return alerts
-    .map((alert, index) => ({alert, index}))
-    .sort((a, b) => urgencyRank(a.alert.priority) - urgencyRank(b.alert.priority) || a.index - b.index)
-    .map(({alert}) => alert);
-}
-
 export function subjectOf(recipientName: string, alerts: AlertSummary[]): string {
   const [first, ...others] = byUrgency(alerts);
   if (others.length === 0) return headline(first);
@@ -72,28 +76,53 @@ function isWebLink(link: string | null): link is string {
   return link !== null && /^https?:\/\//i.test(link);
 }
 
-function textOf(content: EmailContent, alerts: AlertSummary[]): string {
+/** The alerts a page lists, most urgent first: all of them unless it is a storm's. */
+export function listedAlerts(alerts: AlertSummary[], form: EmailForm = "long"): AlertSummary[] {
+  return byUrgency(alerts).slice(0, form === "long" ? MAX_LISTED_ALERTS : SHORT_LISTED_ALERTS);
+}
+
+// What the Acknowledge link covers: every alert, or (a storm too big for one link) the listed ones.
+function ackScope(content: EmailContent): string {
+  const total = content.alerts.length;
+  const covers = content.ack?.url ? (content.ack.covers ?? total) : total;
+  if (total === 1) return "it";
+  return covers >= total ? `all ${total}` : `the ${covers} most urgent`;
+}
+
+// "and 650 more alerts: <link>", the line that stands for what a storm's page does not list.
+function moreLine(content: EmailContent, listed: number): string | null {
+  const rest = content.alerts.length - listed;
+  if (rest <= 0) return null;
+  return content.moreLink
+    ? `${andMore(rest)}: ${content.moreLink}`
+    : `${andMore(rest)}: see them all in Klaxon's dashboard`;
+}
+
+function textOf(content: EmailContent, alerts: AlertSummary[], form: EmailForm): string {
   const lines = [
-    alerts.length === 1
+    content.alerts.length === 1
       ? `Klaxon alert for ${content.recipientName}`
-      : `${alerts.length} Klaxon alerts for ${content.recipientName}`,
+      : `${content.alerts.length} Klaxon alerts for ${content.recipientName}`,
     ""
   ];
   for (const alert of alerts) {
+    if (form === "short") {
+      lines.push(`${headline(alert)} (${alert.notification_id})`);
+      continue;
+    }
     lines.push(`[${alert.priority.toUpperCase()}] ${alert.message}`);
     if (alert.source) lines.push(`  Source:  ${alert.source}`);
     lines.push(`  Raised:  ${formatTime(createdAtOf(alert.notification_id))}`);
     if (alert.link) lines.push(`  Link:    ${alert.link}`);
     lines.push(`  Id:      ${alert.notification_id}`, "");
   }
+  if (form === "short") lines.push("");
+  const more = moreLine(content, alerts.length);
+  if (more) lines.push(more, "");
   if (content.ack === null) {
     lines.push(NOTHING_TO_ACKNOWLEDGE);
   } else if (content.ack.url !== null) {
-    lines.push(
-      `Acknowledge ${alerts.length === 1 ? "it" : `all ${alerts.length}`} (this stops the escalation):`,
-      content.ack.url,
-      ""
-    );
+    lines.push(`Acknowledge ${ackScope(content)} (this stops the escalation):`, content.ack.url, "");
     lines.push(
       `The link opens a confirmation page: nothing is acknowledged until you press its button. It works until ${formatTime(new Date(content.ack.validUntilMs))}.`
     );
@@ -118,16 +147,24 @@ ${alert.source ? html` <strong>${alert.source}</strong>` : ""}</p>
 </td></tr>`;
 }
 
+function moreHtml(content: EmailContent, listed: number): SafeHtml | string {
+  const rest = content.alerts.length - listed;
+  if (rest <= 0) return "";
+  return content.moreLink
+    ? html`<p style="margin:12px 0 0 0;font-size:15px"><a href="${content.moreLink}">${andMore(rest)}: see them all in the dashboard</a></p>`
+    : html`<p style="margin:12px 0 0 0;font-size:15px">${andMore(rest)}: see them all in Klaxon's dashboard</p>`;
+}
+
 function htmlOf(content: EmailContent, alerts: AlertSummary[]): string {
+  const total = content.alerts.length;
   const title =
-    alerts.length === 1
-      ? `Klaxon alert for ${content.recipientName}`
-      : `${alerts.length} Klaxon alerts for ${content.recipientName}`;
+    total === 1 ? `Klaxon alert for ${content.recipientName}` : `${total} Klaxon alerts for ${content.recipientName}`;
+  const ackAll = total > 1 ? ` ${ackScope(content)}` : "";
   const ack =
     content.ack === null
       ? html`<p style="margin:20px 0 0 0;color:#555555;font-size:13px">${NOTHING_TO_ACKNOWLEDGE}</p>`
       : content.ack.url !== null
-        ? html`<p style="margin:20px 0 8px 0"><a href="${content.ack.url}" style="display:inline-block;padding:10px 18px;background:#1a56db;color:#ffffff;text-decoration:none;border-radius:4px;font-weight:bold">Acknowledge${alerts.length > 1 ? ` all ${alerts.length}` : ""}</a></p>
+        ? html`<p style="margin:20px 0 8px 0"><a href="${content.ack.url}" style="display:inline-block;padding:10px 18px;background:#1a56db;color:#ffffff;text-decoration:none;border-radius:4px;font-weight:bold">Acknowledge${ackAll}</a></p>
 <p style="margin:0;color:#555555;font-size:13px">Acknowledging stops the escalation. The link opens a confirmation page: nothing is acknowledged until you press its button. It works until ${formatTime(new Date(content.ack.validUntilMs))}.</p>`
         : html`<p style="margin:20px 0 0 0;color:#555555;font-size:13px">This email has no acknowledge link (${content.ack.missingBecause}). Acknowledge in the dashboard, or with <code>klaxon ack &lt;id&gt;</code>.</p>`;
   return html`<!doctype html>
@@ -135,16 +172,20 @@ function htmlOf(content: EmailContent, alerts: AlertSummary[]): string {
 <body style="margin:0;padding:16px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
 <h1 style="font-size:18px;margin:0 0 8px 0">${title}</h1>
 <table role="presentation" style="width:100%;max-width:640px;border-collapse:collapse">${alerts.map(alertBlock)}</table>
+${moreHtml(content, alerts.length)}
 ${ack}
 </body></html>`.value;
 }
 
-/** Subject, plain text and HTML for one delivery. Every value from an alert is escaped in the HTML. */
-export function composeEmail(content: EmailContent): EmailMessage {
-  const alerts = byUrgency(content.alerts);
+/**
+ * Subject, plain text and HTML (none in the short form) for one delivery. Every value from an
+ * alert is escaped in the HTML. Bounded whatever the storm: at most MAX_LISTED_ALERTS alerts.
+ */
+export function composeEmail(content: EmailContent, form: EmailForm = "long"): EmailMessage {
+  const alerts = listedAlerts(content.alerts, form);
   return {
     subject: subjectOf(content.recipientName, content.alerts),
-    text: textOf(content, alerts),
-    html: htmlOf(content, alerts)
+    text: textOf(content, alerts, form),
+    html: form === "long" ? htmlOf(content, alerts) : null
   };
 }

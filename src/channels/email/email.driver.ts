@@ -5,18 +5,27 @@ import type {Settings} from "../../settings/defaults.js";
 import {ChannelError, type ChannelDriver, type Delivery, type DeliveryResult} from "../channel.js";
 import type {AckLinkSigner} from "../../lib/ack-link.js";
 import {abortError} from "../../lib/abort-error.js";
-import {composeEmail, type EmailContent} from "./email-message.js";
-import {classifySmtpFailure} from "./smtp-failure.js";
+import {recipientAlertsLink} from "../../lib/dashboard-link.js";
+import {composeEmail, listedAlerts, type EmailContent, type EmailForm} from "./email-message.js";
+import {classifySmtpFailure, type SmtpFailure} from "./smtp-failure.js";
 import {SmtpServerMonitor} from "./smtp-server-monitor.js";
 
 export interface EmailDriverParts {
   smtp: Settings["smtp"];
+  /** settings.public_url: a storm's page links to the dashboard for the alerts it does not list. */
+  publicUrl: string;
   ackLinks: AckLinkSigner;
   clock: Clock;
   logger: Logger;
 }
 
 type Transport = ReturnType<typeof createPooledTransport>;
+/** What the server said: accepted (its reply and the message id), or why it refused. */
+type SendResult = {accepted: {response: string; messageId: string}} | {refused: SmtpFailure};
+
+// Far below Node's 16 KB request-header limit, which the link's request line must fit: a link for
+// a bigger storm acknowledges the alerts the mail lists, and the dashboard holds the rest.
+const MAX_ACK_URL_CHARS = 8000;
 
 // One pool for every delivery. Drivers never retry (the escalation decides what happens next),
 // so a message is not re-queued when its connection drops; and a mail is built from our own
@@ -93,58 +102,111 @@ export class EmailDriver implements ChannelDriver {
     };
   }
 
-  /** The signed acknowledge link of the delivery's alerts, or why there is none. */
-  private ackFor(delivery: Delivery, ids: string[]): EmailContent["ack"] {
+  /**
+   * The signed acknowledge link of the delivery's alerts (of those the mail lists, when a link
+   * for all of them would be too long to open), or why there is none.
+   */
+  private ackFor(delivery: Delivery, ids: string[], listedIds: string[]): EmailContent["ack"] {
     const {ackLinks} = this.parts;
-    const link = ackLinks.linkFor(ids, {
-      uuid: delivery.recipient.uuid,
-      name: delivery.recipient.name,
-      email: delivery.contact
-    });
+    const person = {uuid: delivery.recipient.uuid, name: delivery.recipient.name, email: delivery.contact};
+    let link = ackLinks.linkFor(ids, person);
+    let covers = ids.length;
+    if (link && link.url.length > MAX_ACK_URL_CHARS) {
+      link = ackLinks.linkFor(listedIds, person);
+      covers = listedIds.length;
+    }
     return link
-      ? {url: link.url, validUntilMs: link.expiresAtMs}
+      ? {url: link.url, validUntilMs: link.expiresAtMs, covers}
       : {url: null, missingBecause: ackLinks.disabledReason ?? "links are off"};
   }
 
+  /**
+   * One mail for the delivery, bounded however big the storm (MAX_LISTED_ALERTS alerts listed).
+   * A server that refuses it for its size gets the short form at once: a page that does not fit
+   * must still go out, and the step must not fail for the size of a mail.
+   */
   async deliver(delivery: Delivery, signal: AbortSignal): Promise<DeliveryResult> {
     if (signal.aborted) throw new ChannelError(`not sent: ${abortReason(signal)}`, false);
-    const {smtp, logger} = this.parts;
+    const {logger} = this.parts;
     const ids = delivery.alerts.map((alert) => alert.notification_id);
-    const ack = delivery.testPage ? null : this.ackFor(delivery, ids);
-    const message = composeEmail({recipientName: delivery.recipient.name, alerts: delivery.alerts, ack});
+    const listedIds = listedAlerts(delivery.alerts).map((alert) => alert.notification_id);
+    const content: EmailContent = {
+      recipientName: delivery.recipient.name,
+      alerts: delivery.alerts,
+      ack: delivery.testPage ? null : this.ackFor(delivery, ids, listedIds),
+      moreLink: recipientAlertsLink(this.parts.publicUrl, delivery.recipient.uuid)
+    };
+    let form: EmailForm = "long";
+    let sent = await this.send(delivery, content, form, signal);
+    if ("refused" in sent && sent.refused.tooBig) {
+      logger.warn("email too big for the SMTP server: sending its short form", {
+        channel: "email",
+        alerts: ids.length,
+        reason: sent.refused.reason
+      });
+      form = "short";
+      sent = await this.send(delivery, content, form, signal);
+    }
+    if ("refused" in sent) {
+      const failure = sent.refused;
+      if (failure.serverFailing) this.monitor.failed(failure.reason);
+      logger.warn("email not sent", {
+        channel: "email",
+        notifications: listedIds,
+        alerts: ids.length,
+        reason: failure.reason,
+        permanent: failure.permanent
+      });
+      throw new ChannelError(failure.reason, failure.permanent);
+    }
+    this.monitor.succeeded();
+    const {response, messageId} = sent.accepted;
+    const shortened = form === "short" ? " (the short form: the server refused the full mail for its size)" : "";
+    return {
+      outcome: "delivered",
+      detail: `accepted by the SMTP server: ${response.trim()} (message id ${messageId})${shortened}`
+    };
+  }
+
+  /** Sends one form of the mail: the server's acceptance, or why it refused. Throws only when cut off. */
+  private async send(
+    delivery: Delivery,
+    content: EmailContent,
+    form: EmailForm,
+    signal: AbortSignal
+  ): Promise<SendResult> {
+    const {smtp} = this.parts;
+    const message = composeEmail(content, form);
+    const listed = new Set(listedAlerts(content.alerts, form).map((alert) => alert.notification_id));
     const urgent = delivery.alerts.some((alert) => alert.priority === "critical" || alert.priority === "high");
     const sending = this.transport.sendMail({
       from: smtp.from,
       to: {name: delivery.recipient.name, address: delivery.contact},
       subject: message.subject,
       text: message.text,
-      html: message.html,
+      ...(message.html === null ? {} : {html: message.html}),
       priority: urgent ? "high" : "normal",
-      // RFC 3834: out-of-office robots must not answer an alert.
-      headers: {"Auto-Submitted": "auto-generated", "X-Klaxon-Notifications": ids.join(" ")}
+      headers: {
+        // RFC 3834: out-of-office robots must not answer an alert.
+        "Auto-Submitted": "auto-generated",
+        // The ids of the alerts the mail lists (a storm's whole list would make the header the mail).
+        "X-Klaxon-Notifications": delivery.alerts
+          .filter((alert) => listed.has(alert.notification_id))
+          .map((alert) => alert.notification_id)
+          .join(" "),
+        "X-Klaxon-Alert-Count": String(delivery.alerts.length)
+      }
     });
     try {
       const info = await untilAborted(sending, signal);
-      this.monitor.succeeded();
-      return {
-        outcome: "delivered",
-        detail: `accepted by the SMTP server: ${info.response.trim()} (message id ${info.messageId})`
-      };
+      return {accepted: {response: info.response, messageId: info.messageId}};
     } catch (error) {
       if (signal.aborted) {
         // The mail may still leave: SMTP cannot take a message back once DATA has begun.
         void sending.catch(() => undefined);
         throw new ChannelError(`cut off: ${abortReason(signal)}`, false);
       }
-      const failure = classifySmtpFailure(error, smtp.password);
-      if (failure.serverFailing) this.monitor.failed(failure.reason);
-      logger.warn("email not sent", {
-        channel: "email",
-        notifications: ids,
-        reason: failure.reason,
-        permanent: failure.permanent
-      });
-      throw new ChannelError(failure.reason, failure.permanent);
+      return {refused: classifySmtpFailure(error, smtp.password)};
     }
   }
 }

@@ -6,6 +6,7 @@ import {EmailDriver} from "./email.driver.js";
 export function createEmailDriver(context: ChannelContext): ChannelDriver {
   return new EmailDriver({
     smtp: context.settings.smtp,
+    publicUrl: context.settings.public_url,
     ackLinks: context.ackLinks,
     clock: context.clock,
     logger: context.logger

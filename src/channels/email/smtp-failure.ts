@@ -17,6 +17,8 @@ export interface SmtpFailure {
   permanent: boolean;
   /** The server itself cannot be used (down, timing out, refusing our login or sender): email is unavailable until a check passes. */
   serverFailing: boolean;
+  /** The server refused the message for its size (552, or enhanced code 5.3.4): a shorter one may pass. */
+  tooBig: boolean;
 }
 
 const SERVER_LEVEL_CODES = [
@@ -62,7 +64,8 @@ function describe(error: SmtpErrorShape): string {
 }
 
 /**
- * Sorts a send failure: a 5xx to RCPT TO is the address's fault and permanent; anything about
+ * Sorts a send failure: a message too big is its own kind (the driver sends a shorter one); a
+ * 5xx to RCPT TO is the address's fault and permanent; anything about
  * the connection, TLS, login or sender is the server's (transient, and email stops being
  * offered until a check passes); a 4xx or a refused message body is transient for this one
  * email only, since the server did answer.
@@ -72,11 +75,16 @@ export function classifySmtpFailure(raw: unknown, password: string): SmtpFailure
   const reason = scrubSecret(describe(error), password);
   const code = error.code ?? error.originalCode ?? "";
   const status = error.responseCode ?? 0;
+  // RFC 5321 552 to MAIL FROM (the SIZE parameter) or to the end of DATA, or RFC 3463's 5.3.4
+  // anywhere: the message, not the server or the address. A 552 to RCPT TO is a full mailbox.
+  if ((status === 552 && error.command !== "RCPT TO") || /\b5\.3\.4\b/.test(error.response ?? "")) {
+    return {reason, permanent: false, serverFailing: false, tooBig: true};
+  }
   if (code === "EENVELOPE" && error.command === "RCPT TO") {
-    return {reason, permanent: status >= 500 && status < 600, serverFailing: false};
+    return {reason, permanent: status >= 500 && status < 600, serverFailing: false, tooBig: false};
   }
   // The sender refused for every message, or the server closing with 421: no email can go out.
   const senderRefused = code === "EENVELOPE" && error.command === "MAIL FROM" && status >= 500;
   const serverLevel = SERVER_LEVEL_CODES.includes(code) || code.startsWith("ECONN") || status === 421 || senderRefused;
-  return {reason, permanent: false, serverFailing: serverLevel};
+  return {reason, permanent: false, serverFailing: serverLevel, tooBig: false};
 }

@@ -1,6 +1,7 @@
 import {SINGLE_SMS_LIMIT, smsEncodingFor, smsLength, type SmsEncoding} from "../../modem/sms-codec.js";
 import {segmentText} from "../../modem/sms-pdu.js";
 import type {AlertSummary} from "../channel.js";
+import {byUrgency} from "../storm-listing.js";
 
 /** The alert part and the reply instruction; the instruction is never cut. */
 export interface SmsMessage {
@@ -12,13 +13,23 @@ export interface SmsMessage {
 // header, so each part is its own SMS and says where it belongs.
 const PART_PREFIX_CHARS = 6;
 const ELLIPSIS = "...";
+// A storm's SMS names this many alerts, most urgent first, and counts the rest: the text is cut
+// to a few parts anyway, and the count must survive the cut.
+const SMS_LISTED_ALERTS = 5;
 
 /** "Klaxon CRITICAL from press-7: Oil temperature high." + "Reply 1 4821 or ACK 4821 to acknowledge." */
 export function composeSms(alerts: AlertSummary[], code: string): SmsMessage {
   const instruction = `Reply 1 ${code} or ACK ${code} to acknowledge${alerts.length > 1 ? ` all ${alerts.length}` : ""}.`;
   if (alerts.length === 1) return {body: `Klaxon ${headline(alerts[0])}`, instruction};
-  const listed = alerts.map((alert, index) => `${index + 1}) ${headline(alert)}`);
-  return {body: [`Klaxon: ${alerts.length} alerts.`, ...listed].join(" "), instruction};
+  const listed = byUrgency(alerts)
+    .slice(0, SMS_LISTED_ALERTS)
+    .map((alert, index) => `${index + 1}) ${headline(alert)}`);
+  const rest = alerts.length - listed.length;
+  const counted =
+    rest > 0
+      ? `Klaxon: ${alerts.length} alerts (the ${listed.length} most urgent here).`
+      : `Klaxon: ${alerts.length} alerts.`;
+  return {body: [counted, ...listed].join(" "), instruction};
 }
 
 function headline(alert: AlertSummary): string {

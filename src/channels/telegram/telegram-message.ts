@@ -1,10 +1,13 @@
 import type {AlertSummary} from "../channel.js";
+import {andMore, byUrgency, MAX_LISTED_ALERTS} from "../storm-listing.js";
 import type {InlineKeyboard, TelegramUser} from "./bot-api-client.js";
 
 /** Telegram's limit for a message text. */
 export const MAX_TEXT_CHARS = 4096;
 const MAX_BY_CHARS = 128;
 const CALLBACK_PREFIX = "ack:";
+// One alert of a storm's message at most this long, so one long message cannot hide the others.
+const MAX_STORM_BLOCK_CHARS = 600;
 
 function cut(text: string, maxChars: number): string {
   return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
@@ -21,14 +24,22 @@ function block(alert: AlertSummary): string {
 /**
  * The written message sent with the voice note, in plain text (no parse mode, so nothing in an
  * alert can break the markup). A message held while Telegram was unreachable says since when.
+ * A storm's message lists whole alerts, most urgent first, as many as Telegram's limit holds
+ * (at most MAX_LISTED_ALERTS), and counts the rest.
  */
 export function alertText(alerts: AlertSummary[], heldSince: string | null = null): string {
   const held = heldSince ? `⏳ Held while Telegram was unreachable (since ${heldSince})\n\n` : "";
-  const body =
-    alerts.length === 1
-      ? `🚨 ${block(alerts[0])}`
-      : `🚨 ${alerts.length} alerts\n\n${alerts.map((alert, index) => `${index + 1}. ${block(alert)}`).join("\n\n")}`;
-  return cut(held + body, MAX_TEXT_CHARS);
+  if (alerts.length === 1) return cut(`${held}🚨 ${block(alerts[0])}`, MAX_TEXT_CHARS);
+  const more = (rest: number) => (rest > 0 ? `\n\n… ${andMore(rest)}: see them all in Klaxon's dashboard` : "");
+  let text = `${held}🚨 ${alerts.length} alerts`;
+  let shown = 0;
+  for (const alert of byUrgency(alerts).slice(0, MAX_LISTED_ALERTS)) {
+    const next = `${text}\n\n${shown + 1}. ${cut(block(alert), MAX_STORM_BLOCK_CHARS)}`;
+    if ((next + more(alerts.length - shown - 1)).length > MAX_TEXT_CHARS) break;
+    text = next;
+    shown++;
+  }
+  return text + more(alerts.length - shown);
 }
 
 /** The voice note's caption: who and how urgent, so the chat list says more than "Voice message". */
