@@ -65,7 +65,7 @@ export async function startDeviceListeners(
  */
 async function startEmailTransport(
   settings: Settings,
-  deps: {integrations: IntegrationsRepository; intake: DeviceIntake},
+  deps: DeviceTransportDeps,
   logger: Logger
 ): Promise<SmtpListener | null> {
   const config = settings.inbound_email;
@@ -88,10 +88,14 @@ async function startEmailTransport(
       tls: config.tls_cert_file
         ? {cert: readPem(config.tls_cert_file, "tls_cert_file"), key: readPem(config.tls_key_file, "tls_key_file")}
         : null,
-      auth: config.user && config.password ? {user: config.user, password: config.password} : null
+      auth: config.user && config.password ? {user: config.user, password: config.password} : null,
+      maxSessionsPerAddress: config.max_sessions_per_address,
+      sessionMaxMs: config.session_max_seconds * 1000,
+      authFailuresPerMinute: config.auth_failures_per_minute
     },
     emails,
-    logger.child({component: "email-intake"})
+    logger.child({component: "email-intake"}),
+    deps.clock
   );
   await listener.start();
   return listener;

@@ -84,7 +84,13 @@ export const DEFAULT_SETTINGS = {
     tls_key_file: "",
     /** Both set: senders must AUTH (PLAIN or LOGIN, after STARTTLS when it is offered) with these. */
     user: "",
-    password: ""
+    password: "",
+    /** SMTP sessions one client address may hold at once; one more is answered 421, so one host cannot take every slot. */
+    max_sessions_per_address: 8,
+    /** The longest an SMTP session lasts, whatever it sends (NOOPs included); then 421 and the close. */
+    session_max_seconds: 300,
+    /** Failed logins per client address and minute; beyond them AUTH from that address is refused (421) unchecked. */
+    auth_failures_per_minute: 10
   },
   snmp: {
     /** The UDP port of the SNMP trap listener for snmp_trap integrations; 0 (the default) leaves it off. Traps' own port is 162. */

@@ -175,6 +175,13 @@ function validate(settings: Settings): void {
       `snmp.trap_address: must be an IPv4 address (0.0.0.0: every interface), got "${snmp.trap_address}"`
     );
   validateReplication(settings.replication);
+  validateInboundEmail(settings.inbound_email);
+}
+
+function validateInboundEmail(email: Settings["inbound_email"]): void {
+  for (const key of ["max_sessions_per_address", "session_max_seconds", "auth_failures_per_minute"] as const)
+    if (!(Number.isInteger(email[key]) && email[key] >= 1))
+      throw new SettingsError(`inbound_email.${key}: must be a whole number >= 1, got ${email[key]}`);
 }
 
 function validateReplication(replication: Settings["replication"]): void {

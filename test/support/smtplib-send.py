@@ -1,7 +1,7 @@
 """Sends mails to an SMTP server with Python's smtplib, as a device or a monitoring tool does.
 
 Reads one JSON object on stdin: {"host", "port", "starttls": bool, "login": [user, password] | null,
-"mails": [...]}, each mail {"shape": "plain" | "html" | "multipart" | "raw8bit" | "raw", "from",
+"source": address to connect from | null, "mails": [...]}, each mail {"shape": "plain" | "html" | "multipart" | "raw8bit" | "raw", "from",
 "to": [...], "subject", "text", "html", "attachment", "raw" (for "raw": the bytes as latin-1)}.
 Prints one JSON line per mail: {"ok": true} or {"ok": false, "code": int, "error": text}.
 All mails go over one connection, as a NAS sending a batch does.
@@ -41,7 +41,8 @@ def build(mail):
 
 def main():
     request = json.load(sys.stdin)
-    with smtplib.SMTP(request["host"], request["port"], timeout=20) as client:
+    source = (request["source"], 0) if request.get("source") else None
+    with smtplib.SMTP(request["host"], request["port"], timeout=20, source_address=source) as client:
         client.ehlo("nas.plant.lan")
         if request.get("starttls"):
             context = ssl.create_default_context(cafile=request.get("ca_file"))

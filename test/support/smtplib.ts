@@ -25,6 +25,8 @@ export interface SmtplibRequest {
   /** The CA file to trust for STARTTLS. */
   caFile?: string;
   login?: [string, string];
+  /** The address to connect from (127.0.0.0/8 plays another host); the kernel's choice by default. */
+  source?: string;
 }
 
 /**
@@ -44,7 +46,8 @@ export function sendWithSmtplib(request: SmtplibRequest): Promise<SendResult[]> 
       mails: request.mails,
       starttls: request.starttls ?? false,
       ca_file: request.caFile ?? null,
-      login: request.login ?? null
+      login: request.login ?? null,
+      source: request.source ?? null
     })
   );
   return new Promise((resolve, reject) => {

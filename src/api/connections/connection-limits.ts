@@ -3,6 +3,7 @@ import type {Server} from "node:http";
 import type {Socket} from "node:net";
 import type {Settings} from "../../settings/defaults.js";
 import type {Logger} from "../../lib/logger.js";
+import {AddressCounts, gateConnections, SocketRefusals} from "../../lib/connection-gate.js";
 import {toProblem} from "../errors/problem.js";
 import {AppError} from "../../services/shared/errors.js";
 
@@ -16,9 +17,8 @@ type HttpSettings = Settings["http"];
 export const DESCRIPTORS_KEPT_BACK = 256;
 /** What a refused client is told to wait; a connection slot frees as soon as another client's request ends. */
 export const REFUSAL_RETRY_AFTER_SECONDS = 5;
-// A refused socket is kept this long so its 503 is read before the close (an early close can
-// reset the connection and lose the answer); beyond this many at once they are closed unanswered,
-// so refusals themselves cannot hold the descriptors the cap protects.
+// A refused socket is kept this long so its 503 is read before the close; beyond this many at
+// once they are closed unanswered (SocketRefusals says why).
 const REFUSAL_LINGER_MS = 1000;
 const REFUSALS_LINGERING_MAX = 64;
 // Node's default is 2,000 headers; no client of this API sends more than a few dozen.
@@ -106,24 +106,14 @@ export function limitConnections(server: Server, settings: HttpSettings, logger:
     `the gateway holds ${maxConnections} connections, the most it serves at once; retry after ${REFUSAL_RETRY_AFTER_SECONDS} s`
   );
 
-  const perAddress = new Map<string, number>();
+  const perAddress = new AddressCounts();
+  const refusals = new SocketRefusals(REFUSAL_LINGER_MS, REFUSALS_LINGERING_MAX);
   let open = 0;
-  let lingering = 0;
 
   const refuse = (socket: Socket, answer: Buffer, reason: string, address: string) => {
     // Repeats of this line are folded by the logger: one per address and reason per window.
     logger.warn("connection refused", {reason, address});
-    socket.on("error", () => undefined);
-    if (lingering >= REFUSALS_LINGERING_MAX) {
-      socket.destroy();
-      return;
-    }
-    lingering++;
-    socket.once("close", () => lingering--);
-    // Whatever the client sends is read and dropped: unread bytes at the close would reset the connection.
-    socket.resume();
-    socket.end(answer);
-    setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
+    refusals.refuse(socket, answer);
   };
 
   const admitted = (socket: Socket): boolean => {
@@ -134,8 +124,7 @@ export function limitConnections(server: Server, settings: HttpSettings, logger:
       return false;
     }
     const counted = !(settings.loopback_exempt && isLoopback(address));
-    const held = perAddress.get(address) ?? 0;
-    if (counted && held >= maxPerAddress) {
+    if (counted && perAddress.count(address) >= maxPerAddress) {
       refuse(socket, perAddressRefusal, "max_connections_per_address", address);
       return false;
     }
@@ -144,22 +133,12 @@ export function limitConnections(server: Server, settings: HttpSettings, logger:
       return false;
     }
     open++;
-    if (counted) perAddress.set(address, held + 1);
-    socket.once("close", () => {
-      open--;
-      if (!counted) return;
-      const left = (perAddress.get(address) ?? 1) - 1;
-      if (left === 0) perAddress.delete(address);
-      else perAddress.set(address, left);
-    });
+    socket.once("close", () => open--);
+    if (counted) perAddress.hold(address, socket);
     return true;
   };
 
   // node:http's own connection handling (its parser) runs only for admitted connections.
-  const handlers = server.listeners("connection") as ((socket: Socket) => void)[];
-  server.removeAllListeners("connection");
-  server.on("connection", (socket: Socket) => {
-    if (admitted(socket)) for (const handler of handlers) handler.call(server, socket);
-  });
+  gateConnections(server, admitted);
   return {maxConnections, maxPerAddress, open: () => open};
 }

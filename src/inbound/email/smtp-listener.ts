@@ -1,8 +1,11 @@
 import {SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession} from "smtp-server";
+import type {Clock} from "../../lib/clock.js";
 import type {Logger} from "../../lib/logger.js";
+import {RateLimiter} from "../../lib/rate-limiter.js";
 import {tokensEqual} from "../../lib/tokens.js";
 import type {InboundMail} from "../../domain/inbound-mail.js";
 import {readMail} from "./mail-reader.js";
+import {capSessionsPerAddress, SessionDeadlines} from "./session-limits.js";
 
 /** What a mail's sender is told: taken, or refused for now (retry later) or for good. */
 export type MailVerdict = {accepted: true} | {accepted: false; temporary: boolean; reason: string};
@@ -34,6 +37,12 @@ export interface SmtpListenerOptions {
   tls: {cert: Buffer; key: Buffer} | null;
   /** Senders must log in with these; null: no AUTH. */
   auth: {user: string; password: string} | null;
+  /** Sessions one client address may hold at once; one more is answered 421. */
+  maxSessionsPerAddress: number;
+  /** The longest a session lasts, whatever it sends. */
+  sessionMaxMs: number;
+  /** Failed logins per client address and minute before AUTH from it is refused unchecked. */
+  authFailuresPerMinute: number;
 }
 
 /** How much of a refused mail is kept for a person to read. */
@@ -63,12 +72,19 @@ function envelopeOf(session: SMTPServerSession): MailEnvelope {
  */
 export class SmtpListener {
   private server: SMTPServer | null = null;
+  private readonly deadlines: SessionDeadlines;
+  /** Failed logins by client address, refilled at authFailuresPerMinute (the dashboard sign-in's limiter). */
+  private readonly authFailures: RateLimiter;
 
   constructor(
     private readonly options: SmtpListenerOptions,
     private readonly handler: MailHandler,
-    private readonly logger: Logger
-  ) {}
+    private readonly logger: Logger,
+    clock: Clock
+  ) {
+    this.deadlines = new SessionDeadlines(options.sessionMaxMs, (id) => this.cut(id));
+    this.authFailures = new RateLimiter(options.authFailuresPerMinute / 60, options.authFailuresPerMinute, clock);
+  }
 
   /** Listens; resolves with the port bound. */
   async start(): Promise<number> {
@@ -87,13 +103,14 @@ export class SmtpListener {
       // Without a certificate there is no TLS to wait for: a configured login then goes in clear on the LAN.
       allowInsecureAuth: options.tls === null,
       ...(options.tls ? {key: options.tls.key, cert: options.tls.cert} : {}),
-      onAuth: (auth, _session, done) => {
-        const expected = options.auth;
-        const ok =
-          expected !== null &&
-          tokensEqual(auth.username ?? "", expected.user) &&
-          tokensEqual(auth.password ?? "", expected.password);
-        done(ok ? null : smtpError(535, "5.7.8 Authentication failed"), ok ? {user: expected.user} : undefined);
+      onConnect: (session, done) => {
+        this.deadlines.opened(session.id);
+        done();
+      },
+      onClose: (session) => this.deadlines.closed(session.id),
+      onAuth: (auth, session, done) => {
+        const error = this.authenticate(auth.username ?? "", auth.password ?? "", session.remoteAddress);
+        done(error, error ? undefined : {user: options.auth?.user});
       },
       onRcptTo: (address, _session, done) => {
         done(
@@ -103,16 +120,22 @@ export class SmtpListener {
         );
       },
       onData: (stream, session, done) => {
-        this.receive(stream, session).then(
-          (verdict) => done(verdict),
-          (error: unknown) => {
-            this.logger.error("email intake failed; the sender is asked to retry", {error: (error as Error).message});
-            done(smtpError(451, "4.3.0 Temporary failure, try again later"));
-          }
-        );
+        const answer = (verdict: Error | null) => {
+          done(verdict);
+          this.deadlines.answered(session.id);
+        };
+        this.receive(stream, session).then(answer, (error: unknown) => {
+          this.logger.error("email intake failed; the sender is asked to retry", {error: (error as Error).message});
+          answer(smtpError(451, "4.3.0 Temporary failure, try again later"));
+        });
       }
     } satisfies SMTPServerOptions);
     server.on("error", (error) => this.logger.warn("SMTP listener error", {error: error.message}));
+    capSessionsPerAddress(
+      server.server,
+      {maxPerAddress: options.maxSessionsPerAddress, domain: options.domain},
+      this.logger
+    );
     await new Promise<void>((resolve, reject) => {
       server.server.once("error", reject);
       server.listen(options.port, options.address, () => {
@@ -133,6 +156,33 @@ export class SmtpListener {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /**
+   * Checks a login. While the address has spent its budget of failures the password is not even
+   * compared: the answer is 421 and the close, so guessing runs at the refill rate at most. Each
+   * failure is logged with the address (never what was tried); the logger folds a burst of them
+   * into its first line and one count.
+   */
+  private authenticate(user: string, password: string, address: string): Error | null {
+    if (this.authFailures.exhausted(address)) {
+      this.logger.warn("SMTP login refused unchecked: too many failed logins from this address", {
+        address,
+        auth_failures_per_minute: this.options.authFailuresPerMinute
+      });
+      return smtpError(421, "4.7.0 Too many failed logins from this address, try again later");
+    }
+    const expected = this.options.auth;
+    if (expected && tokensEqual(user, expected.user) && tokensEqual(password, expected.password)) return null;
+    this.authFailures.take(address);
+    this.logger.warn("SMTP login failed", {address});
+    return smtpError(535, "5.7.8 Authentication failed");
+  }
+
+  /** Tells a session past its time limit so, and closes it (the sender retries what it had not sent). */
+  private cut(sessionId: string): void {
+    const connection = [...(this.server?.connections ?? [])].find((item) => item.id === sessionId);
+    connection?.send(421, `${this.options.domain} Session time limit reached, closing`);
+  }
+
   /** Reads the DATA stream (keeping at most maxBytes) and decides the answer; null is "250 OK". */
   private async receive(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<Error | null> {
     const chunks: Buffer[] = [];
@@ -143,6 +193,7 @@ export class SmtpListener {
       chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
       kept += Math.min(chunk.length, room);
     }
+    this.deadlines.deciding(session.id);
     const raw = Buffer.concat(chunks);
     const envelope = envelopeOf(session);
     const excerpt = raw.subarray(0, EXCERPT_BYTES).toString("utf8");
