@@ -139,6 +139,21 @@ module.exports = {
       to: {path: "^src/channels/", pathNot: ["^src/channels/channel\\.ts$", "^src/channels/channel-registry\\.ts$"]}
     },
     {
+      name: "auditor-is-independent",
+      severity: "error",
+      comment:
+        "The paging auditor (DESIGN rule 13) reads only the journal, through its own repository, and the clock: no code of the planner, the runner, the notifications service or any channel, so a fault in them cannot hide from it.",
+      from: {path: "^src/services/auditor/"},
+      to: {
+        path: [
+          "^src/services/(?!auditor/)",
+          "^src/domain/(escalation/|recipient\\.ts$|policy\\.ts$)",
+          "^src/channels/",
+          "^src/store/(?!journal/(journal|paging-audit\\.repository)\\.ts$)"
+        ]
+      }
+    },
+    {
       name: "outbox-at-services-level",
       severity: "error",
       comment: "outbox/ is a background sender beside the services: it uses them, they never use it.",

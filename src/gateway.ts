@@ -261,17 +261,6 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     {journal, windows: maintenanceWindows, notifications, directory: directory.repositories, audit, clock},
     logger
   );
-  const readiness = new ReadinessService(
-    journal,
-    eventsRepository,
-    escalationsRepository,
-    channelStatus,
-    clock,
-    dataDir,
-    {heartbeats: heartbeatMonitor, maintenance: maintenance.releaser},
-    directory.repositories.schedules,
-    () => mqtt.connections.states()
-  );
   const runtime = Runtime.fromSettings(settings, logger, clock);
   const initialAdminKeyFile = await keys.ensureInitialAdminKey(dataDir);
   const pruner = new PeriodicTask("idempotency-prune", 3600_000, () => idempotency.prune(), logger);
@@ -295,6 +284,17 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       schedules: directory.repositories.schedules
     }
   });
+  const readiness = new ReadinessService(
+    journal,
+    eventsRepository,
+    escalationsRepository,
+    channelStatus,
+    clock,
+    dataDir,
+    {heartbeats: heartbeatMonitor, maintenance: maintenance.releaser, auditor: operations.auditor},
+    directory.repositories.schedules,
+    () => mqtt.connections.states()
+  );
   const dashboard = createDashboard({settings, journal, config, keys, audit, clock, logger});
 
   const providers = [

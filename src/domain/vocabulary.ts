@@ -63,6 +63,7 @@ export const EVENT_TYPES = [
   "notification.priority_raised",
   "notification.suppressed",
   "notification.released",
+  "notification.undeliverable",
   "escalation.started",
   "escalation.step",
   "escalation.exhausted",

@@ -14,6 +14,8 @@ import type {ChannelRegistry} from "../channels/channel-registry.js";
 import type {ChannelStatusService} from "../services/shared/channel-status.service.js";
 import type {EscalationRunner} from "../services/escalation/escalation-runner.service.js";
 import type {NotificationsService} from "../services/notifications/notifications.service.js";
+import {PagingAuditor} from "../services/auditor/paging-auditor.service.js";
+import {PagingAuditRepository} from "../store/journal/paging-audit.repository.js";
 import {RetentionService} from "../services/operations/retention.service.js";
 import {SelfMonitorService} from "../services/operations/self-monitor.service.js";
 import {AuditService} from "../services/shared/audit.service.js";
@@ -55,7 +57,7 @@ const RETENTION_INTERVAL_MS = 3600_000;
 
 /**
  * Running the appliance: metrics, backups (on demand and nightly), retention pruning,
- * self-monitoring, the liveness probe behind systemd's watchdog, and the data dir's pid file.
+ * self-monitoring, the paging auditor, the liveness probe behind systemd's watchdog, and the data dir's pid file.
  */
 export function createOperations(context: OperationsContext) {
   const {settings, dataDir, journal, clock, logger, repositories} = context;
@@ -71,10 +73,21 @@ export function createOperations(context: OperationsContext) {
   const boxZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
   const schedule = new BackupSchedule(settings.backup.schedule, boxZone, backups, clock, logger);
   const processMetrics = new ProcessMetrics(readBuildInfo());
+  const auditFindings = new PagingAuditRepository(journal);
+  const auditor = new PagingAuditor({
+    journal,
+    findings: auditFindings,
+    clock,
+    logger,
+    deadlineSeconds: settings.paging.first_attempt_deadline_seconds,
+    // The webhooks hear of it; nobody is paged by the auditor.
+    announce: (id, reason, nowMs) => context.notifications.announceUndeliverable(id, reason, nowMs)
+  });
   const metrics = new GatewayMetrics(
     journal,
     new MetricsRepository(journal),
     repositories.escalations,
+    auditFindings,
     repositories.events,
     context.channelStatus,
     context.runner,
@@ -97,6 +110,7 @@ export function createOperations(context: OperationsContext) {
     context.notifications,
     repositories.notifications,
     repositories.escalations,
+    auditFindings,
     repositories.events,
     context.channelStatus,
     context.registry,
@@ -131,6 +145,9 @@ export function createOperations(context: OperationsContext) {
     retention,
     selfMonitor,
     replication,
+    /** The paging auditor, and the findings table the loud signals count. */
+    auditor,
+    auditFindings,
     liveness: new LivenessProbe(journal, repositories.escalations, clock),
     observeRequest,
     /** Values the controllers inject. */
@@ -144,6 +161,7 @@ export function createOperations(context: OperationsContext) {
       lock = DataDirLock.acquire(dataDir);
       if (!selfMonitor.enabled) logger.info("self-monitoring is off (self_monitoring.recipient is empty)");
       for (const task of tasks) task.start();
+      await auditor.start();
       schedule.start();
       processMetrics.start();
       await replication.start();
@@ -153,7 +171,7 @@ export function createOperations(context: OperationsContext) {
       processMetrics.stop();
       schedule.stop();
       await replication.stopBeacon();
-      await Promise.all(tasks.map((task) => task.stop()));
+      await Promise.all([...tasks.map((task) => task.stop()), auditor.stop()]);
     },
     /** After the journal has closed: Litestream ships the last commits and ends; offline tools may now use the data dir. */
     async releaseDataDir(): Promise<void> {

@@ -114,6 +114,14 @@ export const DEFAULT_SETTINGS = {
     notifications_days: 90,
     audit_days: 365
   },
+  paging: {
+    /**
+     * The paging auditor's limit: an alert that is not acknowledged, resolved or held must have a
+     * page carried (handed to a channel) this long after it was accepted, unless the journal
+     * records a reason it may not (quiet hours, a channel it waits for). Otherwise it is made loud.
+     */
+    first_attempt_deadline_seconds: 60
+  },
   self_monitoring: {
     recipient: "",
     priority: "high" as "critical" | "high" | "medium" | "low" | "info",

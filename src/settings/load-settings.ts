@@ -174,6 +174,9 @@ function validate(settings: Settings): void {
     throw new SettingsError(
       `snmp.trap_address: must be an IPv4 address (0.0.0.0: every interface), got "${snmp.trap_address}"`
     );
+  const deadline = settings.paging.first_attempt_deadline_seconds;
+  if (!Number.isInteger(deadline) || deadline < 1)
+    throw new SettingsError(`paging.first_attempt_deadline_seconds: must be a whole number >= 1, got ${deadline}`);
   validateReplication(settings.replication);
   validateInboundEmail(settings.inbound_email);
 }

@@ -100,6 +100,19 @@ export function checkInvariants(r: Rig, observed: Observed, {settled}: {settled:
     checkEvents(chain.id, eventsOf.all(chain.id) as Array<{type: string; sequence: number; body: string}>);
   }
   checkOneCallPerInstant(r, observed);
+  checkAuditorQuestion(r);
+}
+
+/**
+ * I7 (issue 30): the paging auditor's question, asked by the real auditor of the journal and the
+ * clock as they are now: every alert not closed or held had a page carried within the deadline
+ * of acceptance, or the journal records an allowed reason (quiet hours, a wait for a channel).
+ */
+export function checkAuditorQuestion(r: Rig): void {
+  expect(
+    r.gw.gateway.operations.auditor.question(),
+    "alerts with no page carried in time and no allowed reason"
+  ).toEqual([]);
 }
 
 /** I6: each notification's events are numbered 1, 2, 3... in the order they happened, and that order is causal. */

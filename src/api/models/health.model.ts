@@ -37,7 +37,11 @@ export class SweepModel {
 }
 
 export class UndeliverableReasonModel {
-  @Required() @Enum(...CHANNELS) channel: string;
+  @Required()
+  @Enum(...CHANNELS)
+  @Nullable(String)
+  @Description("The channel waited for; null for an alert the paging auditor found with no page carried in time")
+  channel: string | null;
   @Required()
   @Description("Why the channel cannot be used now: the fix, e.g. SMTP is not configured (smtp.host and smtp.from)")
   reason: string;
@@ -50,7 +54,9 @@ export class UndeliverableReasonModel {
 export class UndeliverableModel {
   @Required()
   @Integer()
-  @Description("Open notifications waiting for a channel they cannot use now; -1 when the journal cannot be read")
+  @Description(
+    "Open notifications waiting for a channel they cannot use now, or found by the paging auditor with no page carried in time; -1 when the journal cannot be read"
+  )
   count: number;
   @Required() @CollectionOf(UndeliverableReasonModel) reasons: UndeliverableReasonModel[];
 }
@@ -124,6 +130,11 @@ export class ReadinessModel {
     "The sweep that releases what a maintenance window held once it ends; a failed last pass makes the gateway unready"
   )
   maintenance: SweepModel;
+  @Required()
+  @Description(
+    "The paging auditor, which checks every 5 s that each open alert had a page carried in time; a failed last pass makes the gateway unready"
+  )
+  auditor: SweepModel;
   @Required() undeliverable: UndeliverableModel;
   @Required()
   @CollectionOf(String)

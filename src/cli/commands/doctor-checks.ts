@@ -155,7 +155,7 @@ interface Readiness {
   journal?: {can_commit?: boolean; schema_version?: number; error?: string | null};
   channels?: Array<{channel: string; available: boolean; reason: string | null}>;
   outbox?: {pending?: number};
-  undeliverable?: {count: number; reasons: Array<{channel: string; reason: string; notifications: number}>};
+  undeliverable?: {count: number; reasons: Array<{channel: string | null; reason: string; notifications: number}>};
 }
 
 // Which setting turns a channel on: a channel whose setting is empty is not expected to work.
@@ -172,7 +172,7 @@ function undeliverableCheck(undeliverable: Readiness["undeliverable"]): CheckRes
   if (!undeliverable || undeliverable.count < 0) return null;
   if (undeliverable.count === 0) return check("undeliverable", "ok", "every open alert can reach someone");
   const reasons = undeliverable.reasons.map(
-    (entry) => `${entry.reason} (${entry.channel}, ${entry.notifications} waiting)`
+    (entry) => `${entry.reason} (${entry.channel ?? "no page carried"}, ${entry.notifications} waiting)`
   );
   return check(
     "undeliverable",

@@ -4,6 +4,7 @@ import type {Journal} from "../../store/journal/journal.js";
 import type {MetricsRepository} from "../../store/journal/metrics.repository.js";
 import {INTAKE_OUTCOMES} from "../../store/journal/integration-stats.repository.js";
 import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
+import {withAuditFindings, type PagingAuditRepository} from "../../store/journal/paging-audit.repository.js";
 import type {EventsRepository} from "../../store/journal/events.repository.js";
 import type {ChannelStatusService} from "../../services/shared/channel-status.service.js";
 import type {EscalationRunner} from "../../services/escalation/escalation-runner.service.js";
@@ -56,6 +57,7 @@ export class GatewayMetrics {
     private readonly journal: Journal,
     private readonly counts: MetricsRepository,
     private readonly escalations: EscalationsRepository,
+    private readonly auditFindings: PagingAuditRepository,
     private readonly events: EventsRepository,
     private readonly channels: ChannelStatusService,
     private readonly runner: EscalationRunner,
@@ -79,7 +81,7 @@ export class GatewayMetrics {
       running: this.counts.runningEscalations(),
       lagMs: escalationLagMs(this.journal, this.escalations, nowMs),
       outbox: this.events.backlog(),
-      undeliverable: this.escalations.undeliverable()
+      undeliverable: withAuditFindings(this.escalations.undeliverable(), this.auditFindings.findings())
     }));
     const states = this.channels.all();
     const details = states.flatMap((state) =>
@@ -103,7 +105,7 @@ export class GatewayMetrics {
       {
         name: "klaxon_notifications_undeliverable",
         type: "gauge",
-        help: "Open notifications waiting for a channel they cannot use now (unlabelled: the total; by channel: waiting for that channel, so one may count on several; see /readyz for the reasons).",
+        help: "Open notifications waiting for a channel they cannot use now, or found by the paging auditor with no page carried in time (unlabelled: the total; by channel: waiting for that channel, so one may count on several; see /readyz for the reasons).",
         samples: [
           {value: undeliverable.count},
           ...byChannel((channel) =>

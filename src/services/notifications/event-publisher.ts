@@ -21,6 +21,8 @@ export interface EventDetail {
   previous_priority?: string;
   /** For `notification.suppressed` and `notification.released`: the maintenance window's uuid. */
   maintenance_window?: string;
+  /** For `notification.undeliverable`: why, and who found it (the paging auditor, docs/reliability.md). */
+  undeliverable?: {reason: string; found_by: "paging_auditor"};
 }
 
 /**

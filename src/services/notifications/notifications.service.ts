@@ -235,6 +235,18 @@ export class NotificationsService {
     });
   }
 
+  /**
+   * Records `notification.undeliverable` for an alert the paging auditor found with no page
+   * carried in time (docs/reliability.md); called inside the auditor's write. It pages nobody.
+   */
+  announceUndeliverable(id: string, reason: string, nowMs: number): void {
+    const record = this.notifications.get(id);
+    if (!record) return;
+    this.events.emit("notification.undeliverable", this.view(record), nowMs, {
+      undeliverable: {reason, found_by: "paging_auditor"}
+    });
+  }
+
   get(id: string): NotificationView {
     const record = this.journal.read(() => this.notifications.get(id));
     if (!record) throw notFound("notification", id);

@@ -1,7 +1,12 @@
 import {statfs} from "node:fs/promises";
 import type {Journal} from "../../store/journal/journal.js";
 import type {EventsRepository} from "../../store/journal/events.repository.js";
-import type {EscalationsRepository, Undeliverable} from "../../store/journal/escalations.repository.js";
+import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
+import {
+  withAuditFindings,
+  type AuditFinding,
+  type LoudUndeliverable
+} from "../../store/journal/paging-audit.repository.js";
 import type {ChannelState, ChannelStatusService} from "../shared/channel-status.service.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import type {TimedSweep} from "../../lib/timed-sweep.js";
@@ -24,8 +29,13 @@ export interface Readiness {
    * alerts may stay held after their window (nobody paged), or a silent machine go unnoticed.
    */
   maintenance: TimedSweep["health"];
-  /** Open notifications waiting for a channel they cannot use now; count -1 when the journal cannot be read. */
-  undeliverable: Undeliverable;
+  /** The paging auditor (docs/reliability.md), the same way: a failed last pass makes the gateway unready. */
+  auditor: TimedSweep["health"];
+  /**
+   * Open notifications waiting for a channel they cannot use now, and those the paging auditor
+   * found with no page carried in time (channel null); count -1 when the journal cannot be read.
+   */
+  undeliverable: LoudUndeliverable;
   /**
    * Client addresses whose new failed authentications get 429 now (valid credentials from them
    * still pass): a device behind them with a stale key or ping URL, or someone guessing. Does not
@@ -54,7 +64,11 @@ export class ReadinessService {
     private readonly channels: ChannelStatusService,
     private readonly clock: Clock,
     private readonly dataDir: string,
-    private readonly sweeps: {heartbeats: TimedSweep; maintenance: TimedSweep},
+    private readonly sweeps: {
+      heartbeats: TimedSweep;
+      maintenance: TimedSweep;
+      auditor: Pick<TimedSweep, "health"> & {findings(): AuditFinding[]};
+    },
     private readonly schedules: SchedulesRepository,
     private readonly mqttBrokers: () => MqttBrokerState[] = () => []
   ) {}
@@ -69,13 +83,19 @@ export class ReadinessService {
     }
     const {outbox, undeliverable} =
       error === null
-        ? this.journal.read(() => ({outbox: this.events.backlog(), undeliverable: this.escalations.undeliverable()}))
+        ? this.journal.read(() => ({
+            outbox: this.events.backlog(),
+            undeliverable: withAuditFindings(this.escalations.undeliverable(), this.sweeps.auditor.findings())
+          }))
         : {outbox: {pending: -1, oldest: null}, undeliverable: {count: -1, reasons: []}};
     const heartbeats = this.sweeps.heartbeats.health;
     const maintenance = this.sweeps.maintenance.health;
+    const auditor = this.sweeps.auditor.health;
     return {
       ready:
-        error === null && undeliverable.count === 0 && !heartbeats.last_pass_failed && !maintenance.last_pass_failed,
+        error === null &&
+        undeliverable.count === 0 &&
+        ![heartbeats, maintenance, auditor].some((sweep) => sweep.last_pass_failed),
       journal: {can_commit: error === null, schema_version: this.journal.schemaVersion, error},
       channels: this.channels.all(),
       outbox,
@@ -83,6 +103,7 @@ export class ReadinessService {
       disk: await this.disk(),
       heartbeats,
       maintenance,
+      auditor,
       throttled_addresses: throttledAddresses,
       schedule_gaps: upcomingGaps(this.schedules, this.clock.now()),
       mqtt_brokers: this.mqttBrokers()

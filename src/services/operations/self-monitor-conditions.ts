@@ -1,7 +1,7 @@
 import {createHash} from "node:crypto";
 import type {Channel} from "../../domain/vocabulary.js";
 import type {WaitReason} from "../../domain/notification.js";
-import type {Undeliverable} from "../../store/journal/escalations.repository.js";
+import type {LoudUndeliverable} from "../../store/journal/paging-audit.repository.js";
 import type {ChannelState} from "../shared/channel-status.service.js";
 import {describeGap, type ScheduleGapWarning} from "./schedule-gaps.js";
 
@@ -23,7 +23,7 @@ export interface SelfCheckInput {
   channels: ChannelState[];
   outbox: {pending: number; oldest: string | null};
   /** Why open alerts wait for a channel, not counting the self-monitor's own pages (see othersWaiting). */
-  undeliverable: Undeliverable["reasons"];
+  undeliverable: LoudUndeliverable["reasons"];
   /** Schedules with a gap in the next 14 days. */
   scheduleGaps: ScheduleGapWarning[];
   /** The standby as the active sees it; null on a single box and on a standby. */
@@ -52,16 +52,19 @@ function replicationProblem(health: ReplicationHealth): string | null {
   return null;
 }
 
-/** The condition of one cause (channel and reason); the reason is hashed so any length fits a dedup key. */
-export function undeliverableKey(cause: WaitReason): string {
-  return `undeliverable:${cause.channel}:${createHash("sha256").update(cause.reason).digest("hex").slice(0, 12)}`;
+/** The condition of one cause (channel, or the paging auditor's finding, and reason); the reason is hashed so any length fits a dedup key. */
+export function undeliverableKey(cause: Pick<LoudUndeliverable["reasons"][number], "channel" | "reason">): string {
+  return `undeliverable:${cause.channel ?? "audit"}:${createHash("sha256").update(cause.reason).digest("hex").slice(0, 12)}`;
 }
 
 /**
  * The causes other alerts wait for. A self-monitoring page waiting for the same broken channel
  * would otherwise keep its own cause alive after every real alert is carried or closed.
  */
-export function othersWaiting(reasons: Undeliverable["reasons"], ownWaits: WaitReason[][]): Undeliverable["reasons"] {
+export function othersWaiting(
+  reasons: LoudUndeliverable["reasons"],
+  ownWaits: WaitReason[][]
+): LoudUndeliverable["reasons"] {
   return reasons
     .map((entry) => {
       const own = ownWaits.filter((waits) =>

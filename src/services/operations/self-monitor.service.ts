@@ -7,6 +7,7 @@ import {StorageUnavailableError, type Journal} from "../../store/journal/journal
 import type {EventsRepository} from "../../store/journal/events.repository.js";
 import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
 import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
+import {withAuditFindings, type PagingAuditRepository} from "../../store/journal/paging-audit.repository.js";
 import {SYSTEM_ACTOR} from "../../domain/actor.js";
 import type {GroupsRepository, RecipientsRepository, SchedulesRepository} from "../../store/config/repositories.js";
 import type {ChannelStatusService} from "../shared/channel-status.service.js";
@@ -61,6 +62,7 @@ export class SelfMonitorService {
     private readonly notifications: NotificationsService,
     private readonly notificationRecords: NotificationsRepository,
     private readonly escalations: EscalationsRepository,
+    private readonly auditFindings: PagingAuditRepository,
     private readonly events: EventsRepository,
     private readonly channelStatus: ChannelStatusService,
     private readonly registry: ChannelRegistry,
@@ -87,11 +89,16 @@ export class SelfMonitorService {
     if (this.pagedJournalOutage) this.logger.info("self-monitoring: the journal commits again");
     this.pagedJournalOutage = false;
     if (!this.adopted) this.adoptEarlierAlerts();
+    const own = new Set(this.raised.values());
     const {outbox, undeliverable} = this.journal.read(() => ({
       outbox: this.events.backlog(),
       undeliverable: othersWaiting(
-        this.escalations.undeliverable().reasons,
-        [...this.raised.values()].map((id) => this.escalations.forNotification(id)?.waiting_for ?? [])
+        withAuditFindings(
+          this.escalations.undeliverable(),
+          // Its own page, found stuck by the auditor, would keep its own condition alive.
+          this.auditFindings.findings().filter((finding) => !own.has(finding.notification_id))
+        ).reasons,
+        [...own].map((id) => this.escalations.forNotification(id)?.waiting_for ?? [])
       )
     }));
     const conditions = selfCheck(

@@ -313,6 +313,16 @@ export const MIGRATIONS: readonly string[] = [
     epoch INTEGER NOT NULL,
     written_at TEXT NOT NULL
   ) STRICT;
+  `,
+  // The paging auditor's findings (docs/reliability.md): the alerts it found with no page carried
+  // in time and no recorded reason, each once, so its alarm outlives a restart and its webhook
+  // goes out once. A row goes when the alert is carried, closed or explained.
+  `
+  CREATE TABLE paging_audit (
+    notification_id TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    found_at TEXT NOT NULL
+  ) STRICT;
   `
 ];
 
