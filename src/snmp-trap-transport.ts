@@ -28,6 +28,8 @@ export async function startTrapTransport(
     port,
     address,
     credentials: () => intake.credentials(),
+    clock: deps.clock,
+    logger: log,
     onTrap: (trap) =>
       intake.receive(trap).catch((error: unknown) =>
         // UDP has no retry to lean on: the trap (an inform was already answered) is lost, and said so.

@@ -107,9 +107,14 @@ export function workerModule(callerUrl: string, relative: string): URL {
  */
 function execArgvFor(module: URL): string[] {
   if (!module.pathname.endsWith(".ts")) return [];
+  const require = createRequire(import.meta.url);
+  // The loader's native binding (@swc/core) is unloaded when the last thread using it ends, and
+  // loading it again in the next worker crashes the process (SIGSEGV, seen with Node 22.23):
+  // holding it in this thread keeps it loaded. Only for TypeScript runs; the build needs none.
+  require("@swc/core");
   // The package exports its ESM entry under "import" only; its main entry (resolvable from
   // CommonJS) sits at the package root, beside the esm/ folder.
-  const main = createRequire(import.meta.url).resolve("@swc-node/register");
+  const main = require.resolve("@swc-node/register");
   return ["--import", pathToFileURL(join(dirname(main), SWC_REGISTER_FILE)).href];
 }
 

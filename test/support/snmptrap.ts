@@ -30,6 +30,15 @@ export interface V3User {
   privKey: string;
 }
 
+/** The v3 user of the listener tests (SHA-256 and AES, both keys long enough for snmptrap). */
+export const upsRoomUser: V3User = {
+  name: "ups-room",
+  authProtocol: "SHA-256",
+  authKey: "auth-phrase-1",
+  privProtocol: "AES",
+  privKey: "priv-phrase-1"
+};
+
 /** How the trap goes: a v2c community (optionally as an inform, which waits for the answer) or a v3 user. */
 export type TrapSender =
   | {version: "1"; community: string; enterprise: string; generic: number; specific: number}

@@ -72,9 +72,50 @@ declare module "net-snmp" {
     dgramModule?: {createSocket(type: SocketType): Socket};
   }
 
+  /** The receiver's own SNMP engine: what a discovery report tells an inform's sender. */
+  export interface Engine {
+    engineID: Buffer;
+    engineBoots: number;
+    engineTime: number;
+  }
+
+  /**
+   * A message as net-snmp reads it (index.js "Message class definition"; not exported, reached
+   * through the receiver's listener): the trap parser decides on it itself instead of letting the
+   * receiver echo informs (see docs/upstream/net-snmp-inform-echo.md).
+   */
+  export interface Message {
+    version: number;
+    community?: string;
+    user?: User;
+    pdu: ReceivedPdu;
+    buffer: Buffer | null;
+    msgSecurityParameters?: {
+      msgAuthoritativeEngineID: Buffer;
+      msgAuthoritativeEngineBoots: number;
+      msgAuthoritativeEngineTime: number;
+      msgUserName: string;
+      msgAuthenticationParameters: Buffer | string;
+    };
+    hasAuthentication(): number | boolean | undefined;
+    isReportable(): number | boolean | undefined;
+    setReportable(flag: boolean): void;
+    toBuffer(): Buffer;
+    createReportResponseMessage(engine: Engine, context: string, errorType: string): Message;
+  }
+
+  /** processIncoming's answer: the message, a report net-snmp would send instead, or nothing (the callback had the error). */
+  export type Incoming = Message | {original: Message; report: true; errorType: string} | undefined;
+
   export interface Receiver {
     getAuthorizer(): Authorizer;
     close(callback?: () => void): void;
+    engine: Engine;
+    listener: {
+      constructor: {
+        processIncoming(buffer: Buffer, authorizer: Authorizer, callback: (error: ReceiverError) => void): Incoming;
+      };
+    };
   }
 
   export function createReceiver(
@@ -90,8 +131,8 @@ declare module "net-snmp" {
   export function createModuleStore(): ModuleStore;
   export const OidFormat: {oid: string; path: string; module: string};
 
-  export const PduType: {Trap: number; InformRequest: number; TrapV2: number};
-  export const ObjectType: {OctetString: number; OID: number; IpAddress: number; Counter64: number};
+  export const PduType: {Trap: number; InformRequest: number; TrapV2: number; GetRequest: number; GetResponse: number};
+  export const ObjectType: {OctetString: number; OID: number; IpAddress: number; Counter64: number; Null: number};
   export const SecurityLevel: {authPriv: number};
   export const AuthProtocols: Record<"md5" | "sha" | "sha224" | "sha256" | "sha384" | "sha512", number>;
   export const PrivProtocols: Record<"des" | "aes" | "aes256b" | "aes256r", number>;

@@ -1,63 +1,19 @@
-// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- net-snmp ships no types; this names their declaration beside it (and shows depcruise that it is used)
-/// <reference path="./net-snmp.d.ts" />
-import dgram, {type Socket, type SocketType} from "node:dgram";
+import {randomBytes} from "node:crypto";
+import dgram, {type Socket} from "node:dgram";
 import {once} from "node:events";
+import {systemClock, type Clock} from "../../lib/clock.js";
+import {createLogger, type Logger} from "../../lib/logger.js";
 import {
-  AuthProtocols,
-  createReceiver,
-  ObjectType,
-  PduType,
-  PrivProtocols,
-  SecurityLevel,
-  type Notification,
-  type ReceivedPdu,
-  type ReceivedVarbind,
-  type Receiver,
-  type ReceiverError
-} from "net-snmp";
+  SupervisedWorker,
+  workerModule,
+  type SupervisedWorkerOptions,
+  type SupervisedWorkerStats
+} from "../../lib/supervised-worker.js";
+import {validParserEvent} from "./parser-event.js";
+import type {ParserData, ParserEvent, ParserWork, ReceivedTrap, TrapCredentials, TrapRefusal} from "./trap-types.js";
+import {UsmReplayGuard} from "./usm-replay-guard.js";
 
-/** One variable binding of a trap, its value as text (octet strings as UTF-8 when printable, else hex). */
-export interface TrapVarbind {
-  oid: string;
-  value: string;
-}
-
-/** A trap or inform that passed the community or USM check, as the mapping sees it. */
-export interface ReceivedTrap {
-  /** The UDP source address: the agent, or the proxy that forwarded its trap. */
-  agent: string;
-  version: "v1" | "v2c" | "v3";
-  /** The v1/v2c community or the v3 user name that let it in: it names the integration. */
-  credential: {kind: "community" | "user"; name: string};
-  inform: boolean;
-  /** snmpTrapOID (a v1 trap's is derived as RFC 3584 section 3.1 says). */
-  trapOid: string;
-  /** The bindings after sysUpTime.0 and snmpTrapOID.0. */
-  varbinds: TrapVarbind[];
-  size: number;
-}
-
-/** A packet refused before it became a trap: malformed BER, an unknown community or user, a failed digest. */
-export interface TrapRefusal {
-  agent: string;
-  reason: string;
-  size: number;
-}
-
-/** A v3 user of one integration: always authPriv. */
-export interface TrapUser {
-  name: string;
-  authProtocol: keyof typeof AuthProtocols;
-  authKey: string;
-  privProtocol: keyof typeof PrivProtocols;
-  privKey: string;
-}
-
-/** Everything the receiver lets in: the communities and users of all trap integrations. */
-export interface TrapCredentials {
-  communities: string[];
-  users: TrapUser[];
-}
+export type {ReceivedTrap, TrapCredentials, TrapRefusal, TrapUser, TrapVarbind} from "./trap-types.js";
 
 export interface TrapListenerOptions {
   port: number;
@@ -71,177 +27,143 @@ export interface TrapListenerOptions {
    * integrations applies to the next packet, with no event to wire.
    */
   credentials: () => TrapCredentials;
+  /** The replay guard's time (RFC 3414 engine time); the system clock unless a test gives another. */
+  clock?: Clock;
+  /** Where the parser worker's crashes are logged. */
+  logger?: Logger;
+  /** Tuning of the parser worker's supervisor (tests shorten the hang limit). */
+  worker?: Pick<SupervisedWorkerOptions<ParserEvent>, "hangAfterMs" | "heartbeatMs" | "backoff" | "resourceLimits">;
 }
 
-// SNMPv2-MIB (RFC 3418, as bundled in net-snmp's lib/mibs/SNMPv2-MIB.mib): sysUpTime ::= { system 3 },
-// snmpTrapOID ::= { snmpTrap 1 } with snmpTrap ::= { snmpMIBObjects 4 } = 1.3.6.1.6.3.1.1.4, and
-// snmpTraps ::= { snmpMIBObjects 5 }, under which coldStart is 1 ... linkUp 4, authenticationFailure 5.
-const SYS_UP_TIME = "1.3.6.1.2.1.1.3.0";
-const SNMP_TRAP_OID = "1.3.6.1.6.3.1.1.4.1.0";
-const SNMP_TRAPS = "1.3.6.1.6.3.1.1.5";
-/** RFC 1157's generic-trap value for enterpriseSpecific. */
-const ENTERPRISE_SPECIFIC = 6;
+/** What the listener has counted since it started, for metrics and /readyz. */
+export interface TrapListenerStats {
+  /** Datagrams received on the port. */
+  datagrams: number;
+  /** Authentic SNMPv3 messages refused as replayed or outside the time window (RFC 3414 §3.2 step 7). */
+  replaysRefused: number;
+  /** Events from the parser that did not have the shape of one (a parser bug; never trusted). */
+  invalidEvents: number;
+  parser: SupervisedWorkerStats;
+}
+
+// snmpEngineBoots of our engine must grow across restarts (RFC 3414 §2.2.2) and nothing on disk
+// counts them: the seconds since 2020 at the listener's start grow, and stay below 2^31-1 until 2088.
+const BOOTS_EPOCH_MS = Date.UTC(2020, 0, 1);
 
 /**
- * The box's one SNMP notification receiver (net-snmp's Receiver): v1 and v2c traps, informs (which
- * the receiver acknowledges as soon as they pass authentication) and v3 traps and informs under
- * USM. Only the communities and users of trap integrations get in: the receiver checks them, and
- * everything it turns away (unknown community or user, wrong digest, malformed BER) reaches
+ * The box's one SNMP notification receiver: v1 and v2c traps, informs, and v3 traps and informs
+ * under USM (authPriv only). The UDP socket lives here; every datagram is read in a supervised
+ * worker (`trap-parser.worker.ts`): a packet that crashes or hangs the parser costs that worker,
+ * which restarts, never the gateway. Only validated events come back: a trap, a reply (an engine
+ * discovery's report, an inform's answer) or a refusal. An authentic v3 message then passes the
+ * replay guard before its inform is answered or its trap handed on; everything turned away reaches
  * `onRefused` with the sender's address, never an exception.
  */
 export class TrapListener {
-  private receiver: Receiver | null = null;
-  private readonly sockets: Socket[] = [];
-  private bound = false;
-  /** The credentials the receiver holds, as JSON: compared, never logged. */
+  private socket: Socket | null = null;
+  private parser: SupervisedWorker<ParserWork, ParserEvent> | null = null;
+  private guard: UsmReplayGuard | null = null;
+  private engineStartMs = 0;
+  /** The credentials the parser holds, as JSON: compared, never logged. */
   private applied = "";
+  private readonly counts = {datagrams: 0, replaysRefused: 0, invalidEvents: 0};
+  private readonly clock: Clock;
 
-  constructor(private readonly options: TrapListenerOptions) {}
+  constructor(private readonly options: TrapListenerOptions) {
+    this.clock = options.clock ?? systemClock;
+  }
 
-  /** Binds the port; rejects when it cannot (in use, or below 1024 without CAP_NET_BIND_SERVICE). */
+  /** Starts the parser, then binds the port; rejects when it cannot (in use, or below 1024 without CAP_NET_BIND_SERVICE). */
   async start(): Promise<void> {
-    const bound: Promise<void>[] = [];
-    const open = (type: SocketType): Socket => {
-      const socket = dgram.createSocket(type);
-      // Registered before the receiver's own listener, so it runs first for every datagram.
-      socket.on("message", () => this.syncCredentials());
-      this.sockets.push(socket);
-      bound.push(once(socket, "listening").then(() => undefined));
-      return socket;
+    this.engineStartMs = this.clock.now();
+    const engine: ParserData = {
+      // RFC 3411 §5 format 5 (octets) under net-snmp's enterprise, as net-snmp makes its own.
+      engineId: `8000b98305${randomBytes(12).toString("hex")}`,
+      engineBoots: Math.max(1, Math.floor((this.engineStartMs - BOOTS_EPOCH_MS) / 1000))
     };
-    this.receiver = createReceiver(
-      {
-        port: this.options.port,
-        address: this.options.address,
-        transport: "udp4",
-        includeAuthentication: true,
-        dgramModule: {createSocket: open}
-      },
-      (error, notification) => this.receive(error, notification)
-    );
+    this.guard = new UsmReplayGuard({
+      engineId: engine.engineId,
+      boots: engine.engineBoots,
+      startedAtMs: this.engineStartMs
+    });
+    this.parser = new SupervisedWorker<ParserWork, ParserEvent>({
+      name: "snmp-parser",
+      module: workerModule(import.meta.url, "./trap-parser.worker"),
+      data: engine,
+      logger: this.options.logger ?? createLogger("error"),
+      onEvent: (event) => this.onEvent(event),
+      // A fresh worker knows no credentials: the next datagram sends them again.
+      onReady: () => (this.applied = ""),
+      ...this.options.worker
+    });
+    await this.parser.start();
+    const socket = dgram.createSocket("udp4");
+    this.socket = socket;
+    socket.on("message", (bytes, rinfo) => this.onDatagram(bytes, rinfo));
     try {
-      await Promise.all(bound);
-      this.bound = true;
+      socket.bind(this.options.port, this.options.address);
+      await once(socket, "listening");
     } catch (error) {
       await this.stop();
       throw error;
     }
-  }
-
-  /** Makes the receiver accept exactly the current communities and users (a no-op while they stay the same). */
-  private syncCredentials(): void {
-    const authorizer = this.receiver?.getAuthorizer();
-    const credentials = this.options.credentials();
-    const fingerprint = JSON.stringify(credentials);
-    if (!authorizer || fingerprint === this.applied) return;
-    this.applied = fingerprint;
-    for (const community of authorizer.getCommunities().slice()) authorizer.deleteCommunity(community);
-    for (const user of authorizer.getUsers().slice()) authorizer.deleteUser(user.name);
-    for (const community of credentials.communities) authorizer.addCommunity(community);
-    for (const user of credentials.users)
-      authorizer.addUser({
-        name: user.name,
-        level: SecurityLevel.authPriv,
-        authProtocol: AuthProtocols[user.authProtocol],
-        authKey: user.authKey,
-        privProtocol: PrivProtocols[user.privProtocol],
-        privKey: user.privKey
-      });
+    // A send or receive error after the bind (ICMP unreachable on an answer, say) is the packet's, not the listener's.
+    socket.on("error", () => undefined);
   }
 
   async stop(): Promise<void> {
-    const receiver = this.receiver;
-    this.receiver = null;
-    this.bound = false;
+    const {socket, parser} = this;
+    this.socket = null;
+    this.parser = null;
     this.applied = "";
-    if (!receiver) return;
-    await Promise.all(this.sockets.map((socket) => new Promise<void>((done) => socket.close(() => done()))));
-    this.sockets.length = 0;
+    if (socket) await new Promise<void>((done) => socket.close(() => done()));
+    await parser?.stop();
   }
 
-  private receive(error: ReceiverError | null, notification: Notification | null): void {
-    // A socket error before the port is bound rejects start() (node's once() sees it); nothing to count.
-    if (error && !error.rinfo && !this.bound) return;
-    if (error || !notification) {
-      const rinfo = error?.rinfo;
-      this.options.onRefused({
-        agent: rinfo?.address ?? "unknown",
-        reason: refusalReason(error),
-        size: rinfo?.size ?? 0
-      });
+  stats(): TrapListenerStats | null {
+    const parser = this.parser?.stats();
+    return parser ? {...this.counts, parser} : null;
+  }
+
+  private onDatagram(bytes: Buffer, rinfo: dgram.RemoteInfo): void {
+    this.counts.datagrams++;
+    const parser = this.parser;
+    if (!parser) return;
+    const credentials = this.options.credentials();
+    const fingerprint = JSON.stringify(credentials);
+    if (fingerprint !== this.applied && parser.post({kind: "credentials", credentials})) this.applied = fingerprint;
+    const copy = new Uint8Array(bytes);
+    parser.post(
+      {
+        kind: "datagram",
+        bytes: copy,
+        from: {address: rinfo.address, port: rinfo.port},
+        size: rinfo.size,
+        engineTime: Math.floor((this.clock.now() - this.engineStartMs) / 1000)
+      },
+      [copy.buffer]
+    );
+  }
+
+  private onEvent(raw: unknown): void {
+    const event = validParserEvent(raw);
+    if (!event) {
+      this.counts.invalidEvents++;
       return;
     }
-    const refuse = (reason: string) =>
-      this.options.onRefused({agent: notification.rinfo.address, reason, size: notification.rinfo.size});
-    const trap = trapOf(notification);
-    if (!trap) return refuse("a notification without snmpTrapOID.0 as its second binding");
-    // The receiver lets an SNMPv3 message with no user name and no authentication through; only authPriv gets in.
-    if (trap.credential.kind === "user" && !trap.credential.name)
-      return refuse("SNMPv3 without a user and authentication (noAuthNoPriv)");
-    this.options.onTrap(trap);
+    if (event.kind === "refused") return this.options.onRefused(event.refusal);
+    if (event.kind === "reply") return this.send(event.bytes, event.to);
+    const refusal = event.usm ? this.guard?.admit(event.usm, this.clock.now()) : null;
+    if (refusal) {
+      this.counts.replaysRefused++;
+      return this.options.onRefused({agent: event.trap.agent, reason: refusal, size: event.trap.size});
+    }
+    if (event.reply) this.send(event.reply, event.from);
+    this.options.onTrap(event.trap);
   }
-}
 
-function refusalReason(error: ReceiverError | null): string {
-  const message = error?.message ?? "unreadable packet";
-  // The receiver names the community it did not know; a wrong community is a secret of someone else's.
-  if (/community/i.test(message)) return "unknown community";
-  if (/user/i.test(message) && /not found/i.test(message)) return "unknown SNMPv3 user";
-  if (/digest/i.test(message)) return "wrong SNMPv3 authentication key (digest mismatch)";
-  if (error?.name === "ProcessingError") return "malformed packet (not readable BER)";
-  return message.length > 200 ? message.slice(0, 200) : message;
-}
-
-function trapOf({pdu, rinfo}: Notification): ReceivedTrap | null {
-  const credential =
-    pdu.community !== undefined
-      ? {kind: "community" as const, name: pdu.community}
-      : {kind: "user" as const, name: pdu.user ?? ""};
-  const common = {agent: rinfo.address, credential, size: rinfo.size};
-  if (pdu.type === PduType.Trap)
-    return {...common, version: "v1", inform: false, trapOid: v1TrapOid(pdu), varbinds: pdu.varbinds.map(asText)};
-  const [upTime, trapOid, ...rest] = pdu.varbinds;
-  if (upTime?.oid !== SYS_UP_TIME || trapOid?.oid !== SNMP_TRAP_OID || typeof trapOid.value !== "string") return null;
-  return {
-    ...common,
-    version: credential.kind === "user" ? "v3" : "v2c",
-    inform: pdu.type === PduType.InformRequest,
-    trapOid: trapOid.value,
-    varbinds: rest.map(asText)
-  };
-}
-
-/**
- * RFC 3584 section 3.1: a v1 generic trap becomes snmpTraps.(generic-trap + 1); an
- * enterpriseSpecific one becomes the enterprise, then 0, then the specific-trap number.
- */
-function v1TrapOid(pdu: ReceivedPdu): string {
-  if (pdu.generic !== ENTERPRISE_SPECIFIC) return `${SNMP_TRAPS}.${(pdu.generic ?? 0) + 1}`;
-  return `${pdu.enterprise ?? ""}.0.${pdu.specific ?? 0}`;
-}
-
-function asText(varbind: ReceivedVarbind): TrapVarbind {
-  return {oid: varbind.oid, value: valueText(varbind)};
-}
-
-function valueText({type, value}: ReceivedVarbind): string {
-  if (Buffer.isBuffer(value)) {
-    if (type === ObjectType.Counter64) return value.length ? BigInt(`0x${value.toString("hex")}`).toString() : "0";
-    const text = value.toString("utf8");
-    return type === ObjectType.OctetString && printable(text) ? text : `0x${value.toString("hex")}`;
+  private send(bytes: Uint8Array, to: {address: string; port: number}): void {
+    // A failed send (the sender gone) is no concern of ours: UDP, and the sender retries an inform.
+    this.socket?.send(bytes, to.port, to.address, () => undefined);
   }
-  // Integers, counters and time ticks arrive as numbers, OIDs and IP addresses as text, Null as null.
-  if (typeof value === "number" || typeof value === "string" || typeof value === "boolean" || typeof value === "bigint")
-    return String(value);
-  return "";
-}
-
-/** Text a person can read: no control characters but tab and line breaks, and valid UTF-8. */
-function printable(text: string): boolean {
-  for (const char of text) {
-    const code = char.codePointAt(0) as number;
-    if ((code < 0x20 && char !== "\t" && char !== "\n" && char !== "\r") || code === 0x7f || code === 0xfffd)
-      return false;
-  }
-  return true;
 }

@@ -10,7 +10,7 @@ import {
   type TrapRefusal
 } from "../../../src/inbound/snmp/trap-listener.js";
 import {eventually} from "../../support/eventually.js";
-import {freeUdpPort, sendBytes, sendTrap, type V3User} from "../../support/snmptrap.js";
+import {freeUdpPort, sendBytes, sendTrap, upsRoomUser} from "../../support/snmptrap.js";
 
 const run = promisify(execFile);
 const NO_USER_V3_TRAP =
@@ -19,13 +19,7 @@ const NO_USER_V3_TRAP =
   "0603010104010006092b0601060301010503";
 const UPS_ON_BATTERY = "1.3.6.1.2.1.33.2.1";
 const LINK_DOWN = "1.3.6.1.6.3.1.1.5.3";
-const user: V3User = {
-  name: "ups-room",
-  authProtocol: "SHA-256",
-  authKey: "auth-phrase-1",
-  privProtocol: "AES",
-  privKey: "priv-phrase-1"
-};
+const user = upsRoomUser;
 const plantCredentials: TrapCredentials = {
   communities: ["plant-traps"],
   users: [{name: user.name, authProtocol: "sha256", authKey: user.authKey, privProtocol: "aes", privKey: user.privKey}]
@@ -184,7 +178,7 @@ describe("the SNMP trap listener, fed by Debian's snmptrap", () => {
       (list) => list.length === 2
     );
     expect(seen.map((refusal) => refusal.reason)).toEqual([
-      "Local user ups-room requires authentication but message does not provide it",
+      "SNMPv3 below authPriv for its user",
       "SNMPv3 without a user and authentication (noAuthNoPriv)"
     ]);
     expect(traps).toEqual([]);
