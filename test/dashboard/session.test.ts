@@ -3,6 +3,8 @@ import {join} from "node:path";
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from "vitest";
 import {createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {ManualClock} from "../../src/lib/clock.js";
+import {DASHBOARD_ASSETS} from "../../src/dashboard/assets.js";
+import {CHANNELS, EVENT_TYPES, NOTIFICATION_STATUSES, PRIORITIES, SCOPES} from "../../src/domain/vocabulary.js";
 import {ADMIN_PASSWORD, cookieOf, setAdminPassword, signIn} from "./support/dashboard-client.js";
 
 let gw: TestGateway;
@@ -274,5 +276,25 @@ describe("pages and readiness", () => {
     expect(ready.body.disk).toMatchObject({path: gw.dataDir, error: null});
     expect(ready.body.disk.free_bytes).toBeGreaterThan(0);
     expect(ready.body.disk.total_bytes).toBeGreaterThanOrEqual(ready.body.disk.free_bytes);
+  });
+});
+
+describe("the page's vocabulary", () => {
+  it("is the domain's own, served as a module without a session, and the page's script holds no copy", async () => {
+    const response = await fetch(`${gw.url}/dashboard/api/vocabulary.js`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    const served = (await import(`data:text/javascript,${encodeURIComponent(await response.text())}`)) as {
+      VOCABULARY: Record<string, unknown>;
+    };
+    expect(served.VOCABULARY).toEqual({
+      channels: [...CHANNELS],
+      priorities: [...PRIORITIES],
+      statuses: [...NOTIFICATION_STATUSES],
+      scopes: [...SCOPES],
+      event_types: [...EVENT_TYPES]
+    });
+    const format = readFileSync(join(DASHBOARD_ASSETS, "lib", "format.js"), "utf8");
+    for (const word of [...EVENT_TYPES, ...SCOPES]) expect(format).not.toContain(`"${word}"`);
   });
 });

@@ -12,6 +12,7 @@ import {DASHBOARD_PATH} from "../../dashboard/assets.js";
 import {NotificationsService} from "../../services/notifications/notifications.service.js";
 import {AppError} from "../../services/shared/errors.js";
 import {isoTimestamp} from "../../lib/clock.js";
+import {CHANNELS, EVENT_TYPES, NOTIFICATION_STATUSES, PRIORITIES, SCOPES} from "../../domain/vocabulary.js";
 import {AcknowledgeModel} from "../models/notification.model.js";
 import {SetPasswordModel, SignInModel} from "../models/dashboard.model.js";
 import {noContent} from "../http/respond.js";
@@ -31,6 +32,14 @@ class DashboardAttempt implements MiddlewareMethods {
   }
 }
 
+const VOCABULARY_MODULE = `export const VOCABULARY = ${JSON.stringify({
+  channels: CHANNELS,
+  priorities: PRIORITIES,
+  statuses: NOTIFICATION_STATUSES,
+  scopes: SCOPES,
+  event_types: EVENT_TYPES
+})};\n`;
+
 function sessionView(session: DashboardSession) {
   return {csrf_token: session.csrfToken, expires_at: isoTimestamp(session.expiresAtMs)};
 }
@@ -46,6 +55,19 @@ export class DashboardController {
   private readonly auth = inject(DashboardAuthService);
   private readonly feed = inject(LiveFeed);
   private readonly notifications = inject(NotificationsService);
+
+  /**
+   * The gateway's words the page offers in its forms and filters, as a script module made from the
+   * domain's vocabulary: a copy in the page's script fell behind whenever an event type or scope
+   * was added. A module (not JSON to fetch) loads with the page's other imports, in parallel. Not
+   * secret (the API document lists them all), so no session is needed.
+   */
+  @Get("/vocabulary.js")
+  vocabulary(@Context() ctx: PlatformContext): void {
+    const response = expressResponse(ctx);
+    response.status(200).type("text/javascript; charset=utf-8").setHeader("Cache-Control", "no-cache");
+    response.send(VOCABULARY_MODULE);
+  }
 
   /** What the page should show: set the password, sign in, or the app (with the CSRF token). */
   @Get("/session")

@@ -1,3 +1,7 @@
+// The gateway's own words (src/domain/vocabulary.ts), served as a module by the gateway: never a
+// copy here, which fell behind whenever an event type or a scope was added.
+import {VOCABULARY} from "../api/vocabulary.js";
+
 const dateTime = new Intl.DateTimeFormat(undefined, {dateStyle: "medium", timeStyle: "medium"});
 const relative = new Intl.RelativeTimeFormat(undefined, {numeric: "auto"});
 
@@ -45,32 +49,14 @@ export function bytes(value) {
   return `${size.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
 }
 
+/** How a person names each channel (presentation only; the list of channels is the gateway's). */
 export const CHANNEL_NAMES = {telegram_voice: "Telegram voice", voice_call: "Voice call", sms: "SMS", email: "Email"};
-export const CHANNELS = Object.keys(CHANNEL_NAMES);
-export const PRIORITIES = ["critical", "high", "medium", "low", "info"];
+export const CHANNELS = VOCABULARY.channels;
+export const PRIORITIES = VOCABULARY.priorities;
 /** `suppressed`: held by a maintenance window, nobody paged. */
-export const STATUSES = ["queued", "notifying", "acknowledged", "resolved", "exhausted", "suppressed"];
-export const SCOPES = [
-  "notifications:send",
-  "notifications:read",
-  "notifications:ack",
-  "recipients:read",
-  "recipients:write",
-  "admin"
-];
-export const EVENT_TYPES = [
-  "notification.sent",
-  "notification.delivered",
-  "notification.acknowledged",
-  "notification.resolved",
-  "notification.priority_raised",
-  "notification.suppressed",
-  "notification.released",
-  "escalation.started",
-  "escalation.step",
-  "escalation.exhausted",
-  "contact.failed"
-];
+export const STATUSES = VOCABULARY.statuses;
+export const SCOPES = VOCABULARY.scopes;
+export const EVENT_TYPES = VOCABULARY.event_types;
 
 export function channelName(channel) {
   return CHANNEL_NAMES[channel] ?? channel;
