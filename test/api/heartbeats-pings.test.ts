@@ -28,7 +28,7 @@ describe("heartbeats API", () => {
       down_at: new Date(pingedAt + 90_000).toISOString()
     });
     // /readyz shows the sweep alive and aimed no later than this heartbeat's late time.
-    const sweepHealth = (await gw.call("GET", "/readyz", {key: null})).body.heartbeats;
+    const sweepHealth = (await gw.call("GET", "/readyz")).body.heartbeats;
     expect(sweepHealth).toMatchObject({running: true, last_pass_failed: false});
     expect(Date.parse(sweepHealth.next_wake_at)).toBeLessThanOrEqual(pingedAt + 60_000);
 

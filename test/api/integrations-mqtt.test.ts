@@ -106,5 +106,26 @@ describe("mqtt integration fields", () => {
     expect(ready.body.mqtt_brokers).toContainEqual(
       expect.objectContaining({integration_id: created.body.id, broker_url: "mqtt://127.0.0.1:1", connected: false})
     );
+    expect(ready.body.disk.path).toBe(gw.dataDir);
+
+    // Anyone may ask: the status, reasons, channels and counts; no broker URL, no data path.
+    const open = await gw.call("GET", "/readyz", {key: null});
+    expect(open.status).toBe(200);
+    expect(open.body).toMatchObject({status: "ready", ready: true, reasons: [], journal: {can_commit: true}});
+    const down = ready.body.mqtt_brokers.filter((broker: {connected: boolean}) => !broker.connected).length;
+    expect(open.body.counts).toMatchObject({mqtt_brokers: ready.body.mqtt_brokers.length, mqtt_brokers_down: down});
+    expect(Object.keys(open.body).sort()).toEqual([
+      "channels",
+      "counts",
+      "journal",
+      "ready",
+      "reasons",
+      "status",
+      "undeliverable"
+    ]);
+    expect(JSON.stringify(open.body)).not.toMatch(/127\.0\.0\.1:1|mqtt:\/\/|details/);
+    expect(JSON.stringify(open.body)).not.toContain(gw.dataDir);
+    // A key that fails is refused, not answered with less.
+    expect((await gw.call("GET", "/readyz", {key: "not-a-key"})).status).toBe(401);
   });
 });

@@ -163,7 +163,21 @@ describe("POST /api/v1/recipients/{uuid}/test", () => {
     expect(stored.contact_verifications).toEqual([]);
   });
 
-  it("allows one test per recipient and channel every 30 s, answering 429 with Retry-After", async () => {
+  it("limits tests per contact: 30 recipients sharing one address get one test mail, not 30", async () => {
+    const rig = await emailRig();
+    const shared = {email: "shift-office@factory.lan"};
+    const people = [];
+    for (let index = 0; index < 30; index++) people.push(await rig.recipient({name: `Person ${index}`, ...shared}));
+    const answers = [];
+    for (const uuid of people)
+      answers.push(await rig.gw.call("POST", `/api/v1/recipients/${uuid}/test`, {body: {channel: "email"}}));
+    expect(answers.map((answer) => answer.status)).toEqual([200, ...Array(29).fill(429)]);
+    expect(answers[1].body.detail).toMatch(/^email s\*+@factory\.lan of Person 1 had a test page less than 30 s ago/);
+    await rig.peer.next();
+    expect(rig.peer.messages).toHaveLength(1);
+  });
+
+  it("allows one test per contact and channel every 30 s, answering 429 with Retry-After", async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 25, 8, 0, 0));
     const email = new RecordingDriver("email");
     gw = await startTestGateway(ALL_CHANNELS_CONFIGURED, {clock, drivers: () => [email]});

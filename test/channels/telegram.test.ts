@@ -75,7 +75,7 @@ async function makeRig(): Promise<Rig> {
       return (await gw.call("GET", `/api/v1/notifications/${id}`)).body;
     },
     async telegram() {
-      const ready = await gw.call("GET", "/readyz", {key: null});
+      const ready = await gw.call("GET", "/readyz");
       return ready.body.channels.find((channel: any) => channel.channel === "telegram_voice");
     },
     async alertMessage() {

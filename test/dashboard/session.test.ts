@@ -272,7 +272,7 @@ describe("pages and readiness", () => {
   });
 
   it("reports the data directory's free disk space on /readyz", async () => {
-    const ready = await gw.call("GET", "/readyz", {key: null});
+    const ready = await gw.call("GET", "/readyz");
     expect(ready.body.disk).toMatchObject({path: gw.dataDir, error: null});
     expect(ready.body.disk.free_bytes).toBeGreaterThan(0);
     expect(ready.body.disk.total_bytes).toBeGreaterThanOrEqual(ready.body.disk.free_bytes);

@@ -73,7 +73,7 @@ async function startRig(): Promise<Rig> {
 
 const telegramState = (r: Rig) =>
   r.gw
-    .call("GET", "/readyz", {key: null})
+    .call("GET", "/readyz")
     .then((answer) => answer.body.channels.find((channel: {channel: string}) => channel.channel === "telegram_voice"));
 
 async function send(r: Rig, message: string): Promise<string> {

@@ -126,7 +126,7 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
   const hook = await gw.call("POST", "/api/v1/webhooks", {body: {url: receiver.url, events: ["*"]}});
   expect(hook.status).toBe(201);
 
-  const ready = async () => (await gw.call("GET", "/readyz", {key: null})).body;
+  const ready = async () => (await gw.call("GET", "/readyz")).body;
   const channel = async (name: Channel): Promise<ChannelReadiness> =>
     (await ready()).channels.find((entry: ChannelReadiness) => entry.channel === name);
   const notification = async (id: string) => {

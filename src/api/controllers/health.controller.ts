@@ -13,6 +13,11 @@ import {API_TAGS} from "../http/openapi-tags.js";
 import {Public} from "../auth/public.js";
 import {Runtime} from "../runtime.js";
 import {Replication} from "../../ops/replication/replication.js";
+import {publicReadiness} from "../../services/operations/public-readiness.js";
+import {ApiKeysService} from "../../services/keys/api-keys.service.js";
+import {DashboardAuthService} from "../../dashboard/dashboard-auth.service.js";
+import {ApiAccess} from "../auth/api-access.js";
+import {expressRequest, expressResponse} from "../typed-tsed.js";
 
 @Controller("/")
 @Public()
@@ -20,6 +25,8 @@ export class HealthController {
   private readonly readiness = inject(ReadinessService);
   private readonly runtime = inject(Runtime);
   private readonly replication = inject(Replication);
+  private readonly dashboard = inject(DashboardAuthService);
+  private readonly access = new ApiAccess(inject(ApiKeysService), this.runtime, this.dashboard);
 
   @Get("/healthz")
   @Tags(API_TAGS.health)
@@ -34,19 +41,32 @@ export class HealthController {
   @Get("/readyz")
   @Tags(API_TAGS.health)
   @Summary(
-    "Readiness: 200 when the journal can commit and every open alert can reach someone, else 503; shows each channel's state"
+    "Readiness: 200 when the journal can commit and every open alert can reach someone, else 503; without a key the status, reasons, channels and counts, the details with a key"
   )
   @Returns(200, ReadinessModel)
   @(Returns(503, ReadinessModel).Description(
     "The journal cannot commit, or open alerts are undeliverable (see undeliverable.reasons)"
   ))
   async readyz(@Context() ctx: PlatformContext): Promise<void> {
+    const detailed = this.withDetails(ctx);
     const readiness = await this.readiness.check(this.runtime.throttledAddresses());
-    sendJson(ctx, readiness.ready ? 200 : 503, {
-      status: readiness.ready ? "ready" : "unready",
-      ...readiness,
-      replication: this.replication.status()
-    });
+    const summary = publicReadiness(readiness);
+    sendJson(
+      ctx,
+      readiness.ready ? 200 : 503,
+      detailed ? {...summary, ...readiness, replication: this.replication.status()} : summary
+    );
+  }
+
+  // Anyone may ask whether the box is ready; the details (data path, broker URLs, schedule names,
+  // addresses) need a key that may read notifications, or a dashboard session. A key that is
+  // presented and fails is refused, not quietly answered with less.
+  private withDetails(ctx: PlatformContext): boolean {
+    const request = expressRequest(ctx);
+    const session = this.dashboard.sessionFor({headers: request.headers, method: request.method ?? "GET"});
+    if (request.headers["x-api-key"] === undefined && !session) return false;
+    this.access.check(request, expressResponse(ctx), "notifications:read");
+    return true;
   }
 
   @Get("/problems/:code")

@@ -3,18 +3,17 @@ import {CHANNELS} from "../../domain/vocabulary.js";
 
 export class JournalReadinessModel {
   @Required() can_commit: boolean;
-  @Required() @Integer() schema_version: number;
-  @Required() @Nullable(String) error: string | null;
+  @Integer() @Description("With a key only") schema_version?: number;
+  @Nullable(String) @Description("With a key only") error?: string | null;
 }
 
 export class ChannelStateModel {
   @Required() @Enum(...CHANNELS) channel: string;
   @Required() available: boolean;
   @Required() @Nullable(String) @Description("Why the gateway cannot use the channel now") reason: string | null;
-  @Required()
   @Any("object", "null")
-  @Description("The driver's live details (modem signal, WAN state); never a secret")
-  details: Record<string, unknown> | null;
+  @Description("The driver's live details (modem signal, WAN state); never a secret. With a key only")
+  details?: Record<string, unknown> | null;
 }
 
 export class OutboxReadinessModel {
@@ -114,47 +113,60 @@ export class ReplicationStateModel {
   standby: StandbyViewModel | null;
 }
 
-/** The body of /readyz, the same with 200 and 503. */
+export class ReadinessCountsModel {
+  @Required()
+  @Integer()
+  @Description("Webhook deliveries waiting; -1 when the journal cannot be read")
+  outbox_pending: number;
+  @Required() @Integer() throttled_addresses: number;
+  @Required() @Integer() @Description("Schedules with a gap in the next 14 days") schedule_gaps: number;
+  @Required() @Integer() mqtt_brokers: number;
+  @Required() @Integer() mqtt_brokers_down: number;
+}
+
+/**
+ * The body of /readyz, the same with 200 and 503. Without a key: status, ready, reasons, the
+ * journal's can_commit, channels (no details), undeliverable and counts. The rest needs a key
+ * with notifications:read (or a dashboard session).
+ */
 export class ReadinessModel {
   @Required() @Enum("ready", "unready") status: string;
   @Required() @Description("The journal can commit and no open notification is undeliverable") ready: boolean;
-  @Required() journal: JournalReadinessModel;
-  @Required() @CollectionOf(ChannelStateModel) channels: ChannelStateModel[];
-  @Required() outbox: OutboxReadinessModel;
-  @Required() disk: DiskReadinessModel;
-  @Required()
-  @Description("The heartbeat sweep; a failed last pass makes the gateway unready")
-  heartbeats: SweepModel;
-  @Required()
-  @Description(
-    "The sweep that releases what a maintenance window held once it ends; a failed last pass makes the gateway unready"
-  )
-  maintenance: SweepModel;
-  @Required()
-  @Description(
-    "The paging auditor, which checks every 5 s that each open alert had a page carried in time; a failed last pass makes the gateway unready"
-  )
-  auditor: SweepModel;
-  @Required() undeliverable: UndeliverableModel;
   @Required()
   @CollectionOf(String)
+  @Description("Why the gateway is unready, in words; empty when ready")
+  reasons: string[];
+  @Required() counts: ReadinessCountsModel;
+  @Required() journal: JournalReadinessModel;
+  @Required() @CollectionOf(ChannelStateModel) channels: ChannelStateModel[];
+  @Description("With a key only") outbox?: OutboxReadinessModel;
+  @Description("With a key only") disk?: DiskReadinessModel;
+  @Description("The heartbeat sweep; a failed last pass makes the gateway unready. With a key only")
+  heartbeats?: SweepModel;
   @Description(
-    "Client addresses over their budget of failed authentications: their new failing credentials get 429, valid ones still pass. Does not make the gateway unready"
+    "The sweep that releases what a maintenance window held once it ends; a failed last pass makes the gateway unready. With a key only"
   )
-  throttled_addresses: string[];
-  @Required()
+  maintenance?: SweepModel;
+  @Description(
+    "The paging auditor, which checks every 5 s that each open alert had a page carried in time; a failed last pass makes the gateway unready. With a key only"
+  )
+  auditor?: SweepModel;
+  @Required() undeliverable: UndeliverableModel;
+  @CollectionOf(String)
+  @Description(
+    "Client addresses over their budget of failed authentications: their new failing credentials get 429, valid ones still pass. Does not make the gateway unready. With a key only"
+  )
+  throttled_addresses?: string[];
   @CollectionOf(ScheduleGapModel)
   @Description(
-    "On-call schedules with nobody on call some time in the next 14 days, each with its first gap. Does not make the gateway unready"
+    "On-call schedules with nobody on call some time in the next 14 days, each with its first gap. Does not make the gateway unready. With a key only"
   )
-  schedule_gaps: ScheduleGapModel[];
-  @Required()
+  schedule_gaps?: ScheduleGapModel[];
   @CollectionOf(MqttBrokerStateModel)
-  @Description("Each MQTT integration's broker connection. Does not make the gateway unready")
-  mqtt_brokers: MqttBrokerStateModel[];
-  @Required()
+  @Description("Each MQTT integration's broker connection. Does not make the gateway unready. With a key only")
+  mqtt_brokers?: MqttBrokerStateModel[];
   @Description(
-    "Two boxes (docs/high-availability.md): this box's role and its Litestream. Does not make the gateway unready"
+    "Two boxes (docs/high-availability.md): this box's role and its Litestream. Does not make the gateway unready. With a key only"
   )
-  replication: ReplicationStateModel;
+  replication?: ReplicationStateModel;
 }

@@ -155,6 +155,7 @@ interface Readiness {
   journal?: {can_commit?: boolean; schema_version?: number; error?: string | null};
   channels?: Array<{channel: string; available: boolean; reason: string | null}>;
   outbox?: {pending?: number};
+  counts?: {outbox_pending?: number};
   undeliverable?: {count: number; reasons: Array<{channel: string | null; reason: string; notifications: number}>};
 }
 
@@ -181,8 +182,11 @@ function undeliverableCheck(undeliverable: Readiness["undeliverable"]): CheckRes
   );
 }
 
-/** The running gateway's own view: /healthz, then /readyz with the journal and each channel. */
-export async function checkGateway(settings: Settings, baseUrl: string): Promise<CheckResult[]> {
+/**
+ * The running gateway's own view: /healthz, then /readyz with the journal and each channel (with
+ * `apiKey`, the details; without, what /readyz tells anyone).
+ */
+export async function checkGateway(settings: Settings, baseUrl: string, apiKey?: string): Promise<CheckResult[]> {
   const at = (path: string) => new URL(path, baseUrl.replace(/\/?$/, "/")).toString();
   try {
     const health = await fetch(at("healthz"), {signal: AbortSignal.timeout(CHECK_TIMEOUT_MS)});
@@ -194,7 +198,10 @@ export async function checkGateway(settings: Settings, baseUrl: string): Promise
   let readiness: Readiness;
   let status: number;
   try {
-    const response = await fetch(at("readyz"), {signal: AbortSignal.timeout(CHECK_TIMEOUT_MS)});
+    const response = await fetch(at("readyz"), {
+      signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
+      headers: apiKey ? {"X-API-Key": apiKey} : {}
+    });
     status = response.status;
     readiness = (await response.json()) as Readiness;
   } catch (error) {
@@ -213,7 +220,7 @@ export async function checkGateway(settings: Settings, baseUrl: string): Promise
       ? check(
           "gateway journal",
           "ok",
-          `can commit (schema ${journal.schema_version ?? "?"}), ${readiness.outbox?.pending ?? 0} webhook deliveries pending`
+          `can commit (schema ${journal.schema_version ?? "?"}), ${readiness.counts?.outbox_pending ?? readiness.outbox?.pending ?? 0} webhook deliveries pending`
         )
       : check("gateway journal", "fail", `cannot commit: ${journal?.error ?? "unknown reason"}`)
   );

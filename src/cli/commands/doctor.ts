@@ -54,7 +54,7 @@ export const doctorCommand: Command = {
       results.push(
         ...checkDataDir(settings),
         checkJournal(settings),
-        ...(await checkGateway(settings, baseUrl)),
+        ...(await checkGateway(settings, baseUrl, stringOption(ctx, "api-key") ?? env.KLAXON_API_KEY)),
         checkModemPort(settings)
       );
       results.push(...(await Promise.all([checkSmtp(settings), checkTelegram(settings)])));

@@ -50,11 +50,12 @@ function verifies(result: DeliveryResult): boolean {
 /**
  * Test pages: a clearly marked message sent straight through a channel's driver, outside any
  * alert and its escalation, so a person can check that a contact works. A test that arrives marks
- * the contact verified. One test per recipient and channel every 30 s, so the button cannot be
- * used to flood a person.
+ * the contact verified. One test per contact and channel every 30 s, whichever recipient names
+ * it, so the button cannot be used to flood a person: 30 recipients sharing one address are one
+ * test mail, not 30.
  */
 export class TestPageService {
-  /** When each recipient and channel was last tested (`uuid:channel`), for the 30 s limit. */
+  /** When each channel and contact was last tested (`channel:contact`), for the 30 s limit. */
   private readonly lastTestMs = new Map<string, number>();
 
   constructor(private readonly deps: TestPageDependencies) {}
@@ -84,7 +85,7 @@ export class TestPageService {
   // All or nothing: a refused request spends no slot, so its other channels can be tried at once.
   private spendTestSlots(recipient: Recipient, channels: Channel[]): void {
     const now = this.deps.clock.now();
-    const key = (channel: Channel) => `${recipient.uuid}:${channel}`;
+    const key = (channel: Channel) => `${channel}:${contactFor(recipient, channel)}`;
     // Only tests within the window matter, so older ones are forgotten and the map stays small.
     for (const [tested, at] of this.lastTestMs)
       if (now - at >= SECONDS_BETWEEN_TESTS * 1000) this.lastTestMs.delete(tested);
@@ -94,7 +95,7 @@ export class TestPageService {
       const waitSeconds = Math.ceil((lastMs + SECONDS_BETWEEN_TESTS * 1000 - now) / 1000);
       throw new AppError(
         "rate_limited",
-        `${recipient.name} was sent a test on ${refused.join(", ")} less than ${SECONDS_BETWEEN_TESTS} s ago; try again in ${waitSeconds} s`,
+        `${refused.map((channel) => `${channel} ${maskContact(contactFor(recipient, channel) ?? "")}`).join(", ")} of ${recipient.name} had a test page less than ${SECONDS_BETWEEN_TESTS} s ago (tests are limited per contact); try again in ${waitSeconds} s`,
         {retryAfterSeconds: waitSeconds}
       );
     }
