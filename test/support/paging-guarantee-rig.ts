@@ -97,9 +97,9 @@ export async function startGuaranteeRig(options: FaultRigOptions = {}): Promise<
   return Object.assign(rig, extra);
 }
 
-/** /readyz as a monitor reads it: the status code and the body. */
+/** /readyz as a monitor with a key reads it: the status code and the detailed body. */
 export async function readyz(gw: TestGateway): Promise<{status: number; body: any}> {
-  const answer = await gw.call("GET", "/readyz", {key: null});
+  const answer = await gw.call("GET", "/readyz");
   return {status: answer.status, body: answer.body};
 }
 
