@@ -256,7 +256,10 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     // Called only once serving, when `mqtt` below exists.
     mqtt: {connection: (id) => mqtt.connections.state(id), changed: () => void mqtt.sync()}
   });
-  const mqtt = createMqttTransport(repositories.integrations, integrations.intake, clock, logger);
+  const mqtt = createMqttTransport(
+    {integrations: repositories.integrations, intake: integrations.intake, events: integrations.events, clock},
+    logger
+  );
   const maintenance = createMaintenance(
     {journal, windows: maintenanceWindows, notifications, directory: directory.repositories, audit, clock},
     logger

@@ -3,6 +3,7 @@ import type {Clock} from "./lib/clock.js";
 import type {Logger} from "./lib/logger.js";
 import {TimedRegex} from "./lib/timed-regex.js";
 import type {DeviceIntake} from "./services/integrations/device-intake.js";
+import type {IntegrationEvents} from "./services/integrations/integration-events.js";
 import {MqttIntake} from "./services/integrations/mqtt-intake.js";
 import type {IntegrationsRepository} from "./store/config/repositories.js";
 
@@ -13,21 +14,31 @@ export interface MqttTransport {
   sync(): Promise<void>;
 }
 
+/** What the MQTT transport is wired to. */
+export interface MqttTransportDeps {
+  integrations: IntegrationsRepository;
+  intake: DeviceIntake;
+  /** Tells a retained copy of a known alert from news. */
+  events: IntegrationEvents;
+  clock: Clock;
+}
+
 /**
  * Wires one MQTT client per mqtt integration to the intake: a message is acknowledged to the
  * broker once `MqttIntake.receive` has committed it. Call `sync()` at start and after every
  * change to the integrations.
  */
-export function createMqttTransport(
-  integrations: IntegrationsRepository,
-  intake: DeviceIntake,
-  clock: Clock,
-  logger: Logger
-): MqttTransport {
+export function createMqttTransport(deps: MqttTransportDeps, logger: Logger): MqttTransport {
+  const {integrations, intake, events, clock} = deps;
   const regex = new TimedRegex();
-  const mqttIntake = new MqttIntake(integrations, intake, (pattern, text) => regex.match(pattern, text));
+  const mqttIntake = new MqttIntake({
+    integrations,
+    intake,
+    matcher: (pattern, text) => regex.match(pattern, text),
+    known: (integration, alertId) => events.known(integration, alertId)
+  });
   const connections = new MqttConnections(
-    (integrationId, message) => mqttIntake.receive(integrationId, message.topic, message.payload),
+    (integrationId, message) => mqttIntake.receive(integrationId, message),
     () => new Date(clock.now()),
     logger
   );

@@ -6,12 +6,21 @@ export class SerialByKey {
   private readonly tails = new Map<string, Promise<unknown>>();
 
   run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const run = previous.then(work);
+    return this.runAll([key], work);
+  }
+
+  /**
+   * Work that touches several keys: it waits for the work asked for earlier under any of them,
+   * and later work under any of them waits for it. It never waits while holding a key, so two
+   * callers naming the same keys in another order cannot block each other.
+   */
+  runAll<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {
+    const previous = keys.map((key) => this.tails.get(key)).filter((tail) => tail !== undefined);
+    const run = (previous.length ? Promise.all(previous) : Promise.resolve()).then(work);
     const tail = run.catch(() => undefined);
-    this.tails.set(key, tail);
+    for (const key of keys) this.tails.set(key, tail);
     void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
+      for (const key of keys) if (this.tails.get(key) === tail) this.tails.delete(key);
     });
     return run;
   }

@@ -109,6 +109,45 @@ describe("MQTT integration", () => {
     expect(stats.last_error).toMatch(/^rate limited: noisy\/flood/);
   });
 
+  it("restores a retained fire at subscribe, and pages for it only once across restarts", async () => {
+    const alarm = {alert_id: "tk-201", action: "fire", title: "Tank 201 overfill (retained)"};
+    broker.publishRetained("retained/tanks/tk-201", JSON.stringify(alarm));
+    const {rig, integration} = await rigWithIntegration({topics: ["retained/#"]});
+    expect((await rig.peer.next()).text).toContain(alarm.title);
+    const [paged] = (await rig.gw.call("GET", "/api/v1/notifications?limit=1")).body.items;
+    expect((await rig.gw.call("POST", `/api/v1/notifications/${paged.id}/resolve`)).status).toBe(200);
+
+    // Every start subscribes again, and the broker hands out its retained copy again.
+    // (A reconnect within a run subscribes again too, so the copies are counted as at least one per start.)
+    await rig.gw.restart();
+    await statsReach(rig, integration.id, (stats) => stats.received >= 2);
+    await rig.gw.restart();
+    await statsReach(rig, integration.id, (stats) => stats.received >= 3);
+    expect(rig.peer.messages.filter((mail) => mail.text?.includes(alarm.title))).toHaveLength(1);
+    expect((await rig.gw.call("GET", "/api/v1/notifications?limit=10")).body.items).toHaveLength(1);
+    broker.publishRetained("retained/tanks/tk-201", "");
+  });
+
+  it("resolves an open alert from a retained resolve handed out at subscribe", async () => {
+    const {rig, integration} = await rigWithIntegration({topics: ["restore/alarms/#"]});
+    await connected(rig, integration.id);
+    broker.publish(
+      "restore/alarms/tk-202",
+      JSON.stringify({alert_id: "tk-202", action: "fire", title: "Tank 202 low"})
+    );
+    expect((await rig.peer.next()).text).toContain("Tank 202 low");
+    // Published where the client does not listen yet: it reaches it only as the retained state.
+    broker.publishRetained("restore/clear/tk-202", JSON.stringify({alert_id: "tk-202", action: "resolve"}));
+    const path = `/api/v1/integrations/${integration.id}`;
+    expect((await rig.gw.call("PATCH", path, {body: {topics: ["restore/alarms/#", "restore/clear/#"]}})).status).toBe(
+      200
+    );
+    await statsReach(rig, integration.id, (stats) => stats.accepted === 2);
+    const [alert] = (await rig.gw.call("GET", "/api/v1/notifications?limit=1")).body.items;
+    expect(alert).toMatchObject({status: "resolved"});
+    broker.publishRetained("restore/clear/tk-202", "");
+  });
+
   it("connects once a broker that was down at the start comes up, and takes its messages", async () => {
     const port = await freePort();
     const {rig, integration} = await rigWithIntegration({topics: ["late/#"]}, `mqtt://127.0.0.1:${port}`);

@@ -2,7 +2,8 @@ import {spawn, spawnSync, type ChildProcess} from "node:child_process";
 import {mkdtempSync, rmSync, writeFileSync} from "node:fs";
 import {createServer} from "node:net";
 import {tmpdir} from "node:os";
-import {join} from "node:path";
+import {dirname, join} from "node:path";
+import {fileURLToPath} from "node:url";
 
 /**
  * Debian's mosquitto on a free loopback port, anonymous, with persistence in a temp dir (so a
@@ -15,12 +16,31 @@ export interface Mosquitto {
   publish(topic: string, payload: string | Buffer): void;
   /** Publishes each line as its own QoS 1 message, in one connection (mosquitto_pub -l): a flood. */
   publishLines(topic: string, lines: string[]): void;
+  /** Publishes at QoS 1 as the topic's retained message (mosquitto_pub -r); "" clears it. */
+  publishRetained(topic: string, payload: string): void;
+  /**
+   * A paced flood from its own process (mqtt-flood.child.mjs): `count` QoS 1 telemetry messages
+   * at `perSecond` on `topics` topics under `prefix`; resolves once the broker acknowledged all.
+   */
+  flood(prefix: string, options: {count: number; perSecond: number; topics: number}): Promise<{sent: number}>;
   down(): Promise<void>;
   up(): Promise<void>;
   stop(): Promise<void>;
 }
 
 const MOSQUITTO = "/usr/sbin/mosquitto";
+const FLOOD_CHILD = join(dirname(fileURLToPath(import.meta.url)), "mqtt-flood.child.mjs");
+
+/** What the broker is set up with beyond the defaults here. */
+export interface MosquittoOptions {
+  /** A port to reuse (a broker that comes up later where the gateway expects it). */
+  port?: number;
+  /**
+   * Messages queued per client beyond those in flight: 10,000 here, so floods and crashes in
+   * tests do not lose messages; mosquitto ships with 1,000, which the flood test uses.
+   */
+  maxQueuedMessages?: number;
+}
 
 /** A loopback port nothing listens on now. */
 export async function freePort(): Promise<number> {
@@ -50,15 +70,31 @@ async function waitForListening(child: ChildProcess, output: string[]): Promise<
   });
 }
 
-function mosquittoPub(port: number, topic: string, mode: "-s" | "-l", input: string | Buffer): void {
-  const result = spawnSync("mosquitto_pub", ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-t", topic, mode], {
+function mosquittoPub(port: number, topic: string, mode: string[], input: string | Buffer): void {
+  const result = spawnSync("mosquitto_pub", ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-t", topic, ...mode], {
     input
   });
   if (result.status !== 0) throw new Error(`mosquitto_pub failed: ${result.stderr.toString()}`);
 }
 
-/** Starts the broker; `port` reuses a port (a broker that comes up later where the gateway expects it). */
-export async function startMosquitto(port?: number): Promise<Mosquitto> {
+function floodFrom(url: string, prefix: string, options: {count: number; perSecond: number; topics: number}) {
+  const {count, perSecond, topics} = options;
+  const child = spawn(process.execPath, [FLOOD_CHILD, url, String(count), String(perSecond), prefix, String(topics)], {
+    stdio: ["ignore", "pipe", "pipe"]
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise<{sent: number}>((resolve, reject) =>
+    child.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(output) as {sent: number}) : reject(new Error(`flood exited ${code}: ${output}`))
+    )
+  );
+}
+
+/** Starts the broker (`port` or a number: the port to reuse). */
+export async function startMosquitto(options: MosquittoOptions | number = {}): Promise<Mosquitto> {
+  const {port, maxQueuedMessages = 10_000} = typeof options === "number" ? {port: options} : options;
   const dir = mkdtempSync(join(tmpdir(), "klaxon-mosquitto-"));
   const chosen = port ?? (await freePort());
   const configFile = join(dir, "mosquitto.conf");
@@ -74,8 +110,7 @@ export async function startMosquitto(port?: number): Promise<Mosquitto> {
       "log_type warning",
       "log_type notice",
       "log_type information",
-      // The gateway handles one message at a time; a deep queue is what the flood and crash tests need.
-      "max_queued_messages 10000",
+      `max_queued_messages ${maxQueuedMessages}`,
       ""
     ].join("\n")
   );
@@ -100,11 +135,15 @@ export async function startMosquitto(port?: number): Promise<Mosquitto> {
     port: chosen,
     url,
     publish(topic, payload) {
-      mosquittoPub(chosen, topic, "-s", payload);
+      mosquittoPub(chosen, topic, ["-s"], payload);
     },
     publishLines(topic, lines) {
-      mosquittoPub(chosen, topic, "-l", lines.join("\n") + "\n");
+      mosquittoPub(chosen, topic, ["-l"], lines.join("\n") + "\n");
     },
+    publishRetained(topic, payload) {
+      mosquittoPub(chosen, topic, payload === "" ? ["-r", "-n"] : ["-r", "-s"], payload);
+    },
+    flood: (prefix, floodOptions) => floodFrom(url, prefix, floodOptions),
     up,
     down,
     async stop() {

@@ -1,6 +1,6 @@
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import type {Logger} from "../../lib/logger.js";
-import type {RateLimiter} from "../../lib/rate-limiter.js";
+import {RateLimiter} from "../../lib/rate-limiter.js";
 import type {IntegrationRecord} from "../../store/config/config-store.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {IntakeOutcomeName, IntegrationStatsRepository} from "../../store/journal/integration-stats.repository.js";
@@ -48,6 +48,13 @@ const SUMMARY_MAX = 300;
 const ORIGIN_MAX = 300;
 const BODY_MAX = 16_384;
 const REASON_MAX = 500;
+/**
+ * Messages kept in an integration's log per second (after a burst): a flood from many origins
+ * (each within its rate limit) is counted in full but only sampled into the log, which holds the
+ * newest 200 anyway; keeping each one would cost the flood's every message an insert and a trim.
+ */
+const KEEP_PER_SECOND = 100;
+const KEEP_BURST = 1000;
 
 function cap(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max - 1) + "…";
@@ -60,7 +67,11 @@ function cap(text: string, max: number): string {
  * same), and keeps what maps to nothing or is refused in the integration's log.
  */
 export class DeviceIntake {
-  constructor(private readonly deps: DeviceIntakeDeps) {}
+  private readonly keeping: RateLimiter;
+
+  constructor(private readonly deps: DeviceIntakeDeps) {
+    this.keeping = new RateLimiter(KEEP_PER_SECOND, KEEP_BURST, deps.clock);
+  }
 
   /**
    * Counts the message, rate-limits per origin, runs `actions` through IntegrationEvents, or
@@ -105,6 +116,11 @@ export class DeviceIntake {
     return {status: "accepted", results};
   }
 
+  /** A message with nothing left to do (a retained copy of a state already acted on): counted as accepted, after its commit. */
+  noted(integration: IntegrationRecord, message: DeviceMessage): Promise<void> {
+    return this.record(integration.id, integration.kind, message, "accepted", null, false);
+  }
+
   /**
    * A message that could not be read at all (oversized, malformed MIME/BER, bad community):
    * counted as refused with the reason as last_error, and kept; `integration` null when it names
@@ -131,9 +147,10 @@ export class DeviceIntake {
   ): Promise<void> {
     const atIso = isoTimestamp(this.deps.clock.now());
     const error = outcome === "refused" && reason !== null ? cap(reason, REASON_MAX) : null;
+    const kept = keep && outcome !== "accepted" && this.keeping.take(integrationId).allowed;
     return this.deps.journal.write(() => {
       this.deps.stats.count({integrationId, kind, outcome, atIso, error});
-      if (keep && outcome !== "accepted")
+      if (kept)
         this.deps.stats.keep(integrationId, {
           received_at: atIso,
           outcome,

@@ -78,6 +78,7 @@ export function createIntegrations(deps: IntegrationsDependencies) {
   return {
     service,
     intake,
+    events,
     providers: [
       {token: IntegrationsService, use: service},
       {token: IntegrationCredentials, use: credentials},

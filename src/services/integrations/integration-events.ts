@@ -60,6 +60,11 @@ export class IntegrationEvents {
     return {results: answer.body as EventResult[], replayed: answer.replayed};
   }
 
+  /** Whether the integration's alert key has ever had an alert, open or closed. */
+  known(integration: IntegrationRecord, alertId: string): boolean {
+    return this.deps.journal.read(() => this.deps.alerts.exists(alertKey(integration, alertId)));
+  }
+
   private run(integration: IntegrationRecord, action: InboundAction, actor: Actor): Promise<EventResult> {
     switch (action.action) {
       case "fire":

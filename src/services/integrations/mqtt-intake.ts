@@ -3,7 +3,9 @@ import type {MqttEndpoint, MqttIntegrationFields} from "../../domain/mqtt.js";
 import type {IntegrationRecord} from "../../store/config/config-store.js";
 import type {IntegrationsRepository} from "../../store/config/repositories.js";
 import {AppError} from "../shared/errors.js";
+import {SerialByKey} from "../../lib/serial-by-key.js";
 import type {DeviceIntake, DeviceMessage} from "./device-intake.js";
+import type {InboundAction} from "./integration-payloads.js";
 import {defaultClientId, mqttActions} from "./mqtt-mapping.js";
 
 /** A payload larger than this is refused and counted; the broker itself drops packets over 1 MiB for us. */
@@ -11,17 +13,40 @@ export const MQTT_PAYLOAD_MAX_BYTES = 64 * 1024;
 
 type MqttIntegration = IntegrationRecord & Partial<MqttIntegrationFields>;
 
+/** One MQTT message as the client received it. */
+export interface MqttMessage {
+  topic: string;
+  payload: Buffer;
+  /** Handed out by the broker because we subscribed: the topic's last state, perhaps one already acted on. */
+  retained: boolean;
+}
+
+/** Whether an integration's alert key has ever had an alert (open, acknowledged, exhausted or resolved). */
+export type KnownAlert = (integration: IntegrationRecord, alertId: string) => boolean;
+
+/** What the MQTT intake works with. */
+export interface MqttIntakeDeps {
+  integrations: IntegrationsRepository;
+  intake: DeviceIntake;
+  matcher: RegexMatcher;
+  known: KnownAlert;
+}
+
 /**
  * Where the MQTT clients hand their messages: each message is checked for size, mapped
  * (mqtt-mapping.ts) and taken by the DeviceIntake, which resolves once the outcome is committed.
  * Only then does the client acknowledge the message to the broker.
  */
 export class MqttIntake {
-  constructor(
-    private readonly integrations: IntegrationsRepository,
-    private readonly intake: DeviceIntake,
-    private readonly matcher: RegexMatcher
-  ) {}
+  private readonly integrations: IntegrationsRepository;
+  private readonly intake: DeviceIntake;
+  /** Messages arrive without waiting for each other's commits: those about one alert still run in order. */
+  private readonly serial = new SerialByKey();
+
+  constructor(private readonly deps: MqttIntakeDeps) {
+    this.integrations = deps.integrations;
+    this.intake = deps.intake;
+  }
 
   /** The mqtt integrations' connections, for the driver to run exactly these. */
   endpoints(): MqttEndpoint[] {
@@ -42,9 +67,11 @@ export class MqttIntake {
 
   /**
    * Takes one message for an integration. Resolves once its outcome (accepted, unmapped or
-   * refused) is recorded; rejects when the journal cannot commit, so the message stays unacknowledged.
+   * refused) is recorded; rejects when the journal cannot commit, so the message stays
+   * unacknowledged. Called for each message as it arrives: messages whose actions name the same
+   * alert or heartbeat run one after another, in order; the rest share the journal's commits.
    */
-  async receive(integrationId: string, topic: string, payload: Buffer): Promise<void> {
+  async receive(integrationId: string, {topic, payload, retained}: MqttMessage): Promise<void> {
     const integration = this.integrations.get(integrationId);
     // Deleted while the message was on its way: its client is being stopped, and nobody is left to page.
     if (!integration || integration.kind !== "mqtt") return;
@@ -60,12 +87,33 @@ export class MqttIntake {
     }
     let mapping;
     try {
-      mapping = mqttActions(integration, topic, text, this.matcher);
+      mapping = mqttActions(integration, topic, text, this.deps.matcher);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       this.intake.refuse(integration, message, error.message);
       return;
     }
-    await this.intake.take(integration, message, mapping.actions, mapping.note);
+    const {actions, note} = mapping;
+    if (!actions.length) {
+      await this.intake.take(integration, message, actions, note);
+      return;
+    }
+    const keys = actions.map((action) => `${action.action === "heartbeat" ? "heartbeat" : "alert"}:${action.alert_id}`);
+    await this.serial.runAll(keys, async () => {
+      const restoring = retained ? this.restoring(integration, actions) : actions;
+      // A retained copy of a state already acted on: counted, and nobody paged again.
+      if (!restoring.length) return this.intake.noted(integration, message);
+      await this.intake.take(integration, message, restoring, note);
+    });
+  }
+
+  /**
+   * A retained message restores state: its resolves apply as any resolve, but a fire for a key
+   * that already has an alert (open, acknowledged, exhausted or resolved) is left out. A broker
+   * hands the same retained message out at every subscribe (each start), and MQTT gives it no
+   * time: taken as news it would page again for an alarm someone already dealt with.
+   */
+  private restoring(integration: IntegrationRecord, actions: InboundAction[]): InboundAction[] {
+    return actions.filter((action) => action.action !== "fire" || !this.deps.known(integration, action.alert_id));
   }
 }

@@ -1,8 +1,12 @@
+import {execFileSync} from "node:child_process";
+import {truncateSync, writeFileSync} from "node:fs";
+import {join} from "node:path";
 import {afterAll, afterEach, beforeAll, describe, expect, it} from "vitest";
 import {MqttSubscriber, reconnectDelayMs, type ReceivedMqttMessage} from "../../../src/inbound/mqtt/mqtt-subscriber.js";
 import type {MqttSubscription} from "../../../src/domain/mqtt.js";
 import {freePort, startMosquitto, type Mosquitto} from "../../support/mosquitto.js";
 import {eventually} from "../../support/eventually.js";
+import {tempDir} from "../../support/gateway.js";
 
 let broker: Mosquitto;
 const running: MqttSubscriber[] = [];
@@ -143,14 +147,48 @@ describe("MqttSubscriber", () => {
     }
   });
 
-  it("stays down, saying why, when its CA file cannot be read, instead of connecting unverified", () => {
+  it("stays down, saying why, when its CA file cannot be read, instead of connecting unverified", async () => {
     const {subscriber} = recordingSubscriber(
       subscription({brokerUrl: broker.url.replace("mqtt:", "mqtts:"), caFile: "/nonexistent/plant-ca.pem"})
     );
-    expect(subscriber.state).toMatchObject({
+    const state = await eventually(
+      "the reason",
+      () => subscriber.state,
+      (current) => current.last_error !== null
+    );
+    expect(state).toMatchObject({
       connected: false,
-      last_error: expect.stringMatching(/^cannot read tls_ca_file: ENOENT/)
+      last_error: expect.stringMatching(/^cannot read tls_ca_file \/nonexistent\/plant-ca.pem: ENOENT/)
     });
+  });
+
+  it("refuses a CA file that is a FIFO, a directory or over 1 MB, without blocking the main thread", async () => {
+    const dir = tempDir("klaxon-ca-");
+    const fifo = join(dir, "plant-ca.fifo");
+    // A FIFO nobody writes to: readFileSync would wait in open() forever, and every timer with it.
+    execFileSync("mkfifo", [fifo]);
+    const huge = join(dir, "huge-ca.pem");
+    writeFileSync(huge, "");
+    truncateSync(huge, 2 * 1024 * 1024);
+    const mqtts = broker.url.replace("mqtt:", "mqtts:");
+    const reasons = await Promise.all(
+      [fifo, dir, huge].map(async (caFile) => {
+        const {subscriber} = recordingSubscriber(subscription({brokerUrl: mqtts, caFile}));
+        const state = await eventually(
+          "the reason",
+          () => subscriber.state,
+          (current) => current.last_error !== null,
+          2_000
+        );
+        expect(state.connected).toBe(false);
+        return state.last_error;
+      })
+    );
+    expect(reasons).toEqual([
+      `cannot read tls_ca_file ${fifo}: it is a FIFO (named pipe), not a regular file`,
+      `cannot read tls_ca_file ${dir}: it is a directory, not a file`,
+      `cannot read tls_ca_file ${huge}: it holds 2097152 bytes, over the limit of 1048576`
+    ]);
   });
 });
 
