@@ -1,10 +1,11 @@
 import {SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession} from "smtp-server";
 import type {Clock} from "../../lib/clock.js";
 import type {Logger} from "../../lib/logger.js";
+import type {SupervisedWorkerStats} from "../../lib/supervised-worker.js";
 import {RateLimiter} from "../../lib/rate-limiter.js";
 import {tokensEqual} from "../../lib/tokens.js";
 import type {InboundMail} from "../../domain/inbound-mail.js";
-import {readMail} from "./mail-reader.js";
+import {MimeParser, MimeReadError} from "./mime-parser.js";
 import {capSessionsPerAddress, SessionDeadlines} from "./session-limits.js";
 
 /** What a mail's sender is told: taken, or refused for now (retry later) or for good. */
@@ -43,6 +44,8 @@ export interface SmtpListenerOptions {
   sessionMaxMs: number;
   /** Failed logins per client address and minute before AUTH from it is refused unchecked. */
   authFailuresPerMinute: number;
+  /** The MIME parser's worker module; the built-in one unless a test gives one that misbehaves. */
+  parserModule?: URL;
 }
 
 /** How much of a refused mail is kept for a person to read. */
@@ -75,6 +78,7 @@ export class SmtpListener {
   private readonly deadlines: SessionDeadlines;
   /** Failed logins by client address, refilled at authFailuresPerMinute (the dashboard sign-in's limiter). */
   private readonly authFailures: RateLimiter;
+  private readonly parser: MimeParser;
 
   constructor(
     private readonly options: SmtpListenerOptions,
@@ -84,11 +88,18 @@ export class SmtpListener {
   ) {
     this.deadlines = new SessionDeadlines(options.sessionMaxMs, (id) => this.cut(id));
     this.authFailures = new RateLimiter(options.authFailuresPerMinute / 60, options.authFailuresPerMinute, clock);
+    this.parser = new MimeParser({maxBytes: options.maxBytes, logger, module: options.parserModule});
+  }
+
+  /** The MIME parser worker's counters (restarts, crashes by kind). */
+  parserStats(): SupervisedWorkerStats {
+    return this.parser.stats();
   }
 
   /** Listens; resolves with the port bound. */
   async start(): Promise<number> {
     const {options} = this;
+    this.parser.start();
     const server = new SMTPServer({
       name: options.domain,
       banner: "Klaxon alert intake",
@@ -137,9 +148,10 @@ export class SmtpListener {
       this.logger
     );
     await new Promise<void>((resolve, reject) => {
-      server.server.once("error", reject);
+      const failed = (error: Error) => void this.parser.stop().then(() => reject(error));
+      server.server.once("error", failed);
       server.listen(options.port, options.address, () => {
-        server.server.off("error", reject);
+        server.server.off("error", failed);
         resolve();
       });
     });
@@ -154,6 +166,7 @@ export class SmtpListener {
     const server = this.server;
     this.server = null;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.parser.stop();
   }
 
   /**
@@ -204,11 +217,13 @@ export class SmtpListener {
     }
     let mail: InboundMail;
     try {
-      mail = await readMail(raw, envelope);
+      const parsed = await this.parser.read(raw);
+      mail = {...envelope, ...parsed, sender: parsed.sender ?? envelope.sender, size: raw.length};
     } catch (error) {
-      const reason = `unreadable MIME: ${(error as Error).message}`;
-      this.handler.refuse(envelope, raw.length, reason, excerpt);
-      return smtpError(554, `5.6.0 ${reason}`);
+      if (!(error instanceof MimeReadError)) throw error;
+      if (!error.permanent) return smtpError(451, `4.3.0 ${error.message}, try again later`);
+      this.handler.refuse(envelope, raw.length, error.message, excerpt);
+      return smtpError(554, `5.6.0 ${error.message}`);
     }
     const verdict = await this.handler.deliver(mail);
     if (verdict.accepted) return null;
