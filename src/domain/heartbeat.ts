@@ -60,7 +60,9 @@ export type HeartbeatEvent =
   /** The definition's schedule or grace changed. */
   | {type: "reconfigured"}
   /** The gateway serves again after a stop: nobody could ping it meanwhile. */
-  | {type: "restart"};
+  | {type: "restart"}
+  /** Its page was closed by someone (resolved by hand) while the heartbeat had not come back. */
+  | {type: "page_closed"};
 
 export type HeartbeatEffect =
   | {type: "page"; reason: "missed" | "failed"; exit_code?: number}
@@ -99,6 +101,8 @@ export function timingOf(
  */
 export function alertAfter(state: HeartbeatState): number | null {
   if (state.down_at === null) return null;
+  // Down with its page closed by hand: watched again, so the next missed deadline pages anew.
+  if (state.status === "down" && !state.paged) return state.down_at;
   if (state.status === "up" && state.expected_at !== null && state.expected_at < state.down_at)
     return state.expected_at;
   if (state.status === "up" || state.status === "late" || state.status === "new") return state.down_at;
@@ -159,7 +163,8 @@ function down(
  * The heartbeat state machine (healthchecks.io's model): `new` is inert until the first ping;
  * `up` turns `late` at the due time and `down` when the grace runs out too, paging the target
  * once; a good ping brings it `up` again from any status and resolves the page; a failure
- * pages at once; `paused` is inert until a ping or a resume. After a restart every deadline
+ * pages at once; `paused` is inert until a ping or a resume. A down heartbeat whose page was
+ * closed by hand pages again at its next failure or missed deadline. After a restart every deadline
  * is at least a full grace away, so time the gateway spent stopped never pages.
  */
 export function transition(
@@ -173,7 +178,8 @@ export function transition(
     case "ping":
       return upAfterPing(state, timing, now);
     case "fail":
-      if (state.status === "down") return unchanged({...state, last_ping_at: now, last_start_at: null});
+      // Down with its page open: that page stands for this failure too. Closed: a new page.
+      if (state.status === "down" && state.paged) return unchanged({...state, last_ping_at: now, last_start_at: null});
       return down(state, "failed", {last_ping_at: now}, event.exit_code);
     case "start": {
       // A paused or down heartbeat has no deadline for a run to miss; the start is only recorded.
@@ -184,7 +190,10 @@ export function transition(
       if (
         state.down_at !== null &&
         now >= state.down_at &&
-        (state.status === "up" || state.status === "late" || state.status === "new")
+        (state.status === "up" ||
+          state.status === "late" ||
+          state.status === "new" ||
+          (state.status === "down" && !state.paged))
       )
         return down(state, "missed");
       if (state.status === "up" && state.expected_at !== null && now >= state.expected_at)
@@ -221,6 +230,13 @@ export function transition(
     case "restart": {
       if (state.down_at === null) return unchanged(state);
       return unchanged({...state, down_at: Math.max(state.down_at, now + graceMs)});
+    }
+    case "page_closed": {
+      if (state.status !== "down") return unchanged({...state, paged: false});
+      // Still down (no good ping came), but nobody is on it any more: a failure pages at once,
+      // and silence past the next due time plus the grace pages as a missed ping.
+      const expectedAt = nextExpectedAt(timing.schedule, now);
+      return unchanged({...state, paged: false, expected_at: expectedAt, down_at: downAt(expectedAt, null, graceMs)});
     }
   }
 }

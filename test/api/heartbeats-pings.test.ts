@@ -108,6 +108,52 @@ describe("heartbeats API", () => {
     expect(await statusOf("backup-job")).toBe("up");
   });
 
+  it("pages again after its page was resolved by hand: at the next failure, and at the next missed deadline", async () => {
+    const {ping_url: url} = await createHeartbeat("line-3-plc");
+    await gw.call("POST", pingPath(url), {key: null});
+    await gw.call("POST", `${pingPath(url)}/fail`, {key: null, raw: "3"});
+    const [first] = await pagesOf("line-3-plc");
+
+    // Resolved by hand: the answer says the heartbeat is still down and what pages next.
+    const resolved = await gw.call("POST", `/api/v1/notifications/${first.id}/resolve`);
+    expect(resolved.status).toBe(200);
+    expect(resolved.body.heartbeat).toEqual({
+      name: "line-3-plc",
+      status: "down",
+      down_at: new Date(clock.now() + 90_000).toISOString(),
+      detail: expect.stringMatching(
+        /^heartbeat line-3-plc is still down: its next failure or silence past .* pages again$/
+      )
+    });
+
+    // The next real failure pages anew.
+    const failed = await gw.call("POST", `${pingPath(url)}/fail`, {key: null});
+    expect(failed.body.status).toBe("down");
+    const pages = await pagesOf("line-3-plc");
+    expect(pages).toHaveLength(2);
+    expect(pages[0]).toMatchObject({status: expect.not.stringMatching(/resolved/)});
+
+    // Resolved by hand again, then silence past the next due time and the grace: a missed ping pages.
+    await gw.call("POST", `/api/v1/notifications/${pages[0].id}/resolve`);
+    clock.advance(89_000);
+    await sweep();
+    expect(await pagesOf("line-3-plc")).toHaveLength(2);
+    clock.advance(1_000);
+    await sweep();
+    const afterSilence = await pagesOf("line-3-plc");
+    expect(afterSilence).toHaveLength(3);
+    expect(afterSilence[0].message).toContain("no ping in time");
+
+    // A good ping brings it up and resolves the open page; a page resolved by hand is left alone.
+    await gw.call("POST", pingPath(url), {key: null});
+    expect(await statusOf("line-3-plc")).toBe("up");
+    expect((await pagesOf("line-3-plc")).map((page: {status: string}) => page.status)).toEqual([
+      "resolved",
+      "resolved",
+      "resolved"
+    ]);
+  });
+
   it("names the failed command's exit code in the page, and never refuses a failure for its body", async () => {
     const {ping_url: url} = await createHeartbeat("db-dump");
     await gw.call("POST", pingPath(url), {key: null});

@@ -5,6 +5,7 @@ import {BodyParams, Context, HeaderParams, PathParams, QueryParams} from "@tsed/
 import {Req, Res, type PlatformContext} from "@tsed/platform-http";
 import {Description, Get, Pattern, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {NotificationsService} from "../../services/notifications/notifications.service.js";
+import {HeartbeatsService} from "../../services/heartbeats/heartbeats.service.js";
 import {acceptAlert, IDEMPOTENCY_KEY} from "../http/send-alert.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {callerOf} from "../auth/api-access.js";
@@ -12,6 +13,7 @@ import {Lane} from "../fast-lane/lane.js";
 import {
   AcknowledgeModel,
   NotificationModel,
+  ResolvedNotificationModel,
   NotificationPageModel,
   NotificationShortModel,
   SendNotificationModel
@@ -27,6 +29,7 @@ import {API_TAGS} from "../http/openapi-tags.js";
 @Tags(API_TAGS.notifications)
 export class NotificationsController {
   private readonly notifications = inject(NotificationsService);
+  private readonly heartbeats = inject(HeartbeatsService);
 
   @Post("/send")
   @Lane()
@@ -122,9 +125,12 @@ export class NotificationsController {
   @Post("/:id/resolve")
   @Authorize("notifications:ack")
   @Summary("Resolve: the problem is gone; stops the escalation")
-  @Returns(200, NotificationModel)
+  @Returns(200, ResolvedNotificationModel)
   @Returns(404, ProblemModel)
-  resolve(@PathParams("id") id: string, @Context() ctx: PlatformContext) {
-    return this.notifications.resolve(id, actorOf(ctx));
+  async resolve(@PathParams("id") id: string, @Context() ctx: PlatformContext) {
+    const view = await this.notifications.resolve(id, actorOf(ctx));
+    // A heartbeat's page closed by hand: say what the heartbeat is now (still down, watched again).
+    const heartbeat = await this.heartbeats.afterPageClosed(view.dedup_key);
+    return heartbeat ? {...view, heartbeat} : view;
   }
 }

@@ -10,6 +10,7 @@ import {
   from,
   Integer,
   MaxLength,
+  Property,
   MinLength,
   Nullable,
   Pattern,
@@ -17,6 +18,7 @@ import {
   Schema
 } from "@tsed/schema";
 import {ATTEMPT_OUTCOMES, CHANNELS, NOTIFICATION_STATUSES, PRIORITIES} from "../../domain/vocabulary.js";
+import {HEARTBEAT_STATUSES} from "../../domain/heartbeat.js";
 
 const NOT_BLANK = /\S/;
 
@@ -153,4 +155,18 @@ export class NotificationModel {
 export class NotificationPageModel {
   @Required() @CollectionOf(NotificationModel) items: NotificationModel[];
   @Required() @Nullable(String) next_cursor: string | null;
+}
+
+export class HeartbeatAfterPageModel {
+  @Required() name: string;
+  @Required() @Enum(...HEARTBEAT_STATUSES) status: string;
+  @Required() @Nullable(String) @Format("date-time") @Description("When silence pages again") down_at: string | null;
+  @Required()
+  @Description("The heartbeat's state in words, e.g. still down: its next failure pages again")
+  detail: string;
+}
+
+/** The answer to a resolve: for a heartbeat's page, also what the heartbeat is now. */
+export class ResolvedNotificationModel extends NotificationModel {
+  @Property(HeartbeatAfterPageModel) heartbeat?: HeartbeatAfterPageModel;
 }

@@ -1,4 +1,4 @@
-import type {HeartbeatDefinition, HeartbeatEffect} from "../../domain/heartbeat.js";
+import type {HeartbeatDefinition, HeartbeatEffect, HeartbeatStatus} from "../../domain/heartbeat.js";
 import {SYSTEM_ACTOR} from "../../domain/actor.js";
 import {isoTimestamp} from "../../lib/clock.js";
 import type {Logger} from "../../lib/logger.js";
@@ -6,9 +6,33 @@ import type {StoredHeartbeatState} from "../../store/journal/heartbeat-states.re
 import type {NotificationsService} from "../notifications/notifications.service.js";
 import {AppError} from "../shared/errors.js";
 
+const DEDUP_PREFIX = "heartbeat:";
+
 /** The dedup key of a heartbeat's down page: a second page for the same outage merges into the first. */
 function heartbeatDedupKey(name: string): string {
-  return `heartbeat:${name}`;
+  return `${DEDUP_PREFIX}${name}`;
+}
+
+/** The heartbeat a page's dedup key names, or null for any other alert. */
+export function heartbeatOfDedupKey(dedupKey: string | null): string | null {
+  return dedupKey?.startsWith(DEDUP_PREFIX) ? dedupKey.slice(DEDUP_PREFIX.length) : null;
+}
+
+/** A heartbeat's state in words, told to whoever closed its page by hand. */
+export interface HeartbeatAfterPage {
+  name: string;
+  status: HeartbeatStatus;
+  /** When silence pages again; null when nothing is watched (paused, new). */
+  down_at: string | null;
+  detail: string;
+}
+
+export function stateAfterPage(name: string, status: HeartbeatStatus, downAt: string | null): HeartbeatAfterPage {
+  const detail =
+    status === "down"
+      ? `heartbeat ${name} is still down: its next failure${downAt ? ` or silence past ${downAt}` : ""} pages again`
+      : `heartbeat ${name} is ${status}`;
+  return {name, status, down_at: downAt, detail};
 }
 
 /** The alerts a heartbeat raises when it goes down, and their resolution when it comes back. */

@@ -26,7 +26,7 @@ import {
   patchedInput,
   type HeartbeatInput
 } from "./heartbeat-definition.js";
-import {HeartbeatPages} from "./heartbeat-pages.js";
+import {heartbeatOfDedupKey, HeartbeatPages, stateAfterPage, type HeartbeatAfterPage} from "./heartbeat-pages.js";
 
 export {DEFAULT_GRACE_SECONDS, type HeartbeatInput} from "./heartbeat-definition.js";
 
@@ -81,6 +81,45 @@ export class HeartbeatsService {
 
   constructor(private readonly deps: HeartbeatsDeps) {
     this.pages = new HeartbeatPages(deps.notifications, deps.logger);
+    // However a page is closed (API, dashboard, SMS, Telegram), a heartbeat still down is re-armed.
+    deps.notifications.listen({
+      accepted: () => undefined,
+      closed: (id) =>
+        void this.pageClosed(id).catch((error: unknown) =>
+          deps.logger.error("heartbeat: re-arming after its page closed failed", {notification_id: id, error})
+        )
+    });
+  }
+
+  /**
+   * A page closed by someone while its heartbeat had not come back: the heartbeat stays down but
+   * forgets the page, so its next failure or missed deadline pages again. The heartbeat's own
+   * resolve (a good ping) finds the page already forgotten and changes nothing.
+   */
+  private pageClosed(notificationId: string): Promise<void> {
+    const name = this.deps.definitions
+      .all()
+      .map((definition) => definition.name)
+      .find(
+        (candidate) => this.deps.journal.read(() => this.deps.states.get(candidate)).notification_id === notificationId
+      );
+    if (!name) return Promise.resolve();
+    return this.locked(name, async () => {
+      const definition = this.deps.definitions.get(name);
+      const stored = this.deps.journal.read(() => this.deps.states.get(name));
+      if (!definition || stored.notification_id !== notificationId) return;
+      await this.applyLocked(definition, {type: "page_closed"}, SYSTEM_ACTOR);
+    });
+  }
+
+  /** The state of the heartbeat `dedupKey` names once the re-arming queued before is done; null for other alerts. */
+  async afterPageClosed(dedupKey: string | null): Promise<HeartbeatAfterPage | null> {
+    const name = heartbeatOfDedupKey(dedupKey);
+    if (name === null || !this.deps.definitions.get(name)) return null;
+    const state = await this.locked(name, () =>
+      Promise.resolve(this.deps.journal.read(() => this.deps.states.get(name)))
+    );
+    return stateAfterPage(name, state.status, iso(state.down_at));
   }
 
   view(definition: HeartbeatDefinition): HeartbeatView {
@@ -322,7 +361,7 @@ export class HeartbeatsService {
     const nowMs = this.deps.clock.now();
     const stored = this.deps.journal.read(() => this.deps.states.get(definition.name));
     const {state, effects} = transition(stored, event, timingOf(definition), nowMs);
-    let notificationId = stored.notification_id;
+    let notificationId = event.type === "page_closed" ? null : stored.notification_id;
     for (const effect of effects) {
       if (effect.type === "page") notificationId = await this.pages.page(definition, stored, effect);
       if (effect.type === "resolve" && notificationId !== null) {

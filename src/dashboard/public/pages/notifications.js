@@ -138,7 +138,9 @@ export async function notificationsPage(main, {params}) {
       const updated = await api("POST", path, action === "ack" ? {} : undefined);
       items = items.map((item) => (item.id === updated.id ? updated : item));
       render();
-      announce(`${action === "ack" ? "Acknowledged" : "Resolved"}: ${notification.message}`);
+      // A heartbeat's page: say what the heartbeat is now ("... is still down: its next failure pages again").
+      const heartbeat = updated.heartbeat ? ` (${updated.heartbeat.detail})` : "";
+      announce(`${action === "ack" ? "Acknowledged" : "Resolved"}: ${notification.message}${heartbeat}`);
     } catch (error) {
       card.querySelector(".card-problem")?.remove();
       card.append(
