@@ -193,7 +193,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     logger
   });
   const {recipients, groups, repositories} = directory;
-  const storms = new StormGrouping(journal, escalationsRepository);
+  const storms = new StormGrouping(journal, escalationsRepository, settings.storm.max_join_delay_seconds * 1000);
   const maintenanceWindows = new MaintenanceWindowsRepository(journal);
   const notifications = new NotificationsService(
     journal,

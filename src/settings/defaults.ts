@@ -122,6 +122,10 @@ export const DEFAULT_SETTINGS = {
      */
     first_attempt_deadline_seconds: 60
   },
+  storm: {
+    /** A new alert to someone already being paged (a storm) waits at most this long to be named in a page to them. */
+    max_join_delay_seconds: 30
+  },
   self_monitoring: {
     recipient: "",
     priority: "high" as "critical" | "high" | "medium" | "low" | "info",

@@ -167,6 +167,9 @@ function validate(settings: Settings): void {
     throw new SettingsError("http: headers_timeout_seconds must be > 0 and at most request_timeout_seconds");
   if (!(http.keep_alive_timeout_seconds > 0)) throw new SettingsError("http.keep_alive_timeout_seconds: must be > 0");
   if (!settings.data_dir) throw new SettingsError("data_dir: must not be empty");
+  const joinDelay = settings.storm.max_join_delay_seconds;
+  if (!Number.isInteger(joinDelay) || joinDelay < 0 || joinDelay > 600)
+    throw new SettingsError(`storm.max_join_delay_seconds: must be a whole number 0..600, got ${joinDelay}`);
   const snmp = settings.snmp;
   if (!Number.isInteger(snmp.trap_port) || snmp.trap_port < 0 || snmp.trap_port > 65535)
     throw new SettingsError(`snmp.trap_port: must be 0 (off) or a port 1..65535, got ${snmp.trap_port}`);

@@ -66,7 +66,8 @@ describe("POST /api/v1/notifications/send", () => {
       steps_carried: 0,
       steps_total: 4,
       next_step_at: n.created_at,
-      waiting_for: null
+      waiting_for: null,
+      grouped_with: null
     });
     expect(new Date(n.created_at).toISOString()).toBe(n.created_at);
     expect(answer.headers.get("location")).toBe(n.links.self);

@@ -153,6 +153,28 @@ describe("the dashboard in a real browser", () => {
     await page.locator("article.notification").first().waitFor();
   });
 
+  it("says whose paging a storm's newcomer joined and by when it is paged", async () => {
+    await go("notifications");
+    const send = async (message: string) =>
+      (
+        await gw.call("POST", "/api/v1/notifications/send", {
+          body: {recipient_uuid: recipientUuid, message, priority: "high"}
+        })
+      ).body.notification_uuid as string;
+    const first = await send("Press 7 oil temperature high");
+    await expect
+      .poll(async () => (await gw.call("GET", `/api/v1/notifications/${first}`)).body.attempts.length)
+      .toBeGreaterThan(0);
+    const second = await send("Press 9 light curtain fault");
+    const card = page.locator("article.notification", {hasText: "Press 9 light curtain fault"});
+    await expect
+      .poll(() => card.locator(".storm-wait").textContent())
+      .toMatch(
+        /^Joined the paging of Press 7 oil temperature high \(a storm to the same person\): paged with it by \S/
+      );
+    for (const id of [first, second]) await gw.call("POST", `/api/v1/notifications/${id}/resolve`, {body: {}});
+  });
+
   it("shows the acknowledgement in the audit log, filtered by action", async () => {
     await go("audit");
     await page.getByLabel("Action").fill("notification.acknowledged");

@@ -291,6 +291,21 @@ const SHRUNK: Array<[string, Scenario]> = [
     }
   ],
   [
+    "a newcomer to a person whose chain waits out a long ack timeout is paged within max_join_delay",
+    {
+      people: [{channels: ["voice_call", "email"], repeat: 0, ack: 300, retry: 0, quiet: null, routed: false}],
+      groups: [{strategy: "sequential", members: [0]}],
+      commands: [
+        {kind: "send", target: 0, priority: "high", dedup: null},
+        {kind: "wait", seconds: 5},
+        {kind: "send", target: 1, priority: "medium", dedup: null},
+        {kind: "wait", seconds: 20},
+        {kind: "send", target: 0, priority: "high", dedup: null},
+        {kind: "wait", seconds: 5}
+      ]
+    }
+  ],
+  [
     "a new alert after an acknowledgement calls again at once",
     {
       people: [{channels: ["voice_call", "telegram_voice"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false}],

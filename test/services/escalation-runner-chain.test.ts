@@ -27,7 +27,8 @@ describe("escalation runner", () => {
       steps_carried: 1,
       steps_total: 2,
       next_step_at: new Date(T0 + 60_000).toISOString(),
-      waiting_for: null
+      waiting_for: null,
+      grouped_with: null
     });
 
     r.clock.set(T0 + 59_999);

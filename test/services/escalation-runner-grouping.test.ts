@@ -1,11 +1,15 @@
 import {afterEach, describe, expect, it} from "vitest";
 import {makeRig, stopRig, T0, type Rig} from "../support/runner-rig.js";
+import {ALL_CHANNELS_CONFIGURED} from "../support/gateway.js";
 
 afterEach(stopRig);
 
+/** Newcomers may wait as long as these tests' 60 s ack timeouts: they join the paging chain's next step. */
+const JOIN_NEXT_STEP = {...ALL_CHANNELS_CONFIGURED, storm: {max_join_delay_seconds: 60}};
+
 /** Maria, with a phone and an email, called at T0 for a first alert: a storm's newcomers join that chain. */
 async function mariaBeingPaged(): Promise<{r: Rig; maria: string; first: string}> {
-  const r = await makeRig();
+  const r = await makeRig({}, JOIN_NEXT_STEP);
   const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
   const first = await r.send(maria, "press 7 oil temperature high");
   await r.tick();
@@ -56,7 +60,7 @@ describe("escalation runner", () => {
   }, 120_000);
 
   it("holds alerts arriving while their person is being paged until that chain's next step, then pages once for all", async () => {
-    const r = await makeRig();
+    const r = await makeRig({}, JOIN_NEXT_STEP);
     const maria = await r.recipient({
       phone: "+4915112345678",
       email: "maria@factory.lan",
@@ -101,7 +105,8 @@ describe("escalation runner", () => {
       steps_carried: 0,
       steps_total: 2,
       next_step_at: new Date(T0 + 60_000).toISOString(),
-      waiting_for: null
+      waiting_for: null,
+      grouped_with: first
     };
     expect(answer.body.escalation).toEqual(joined);
     const chain = r.gw.gateway.journal.db
@@ -125,7 +130,8 @@ describe("escalation runner", () => {
       steps_carried: 0,
       steps_total: 2,
       next_step_at: new Date(T0 + 10_000).toISOString(),
-      waiting_for: null
+      waiting_for: null,
+      grouped_with: null
     });
   });
 
@@ -161,7 +167,7 @@ describe("escalation runner", () => {
   });
 
   it("lets a newcomer wait behind a chain in its last step's window, then page on its own plan when that chain runs out", async () => {
-    const r = await makeRig();
+    const r = await makeRig({}, JOIN_NEXT_STEP);
     const maria = await r.recipient({phone: "+4915112345678", email: "maria@factory.lan"});
     const first = await r.send(maria, "first");
     await r.tick();

@@ -1,5 +1,6 @@
 import {afterEach, describe, expect, it} from "vitest";
 import {makeRig, stopRig, T0, type Rig} from "../support/runner-rig.js";
+import {ALL_CHANNELS_CONFIGURED} from "../support/gateway.js";
 
 afterEach(stopRig);
 
@@ -158,7 +159,8 @@ describe("the paging guarantee", () => {
   });
 
   it("gives an unrelated alert that joined a storm every page of its own plan", async () => {
-    const r = await makeRig();
+    // Allowed to wait as long as the 60 s ack timeout, the newcomer joins the first chain's next step.
+    const r = await makeRig({}, {...ALL_CHANNELS_CONFIGURED, storm: {max_join_delay_seconds: 60}});
     const maria = await r.recipient({
       phone: "+4915112345678",
       channel_order: ["voice_call"],

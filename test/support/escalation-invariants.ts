@@ -101,6 +101,7 @@ export function checkInvariants(r: Rig, observed: Observed, {settled}: {settled:
   }
   checkOneCallPerInstant(r, observed);
   checkAuditorQuestion(r);
+  checkJoinDelay(r);
 }
 
 /**
@@ -113,6 +114,28 @@ export function checkAuditorQuestion(r: Rig): void {
     r.gw.gateway.operations.auditor.question(),
     "alerts with no page carried in time and no allowed reason"
   ).toEqual([]);
+}
+
+/**
+ * I8: an alert that joined another's paging (a storm) is named in a page to that person within
+ * storm.max_join_delay_seconds of its acceptance. Checked on the state: a chain waiting behind
+ * another is due by then, and I1 says nothing due is left unfired; so once the limit has passed
+ * it is no longer waiting behind anyone, its own step has been carried (or recorded as skipped,
+ * deferred or waiting for a channel).
+ */
+function checkJoinDelay(r: Rig): void {
+  const limitMs = r.gw.gateway.settings.storm.max_join_delay_seconds * 1000;
+  const waiting = r.gw.gateway.journal.db
+    .prepare(
+      `SELECT n.id, n.created_at, e.next_step_at, e.grouped_with FROM notifications n JOIN escalations e ON e.notification_id = n.id
+    WHERE e.state = 'running' AND e.grouped_with IS NOT NULL`
+    )
+    .all() as Array<{id: string; created_at: string; next_step_at: string; grouped_with: string}>;
+  for (const chain of waiting)
+    expect(
+      Date.parse(chain.next_step_at) - Date.parse(chain.created_at),
+      `${chain.id} waits behind ${chain.grouped_with} longer than storm.max_join_delay_seconds`
+    ).toBeLessThanOrEqual(limitMs);
 }
 
 /** I6: each notification's events are numbered 1, 2, 3... in the order they happened, and that order is causal. */

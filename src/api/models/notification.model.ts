@@ -106,6 +106,12 @@ export class EscalationStateModel {
     "Set while the alert is undeliverable: no remaining step can be carried because these channels cannot be used now; it goes as soon as one can"
   )
   waiting_for: WaitReasonModel[] | null;
+  @Required()
+  @Nullable(String)
+  @Description(
+    "The id of the alert whose paging this one joined (an alert storm to the same person): it is named in a page at next_step_at, at most storm.max_join_delay_seconds after it was accepted"
+  )
+  grouped_with: string | null;
 }
 
 export class AttemptModel {

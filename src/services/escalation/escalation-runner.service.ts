@@ -214,9 +214,11 @@ export class EscalationRunner implements NotificationListener {
     return this.queues.get(channel)?.depth ?? 0;
   }
 
-  // A chain that joined a storm at acceptance is due with the chain it waits behind, which the timer already aims at.
+  // A chain that joined a storm at acceptance is due when its storm's page is: the timer aims at it.
   accepted(chain: EscalationRecord): void {
-    if (this.started && chain.grouped_with === null) void this.tick();
+    if (!this.started) return;
+    if (chain.grouped_with === null) void this.tick();
+    else this.arm();
   }
 
   closed(notificationId: string): void {
@@ -262,7 +264,11 @@ export class EscalationRunner implements NotificationListener {
     this.wakeTimer.aim(earliest === null ? null : Date.parse(earliest));
   }
 
-  /** Alert storms (`StormGrouping`): a chain due while another pages its target waits for that chain's next step. */
+  /**
+   * Alert storms (`StormGrouping`): a chain due while another pages its target waits for that
+   * chain's next step, or for the page its storm shares, when either comes within
+   * `storm.max_join_delay_seconds` of its acceptance.
+   */
   private waitsBehindAnotherChain(
     record: NotificationRecord,
     row: EscalationRecord,
@@ -276,7 +282,12 @@ export class EscalationRunner implements NotificationListener {
     // Chains fired in this same pass leave together anyway, in one delivery.
     if (this.firedThisPass.has(anchor.row.notification_id) || firedNow.has(anchor.row.notification_id)) return false;
     if (!StormGrouping.canJoin(anchor, record.priority)) return false;
-    this.escalations.group(record.id, anchor.row, StormGrouping.alignedStep(anchor, record.target_uuid));
+    const join = this.storms.joinFor(anchor, record.target_uuid, [record.target_uuid, ...contacted], {
+      acceptedMs: Date.parse(record.created_at),
+      nowMs
+    });
+    if (!join) return false;
+    this.escalations.group(record.id, {...anchor.row, next_step_at: isoTimestamp(join.atMs)}, join.current);
     return true;
   }
 

@@ -29,6 +29,8 @@ export interface NotificationView {
     steps_total: number;
     next_step_at: string | null;
     waiting_for: WaitReason[] | null;
+    /** The alert whose paging this one joined (an alert storm): it is paged with it at `next_step_at`. */
+    grouped_with: string | null;
   };
   attempts: Array<Omit<AttemptView, "id">>;
 }
@@ -91,7 +93,8 @@ export function longForm(
       steps_carried: escalation?.step ?? 0,
       steps_total: escalation?.steps_total ?? 0,
       next_step_at: escalation?.next_step_at ?? null,
-      waiting_for: escalation?.waiting_for ?? null
+      waiting_for: escalation?.waiting_for ?? null,
+      grouped_with: escalation?.grouped_with ?? null
     },
     attempts: attempts.map((attempt) => {
       const {id: _id, ...shown} = attemptView(attempt);

@@ -13,6 +13,12 @@ export interface Anchor {
   target_uuid: string;
 }
 
+/** Where a newcomer waits: behind `anchor` until `atMs`, then from step `current` of its own plan on. */
+export interface Join {
+  atMs: number;
+  current: number | null;
+}
+
 /** A paging chain as read in one transaction, with what says whether the read is still current. */
 interface CachedRead {
   notificationId: string;
@@ -33,6 +39,12 @@ interface CachedRead {
  * waits; if the other chain closes first, the waiting one goes on at once
  * (`EscalationsRepository.stop`).
  *
+ * A newcomer never waits longer than `maxJoinDelayMs` from its acceptance to be named in a page
+ * (`joinFor`): it joins the other chain's next step only when that is due within the limit.
+ * Otherwise it pages at once, or, when the person was paged less than the limit ago, the limit
+ * after that page, with every other newcomer of that interval: one page per limit for a storm
+ * that trickles in, instead of one per alert, and none later than the limit.
+ *
  * A newcomer joins when it is accepted, in the send's own transaction, so a storm costs the
  * runner nothing until the shared step; the runner still groups a chain that becomes due while
  * another pages its target (accepted before that chain's page committed, or after a restart).
@@ -50,10 +62,16 @@ export class StormGrouping {
    * `cacheEpoch` stays the same (a rolled-back run leaves none that a replay could use).
    */
   private readonly reads = new Map<string, CachedRead>();
+  /**
+   * Per target and person, when a chain last paged them (in memory: after a restart a newcomer
+   * pages at once, at most one extra page). Changed only by `paged`, after the commit.
+   */
+  private readonly lastPagedMs = new Map<string, number>();
 
   constructor(
     private readonly journal: Journal,
-    private readonly escalations: EscalationsRepository
+    private readonly escalations: EscalationsRepository,
+    private readonly maxJoinDelayMs: number
   ) {}
 
   /**
@@ -99,18 +117,6 @@ export class StormGrouping {
     return read;
   }
 
-  /**
-   * The chain a new chain with this policy would wait behind: the one paging its target, else
-   * one paging a person its first step would contact (a group's member paged directly, or the
-   * other way round). Reads the journal: call inside a journal transaction.
-   */
-  anchorFor(policy: PolicySnapshot, nowMs: number): Anchor | null {
-    return this.anchorAmong(
-      [policy.target.uuid, ...stepSlots(policy, 0).map((slot) => slot.member.recipient_uuid)],
-      nowMs
-    );
-  }
-
   /** The first joinable chain paging any of these targets or people. Call inside a journal transaction. */
   anchorAmong(keys: string[], nowMs: number): Anchor | null {
     for (const key of keys) {
@@ -128,14 +134,33 @@ export class StormGrouping {
   /** A new chain as it is stored at acceptance: waiting behind the chain paging its target, if it may join it. */
   atAcceptance(chain: EscalationRecord, policy: PolicySnapshot, priority: Priority, nowMs: number): EscalationRecord {
     const targetUuid = policy.target.uuid;
-    const anchor = this.anchorFor(policy, nowMs);
+    const keys = [targetUuid, ...stepSlots(policy, 0).map((slot) => slot.member.recipient_uuid)];
+    const anchor = this.anchorAmong(keys, nowMs);
     if (!anchor || !StormGrouping.canJoin(anchor, priority)) return chain;
+    const join = this.joinFor(anchor, targetUuid, keys, {acceptedMs: nowMs, nowMs});
+    if (!join) return chain;
     return {
       ...chain,
       grouped_with: anchor.row.notification_id,
-      next_step_at: anchor.row.next_step_at,
-      progress: {...chain.progress, current: StormGrouping.alignedStep(anchor, targetUuid)}
+      next_step_at: new Date(join.atMs).toISOString(),
+      progress: {...chain.progress, current: join.current}
     };
+  }
+
+  /**
+   * Where a chain accepted at `acceptedMs`, whose page would reach `keys` (its target and the
+   * people of its first step) while `anchor` pages them, waits; null: it pages now. It is named
+   * in a page by `acceptedMs + maxJoinDelayMs` either way: at the anchor's next step, if that
+   * is due by then; else, at the end of the limit that began with the last page to any of
+   * `keys`, where every newcomer of that interval meets (its own plan from its first step).
+   */
+  joinFor(anchor: Anchor, targetUuid: string, keys: string[], at: {acceptedMs: number; nowMs: number}): Join | null {
+    const deadlineMs = at.acceptedMs + this.maxJoinDelayMs;
+    const anchorNextMs = Date.parse(anchor.row.next_step_at);
+    if (anchorNextMs <= deadlineMs) return {atMs: anchorNextMs, current: StormGrouping.alignedStep(anchor, targetUuid)};
+    const lastPagedMs = Math.max(...keys.map((key) => this.lastPagedMs.get(key) ?? Number.NEGATIVE_INFINITY));
+    const atMs = Math.min(lastPagedMs + this.maxJoinDelayMs, deadlineMs);
+    return atMs > at.nowMs ? {atMs, current: null} : null;
   }
 
   /**
@@ -156,6 +181,7 @@ export class StormGrouping {
    */
   paged(keys: string[], notificationId: string, priority: Priority, nowMs: number): void {
     for (const key of keys) {
+      this.lastPagedMs.set(key, Math.max(nowMs, this.lastPagedMs.get(key) ?? nowMs));
       const current = this.pagingChain(key, nowMs);
       // A more urgent chain that did not wait becomes the one to join: alerts as urgent as it
       // would otherwise each page on their own, since none may wait behind the less urgent one.

@@ -62,6 +62,21 @@ function timeline(notification) {
   );
 }
 
+// An alert that joined another's paging (a storm to the same person) says whose, and by when it is paged.
+function joinedPaging(notification, messageOf) {
+  const joined = notification.escalation?.grouped_with;
+  if (!joined || !ACKNOWLEDGEABLE.has(notification.status) || notification.status === "exhausted") return null;
+  const other = messageOf(joined);
+  return h(
+    "p",
+    {class: "meta storm-wait"},
+    "Joined the paging of ",
+    other ? h("q", {}, other) : h("code", {}, joined),
+    " (a storm to the same person): paged with it by ",
+    timeElement(h, notification.escalation.next_step_at)
+  );
+}
+
 /** Live notifications: filters, each with its attempt timeline, acknowledge and resolve; reloads when the gateway says something changed. */
 export async function notificationsPage(main, {params}) {
   const targets = await loadTargets();
@@ -193,6 +208,7 @@ export async function notificationsPage(main, {params}) {
         link ? " · " : "",
         link
       ),
+      joinedPaging(notification, (id) => items.find((item) => item.id === id)?.message ?? null),
       h(
         "div",
         {class: "actions"},
