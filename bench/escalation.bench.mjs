@@ -10,11 +10,14 @@
 //    (attempt started_at minus its due time).
 // 3. Storm: 10,000 alerts to one person within a minute on a one-line voice channel whose calls
 //    take a few seconds; how many calls each escalation step cost.
+// 4. Auditor: the paging auditor's pass (docs/reliability.md) over BENCH_RUNNING open alerts, all
+//    paged (the normal case), then none paged but each waiting for a channel (every alert a
+//    suspect the question must look at closely). The auditor also runs in parts 1-3, as in production.
 //
 // Env: BENCH_RATE (alerts/s, default 100), BENCH_SECONDS (default 10), BENCH_RUNNING (default
 // 10000), BENCH_STORM_ALERTS (default 10000), BENCH_STORM_SECONDS (default 60),
 // BENCH_CALL_MS (default 3000), BENCH_RESTART_SPREAD_SECONDS (default 20), BENCH_ONLY
-// (latency|restart|storm).
+// (latency|restart|storm|auditor).
 
 import {spawn} from "node:child_process";
 import {mkdtempSync, readFileSync, rmSync} from "node:fs";
@@ -39,7 +42,7 @@ const STORM_SECONDS = env("BENCH_STORM_SECONDS", 60);
 const CALL_MS = env("BENCH_CALL_MS", 3000);
 const RESTART_SPREAD = env("BENCH_RESTART_SPREAD_SECONDS", 20);
 const ONLY = process.env.BENCH_ONLY ?? "";
-const TARGETS = {p50Ms: 20, p99Ms: 100, servingMs: 2000, latenessMs: 1000};
+const TARGETS = {p50Ms: 20, p99Ms: 100, servingMs: 2000, latenessMs: 1000, auditPassMs: 50};
 
 const tempDirs = [];
 const freshDir = (label) => {
@@ -301,6 +304,94 @@ async function storm() {
     );
 }
 
+/** The durations of `passes` calls of `pass`, in order. */
+async function timed(passes, pass) {
+  const durations = [];
+  for (let i = 0; i < passes; i++) {
+    const t0 = performance.now();
+    await pass();
+    durations.push(performance.now() - t0);
+  }
+  return durations;
+}
+
+/**
+ * Writes `count` open alerts straight into the journal, each with its first step carried an hour
+ * ago and its next one an hour ahead: the state of a box with that many alerts nobody has acknowledged.
+ */
+function plantOpenAlerts(db, count) {
+  const at = new Date(Date.now() - 3600_000).toISOString();
+  const later = new Date(Date.now() + 3600_000).toISOString();
+  const alert = db.prepare(
+    `INSERT INTO notifications (id, status, target_uuid, target_kind, message, priority, channels_planned, escalation_chain_id, created_at, updated_at)
+     VALUES (?, 'notifying', ?, 'recipient', ?, 'high', '["email"]', ?, ?, ?)`
+  );
+  const chain = db.prepare(
+    `INSERT INTO escalations (id, notification_id, policy, step, steps_total, next_step_at, generation, state, progress)
+     VALUES (?, ?, ?, 1, 2, ?, 1, 'running', '{"carried": [0], "current": 0, "noted": {}}')`
+  );
+  const attempt = db.prepare(
+    `INSERT INTO attempts (id, notification_id, channel, recipient_uuid, target, step, started_at, finished_at, outcome)
+     VALUES (?, ?, 'email', ?, 'b***@factory.lan', 0, ?, ?, 'sent')`
+  );
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const id = `notif_bench${String(i).padStart(8, "0")}`;
+      const person = `person-${i % 100}`;
+      alert.run(id, person, `Open alert ${i}`, `esc_bench${i}`, at, at);
+      const policy = {
+        target: {uuid: person, kind: "recipient", name: person},
+        priority: "high",
+        strategy: "sequential",
+        members: []
+      };
+      chain.run(`esc_bench${i}`, id, JSON.stringify(policy), later);
+      attempt.run(`att_bench${i}`, id, person, at, at);
+    }
+  })();
+}
+
+async function auditor() {
+  const dataDir = freshDir("auditor");
+  // `smtpDown`: the email channel says it cannot be used, so the chains waiting for it stay waiting.
+  const start = (smtpDown) =>
+    startGateway(benchSettings(dataDir), {
+      logger: createLogger("warn"),
+      drivers: CHANNELS.map((channel) => {
+        const driver = new InstantDriver(channel);
+        if (smtpDown && channel === "email") driver.unavailableReason = () => "bench: SMTP down";
+        return driver;
+      })
+    });
+  let gateway = await start(false);
+  plantOpenAlerts(gateway.journal.db, RUNNING);
+  // The first pass examines every open alert; later ones only alerts not yet seen paged.
+  const report = (label, durations) => {
+    const later = durations.slice(1).sort((a, b) => a - b);
+    const max = later.at(-1);
+    console.log(
+      `${label}: first pass ${ms(durations[0])}; later passes p50 ${ms(percentile(later, 50))}, max ${ms(max)} (target <= ${TARGETS.auditPassMs} ms) ${verdict(max <= TARGETS.auditPassMs)}`
+    );
+  };
+  console.log(`\n# 4. Paging auditor over ${RUNNING} open alerts`);
+  report("every alert paged", await timed(21, () => gateway.operations.auditor.tick()));
+  await gateway.stop();
+  // The same alerts as if no page had gone out because their channel is down: each one is a
+  // suspect whose recorded wait the question must find, on every pass (its worst shape short of
+  // a finding). A new start, whose auditor has seen none of them paged.
+  const db = new Database(join(dataDir, "journal.sqlite"));
+  db.prepare("UPDATE attempts SET outcome = 'skipped'").run();
+  db.prepare(`UPDATE escalations SET waiting_for = '[{"channel":"email","reason":"bench: SMTP down"}]'`).run();
+  db.close();
+  gateway = await start(true);
+  report("no alert paged, each waiting for a channel", await timed(21, () => gateway.operations.auditor.tick()));
+  const findings = gateway.journal.db.prepare("SELECT COUNT(*) AS n FROM paging_audit").get().n;
+  console.log(
+    `findings: ${findings} (target 0: every alert has a page or a recorded reason) ${verdict(findings === 0)}`
+  );
+  await gateway.stop();
+}
+
 console.log(
   `bench:escalation on ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}, ${new Date().toISOString()}`
 );
@@ -308,6 +399,7 @@ try {
   if (!ONLY || ONLY === "latency") await latency();
   if (!ONLY || ONLY === "restart") await restart();
   if (!ONLY || ONLY === "storm") await storm();
+  if (!ONLY || ONLY === "auditor") await auditor();
 } finally {
   for (const dir of tempDirs) rmSync(dir, {recursive: true, force: true});
 }

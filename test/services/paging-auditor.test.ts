@@ -61,7 +61,7 @@ describe("the paging auditor, black-box", () => {
     expect(ready.body.undeliverable).toEqual({count: 1, reasons: [{channel: null, reason: NO_PAGE, notifications: 1}]});
     expect(ready.body.auditor).toMatchObject({running: true, last_pass_failed: false});
     expect(await metric(gw, "klaxon_notifications_undeliverable")).toBe(1);
-    expect(logged(gw, "error", `paging auditor: alert ${stuck} is undeliverable`)).toHaveLength(1);
+    expect(logged(gw, "error", `${NO_PAGE} (1 alert)`)).toMatchObject([{notifications: [stuck]}]);
     const doctor = await checkGateway(gw.gateway.settings, gw.url);
     expect(doctor.find((result) => result.name === "undeliverable")).toMatchObject({
       status: "fail",
@@ -104,7 +104,9 @@ describe("the paging auditor, black-box", () => {
     await gw.gateway.operations.auditor.tick();
     expect((await readyz(gw)).status).toBe(200);
     expect(await metric(gw, "klaxon_notifications_undeliverable")).toBe(0);
-    expect(logged(gw, "info", `paging auditor: alert ${stuck} is no longer undeliverable`)).toHaveLength(1);
+    expect(logged(gw, "info", "paging auditor: 1 alert no longer undeliverable")).toMatchObject([
+      {notifications: [stuck]}
+    ]);
   });
 });
 
@@ -115,8 +117,8 @@ describe("the auditor's question", () => {
     priority: "high",
     created_at: iso(T0),
     has_chain: true,
-    loud: false,
     grouped: false,
+    paged: false,
     released_at: null,
     deferred_until: null,
     ...fields
@@ -129,8 +131,8 @@ describe("the auditor's question", () => {
     expect(at(60)).toBe(NO_PAGE);
   });
 
-  it("accepts a recorded wait for a channel: the runner already says it loudly", () => {
-    expect(at(3600, {loud: true})).toBeNull();
+  it("is satisfied by a page carried, however late", () => {
+    expect(at(3600, {paged: true})).toBeNull();
   });
 
   it("accepts quiet hours that hold the priority until their end, then gives the deadline again", () => {

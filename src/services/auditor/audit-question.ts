@@ -4,18 +4,20 @@ import type {AuditSuspect} from "../../store/journal/paging-audit.repository.js"
 export const AUDITOR_PREFIX = "paging auditor: ";
 
 /**
- * The auditor's question for one alert with no page carried, accepted at least the deadline
- * ago: null when the journal records an allowed reason (a channel it waits for, said loudly
- * already; quiet hours that hold its priority, until their end plus the deadline; a maintenance
- * release, counted from then), else the reason it is undeliverable. The reasons are few and
- * fixed, so /readyz and the banner add alerts up by them.
+ * The auditor's question for one alert nobody closed, held or recorded as waiting for a channel
+ * (the runner says those loudly already): null when it was paged or the journal records an allowed
+ * reason not yet to (quiet hours that hold its priority, until their end plus the deadline; a
+ * maintenance release, counted from then), else the reason it is undeliverable. The reasons are
+ * few and fixed, so /readyz and the banner add alerts up by them.
  */
 export function auditVerdict(suspect: AuditSuspect, nowMs: number, deadlineSeconds: number): string | null {
-  if (suspect.loud) return null;
+  if (suspect.paged) return null;
+  const accepted = Date.parse(suspect.created_at);
+  if (nowMs < accepted + deadlineSeconds * 1000) return null;
   if (suspect.status === "exhausted")
     return `${AUDITOR_PREFIX}an alert ended (exhausted) without any page carried to anyone`;
   const dueFrom = Math.max(
-    Date.parse(suspect.created_at),
+    accepted,
     suspect.released_at === null ? 0 : Date.parse(suspect.released_at),
     suspect.deferred_until === null ? 0 : Date.parse(suspect.deferred_until)
   );

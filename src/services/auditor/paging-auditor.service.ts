@@ -8,6 +8,14 @@ import {auditVerdict} from "./audit-question.js";
 /** How often the auditor asks its question; it also asks once as the gateway starts. */
 export const AUDIT_INTERVAL_MS = 5000;
 
+// Alert ids named in one log line; the rest are counted.
+const LISTED_IDS = 20;
+const countAlerts = (count: number) => (count === 1 ? "1 alert" : `${count} alerts`);
+const listed = (ids: string[]) => ({
+  notifications: ids.slice(0, LISTED_IDS),
+  ...(ids.length > LISTED_IDS ? {more: ids.length - LISTED_IDS} : {})
+});
+
 /** What the auditor is built from: the journal, the clock, and a way to tell subscribers. It has no way to page anyone. */
 export interface PagingAuditorDeps {
   journal: Journal;
@@ -33,6 +41,8 @@ export class PagingAuditor {
   private started = false;
   private lastPassAt: number | null = null;
   private lastPassFailed = false;
+  /** Open alerts the journal showed paged: the only memory the auditor keeps, rebuilt by its first pass. */
+  private paged = new Set<string>();
 
   constructor(private readonly deps: PagingAuditorDeps) {
     this.task = new PeriodicTask("paging-auditor", AUDIT_INTERVAL_MS, () => this.pass(), deps.logger);
@@ -43,14 +53,30 @@ export class PagingAuditor {
     await this.task.tick();
   }
 
-  /** The question asked of the journal as it is now, without recording anything: what a test checks a state with. */
+  /**
+   * The question asked of the journal as it is now, without recording anything (what a test checks
+   * a state with). Alerts known to have been paged are not looked at again: an attempt that reached
+   * a channel stays so, so after the first pass only new and unpaged alerts cost a look.
+   */
   question(): Array<{notification_id: string; reason: string}> {
     const nowMs = this.deps.clock.now();
-    const deadlineMs = this.deps.deadlineSeconds * 1000;
-    const suspects = this.deps.journal.read(() => this.deps.findings.suspects(isoTimestamp(nowMs - deadlineMs)));
-    return suspects.flatMap((suspect) => {
-      const reason = auditVerdict(suspect, nowMs, this.deps.deadlineSeconds);
-      return reason === null ? [] : [{notification_id: suspect.id, reason}];
+    const {journal, findings, deadlineSeconds} = this.deps;
+    return journal.read(() => {
+      const loud = new Set(findings.loud());
+      // Rebuilt each pass from the open alerts, so closed ones are forgotten.
+      const paged = new Set<string>();
+      const unknown: string[] = [];
+      for (const id of findings.open()) {
+        if (this.paged.has(id)) paged.add(id);
+        else if (!loud.has(id)) unknown.push(id);
+      }
+      const examined = findings.examine(unknown);
+      for (const suspect of examined) if (suspect.paged) paged.add(suspect.id);
+      this.paged = paged;
+      return examined.flatMap((suspect) => {
+        const reason = auditVerdict(suspect, nowMs, deadlineSeconds);
+        return reason === null ? [] : [{notification_id: suspect.id, reason}];
+      });
     });
   }
 
@@ -114,13 +140,19 @@ export class PagingAuditor {
       }
       for (const id of cleared) findings.remove(id);
     });
-    for (const finding of found)
-      logger.error(`paging auditor: alert ${finding.notification_id} is undeliverable: ${finding.reason}`, {
-        notification_id: finding.notification_id
-      });
-    for (const id of cleared)
-      logger.info(`paging auditor: alert ${id} is no longer undeliverable (paged, closed or explained)`, {
-        notification_id: id
-      });
+    // One line per reason and pass, not per alert: a storm of findings must not drown the log.
+    const byReason = new Map<string, string[]>();
+    for (const finding of found) {
+      const ids = byReason.get(finding.reason) ?? [];
+      ids.push(finding.notification_id);
+      byReason.set(finding.reason, ids);
+    }
+    // The reason starts "paging auditor: ", so the line says who found it.
+    for (const [reason, ids] of byReason) logger.error(`${reason} (${countAlerts(ids.length)})`, listed(ids));
+    if (cleared.length)
+      logger.info(
+        `paging auditor: ${countAlerts(cleared.length)} no longer undeliverable (paged, closed or explained)`,
+        listed(cleared)
+      );
   }
 }

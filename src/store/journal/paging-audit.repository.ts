@@ -7,12 +7,15 @@ import type {Channel, NotificationStatus, Priority} from "../../domain/vocabular
 // no query with the planner or the runner: what counts as carried, as a recorded reason and as
 // the moment paging was due is stated here again, from the rows alone.
 const SQL = {
-  // Alerts past the deadline of their acceptance that nobody closed or held and no attempt ever
-  // reached a channel for (skips and quiet-hours deferrals are records, not pages), with the
-  // facts that may still excuse them. The first two tests use the status index and the
-  // attempts index, so a pass over thousands of alerts that were paged reads no more than that.
-  suspects: `SELECT n.id, n.status, n.priority, n.created_at, e.id IS NOT NULL AS has_chain,
-      e.waiting_for IS NOT NULL AS loud, e.grouped_with IS NOT NULL AS grouped,
+  // Both read an index alone (notifications_status; escalations_waiting, partial): a pass over
+  // thousands of open alerts costs two index scans, not a look at each alert's rows.
+  open: `SELECT id FROM notifications WHERE status IN ('queued', 'notifying', 'exhausted')`,
+  loud: `SELECT notification_id FROM escalations WHERE waiting_for IS NOT NULL`,
+  // The alerts named, each with whether an attempt ever reached a channel (skips and quiet-hours
+  // deferrals are records, not pages) and, for those with none, the facts that may excuse them.
+  examine: `SELECT n.id, n.status, n.priority, n.created_at, e.id IS NOT NULL AS has_chain,
+      e.grouped_with IS NOT NULL AS grouped,
+      EXISTS (SELECT 1 FROM attempts a WHERE a.notification_id = n.id AND a.outcome NOT IN ('skipped', 'deferred')) AS paged,
       (SELECT MAX(v.created_at) FROM events v WHERE v.notification_id = n.id AND v.type = 'notification.released') AS released_at,
       (SELECT MAX(substr(a.error, 19)) FROM attempts a
         WHERE a.notification_id = n.id AND a.outcome = 'deferred' AND a.error LIKE 'quiet hours until %'
@@ -22,14 +25,13 @@ const SQL = {
           AND NOT EXISTS (SELECT 1 FROM json_each(m.value, '$.quiet_hours.allow_priorities') p WHERE p.value = n.priority))
       ) AS deferred_until
     FROM notifications n LEFT JOIN escalations e ON e.notification_id = n.id
-    WHERE n.status IN ('queued', 'notifying', 'exhausted') AND n.created_at <= @accepted_before
-      AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.notification_id = n.id AND a.outcome NOT IN ('skipped', 'deferred'))`,
+    WHERE n.id IN (SELECT value FROM json_each(@ids)) AND n.status IN ('queued', 'notifying', 'exhausted')`,
   findings: `SELECT notification_id, reason, found_at FROM paging_audit ORDER BY found_at, notification_id`,
   insert: `INSERT OR IGNORE INTO paging_audit (notification_id, reason, found_at) VALUES (?, ?, ?)`,
   remove: `DELETE FROM paging_audit WHERE notification_id = ?`
 };
 
-/** An alert with no page carried, as the journal has it: what the auditor's question is asked of. */
+/** An alert nobody closed or held, as the journal has it: what the auditor's question is asked of. */
 export interface AuditSuspect {
   id: string;
   status: Extract<NotificationStatus, "queued" | "notifying" | "exhausted">;
@@ -37,10 +39,10 @@ export interface AuditSuspect {
   created_at: string;
   /** Whether an escalation chain was recorded for it at all. */
   has_chain: boolean;
-  /** The runner records that it waits for a channel (already undeliverable, already loud). */
-  loud: boolean;
   /** It waits behind another alert's page (a storm). */
   grouped: boolean;
+  /** An attempt reached a channel: for good, since a carried attempt never becomes a skip. */
+  paged: boolean;
   /** When a maintenance window last released it (paging was due from then), or null. */
   released_at: string | null;
   /** The latest end of a quiet-hours deferral of a person whose quiet hours hold this priority, or null. */
@@ -62,16 +64,27 @@ export class PagingAuditRepository {
     this.statements = prepareAll(journal.db, SQL);
   }
 
-  /** Alerts accepted at or before `acceptedBeforeIso` with no page carried and nobody closing or holding them. */
-  suspects(acceptedBeforeIso: string): AuditSuspect[] {
-    const rows = this.statements.suspects.all({accepted_before: acceptedBeforeIso}) as Array<
-      Omit<AuditSuspect, "has_chain" | "loud" | "grouped"> & {has_chain: number; loud: number; grouped: number}
+  /** Every alert nobody acknowledged, resolved or held. */
+  open(): string[] {
+    return this.statements.open.pluck().all() as string[];
+  }
+
+  /** The alerts whose chain records a wait for a channel: already undeliverable, already loud. */
+  loud(): string[] {
+    return this.statements.loud.pluck().all() as string[];
+  }
+
+  /** The alerts named that are still open, each with whether it was paged and what may excuse it if not. */
+  examine(ids: string[]): AuditSuspect[] {
+    if (ids.length === 0) return [];
+    const rows = this.statements.examine.all({ids: JSON.stringify(ids)}) as Array<
+      Omit<AuditSuspect, "has_chain" | "grouped" | "paged"> & {has_chain: number; grouped: number; paged: number}
     >;
     return rows.map((row) => ({
       ...row,
       has_chain: row.has_chain === 1,
-      loud: row.loud === 1,
-      grouped: row.grouped === 1
+      grouped: row.grouped === 1,
+      paged: row.paged === 1
     }));
   }
 
