@@ -23,6 +23,10 @@ export default defineConfig({
     // than compute, so two forks halve the suite's wall time there (1208 s to 644 s measured).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 20000,
+    // expect.poll waits for something to become true (a page rendered after a scrypt-hashed
+    // sign-in, a socket answered): its 1 s default failed such waits on a busy 2-core machine. A
+    // longer limit costs nothing when the condition comes, and still fails when it never does.
+    expect: {poll: {timeout: 10000}},
     hookTimeout: 30000
   }
 });
