@@ -9,6 +9,7 @@ import type {DeviceIntake} from "./services/integrations/device-intake.js";
 import {EmailIntake} from "./services/integrations/email-intake.js";
 import {SmtpListener} from "./inbound/email/smtp-listener.js";
 import {startTrapTransport} from "./snmp-trap-transport.js";
+import type {ParserWorkers} from "./lib/parser-workers.js";
 
 /**
  * The domain of email integrations' addresses: inbound_email.domain, else the host of
@@ -33,6 +34,8 @@ export interface DeviceTransportDeps {
   integrations: IntegrationsRepository;
   intake: DeviceIntake;
   clock: Clock;
+  /** Where a door's supervised parser worker is registered for /metrics and /readyz. */
+  parserWorkers?: ParserWorkers;
 }
 
 /**

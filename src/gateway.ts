@@ -56,6 +56,7 @@ import {createDashboard} from "./dashboard/index.js";
 import {createOperations, type Operations} from "./ops/index.js";
 import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
 import {StartFootprint} from "./store/start-footprint.js";
+import {ParserWorkers} from "./lib/parser-workers.js";
 import {JOURNAL_FILE_SUFFIXES} from "./store/journal/wal-guard.js";
 
 export interface GatewayOptions {
@@ -91,6 +92,8 @@ export interface Gateway {
   webhooks: {dispatcher: Webhooks["dispatcher"]};
   /** Where device transports (email, MQTT, SNMP traps) hand their messages; tests call it as a listener does. */
   deviceIntake: DeviceIntake;
+  /** The device doors' supervised parser workers, as /readyz shows them (tests pace a fuzzer by them). */
+  parserWorkers: ParserWorkers;
   /** Metrics, backups, retention, self-monitoring and the watchdog's liveness probe. */
   operations: Operations;
   /** The routes the lane serves ahead of Express ("POST /api/v1/notifications/send"); empty with `lane: false`. */
@@ -267,9 +270,12 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const runtime = Runtime.fromSettings(settings, logger, clock);
   const initialAdminKeyFile = await keys.ensureInitialAdminKey(dataDir);
   const pruner = new PeriodicTask("idempotency-prune", 3600_000, () => idempotency.prune(), logger);
+  // The device doors register their parser workers here once they start (below), for /metrics and /readyz.
+  const parserWorkers = new ParserWorkers();
   const operations = createOperations({
     settings,
     replication,
+    parserWorkers,
     dataDir,
     journal,
     clock,
@@ -296,7 +302,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     dataDir,
     {heartbeats: heartbeatMonitor, maintenance: maintenance.releaser, auditor: operations.auditor},
     directory.repositories.schedules,
-    () => mqtt.connections.states()
+    () => mqtt.connections.states(),
+    () => parserWorkers.reports()
   );
   const dashboard = createDashboard({settings, journal, config, keys, audit, clock, logger});
 
@@ -316,7 +323,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     ...dashboard.providers,
     ...operations.providers
   ];
-  const listenerDeps = {integrations: repositories.integrations, intake: integrations.intake, clock};
+  const listenerDeps = {integrations: repositories.integrations, intake: integrations.intake, clock, parserWorkers};
   const listeners = await startDeviceListeners(settings, listenerDeps, logger).catch(async (error: unknown) => {
     await journal.close();
     footprint.undo();
@@ -396,6 +403,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     heartbeats: {service: heartbeats, monitor: heartbeatMonitor},
     webhooks: {dispatcher: webhooks.dispatcher},
     deviceIntake: integrations.intake,
+    parserWorkers,
     laneRoutes: front.servedByLane,
     stop
   };

@@ -1,6 +1,7 @@
 import {TrapListener} from "./inbound/snmp/trap-listener.js";
 import type {Clock} from "./lib/clock.js";
 import type {Logger} from "./lib/logger.js";
+import type {ParserWorkers} from "./lib/parser-workers.js";
 import {RateLimiter} from "./lib/rate-limiter.js";
 import type {IntegrationsRepository} from "./store/config/repositories.js";
 import type {DeviceIntake} from "./services/integrations/device-intake.js";
@@ -16,7 +17,7 @@ import {SettingsError} from "./settings/load-settings.js";
  */
 export async function startTrapTransport(
   settings: Settings,
-  deps: {integrations: IntegrationsRepository; intake: DeviceIntake; clock: Clock},
+  deps: {integrations: IntegrationsRepository; intake: DeviceIntake; clock: Clock; parserWorkers?: ParserWorkers},
   logger: Logger
 ): Promise<TrapListener | null> {
   const {trap_port: port, trap_address: address} = settings.snmp;
@@ -45,6 +46,12 @@ export async function startTrapTransport(
       `snmp.trap_port: may not listen on ${address}:${port} (ports below 1024 need CAP_NET_BIND_SERVICE, which the systemd unit grants; or choose a port above 1023)`
     );
   }
+  deps.parserWorkers?.register("snmp-parser", () => {
+    const stats = listener.stats();
+    if (!stats) return null;
+    const {parser, datagrams, traps, replaysRefused, invalidEvents} = stats;
+    return {...parser, counters: {datagrams, traps, replays_refused: replaysRefused, invalid_events: invalidEvents}};
+  });
   log.info("SNMP trap listener serving", {address, port});
   return listener;
 }

@@ -22,7 +22,8 @@ import type {Logger} from "./logger.js";
  */
 
 /** Why a worker ended without being asked to. */
-export type WorkerCrashKind = "throw" | "hang" | "memory" | "exit";
+export const WORKER_CRASH_KINDS = ["throw", "hang", "memory", "exit"] as const;
+export type WorkerCrashKind = (typeof WORKER_CRASH_KINDS)[number];
 
 /** One worker's end, as logged and handed to `onCrash`. */
 export interface WorkerCrash {

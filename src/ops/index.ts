@@ -29,6 +29,7 @@ import {ProcessMetrics, readBuildInfo} from "./metrics/process-metrics.js";
 import {Replication} from "./replication/replication.js";
 import {BACKUP_FILES} from "./backup-layout.js";
 import type {ReplicationRepository} from "../store/journal/replication.repository.js";
+import type {ParserWorkers} from "../lib/parser-workers.js";
 
 /** What the operations pieces are built from: the gateway's own stores and services. */
 export interface OperationsContext {
@@ -51,6 +52,8 @@ export interface OperationsContext {
   };
   /** The replicated documents and beacon; null on a single box. */
   replication: ReplicationRepository | null;
+  /** The supervised parser workers of the device doors, for /metrics. */
+  parserWorkers?: ParserWorkers;
 }
 
 const RETENTION_INTERVAL_MS = 3600_000;
@@ -93,7 +96,8 @@ export function createOperations(context: OperationsContext) {
     context.runner,
     backups,
     clock,
-    processMetrics
+    processMetrics,
+    context.parserWorkers
   );
   const retention = new RetentionService(journal, new RetentionRepository(journal), settings.retention, clock, logger);
   const replication = new Replication({

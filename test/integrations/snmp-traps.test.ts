@@ -1,10 +1,11 @@
 import {randomBytes} from "node:crypto";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {startTestGateway, type TestGateway} from "../support/gateway.js";
-import {startSmtpPeer, type SmtpPeer} from "../support/smtp-peer.js";
+import type {TestGateway} from "../support/gateway.js";
+import type {SmtpPeer} from "../support/smtp-peer.js";
+import {startTrapGateway, type TrapGateway} from "../support/trap-gateway.js";
 import {eventually} from "../support/eventually.js";
 import {pointers} from "../support/problem-pointers.js";
-import {freeUdpPort, sendBytes, sendTrap, type V3User} from "../support/snmptrap.js";
+import {sendBytes, sendTrap, type V3User} from "../support/snmptrap.js";
 
 // An snmp_trap integration end to end: Debian's snmptrap sends v2c traps and informs and v3
 // authPriv traps to the gateway's own listener on loopback, and the alerts page through the
@@ -25,30 +26,20 @@ const switchUser: V3User = {
   privKey: "switch-priv-phrase"
 };
 
+let rig: TrapGateway;
 let smtp: SmtpPeer;
 let gw: TestGateway;
 let trapPort: number;
 let integrationId: string;
 
 beforeAll(async () => {
-  smtp = await startSmtpPeer();
-  trapPort = await freeUdpPort();
-  gw = await startTestGateway(
-    {
-      smtp: {host: "127.0.0.1", port: smtp.port, from: "klaxon@factory.lan"},
-      snmp: {trap_port: trapPort, trap_address: "127.0.0.1"}
-    },
-    {drivers: "production"}
-  );
-  const recipient = await gw.call("POST", "/api/v1/recipients", {
-    body: {name: "Maria", email: "maria@factory.lan", escalation: {ack_timeout_seconds: 600, repeat: 0}}
-  });
-  expect(recipient.status).toBe(201);
+  rig = await startTrapGateway();
+  ({gw, smtp, trapPort} = rig);
   const created = await gw.call("POST", "/api/v1/integrations", {
     body: {
       name: "UPS and switches, hall B",
       kind: "snmp_trap",
-      target: recipient.body.uuid,
+      target: rig.maria,
       default_priority: "medium",
       community: COMMUNITY,
       v3_users: [
@@ -66,8 +57,7 @@ beforeAll(async () => {
   integrationId = created.body.id;
 });
 afterAll(async () => {
-  await gw?.stop();
-  await smtp?.stop();
+  await rig?.stop();
 });
 
 const v2c = {version: "2c", community: COMMUNITY} as const;

@@ -98,6 +98,17 @@ export async function sendTrap(
   );
 }
 
+/** One authPriv trap as snmptrap sends it, caught on a socket of ours instead of a listener's (to replay it later). */
+export async function captureTrap(user: V3User, trapOid: string): Promise<Buffer> {
+  const catcher = createSocket("udp4");
+  await new Promise<void>((done) => catcher.bind(0, "127.0.0.1", done));
+  const caught = new Promise<Buffer>((resolve) => catcher.once("message", resolve));
+  await sendTrap(catcher.address().port, {version: "3", user}, trapOid, [["1.3.6.1.2.1.33.1.2.1.0", "i", "2"]]);
+  const packet = await caught;
+  await new Promise<void>((done) => catcher.close(() => done()));
+  return packet;
+}
+
 /** Datagrams that are not SNMP at all, from a plain UDP socket. */
 export async function sendBytes(port: number, datagrams: Buffer[]): Promise<void> {
   const socket = createSocket("udp4");

@@ -77,6 +77,34 @@ export class MqttBrokerStateModel {
   @Required() @Nullable(String) @Description("The last failure seen, kept after a reconnect") last_error: string | null;
 }
 
+export class ParserWorkerCrashesModel {
+  @Required() @Integer() throw: number;
+  @Required() @Integer() hang: number;
+  @Required() @Integer() memory: number;
+  @Required() @Integer() exit: number;
+}
+
+export class ParserWorkerLastCrashModel {
+  @Required() @Enum("throw", "hang", "memory", "exit") kind: string;
+  @Required() detail: string;
+  @Required() @Description("Unix milliseconds") atMs: number;
+}
+
+export class ParserWorkerModel {
+  @Required() @Description('"snmp-parser", ...') name: string;
+  @Required() @Description("False while it restarts after a crash") running: boolean;
+  @Required() @Integer() restarts: number;
+  @Required() crashes: ParserWorkerCrashesModel;
+  @Required() @Integer() @Description("Input refused unread: no worker running, or its queue full") dropped: number;
+  @Required() @Integer() @Description("Input inside a worker when it crashed") lostInCrash: number;
+  @Required() @Integer() inFlight: number;
+  @Required() @Nullable(ParserWorkerLastCrashModel) lastCrash: ParserWorkerLastCrashModel | null;
+  @Required()
+  @Any("object")
+  @Description("The door's own counts (SNMP: datagrams, replays_refused, invalid_events)")
+  counters: Record<string, number>;
+}
+
 export class LitestreamStateModel {
   @Required() running: boolean;
   @Required() @Nullable(Number) pid: number | null;
@@ -165,6 +193,9 @@ export class ReadinessModel {
   @CollectionOf(MqttBrokerStateModel)
   @Description("Each MQTT integration's broker connection. Does not make the gateway unready. With a key only")
   mqtt_brokers?: MqttBrokerStateModel[];
+  @CollectionOf(ParserWorkerModel)
+  @Description("The supervised parsers of device input (SNMP...). Does not make the gateway unready. With a key only")
+  parser_workers?: ParserWorkerModel[];
   @Description(
     "Two boxes (docs/high-availability.md): this box's role and its Litestream. Does not make the gateway unready. With a key only"
   )

@@ -39,6 +39,8 @@ export interface TrapListenerOptions {
 export interface TrapListenerStats {
   /** Datagrams received on the port. */
   datagrams: number;
+  /** Traps and informs handed on (to the intake): each must end as a counted outcome of its integration. */
+  traps: number;
   /** Authentic SNMPv3 messages refused as replayed or outside the time window (RFC 3414 §3.2 step 7). */
   replaysRefused: number;
   /** Events from the parser that did not have the shape of one (a parser bug; never trusted). */
@@ -66,7 +68,7 @@ export class TrapListener {
   private engineStartMs = 0;
   /** The credentials the parser holds, as JSON: compared, never logged. */
   private applied = "";
-  private readonly counts = {datagrams: 0, replaysRefused: 0, invalidEvents: 0};
+  private readonly counts = {datagrams: 0, traps: 0, replaysRefused: 0, invalidEvents: 0};
   private readonly clock: Clock;
 
   constructor(private readonly options: TrapListenerOptions) {
@@ -159,6 +161,7 @@ export class TrapListener {
       return this.options.onRefused({agent: event.trap.agent, reason: refusal, size: event.trap.size});
     }
     if (event.reply) this.send(event.reply, event.from);
+    this.counts.traps++;
     this.options.onTrap(event.trap);
   }
 

@@ -12,6 +12,8 @@ import type {BackupService} from "../backups.js";
 import {escalationLagMs} from "../liveness.js";
 import {Histogram, renderExposition, type Labels, type MetricFamily, type Sample} from "./exposition.js";
 import type {ProcessMetrics} from "./process-metrics.js";
+import {ParserWorkers} from "../../lib/parser-workers.js";
+import {parserWorkerFamilies} from "./parser-worker-metrics.js";
 
 /** The integration kinds whose messages arrive by a transport of their own, and are counted. */
 const DEVICE_KINDS = ["email", "mqtt", "snmp_trap"] as const;
@@ -63,7 +65,8 @@ export class GatewayMetrics {
     private readonly runner: EscalationRunner,
     private readonly backups: BackupService,
     private readonly clock: Clock,
-    private readonly process: ProcessMetrics
+    private readonly process: ProcessMetrics,
+    private readonly parserWorkers: ParserWorkers = new ParserWorkers()
   ) {}
 
   /** Records one answered HTTP request; `route` is the endpoint's template, never a raw path. */
@@ -218,7 +221,8 @@ export class GatewayMetrics {
         help: "HTTP answers by method, endpoint template and status.",
         samples: this.http.samples()
       },
-      ...this.process.families()
+      ...this.process.families(),
+      ...parserWorkerFamilies(this.parserWorkers)
     ];
     return renderExposition(families);
   }

@@ -13,6 +13,7 @@ import type {TimedSweep} from "../../lib/timed-sweep.js";
 import type {SchedulesRepository} from "../../store/config/repositories.js";
 import {upcomingGaps, type ScheduleGapWarning} from "./schedule-gaps.js";
 import type {MqttBrokerState} from "../../domain/mqtt.js";
+import type {ParserWorkerReport} from "../../lib/parser-workers.js";
 
 export interface Readiness {
   ready: boolean;
@@ -49,6 +50,12 @@ export interface Readiness {
    * that is down does not: the API and the other transports still take alerts.
    */
   mqtt_brokers: MqttBrokerState[];
+  /**
+   * The supervised parser workers of the device doors (SNMP...): up or restarting, crashes by
+   * kind, input dropped or lost. Does not make the gateway unready: a parser that crashes costs
+   * that door's input, never paging.
+   */
+  parser_workers: ParserWorkerReport[];
 }
 
 /**
@@ -70,7 +77,8 @@ export class ReadinessService {
       auditor: Pick<TimedSweep, "health"> & {findings(): AuditFinding[]};
     },
     private readonly schedules: SchedulesRepository,
-    private readonly mqttBrokers: () => MqttBrokerState[] = () => []
+    private readonly mqttBrokers: () => MqttBrokerState[] = () => [],
+    private readonly parserWorkers: () => ParserWorkerReport[] = () => []
   ) {}
 
   /** `throttledAddresses` comes from the HTTP edge, which alone counts failed authentications. */
@@ -106,7 +114,8 @@ export class ReadinessService {
       auditor,
       throttled_addresses: throttledAddresses,
       schedule_gaps: upcomingGaps(this.schedules, this.clock.now()),
-      mqtt_brokers: this.mqttBrokers()
+      mqtt_brokers: this.mqttBrokers(),
+      parser_workers: this.parserWorkers()
     };
   }
 

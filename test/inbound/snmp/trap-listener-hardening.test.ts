@@ -4,7 +4,7 @@ import {TrapListener, type ReceivedTrap, type TrapRefusal} from "../../../src/in
 import {ManualClock} from "../../../src/lib/clock.js";
 import {eventually} from "../../support/eventually.js";
 import {bitStringBinding, notificationPdu, PDU, v2cMessage, v3NoAuthMessage} from "../../support/snmp-ber.js";
-import {freeUdpPort, sendTrap, upsRoomUser} from "../../support/snmptrap.js";
+import {captureTrap, freeUdpPort, sendTrap, upsRoomUser} from "../../support/snmptrap.js";
 
 const UPS_ON_BATTERY = "1.3.6.1.2.1.33.2.1";
 const POWER_RESTORED = "1.3.6.1.4.1.318.0.9";
@@ -63,17 +63,6 @@ async function outcome(act: () => Promise<void>, want: {traps: number; refused: 
   return {traps: traps.slice(trapsBefore), refused: refused.slice(refusedBefore)};
 }
 
-/** One authPriv trap as snmptrap sends it, caught on a socket of ours instead of the listener's. */
-async function capture(trapOid: string): Promise<Buffer> {
-  const catcher = createSocket("udp4");
-  await new Promise<void>((done) => catcher.bind(0, "127.0.0.1", done));
-  const caught = new Promise<Buffer>((resolve) => catcher.once("message", resolve));
-  await sendTrap(catcher.address().port, {version: "3", user}, trapOid, [["1.3.6.1.2.1.33.1.2.1.0", "i", "2"]]);
-  const packet = await caught;
-  await new Promise<void>((done) => catcher.close(() => done()));
-  return packet;
-}
-
 describe("one unauthenticated UDP packet (issue 29, seen 1)", () => {
   it("an SNMPv3 inform with no user and no authentication, carrying a BIT STRING, is refused without any reply", async () => {
     const inform = v3NoAuthMessage({
@@ -111,7 +100,7 @@ describe("one unauthenticated UDP packet (issue 29, seen 1)", () => {
 
 describe("SNMPv3 replays (issue 29, seen 3)", () => {
   it("refuses a captured authPriv trap sent again, at once or 17 minutes later; a fresh one passes", async () => {
-    const restored = await capture(POWER_RESTORED);
+    const restored = await captureTrap(user, POWER_RESTORED);
     const first = await outcome(() => send(restored), {traps: 1, refused: 0});
     expect(first.traps[0].trapOid).toBe(POWER_RESTORED);
     const again = await outcome(() => send(restored), {traps: 0, refused: 1});
