@@ -26,6 +26,7 @@ import {ChannelStatusService} from "./services/shared/channel-status.service.js"
 import type {RecipientsService} from "./services/recipients/recipients.service.js";
 import type {GroupsService} from "./services/recipients/groups.service.js";
 import {createDirectory} from "./services/recipients/directory.js";
+import {configurationWarnings} from "./services/recipients/paging-target.js";
 import type {HandoffNotices} from "./services/recipients/handoff-notices.service.js";
 import {IdempotencyService} from "./services/notifications/idempotency.service.js";
 import {NotificationsService} from "./services/notifications/notifications.service.js";
@@ -160,7 +161,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
         remoteControl
       })
   );
-  const channelStatus = new ChannelStatusService(settings, registry);
+  const channelStatus: ChannelStatusService = new ChannelStatusService(settings, registry);
   const webhooks = createWebhooks({
     journal,
     config,
@@ -209,7 +210,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     idempotency,
     storms,
     maintenanceWindows,
-    clock
+    clock,
+    channelStatus.missingSetting.bind(channelStatus)
   );
   const runner = new EscalationRunner(
     {
@@ -303,7 +305,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     {heartbeats: heartbeatMonitor, maintenance: maintenance.releaser, auditor: operations.auditor},
     directory.repositories.schedules,
     () => mqtt.connections.states(),
-    () => parserWorkers.reports()
+    () => parserWorkers.reports(),
+    () => configurationWarnings(directory.repositories, channelStatus.missingSetting.bind(channelStatus))
   );
   const dashboard = createDashboard({settings, journal, config, keys, audit, clock, logger});
 

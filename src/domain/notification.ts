@@ -39,10 +39,27 @@ export interface AttemptRecord {
   error: string | null;
 }
 
-/** A channel an open chain cannot use now, and why: what an undeliverable notification waits for. */
+/**
+ * What an undeliverable notification waits for: a channel its chain cannot use now, and why; or,
+ * with `channel` null, no channel at all (a plan with no channel left, everyone a schedule can
+ * page in quiet hours), which no channel coming back will end.
+ */
 export interface WaitReason {
-  channel: Channel;
+  channel: Channel | null;
   reason: string;
+}
+
+/**
+ * What every loud signal says of alerts that wait: "cannot reach anyone" only while none of them
+ * has paged anyone; once someone was reached, what is actually waiting ("1 alert waits for its
+ * voice_call step: the modem is not responding").
+ */
+export function waitingWords(entry: WaitReason & {notifications: number; reached: number}): string {
+  const one = entry.notifications === 1;
+  if (entry.reached === 0) return `${entry.notifications} alert${one ? "" : "s"} cannot reach anyone: ${entry.reason}`;
+  const waits = `${entry.notifications} alert${one ? " waits" : "s wait"}`;
+  if (entry.channel === null) return `${waits}: ${entry.reason}`;
+  return `${waits} for ${one ? "its" : "their"} ${entry.channel} step: ${entry.reason}`;
 }
 
 /** Which steps of a chain were carried, and which skips were already recorded. */

@@ -1,11 +1,6 @@
-import {
-  channelsForPriority,
-  contactFor,
-  retryAfterFailureSeconds,
-  type Group,
-  type QuietHours,
-  type Recipient
-} from "./recipient.js";
+import {contactFor, retryAfterFailureSeconds, type Group, type QuietHours, type Recipient} from "./recipient.js";
+import {planForPriority, type BoxChannels, type LeftOut} from "./plan-coverage.js";
+import {quietHoursEnd} from "./escalation/quiet-hours.js";
 import type {Channel, GroupStrategy, Priority} from "./vocabulary.js";
 
 /** One person's part of an escalation, frozen when the alert is accepted. */
@@ -19,6 +14,8 @@ export interface MemberPolicy {
   retry_after_failure_seconds?: number;
   repeat: number;
   quiet_hours: QuietHours | null;
+  /** Channels the member's settings allow that the box has not configured (absent: none), and why. */
+  left_out?: LeftOut[];
 }
 
 /**
@@ -40,16 +37,38 @@ export interface PolicySnapshot {
 export type PagedTarget =
   {kind: "recipient"; recipient: Recipient} | {kind: "group"; group: Group; members: Recipient[]};
 
+/**
+ * What an alert is sent to. A schedule comes with whom it pages at the moment: `onCall` is the
+ * shift's recipient or group, or the fallback during a gap; `fallback` is the schedule's fallback.
+ */
 export type Target =
-  PagedTarget | {kind: "schedule"; schedule: {uuid: string; name: string}; onCall: PagedTarget | null};
+  | PagedTarget
+  | {
+      kind: "schedule";
+      schedule: {uuid: string; name: string};
+      onCall: PagedTarget | null;
+      fallback: PagedTarget | null;
+    };
+
+/** What a snapshot depends on besides the target: the moment it is taken, and what the box can do. */
+export interface SnapshotContext {
+  now: number;
+  box: BoxChannels;
+}
+
+/**
+ * Priorities that wait for a schedule's on-call person's quiet hours; every other priority pages
+ * them through their quiet hours, since being on call means being reachable (docs/schedules.md).
+ */
+const QUIET_FOR_ON_CALL: readonly Priority[] = ["low", "info"];
 
 /** The uuid of a recipient or group target. */
 export function pagedUuid(target: PagedTarget): string {
   return target.kind === "recipient" ? target.recipient.uuid : target.group.uuid;
 }
 
-function memberPolicy(recipient: Recipient, priority: Priority): MemberPolicy {
-  const channels = channelsForPriority(recipient, priority);
+function memberPolicy(recipient: Recipient, priority: Priority, box: BoxChannels): MemberPolicy {
+  const {channels, left_out} = planForPriority(recipient, priority, box);
   const contacts: Partial<Record<Channel, string>> = {};
   for (const channel of channels) contacts[channel] = contactFor(recipient, channel) as string;
   return {
@@ -60,21 +79,50 @@ function memberPolicy(recipient: Recipient, priority: Priority): MemberPolicy {
     ack_timeout_seconds: recipient.escalation.ack_timeout_seconds,
     retry_after_failure_seconds: retryAfterFailureSeconds(recipient.escalation),
     repeat: recipient.escalation.repeat,
-    quiet_hours: recipient.quiet_hours
+    quiet_hours: recipient.quiet_hours,
+    ...(left_out.length > 0 ? {left_out} : {})
   };
 }
 
-export function snapshotPolicy(target: Target, priority: Priority): PolicySnapshot {
+function quietAt(member: MemberPolicy, priority: Priority, now: number): boolean {
+  const quiet = member.quiet_hours;
+  return quiet !== null && !quiet.allow_priorities.includes(priority) && quietHoursEnd(quiet, now) !== null;
+}
+
+/**
+ * Whom a schedule pages, and with what quiet hours: its on-call people through their quiet hours
+ * for every priority but low and info; a low or info alert while all of them are in quiet hours
+ * goes to the fallback instead (the planner holds it, loudly, when there is none).
+ */
+function scheduleMembers(
+  target: Extract<Target, {kind: "schedule"}>,
+  priority: Priority,
+  ctx: SnapshotContext
+): {paged: PagedTarget | null; policy: Pick<PolicySnapshot, "strategy" | "members">} {
+  if (!target.onCall) return {paged: null, policy: {strategy: "sequential", members: []}};
+  const onCall = snapshotPolicy(target.onCall, priority, ctx);
+  if (!QUIET_FOR_ON_CALL.includes(priority))
+    return {
+      paged: target.onCall,
+      policy: {...onCall, members: onCall.members.map((member) => ({...member, quiet_hours: null}))}
+    };
+  const fallback = target.fallback;
+  const allQuiet = onCall.members.length > 0 && onCall.members.every((member) => quietAt(member, priority, ctx.now));
+  if (allQuiet && fallback && pagedUuid(fallback) !== pagedUuid(target.onCall))
+    return {paged: fallback, policy: snapshotPolicy(fallback, priority, ctx)};
+  return {paged: target.onCall, policy: onCall};
+}
+
+/** The policy frozen onto an alert to `target` at `priority`, taken at `ctx.now` on a box that can do `ctx.box`. */
+export function snapshotPolicy(target: Target, priority: Priority, ctx: SnapshotContext): PolicySnapshot {
   if (target.kind === "schedule") {
-    const paged = target.onCall
-      ? snapshotPolicy(target.onCall, priority)
-      : {strategy: "sequential" as const, members: []};
+    const {paged, policy} = scheduleMembers(target, priority, ctx);
     return {
       target: {uuid: target.schedule.uuid, kind: "schedule", name: target.schedule.name},
       priority,
-      strategy: paged.strategy,
-      members: paged.members,
-      on_call: target.onCall ? pagedUuid(target.onCall) : null
+      strategy: policy.strategy,
+      members: policy.members,
+      on_call: paged ? pagedUuid(paged) : null
     };
   }
   if (target.kind === "recipient") {
@@ -82,18 +130,25 @@ export function snapshotPolicy(target: Target, priority: Priority): PolicySnapsh
       target: {uuid: target.recipient.uuid, kind: "recipient", name: target.recipient.name},
       priority,
       strategy: "sequential",
-      members: [memberPolicy(target.recipient, priority)]
+      members: [memberPolicy(target.recipient, priority, ctx.box)]
     };
   }
   return {
     target: {uuid: target.group.uuid, kind: "group", name: target.group.name},
     priority,
     strategy: target.group.strategy,
-    members: target.members.map((member) => memberPolicy(member, priority))
+    members: target.members.map((member) => memberPolicy(member, priority, ctx.box))
   };
 }
 
 /** Every channel the snapshot will use, in first-use order. */
 export function plannedChannels(policy: PolicySnapshot): Channel[] {
   return [...new Set(policy.members.flatMap((member) => member.channels))];
+}
+
+/** Every channel left out of the snapshot because the box has not configured it, with whose plan it was in. */
+export function leftOutChannels(policy: PolicySnapshot): Array<LeftOut & {recipient_uuid: string}> {
+  return policy.members.flatMap((member) =>
+    (member.left_out ?? []).map((out) => ({recipient_uuid: member.recipient_uuid, ...out}))
+  );
 }

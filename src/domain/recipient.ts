@@ -94,15 +94,6 @@ export function missingContactReason(
   return contactFor(recipient, channel) ? null : CONTACT_WORDS[CHANNEL_CONTACT[channel]];
 }
 
-/** Channels a priority may use for this recipient, in the recipient's order. */
-export function channelsForPriority(recipient: Recipient, priority: Priority): Channel[] {
-  const matching = recipient.routing_rules.filter((rule) => rule.priorities.includes(priority));
-  const allowed = matching.length > 0 ? new Set(matching.flatMap((rule) => rule.channels)) : null;
-  return recipient.channel_order.filter(
-    (channel) => (allowed ? allowed.has(channel) : true) && contactFor(recipient, channel) !== null
-  );
-}
-
 export function isValidTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat("en-US", {timeZone: zone});

@@ -73,14 +73,19 @@ describe("POST /api/v1/notifications/send", () => {
     expect(answer.headers.get("location")).toBe(n.links.self);
   });
 
-  it("plans nothing but still records an alert for a recipient whose routing allows no channel", async () => {
-    const quiet = await createRecipient(gw, {
-      phone: null,
-      routing_rules: [{priorities: ["info"], channels: ["telegram_voice"]}]
+  // An alert with no channel in its plan would page nobody: such a recipient is refused when written (test/api/plans.test.ts).
+  it("refuses a recipient whose routing allows no channel for a priority, so no alert is planned with nothing", async () => {
+    const refused = await gw.call("POST", "/api/v1/recipients", {
+      body: {
+        name: "Quiet",
+        email: "quiet@example.com",
+        routing_rules: [{priorities: ["info"], channels: ["telegram_voice"]}]
+      }
     });
-    const answer = await send({recipient_uuid: quiet, message: "FYI", priority: "info"});
-    expect(answer.status).toBe(202);
-    expect(answer.body.channels_planned).toEqual([]);
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual([
+      {pointer: "/routing_rules/0", detail: expect.stringMatching(/^priority info has no channel: /)}
+    ]);
   });
 
   it("commits the notification, escalation, audit entry and event together", async () => {

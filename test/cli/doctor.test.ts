@@ -191,7 +191,7 @@ describe("klaxon-admin doctor", () => {
     rmSync(dataDir, {recursive: true, force: true});
   });
 
-  it("fails naming the alerts that cannot reach anyone, and why", async () => {
+  it("fails naming the alerts that wait, for what, and why", async () => {
     const config = writeConfig("undeliverable.yaml", goodConfig());
     const recipient = await createRecipient(gw);
     const waiting = [await sendUndeliverable(gw, recipient), await sendUndeliverable(gw, recipient)];
@@ -200,12 +200,12 @@ describe("klaxon-admin doctor", () => {
       expect(run.code).toBe(1);
       expect(status).toMatchObject({undeliverable: "fail", "gateway journal": "ok", smtp: "ok"});
       expect(report.checks.find((check) => check.name === "undeliverable")!.detail).toBe(
-        `2 open alerts cannot reach anyone: ${SMTP_NOT_CONFIGURED.reason} (email, 2 waiting)`
+        `2 alerts wait for their email step: ${SMTP_NOT_CONFIGURED.reason} (email, 2 waiting)`
       );
       const human = await runKlaxonAdmin(["doctor", "--config", config], {KLAXON_API_KEY: gw.adminKey});
       expect(human.code).toBe(1);
       expect(human.stdout).toMatch(
-        /^FAIL\s+undeliverable\s+2 open alerts cannot reach anyone: SMTP is not configured/m
+        /^FAIL\s+undeliverable\s+2 alerts wait for their email step: SMTP is not configured/m
       );
     } finally {
       for (const id of waiting) await setWaiting(gw, id, null);

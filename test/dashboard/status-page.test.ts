@@ -12,6 +12,8 @@ beforeAll(async () => {
   rig = await startModemGateway("sim7600", {call: {outcome: "answer", afterMs: 40, keys: ["1"]}});
   browser = await launchChromium();
   await rig.notification(await rig.send(await rig.recipient(["voice_call"], {name: "Maria Schmidt"})));
+  // Jonas would be mailed too, but this box has no SMTP: the Status page says so.
+  await rig.recipient(["voice_call", "email"], {name: "Jonas Weber"});
   expect((await setAdminPassword(rig.gw)).status).toBe(204);
 });
 afterAll(async () => {
@@ -23,7 +25,7 @@ it.each([
   ["desktop", DESKTOP],
   ["phone", PHONE]
 ] as const)(
-  "shows the modem's live state, the last call and the unconfigured channels (%s)",
+  "shows the modem's live state, the last call, the unconfigured channels and the contacts they leave out (%s)",
   async (size, viewport) => {
     const {context, page, scriptErrors} = await openContext(browser, viewport);
     await signInThroughPage(page, rig.gw.url, "status");
@@ -35,6 +37,10 @@ it.each([
     expect(await modem.getByRole("img", {name: /^Signal: \d of 4 bars$/}).count()).toBe(1);
     const email = page.locator("article", {has: page.getByRole("heading", {name: "Email", exact: true})});
     expect(await email.textContent()).toContain("SMTP is not configured");
+    const plans = page.locator("article", {has: page.getByRole("heading", {name: "Plans", exact: true})});
+    expect(await plans.textContent()).toContain(
+      "1 recipient has email addresses but SMTP is not configured (smtp.host and smtp.from): those channels are left out of their plans"
+    );
     expect(await page.locator("article", {hasText: "Disk space"}).textContent()).toMatch(/free of/);
     await shoot(page, "status", size);
     expect(scriptErrors).toEqual([]);

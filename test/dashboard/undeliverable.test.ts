@@ -53,17 +53,18 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-const BANNER = `1 alert cannot reach anyone: ${SMTP_NOT_CONFIGURED.reason}`;
+// Frank was called before his alert was made to wait: the banner names what waits, not "cannot reach anyone".
+const BANNER = `1 alert waits for its email step: ${SMTP_NOT_CONFIGURED.reason}`;
 
 it.each([
   ["desktop", DESKTOP],
   ["phone", PHONE]
 ] as const)(
-  "shows a red banner on every page while an alert cannot reach anyone, and the unusable contact (%s)",
+  "shows a red banner on every page while an alert waits for a channel, and the unusable contact (%s)",
   async (size, viewport) => {
     const {context, page, scriptErrors} = await openContext(browser, viewport);
     await signInThroughPage(page, gw.url, "notifications");
-    const banner = page.getByRole("alert").filter({hasText: "cannot reach anyone"});
+    const banner = page.getByRole("alert").filter({hasText: SMTP_NOT_CONFIGURED.reason});
     await expect.poll(() => banner.textContent()).toBe(`${BANNER} Gateway status`);
     for (const route of ["recipients", "keys", "audit"]) {
       await page.goto(`${gw.url}/dashboard/#/${route}`);
@@ -100,7 +101,7 @@ it.each([
 it("hides the banner once no alert waits", async () => {
   const {context, page} = await openContext(browser);
   await signInThroughPage(page, gw.url, "notifications");
-  const banner = page.getByRole("alert").filter({hasText: "cannot reach anyone"});
+  const banner = page.getByRole("alert").filter({hasText: SMTP_NOT_CONFIGURED.reason});
   await banner.waitFor();
   await setWaiting(gw, waiting, null);
   await page.goto(`${gw.url}/dashboard/#/recipients`);

@@ -178,9 +178,12 @@ describe("escalation planner", () => {
         ]
       ],
       [
-        "exhausts at once when the snapshot has no steps",
+        "waits, undeliverable, when the snapshot has no steps, and never exhausts",
         () => timeline(snapshot("sequential", [member("alice", [])]), "2026-01-15T10:00:00.000Z"),
-        ["2026-01-15T10:00:00.000Z exhausted"]
+        [
+          "2026-01-15T10:00:00.000Z wake_at 2026-01-15T10:01:00.000Z gen 1",
+          "2026-01-15T10:01:00.000Z still waiting for no channel in the plan for priority high"
+        ]
       ]
     ];
     it.each(rows)("%s", expectTimeline);

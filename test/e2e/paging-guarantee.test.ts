@@ -55,7 +55,7 @@ describe("an alert whose channels cannot be used", () => {
     expect(unready.status).toBe(503);
     expect(unready.body.undeliverable).toEqual({
       count: 1,
-      reasons: [{channel: "email", reason: down.reason, notifications: 1}]
+      reasons: [{channel: "email", reason: down.reason, notifications: 1, reached: 0}]
     });
     expect(await metric(r.gw, "klaxon_notifications_undeliverable")).toBe(1);
     expect(logged(r.gw, "warn", "an alert cannot reach anyone")).toEqual([expect.objectContaining({notification: id})]);
@@ -135,7 +135,7 @@ describe("an alert whose channels cannot be used", () => {
     expect((await readyz(r.gw)).status).toBe(200);
   });
 
-  it("waits on a gateway with no channel configured at all, and a repeat with its dedup_key merges into it", async () => {
+  it("waits, with no channel in its plan, on a gateway with no channel configured at all, and a repeat with its dedup_key merges into it", async () => {
     bare = await startTestGateway({}, {drivers: "production"});
     expect(logged(bare, "warn", "no channel is configured")).toHaveLength(1);
     const ana = await createRecipient(bare, {name: "Ana", channel_order: ["voice_call", "email"]});
@@ -147,8 +147,15 @@ describe("an alert whose channels cannot be used", () => {
     expect(first.status).toBe(202);
     await bare.gateway.services.runner.idle();
     const n = (await bare.call("GET", `/api/v1/notifications/${first.body.notification_uuid}`)).body;
-    expect(n.status).toBe("notifying");
-    expect(n.escalation.waiting_for.map((wait: {channel: string}) => wait.channel)).toEqual(["voice_call", "email"]);
+    // Neither channel is configured, so both are left out: the plan has no channel, and nothing was tried.
+    expect(n.status).toBe("queued");
+    expect(n.channels_left_out.map((out: {channel: string}) => out.channel)).toEqual(["voice_call", "email"]);
+    expect(n.escalation.waiting_for).toEqual([
+      {
+        channel: null,
+        reason: expect.stringMatching(/^no channel in the plan for priority high \(left out: voice_call, /)
+      }
+    ]);
     expect(logged(bare, "warn", "an alert cannot reach anyone")).toHaveLength(1);
     expect((await readyz(bare)).status).toBe(503);
 
@@ -156,7 +163,7 @@ describe("an alert whose channels cannot be used", () => {
     expect(repeat.status).toBe(202);
     expect(repeat.body.notification_uuid).toBe(first.body.notification_uuid);
     const merged = (await bare.call("GET", `/api/v1/notifications/${first.body.notification_uuid}`)).body;
-    expect(merged).toMatchObject({status: "notifying", occurrences: 2});
+    expect(merged).toMatchObject({status: "queued", occurrences: 2});
     expect((await readyz(bare)).body.undeliverable.count).toBe(1);
   });
 });

@@ -279,12 +279,12 @@ describe("selfCheck", () => {
   const smtp = {channel: "email" as const, reason: "SMTP is not configured (smtp.host and smtp.from)"};
   const modemDown = {channel: "sms" as const, reason: "the modem is not registered on the mobile network (searching)"};
 
-  it("names each cause that leaves alerts undeliverable, with its own key", () => {
+  it("names each cause that leaves alerts undeliverable, with its own key, and what waits once someone was reached", () => {
     expect(
       problems({
         undeliverable: [
-          {...smtp, notifications: 3},
-          {...modemDown, notifications: 1}
+          {...smtp, notifications: 3, reached: 0},
+          {...modemDown, notifications: 1, reached: 1}
         ]
       })
     ).toEqual([
@@ -294,7 +294,7 @@ describe("selfCheck", () => {
       },
       {
         key: undeliverableKey(modemDown),
-        problem: "1 alert cannot reach anyone: the modem is not registered on the mobile network (searching)"
+        problem: "1 alert waits for its sms step: the modem is not registered on the mobile network (searching)"
       }
     ]);
     expect(undeliverableKey(smtp)).toMatch(/^undeliverable:email:[0-9a-f]{12}$/);
@@ -331,10 +331,10 @@ describe("selfCheck", () => {
 
   it("does not count the self-monitor's own pages waiting for the same cause", () => {
     const reasons = [
-      {...smtp, notifications: 2},
-      {...modemDown, notifications: 1}
+      {...smtp, notifications: 2, reached: 0},
+      {...modemDown, notifications: 1, reached: 0}
     ];
-    expect(othersWaiting(reasons, [[smtp, modemDown], []])).toEqual([{...smtp, notifications: 1}]);
-    expect(othersWaiting(reasons, [[smtp], [smtp]])).toEqual([{...modemDown, notifications: 1}]);
+    expect(othersWaiting(reasons, [[smtp, modemDown], []])).toEqual([{...smtp, notifications: 1, reached: 0}]);
+    expect(othersWaiting(reasons, [[smtp], [smtp]])).toEqual([{...modemDown, notifications: 1, reached: 0}]);
   });
 });

@@ -36,8 +36,8 @@ describe("undeliverable notifications", () => {
     expect(unready.body.undeliverable).toEqual({
       count: 2,
       reasons: [
-        {...SMTP_NOT_CONFIGURED, notifications: 2},
-        {...MODEM_NOT_READY, notifications: 1}
+        {...SMTP_NOT_CONFIGURED, notifications: 2, reached: 2},
+        {...MODEM_NOT_READY, notifications: 1, reached: 1}
       ]
     });
 
@@ -51,7 +51,7 @@ describe("undeliverable notifications", () => {
     expect((await gw.call("GET", "/readyz", {key: null})).status).toBe(200);
   });
 
-  it("are real on a gateway with no channel configured: the alert waits and /readyz names each missing setting", async () => {
+  it("are real on a gateway with no channel configured: the alert has no channel in its plan and /readyz names each missing setting", async () => {
     gw = await startTestGateway();
     const recipient = await createRecipient(gw, {channel_order: ["voice_call", "email"]});
     expect(
@@ -67,8 +67,12 @@ describe("undeliverable notifications", () => {
     expect(unready.body.undeliverable).toEqual({
       count: 1,
       reasons: [
-        {channel: "voice_call", reason: "no modem is configured (modem.port)", notifications: 1},
-        {channel: "email", reason: SMTP_NOT_CONFIGURED.reason, notifications: 1}
+        {
+          channel: null,
+          reason: `no channel in the plan for priority high (left out: voice_call, no modem is configured (modem.port); email, ${SMTP_NOT_CONFIGURED.reason})`,
+          notifications: 1,
+          reached: 0
+        }
       ]
     });
   });

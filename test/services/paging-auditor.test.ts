@@ -58,14 +58,17 @@ describe("the paging auditor, black-box", () => {
   it("makes an alert left with no page loud at start-up: /readyz 503, gauge, doctor, error log", async () => {
     const ready = await readyz(gw);
     expect(ready.status).toBe(503);
-    expect(ready.body.undeliverable).toEqual({count: 1, reasons: [{channel: null, reason: NO_PAGE, notifications: 1}]});
+    expect(ready.body.undeliverable).toEqual({
+      count: 1,
+      reasons: [{channel: null, reason: NO_PAGE, notifications: 1, reached: 0}]
+    });
     expect(ready.body.auditor).toMatchObject({running: true, last_pass_failed: false});
     expect(await metric(gw, "klaxon_notifications_undeliverable")).toBe(1);
     expect(logged(gw, "error", `${NO_PAGE} (1 alert)`)).toMatchObject([{notifications: [stuck]}]);
     const doctor = await checkGateway(gw.gateway.settings, gw.url);
     expect(doctor.find((result) => result.name === "undeliverable")).toMatchObject({
       status: "fail",
-      detail: `1 open alert cannot reach anyone: ${NO_PAGE} (no page carried, 1 waiting)`
+      detail: `1 alert cannot reach anyone: ${NO_PAGE} (1 waiting)`
     });
   });
 
@@ -87,7 +90,7 @@ describe("the paging auditor, black-box", () => {
       {
         channels: [],
         outbox: {pending: 0, oldest: null},
-        undeliverable: [{channel: null, reason: NO_PAGE, notifications: 1}],
+        undeliverable: [{channel: null, reason: NO_PAGE, notifications: 1, reached: 0}],
         scheduleGaps: [],
         nowMs: T0
       },

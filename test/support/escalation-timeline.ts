@@ -58,7 +58,9 @@ export function timeline(
       lines.push(`${iso(now)} acknowledged: ${result.state.status}, ${result.effects.length} effects`);
     const lookedAgainOnly = state.waiting_for !== null && result.effects.every((effect) => effect.type === "wake_at");
     if (lookedAgainOnly) {
-      lines.push(`${iso(now)} still waiting for ${result.state.waiting_for?.map((wait) => wait.channel).join(", ")}`);
+      lines.push(
+        `${iso(now)} still waiting for ${result.state.waiting_for?.map((wait) => wait.channel ?? wait.reason).join(", ")}`
+      );
       break;
     }
     lines.push(...result.effects.map((effect) => `${iso(now)} ${render(effect)}`));

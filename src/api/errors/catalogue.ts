@@ -59,6 +59,12 @@ export const ERROR_CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     title: "Unknown reference",
     advice: "A referenced recipient, group or other resource does not exist."
   },
+  priority_without_channel: {
+    status: 422,
+    title: "Priority without a channel",
+    advice:
+      "An alert of the priority named in `errors` would page nobody: give the recipient a contact its channel_order and routing rules allow for it."
+  },
   idempotency_mismatch: {
     status: 422,
     title: "Idempotency-Key reused",

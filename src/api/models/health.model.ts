@@ -37,9 +37,10 @@ export class SweepModel {
 
 export class UndeliverableReasonModel {
   @Required()
-  @Enum(...CHANNELS)
   @Nullable(String)
-  @Description("The channel waited for; null for an alert the paging auditor found with no page carried in time")
+  @Description(
+    `${CHANNELS.join(", ")}; null when the alerts wait for no channel at all (an empty plan, quiet hours) or the paging auditor found no page carried in time`
+  )
   channel: string | null;
   @Required()
   @Description("Why the channel cannot be used now: the fix, e.g. SMTP is not configured (smtp.host and smtp.from)")
@@ -48,6 +49,23 @@ export class UndeliverableReasonModel {
   @Integer()
   @Description("Open notifications waiting for this channel for this reason")
   notifications: number;
+  @Required()
+  @Integer()
+  @Description("Of those, the notifications that have already paged someone: their next step waits")
+  reached: number;
+}
+
+export class PlanWarningTargetModel {
+  @Required() @Format("uuid") uuid: string;
+  @Required() @Enum("recipient", "group") kind: string;
+  @Required() name: string;
+}
+
+export class PlanWarningModel {
+  @Required() @Enum("priority_without_channel", "channel_not_configured") kind: string;
+  @Required() @Nullable(PlanWarningTargetModel) target: PlanWarningTargetModel | null;
+  @Required() @CollectionOf(String) priorities: string[];
+  @Required() detail: string;
 }
 
 export class UndeliverableModel {
@@ -196,6 +214,11 @@ export class ReadinessModel {
   @CollectionOf(ParserWorkerModel)
   @Description("The supervised parsers of device input (SNMP...). Does not make the gateway unready. With a key only")
   parser_workers?: ParserWorkerModel[];
+  @CollectionOf(PlanWarningModel)
+  @Description(
+    "Recipients or groups some priority would page on no channel on this box, and contacts for channels this box has not configured (left out of plans). Does not make the gateway unready. With a key only"
+  )
+  plan_warnings?: PlanWarningModel[];
   @Description(
     "Two boxes (docs/high-availability.md): this box's role and its Litestream. Does not make the gateway unready. With a key only"
   )

@@ -76,10 +76,21 @@ export class NotificationLinksModel {
 }
 
 export class WaitReasonModel {
-  @Required() @Enum(...CHANNELS) channel: string;
+  @Required()
+  @Nullable(String)
+  @Description(
+    `${CHANNELS.join(", ")}; null when the alert waits for no channel at all (no channel in its plan, quiet hours of everyone a schedule can page)`
+  )
+  channel: string | null;
   @Required()
   @Description('Why the channel cannot be used now, e.g. "SMTP is not configured (smtp.host and smtp.from)"')
   reason: string;
+}
+
+export class LeftOutChannelModel {
+  @Required() @Enum(...CHANNELS) channel: string;
+  @Required() recipient_uuid: string;
+  @Required() @Description('Why the box cannot use it, e.g. "no modem is configured (modem.port)"') reason: string;
 }
 
 export class EscalationStateModel {
@@ -136,6 +147,12 @@ export class NotificationModel {
   @Required() message: string;
   @Required() @Enum(...PRIORITIES) priority: string;
   @Required() @CollectionOf(String) channels_planned: string[];
+  @Required()
+  @CollectionOf(LeftOutChannelModel)
+  @Description(
+    "Channels the recipients' settings allow that this box has not configured: left out of the plan, so they neither block the chain nor raise the alarm"
+  )
+  channels_left_out: LeftOutChannelModel[];
   @Required() escalation_chain_id: string;
   @Required() @Format("date-time") created_at: string;
   @Required() links: NotificationLinksModel;

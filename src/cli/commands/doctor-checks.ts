@@ -2,6 +2,9 @@ import {accessSync, constants, openSync, readSync, closeSync, statSync} from "no
 import {join, resolve} from "node:path";
 import nodemailer from "nodemailer";
 import type {Settings} from "../../settings/defaults.js";
+import {waitingWords} from "../../domain/notification.js";
+import type {PlanWarning} from "../../domain/plan-coverage.js";
+import type {Channel} from "../../domain/vocabulary.js";
 
 /** The result of one check; `skip` when the thing checked is not configured. */
 export interface CheckResult {
@@ -156,7 +159,11 @@ interface Readiness {
   channels?: Array<{channel: string; available: boolean; reason: string | null}>;
   outbox?: {pending?: number};
   counts?: {outbox_pending?: number};
-  undeliverable?: {count: number; reasons: Array<{channel: string | null; reason: string; notifications: number}>};
+  undeliverable?: {
+    count: number;
+    reasons: Array<{channel: Channel | null; reason: string; notifications: number; reached?: number}>;
+  };
+  plan_warnings?: PlanWarning[];
 }
 
 // Which setting turns a channel on: a channel whose setting is empty is not expected to work.
@@ -172,14 +179,12 @@ function undeliverableCheck(undeliverable: Readiness["undeliverable"]): CheckRes
   // An older gateway does not report it; -1 means its journal cannot be read, which the journal check names.
   if (!undeliverable || undeliverable.count < 0) return null;
   if (undeliverable.count === 0) return check("undeliverable", "ok", "every open alert can reach someone");
+  // An older gateway does not count the alerts that paged someone: they then read as reaching nobody.
   const reasons = undeliverable.reasons.map(
-    (entry) => `${entry.reason} (${entry.channel ?? "no page carried"}, ${entry.notifications} waiting)`
+    (entry) =>
+      `${waitingWords({...entry, reached: entry.reached ?? 0})} (${entry.channel ? `${entry.channel}, ` : ""}${entry.notifications} waiting)`
   );
-  return check(
-    "undeliverable",
-    "fail",
-    `${undeliverable.count} open alert${undeliverable.count === 1 ? "" : "s"} cannot reach anyone: ${reasons.join("; ")}`
-  );
+  return check("undeliverable", "fail", reasons.join("; "));
 }
 
 /**
@@ -226,6 +231,8 @@ export async function checkGateway(settings: Settings, baseUrl: string, apiKey?:
   );
   const undeliverable = undeliverableCheck(readiness.undeliverable);
   if (undeliverable) results.push(undeliverable);
+  // Targets some priority would page on no channel, and contacts for channels this box lacks.
+  for (const warning of readiness.plan_warnings ?? []) results.push(check("plans", "warn", warning.detail));
   for (const channel of readiness.channels ?? []) {
     const configured = CHANNEL_SETTING[channel.channel]?.(settings) ?? "";
     const name = `channel ${channel.channel}`;

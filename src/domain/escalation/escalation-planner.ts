@@ -1,5 +1,6 @@
 import type {EscalationProgress, WaitReason} from "../notification.js";
-import type {PolicySnapshot} from "../policy.js";
+import {leftOutChannels, type PolicySnapshot} from "../policy.js";
+import {emptyPlanReason} from "../plan-coverage.js";
 import type {Channel} from "../vocabulary.js";
 import {countSteps, stepSlots, type StepSlot} from "./escalation-steps.js";
 import {quietHoursEnd} from "./quiet-hours.js";
@@ -76,7 +77,10 @@ export function startEscalation(policy: PolicySnapshot, now: number): Escalation
  * Steps passed over stay due: a step whose channels cannot be used is tried again when it can
  * be (the chain waits, `waiting_for` naming why, and looks again at least every minute), and a
  * step held for quiet hours is tried when they end. Only once every step was carried does the
- * next wake-up exhaust the chain. Acknowledge and resolve stop it with no effects. Stale (older
+ * next wake-up exhaust the chain. A chain with no step at all (no channel left in its plan) never
+ * ends that way: it waits, undeliverable, and a schedule's chain whose every contact is held for
+ * quiet hours waits loudly too, since nobody else can take it. Acknowledge and resolve stop it
+ * with no effects. Stale (older
  * generation), early (before next_step_at) or late (chain no longer running) events change
  * nothing, which makes duplicate deliveries harmless.
  */
@@ -144,12 +148,19 @@ function wake(state: EscalationState, now: number, ctx: EscalationContext): Esca
     return {state: {...state, generation, next_step_at: at, progress, waiting_for: null}, effects};
   }
   const progress = {...state.progress, noted: notes.noted};
-  if (remaining.length === 0) {
+  if (state.steps_total === 0) {
+    const reason = emptyPlanReason(ctx.policy.priority, leftOutChannels(ctx.policy));
+    blocked.set(reason, {channel: null, reason});
+  } else if (remaining.length === 0) {
     effects.push({type: "exhausted"});
     return {
       state: {...state, generation, next_step_at: null, status: "exhausted", progress, waiting_for: null},
       effects
     };
+  }
+  if (ctx.policy.target.kind === "schedule" && blocked.size === 0 && quietEnds.length > 0) {
+    const reason = `everyone the schedule can page is in quiet hours until ${new Date(Math.min(...quietEnds)).toISOString()}`;
+    blocked.set(reason, {channel: null, reason});
   }
   const at = Math.min(...quietEnds, blocked.size > 0 ? now + WAIT_RETRY_MS : Number.POSITIVE_INFINITY);
   effects.push({type: "wake_at", at, generation});

@@ -193,13 +193,14 @@ export class EscalationRunner implements NotificationListener {
    * When a channel some chain waits for can be used now, every waiting chain is due at once (each
    * then carries what it can). Compared with what the chains wait for, not with the last look, so
    * an outage shorter than a look is not missed. Cheap: one read of an index, and the drivers keep
-   * their state in memory. A contact marked unusable is no channel to watch: it waits for a fix.
+   * their state in memory. A contact marked unusable is no channel to watch: it waits for a fix;
+   * nor is a wait for no channel at all (an empty plan, quiet hours), which looks again every minute.
    */
   async checkChannels(): Promise<void> {
     const waitedFor = this.journal
       .read(() => this.escalations.undeliverable())
-      .reasons.filter((wait) => wait.reason !== CONTACT_UNUSABLE);
-    if (!waitedFor.some((wait) => this.channelStatus.gatewayChannel(wait.channel).available)) return;
+      .reasons.flatMap((wait) => (wait.channel === null || wait.reason === CONTACT_UNUSABLE ? [] : [wait.channel]));
+    if (!waitedFor.some((channel) => this.channelStatus.gatewayChannel(channel).available)) return;
     const woken = await this.journal.write(() => this.escalations.wakeWaiting(isoTimestamp(this.clock.now())));
     if (woken > 0) await this.tick();
   }
@@ -352,7 +353,8 @@ export class EscalationRunner implements NotificationListener {
   /**
    * A schedule's chain pages whoever is on call when its next step is due: after a hand-off (or
    * into a gap, to the fallback) it starts again on the new person's chain, at once, under a new
-   * snapshot and generation. Recipients' and groups' snapshots stand (`handOff` answers null).
+   * snapshot and generation. Recipients' and groups' snapshots stand, but for one with no channel
+   * at all, which starts again once the configuration gives it one (`handOff`).
    */
   private handedOff(record: NotificationRecord, policy: PolicySnapshot, nowMs: number): boolean {
     const next = this.notifications.handOff(policy, nowMs);
@@ -360,7 +362,7 @@ export class EscalationRunner implements NotificationListener {
     if (!this.escalations.replan(record.id, next, countSteps(next), freshProgress(), isoTimestamp(nowMs))) return false;
     this.audit.append(
       SYSTEM_ACTOR,
-      "escalation.handed_off",
+      policy.target.kind === "schedule" ? "escalation.handed_off" : "escalation.replanned",
       {type: "notification", id: record.id},
       {schedule: policy.target.uuid, from: policy.on_call ?? null, to: next.on_call ?? null},
       record.source
@@ -377,10 +379,19 @@ export class EscalationRunner implements NotificationListener {
   ): void {
     const fields = {notification: record.id, priority: record.priority, source: record.source};
     if (after && !before) {
-      this.logger.warn("an alert cannot reach anyone: it waits for a channel", {
-        ...fields,
-        waiting_for: after.map((wait) => `${wait.channel}: ${wait.reason}`).join("; ")
-      });
+      // A notifying alert has paged someone already: it is not unreachable, its next step waits.
+      const reached = record.status === "notifying";
+      this.logger.warn(
+        reached
+          ? "an alert waits for a channel for its next step"
+          : "an alert cannot reach anyone: it waits for a channel",
+        {
+          ...fields,
+          waiting_for: after
+            .map((wait) => (wait.channel === null ? wait.reason : `${wait.channel}: ${wait.reason}`))
+            .join("; ")
+        }
+      );
     } else if (before && !after && effects.some((effect) => effect.type === "attempt")) {
       this.logger.info("an alert that waited for a channel is being delivered", fields);
     }

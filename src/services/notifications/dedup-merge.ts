@@ -1,5 +1,5 @@
 import {freshProgress, isOpen, type EscalationRecord, type NotificationRecord} from "../../domain/notification.js";
-import {plannedChannels, snapshotPolicy, type Target} from "../../domain/policy.js";
+import {plannedChannels, type PolicySnapshot} from "../../domain/policy.js";
 import {countSteps} from "../../domain/escalation/index.js";
 import {moreUrgent, type Priority} from "../../domain/vocabulary.js";
 import {isoTimestamp} from "../../lib/clock.js";
@@ -30,8 +30,8 @@ export interface DedupMergeDependencies {
   escalations: EscalationsRepository;
   audit: AuditService;
   events: EventPublisher;
-  /** The notification's recipient or group as configured now: a raise pages under today's rules. */
-  target(uuid: string): Target;
+  /** The policy of the notification's target as configured now: a raise pages under today's rules. */
+  policy(uuid: string, priority: Priority, nowMs: number): PolicySnapshot;
   view(record: NotificationRecord): NotificationView;
 }
 
@@ -68,7 +68,7 @@ export class DedupMerge {
   private raise(into: NotificationRecord, repeat: Repeat, actor: Actor, nowMs: number): EscalationRecord | null {
     const {notifications, escalations, audit, events} = this.deps;
     const now = isoTimestamp(nowMs);
-    const policy = snapshotPolicy(this.deps.target(into.target_uuid), repeat.priority);
+    const policy = this.deps.policy(into.target_uuid, repeat.priority, nowMs);
     const replanned = escalations.replan(into.id, policy, countSteps(policy), freshProgress(), now);
     notifications.raisePriority(into.id, repeat.priority, plannedChannels(policy), now);
     audit.append(

@@ -1,4 +1,5 @@
 import type {AttemptRecord, EscalationRecord, NotificationRecord, WaitReason} from "../../domain/notification.js";
+import type {LeftOut} from "../../domain/plan-coverage.js";
 
 /** The long form of a notification (spec 2.2 plus CONTRACT section 2). */
 export interface NotificationView {
@@ -8,6 +9,8 @@ export interface NotificationView {
   message: string;
   priority: NotificationRecord["priority"];
   channels_planned: NotificationRecord["channels_planned"];
+  /** Channels the recipients' settings allow that this box has not configured: left out of the plan, so they neither block nor alarm. */
+  channels_left_out: Array<LeftOut & {recipient_uuid: string}>;
   escalation_chain_id: string;
   created_at: string;
   links: {self: string; ack: string};
@@ -63,7 +66,8 @@ export function notificationPath(id: string): string {
 export function longForm(
   record: NotificationRecord,
   escalation: EscalationRecord | null,
-  attempts: AttemptRecord[]
+  attempts: AttemptRecord[],
+  leftOut: NotificationView["channels_left_out"] = []
 ): NotificationView {
   const self = notificationPath(record.id);
   return {
@@ -73,6 +77,7 @@ export function longForm(
     message: record.message,
     priority: record.priority,
     channels_planned: record.channels_planned,
+    channels_left_out: leftOut,
     escalation_chain_id: record.escalation_chain_id,
     created_at: record.created_at,
     links: {self, ack: `${self}/ack`},

@@ -7,7 +7,14 @@ import {
   type NotificationRecord,
   type TransitionResult
 } from "../../domain/notification.js";
-import {plannedChannels, snapshotPolicy, type PolicySnapshot, type Target} from "../../domain/policy.js";
+import {
+  leftOutChannels,
+  plannedChannels,
+  snapshotPolicy,
+  type PolicySnapshot,
+  type Target
+} from "../../domain/policy.js";
+import type {BoxChannels} from "../../domain/plan-coverage.js";
 import {countSteps} from "../../domain/escalation/index.js";
 import type {EventType, NotificationStatus, Priority} from "../../domain/vocabulary.js";
 import {newId} from "../../lib/ids.js";
@@ -25,7 +32,7 @@ import {sendAnswer, type AnswerForm, type SendOutcome, type SendResult} from "./
 import {longForm, type NotificationView} from "./notification-view.js";
 import type {StormGrouping} from "./storm-grouping.js";
 import {AppError, invalid, notFound} from "../shared/errors.js";
-import {resolveTarget, type TargetDirectory} from "../recipients/paging-target.js";
+import {pagedTarget, resolveTarget, type TargetDirectory} from "../recipients/paging-target.js";
 import {DedupMerge} from "./dedup-merge.js";
 import {Suppressions} from "./suppressions.js";
 import type {AlertOrigin, MaintenanceWindow} from "../../domain/maintenance.js";
@@ -80,14 +87,18 @@ export class NotificationsService {
     private readonly idempotency: IdempotencyService,
     private readonly storms: StormGrouping,
     windows: MaintenanceWindowsRepository,
-    private readonly clock: Clock
+    private readonly clock: Clock,
+    private readonly box: BoxChannels
   ) {
     const shared = {notifications, escalations, audit, events, view: (record: NotificationRecord) => this.view(record)};
-    this.merges = new DedupMerge({...shared, target: (uuid) => this.targetOf(uuid)});
+    this.merges = new DedupMerge({
+      ...shared,
+      policy: (uuid, priority, nowMs) => this.policyOf(this.targetOf(uuid), priority, nowMs)
+    });
     this.suppressions = new Suppressions({
       ...shared,
       windows,
-      target: (uuid) => resolveTarget(uuid, this.targets, "", this.clock.now())
+      policy: (uuid, priority, nowMs) => this.policyOf(resolveTarget(uuid, this.targets, "", nowMs), priority, nowMs)
     });
   }
 
@@ -107,20 +118,43 @@ export class NotificationsService {
     return resolveTarget(uuid, this.targets, "/recipient_uuid", this.clock.now());
   }
 
+  /** A snapshot leaves out the channels this box has not configured: they would block the chain for nothing. */
+  private policyOf(target: Target, priority: Priority, nowMs: number): PolicySnapshot {
+    return snapshotPolicy(target, priority, {now: nowMs, box: this.box});
+  }
+
   /**
    * For a chain paging a schedule, the policy of whoever is on call at `nowMs` when that is no
-   * longer whom `policy` pages (a hand-off, or a gap and its fallback); null otherwise, and for
-   * recipients and groups, whose snapshot stands.
+   * longer whom `policy` pages (a hand-off, a gap and its fallback, or a low alert moving to the
+   * fallback for quiet hours); null otherwise, and for recipients and groups, whose snapshot stands.
    */
   handOff(policy: PolicySnapshot, nowMs: number): PolicySnapshot | null {
-    if (policy.target.kind !== "schedule" || !this.targets.schedules.get(policy.target.uuid)) return null;
-    const now = snapshotPolicy(resolveTarget(policy.target.uuid, this.targets, "", nowMs), policy.priority);
+    if (policy.target.kind !== "schedule") return countSteps(policy) === 0 ? this.mended(policy, nowMs) : null;
+    if (!this.targets.schedules.get(policy.target.uuid)) return null;
+    const now = this.policyOf(resolveTarget(policy.target.uuid, this.targets, "", nowMs), policy.priority, nowMs);
     return now.on_call === policy.on_call ? null : now;
+  }
+
+  /**
+   * An alert whose plan had no channel (it waits, undeliverable) takes its recipient's or group's
+   * settings as they are now once they give it a channel: the fix of the configuration pages.
+   */
+  private mended(policy: PolicySnapshot, nowMs: number): PolicySnapshot | null {
+    const paged = pagedTarget(policy.target.uuid, this.targets);
+    if (!paged) return null;
+    const now = this.policyOf(paged, policy.priority, nowMs);
+    return countSteps(now) > 0 ? now : null;
   }
 
   /** The long form as the journal has it now; call inside a journal transaction or read. */
   view(record: NotificationRecord): NotificationView {
-    return longForm(record, this.escalations.forNotification(record.id), this.attempts.forNotification(record.id));
+    const policy = this.escalations.policyOf(record.id);
+    return longForm(
+      record,
+      this.escalations.forNotification(record.id),
+      this.attempts.forNotification(record.id),
+      policy ? leftOutChannels(policy) : []
+    );
   }
 
   /**
@@ -158,7 +192,7 @@ export class NotificationsService {
         return {kind: "merged", view: this.view(merged.record)};
       }
     }
-    const policy = snapshotPolicy(target, input.priority);
+    const policy = this.policyOf(target, input.priority, nowMs);
     const origin = originOf(input, actor);
     const window = this.suppressions.windowFor(origin, nowMs);
     const record: NotificationRecord = {
@@ -209,7 +243,7 @@ export class NotificationsService {
       record.source
     );
     // Built from the rows just written rather than read back: a new notification has no attempts.
-    const view = longForm(record, escalation, []);
+    const view = longForm(record, escalation, [], leftOutChannels(policy));
     if (window) {
       this.suppressions.hold(view, window, origin, actor, nowMs);
       return {kind: "created", view};

@@ -1,8 +1,9 @@
 import {freshProgress, type EscalationRecord, type NotificationRecord} from "../../domain/notification.js";
-import {plannedChannels, snapshotPolicy, type Target} from "../../domain/policy.js";
+import {plannedChannels, type PolicySnapshot} from "../../domain/policy.js";
 import {countSteps} from "../../domain/escalation/index.js";
 import {coveringWindow, releasable, type AlertOrigin, type MaintenanceWindow} from "../../domain/maintenance.js";
 import {SYSTEM_ACTOR, type Actor} from "../../domain/actor.js";
+import type {Priority} from "../../domain/vocabulary.js";
 import {isoTimestamp} from "../../lib/clock.js";
 import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
 import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
@@ -19,8 +20,8 @@ export interface SuppressionsDependencies {
   escalations: EscalationsRepository;
   audit: AuditService;
   events: EventPublisher;
-  /** The alert's recipient, group or schedule as configured now: a released alert pages under today's rules. */
-  target(uuid: string): Target;
+  /** The policy of the alert's recipient, group or schedule as configured now: a released alert pages under today's rules. */
+  policy(uuid: string, priority: Priority, nowMs: number): PolicySnapshot;
   view(record: NotificationRecord): NotificationView;
 }
 
@@ -76,9 +77,8 @@ export class Suppressions {
     // Someone is already paged under the same key (sent again after the hold): that page stands for both.
     if (record.dedup_key !== null && notifications.findOpenByDedup(record.target_uuid, record.dedup_key)) return null;
     const now = isoTimestamp(nowMs);
-    const target = this.currentTarget(record.target_uuid);
-    if (!target) return null;
-    const policy = snapshotPolicy(target, record.priority);
+    const policy = this.currentPolicy(record.target_uuid, record.priority, nowMs);
+    if (!policy) return null;
     if (!escalations.reopen(id, policy, countSteps(policy), freshProgress(), now)) return null;
     notifications.raisePriority(id, record.priority, plannedChannels(policy), now);
     notifications.saveState({...record, status: "queued", updated_at: now});
@@ -96,9 +96,9 @@ export class Suppressions {
   }
 
   /** Null when the target was deleted during the window (nothing stops that for a held alert): it stays suppressed. */
-  private currentTarget(uuid: string): Target | null {
+  private currentPolicy(uuid: string, priority: Priority, nowMs: number): PolicySnapshot | null {
     try {
-      return this.deps.target(uuid);
+      return this.deps.policy(uuid, priority, nowMs);
     } catch (error) {
       if (error instanceof AppError) return null;
       throw error;

@@ -52,7 +52,8 @@ export function unreadyReasons(readiness: Readiness): string[] {
   if (!readiness.journal.can_commit) reasons.push("the journal cannot commit");
   const {count} = readiness.undeliverable;
   if (count > 0)
-    reasons.push(`${count} open alert${count === 1 ? "" : "s"} cannot reach anyone now (see undeliverable)`);
+    // Not "cannot reach anyone": an alert that waits for its next step may have paged someone already.
+    reasons.push(`${count} open alert${count === 1 ? " is" : "s are"} undeliverable now (see undeliverable)`);
   if (count < 0) reasons.push("the open alerts cannot be read from the journal");
   if (readiness.heartbeats.last_pass_failed) reasons.push("the heartbeat sweep's last pass failed");
   if (readiness.maintenance.last_pass_failed) reasons.push("the maintenance release sweep's last pass failed");

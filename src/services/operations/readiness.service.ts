@@ -14,6 +14,7 @@ import type {SchedulesRepository} from "../../store/config/repositories.js";
 import {upcomingGaps, type ScheduleGapWarning} from "./schedule-gaps.js";
 import type {MqttBrokerState} from "../../domain/mqtt.js";
 import type {ParserWorkerReport} from "../../lib/parser-workers.js";
+import type {PlanWarning} from "../../domain/plan-coverage.js";
 
 export interface Readiness {
   ready: boolean;
@@ -56,6 +57,8 @@ export interface Readiness {
    * that door's input, never paging.
    */
   parser_workers: ParserWorkerReport[];
+  /** What the configuration will not do on this box (a priority with no channel, contacts for a channel not configured). Does not make the gateway unready. */
+  plan_warnings: PlanWarning[];
 }
 
 /**
@@ -78,7 +81,8 @@ export class ReadinessService {
     },
     private readonly schedules: SchedulesRepository,
     private readonly mqttBrokers: () => MqttBrokerState[] = () => [],
-    private readonly parserWorkers: () => ParserWorkerReport[] = () => []
+    private readonly parserWorkers: () => ParserWorkerReport[] = () => [],
+    private readonly planWarnings: () => PlanWarning[] = () => []
   ) {}
 
   /** `throttledAddresses` comes from the HTTP edge, which alone counts failed authentications. */
@@ -115,7 +119,8 @@ export class ReadinessService {
       throttled_addresses: throttledAddresses,
       schedule_gaps: upcomingGaps(this.schedules, this.clock.now()),
       mqtt_brokers: this.mqttBrokers(),
-      parser_workers: this.parserWorkers()
+      parser_workers: this.parserWorkers(),
+      plan_warnings: this.planWarnings()
     };
   }
 

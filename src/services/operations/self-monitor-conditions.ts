@@ -1,6 +1,6 @@
 import {createHash} from "node:crypto";
 import type {Channel} from "../../domain/vocabulary.js";
-import type {WaitReason} from "../../domain/notification.js";
+import {waitingWords, type WaitReason} from "../../domain/notification.js";
 import type {LoudUndeliverable} from "../../store/journal/paging-audit.repository.js";
 import type {ChannelState} from "../shared/channel-status.service.js";
 import {describeGap, type ScheduleGapWarning} from "./schedule-gaps.js";
@@ -142,10 +142,8 @@ export function selfCheck(input: SelfCheckInput, limits: SelfMonitorLimits): Con
           : `the ${state.channel} channel is unavailable: ${state.reason ?? "no reason given"}`
     });
   }
-  for (const entry of input.undeliverable) {
-    const alerts = entry.notifications === 1 ? "1 alert cannot" : `${entry.notifications} alerts cannot`;
-    conditions.push({key: undeliverableKey(entry), problem: `${alerts} reach anyone: ${entry.reason}`});
-  }
+  for (const entry of input.undeliverable)
+    conditions.push({key: undeliverableKey(entry), problem: waitingWords(entry)});
   for (const gap of input.scheduleGaps) conditions.push({key: `schedule-gap:${gap.uuid}`, problem: describeGap(gap)});
   if (input.replication) conditions.push({key: "replication:standby", problem: replicationProblem(input.replication)});
   const ageMinutes = input.outbox.oldest === null ? 0 : (input.nowMs - Date.parse(input.outbox.oldest)) / 60_000;

@@ -6,7 +6,14 @@ import type {NotificationsRepository} from "../../store/journal/notifications.re
 import type {Actor} from "../../domain/actor.js";
 import type {AuditService} from "../shared/audit.service.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
-import {AppError, notFound, pageOrInvalidCursor, refuseReadOnlyFields} from "../shared/errors.js";
+import {
+  AppError,
+  notFound,
+  pageOrInvalidCursor,
+  priorityWithoutChannel,
+  refuseReadOnlyFields
+} from "../shared/errors.js";
+import {priorityGapErrors} from "./paging-target.js";
 import {refuseIfOpenNotifications, type PagingReferences} from "./paging-references.js";
 
 export type GroupInput = Partial<Pick<Group, "name" | "members" | "strategy">>;
@@ -46,6 +53,9 @@ export class GroupsService {
         }))
       });
     }
+    const directory = {recipients: this.recipients, groups: this.groups};
+    const gaps = members.flatMap((member, index) => priorityGapErrors(member, directory, `/members/${index}`));
+    if (gaps.length) throw priorityWithoutChannel(gaps);
     return {
       uuid,
       name: input.name as string,

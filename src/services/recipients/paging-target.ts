@@ -1,7 +1,8 @@
 import type {PagedTarget, Target} from "../../domain/policy.js";
 import {onCallAt} from "../../domain/schedules/on-call.js";
 import type {GroupsRepository, RecipientsRepository, SchedulesRepository} from "../../store/config/repositories.js";
-import {unknownReference} from "../shared/errors.js";
+import {ANY_BOX, planWarnings, priorityGaps, type BoxChannels, type PlanWarning} from "../../domain/plan-coverage.js";
+import {unknownReference, type FieldError} from "../shared/errors.js";
 
 /** Where recipients, groups and schedules are looked up. */
 export interface TargetDirectory {
@@ -38,6 +39,36 @@ export function resolveTarget(uuid: string, directory: TargetDirectory, pointer:
   return {
     kind: "schedule",
     schedule: {uuid, name: schedule.name},
-    onCall: onCall === null ? null : pagedTarget(onCall, directory)
+    onCall: onCall === null ? null : pagedTarget(onCall, directory),
+    fallback: schedule.fallback === null ? null : pagedTarget(schedule.fallback, directory)
   };
+}
+
+/**
+ * Why a recipient or group would page some priority on no channel, judged on the recipients' own
+ * settings, as errors at `pointer`: a group or schedule may not name such a target (a recipient
+ * written before the rule, or edited in the config store by hand).
+ */
+export function priorityGapErrors(
+  uuid: string,
+  directory: Pick<TargetDirectory, "recipients" | "groups">,
+  pointer: string
+): FieldError[] {
+  const paged = pagedTarget(uuid, directory);
+  const recipients = paged === null ? [] : paged.kind === "recipient" ? [paged.recipient] : paged.members;
+  return recipients.flatMap((recipient) =>
+    priorityGaps(recipient, ANY_BOX).map((gap) => ({pointer, detail: `recipient ${recipient.name}: ${gap.reason}`}))
+  );
+}
+
+/** What the configured recipients and groups will not do on a box that can do `box` (see PlanWarning). */
+export function configurationWarnings(
+  directory: Pick<TargetDirectory, "recipients" | "groups">,
+  box: BoxChannels
+): PlanWarning[] {
+  const groups = directory.groups.all().map((group) => {
+    const paged = pagedTarget(group.uuid, directory);
+    return {group, members: paged?.kind === "group" ? paged.members : []};
+  });
+  return planWarnings(directory.recipients.all(), groups, box);
 }

@@ -10,6 +10,7 @@ import {
   type Recipient
 } from "../../domain/recipient.js";
 import {applyMergePatch} from "../../domain/merge-patch.js";
+import {ANY_BOX, gapPointer, priorityGaps} from "../../domain/plan-coverage.js";
 import {CHANNELS, type Channel} from "../../domain/vocabulary.js";
 import type {
   ContactVerificationsRepository,
@@ -30,6 +31,7 @@ import {
   invalid,
   notFound,
   pageOrInvalidCursor,
+  priorityWithoutChannel,
   refuseReadOnlyFields,
   type FieldError
 } from "../shared/errors.js";
@@ -189,6 +191,13 @@ export class RecipientsService {
       created_at: createdAt,
       updated_at: nowIso
     };
+    // Judged on the recipient's own settings, not this box's channels: a channel the box lacks is
+    // left out of plans and warned about (PlanWarning), not a reason to refuse the person.
+    const gaps = priorityGaps(recipient, ANY_BOX);
+    if (gaps.length)
+      throw priorityWithoutChannel(
+        gaps.map((gap) => ({pointer: gapPointer(recipient, gap.priority), detail: gap.reason}))
+      );
     return recipient;
   }
 

@@ -13,10 +13,12 @@ import {
   invalid,
   notFound,
   pageOrInvalidCursor,
+  priorityWithoutChannel,
   refuseReadOnlyFields,
   type FieldError
 } from "../shared/errors.js";
 import {refuseIfOpenNotifications, type PagingReferences} from "./paging-references.js";
+import {priorityGapErrors} from "./paging-target.js";
 
 export type ScheduleInput = Partial<Pick<Schedule, "name" | "timezone" | "layers" | "fallback" | "handoff_notice">>;
 const WRITABLE: (keyof ScheduleInput)[] = ["name", "timezone", "layers", "fallback", "handoff_notice"];
@@ -100,32 +102,37 @@ export class SchedulesService {
     return pageOrInvalidCursor(this.deps.schedules.page(limit, cursor), "schedule");
   }
 
+  /** Every recipient or group the schedule names, with where: layer members, crews and the fallback. */
+  private static references(
+    input: Required<ScheduleInput>
+  ): Array<{uuid: string; pointer: string; recipientOnly: boolean}> {
+    const refs = input.layers.flatMap((layer, index) =>
+      layer.type === "rotation"
+        ? layer.members.map((uuid, position) => ({
+            uuid,
+            pointer: `/layers/${index}/members/${position}`,
+            recipientOnly: true
+          }))
+        : layer.crews.map((crew, position) => ({
+            uuid: crew.target,
+            pointer: `/layers/${index}/crews/${position}/target`,
+            recipientOnly: false
+          }))
+    );
+    return input.fallback === null
+      ? refs
+      : [...refs, {uuid: input.fallback, pointer: "/fallback", recipientOnly: false}];
+  }
+
   /** Members must be recipients; crews and the fallback recipients or groups. */
   private unknownReferences(input: Required<ScheduleInput>): FieldError[] {
     const isRecipient = (uuid: string) => this.deps.recipients.get(uuid) !== null;
     const isTarget = (uuid: string) => isRecipient(uuid) || this.deps.groups.get(uuid) !== null;
-    const errors: FieldError[] = [];
-    input.layers.forEach((layer, index) => {
-      if (layer.type === "rotation")
-        layer.members.forEach((member, position) => {
-          if (!isRecipient(member))
-            errors.push({
-              pointer: `/layers/${index}/members/${position}`,
-              detail: `recipient ${member} does not exist`
-            });
-        });
-      else
-        layer.crews.forEach((crew, position) => {
-          if (!isTarget(crew.target))
-            errors.push({
-              pointer: `/layers/${index}/crews/${position}/target`,
-              detail: `no recipient or group has the uuid ${crew.target}`
-            });
-        });
+    return SchedulesService.references(input).flatMap(({uuid, pointer, recipientOnly}) => {
+      if (recipientOnly ? isRecipient(uuid) : isTarget(uuid)) return [];
+      const detail = recipientOnly ? `recipient ${uuid} does not exist` : `no recipient or group has the uuid ${uuid}`;
+      return [{pointer, detail}];
     });
-    if (input.fallback !== null && !isTarget(input.fallback))
-      errors.push({pointer: "/fallback", detail: `no recipient or group has the uuid ${input.fallback}`});
-    return errors;
   }
 
   private normalise(
@@ -149,6 +156,11 @@ export class SchedulesService {
     const unknown = this.unknownReferences(complete);
     if (unknown.length)
       throw new AppError("unknown_reference", unknown.map((error) => error.detail).join("; "), {errors: unknown});
+    const directory = {recipients: this.deps.recipients, groups: this.deps.groups};
+    const gaps = SchedulesService.references(complete).flatMap(({uuid, pointer}) =>
+      priorityGapErrors(uuid, directory, pointer)
+    );
+    if (gaps.length) throw priorityWithoutChannel(gaps);
     return {...kept, ...complete, updated_at: isoTimestamp(this.deps.clock.now())};
   }
 

@@ -19,6 +19,7 @@ export type ErrorCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "unknown_reference"
+  | "priority_without_channel"
   | "idempotency_mismatch"
   | "rate_limited"
   | "internal_error"
@@ -56,6 +57,9 @@ export function describeFieldErrors(errors: FieldError[]): string {
 }
 
 export const invalid = (errors: FieldError[]) => new AppError("invalid_request", describeFieldErrors(errors), {errors});
+/** A recipient, group or schedule that would page some priority on no channel: refused, each priority at its pointer. */
+export const priorityWithoutChannel = (errors: FieldError[]) =>
+  new AppError("priority_without_channel", describeFieldErrors(errors), {errors});
 export const unknownReference = (pointer: string, detail: string) =>
   new AppError("unknown_reference", detail, {errors: [{pointer, detail}]});
 

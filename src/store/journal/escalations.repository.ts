@@ -33,7 +33,7 @@ const SQL = {
     next_step_at = @now, generation = generation + 1, state = 'running' WHERE notification_id = @notification_id AND state = 'stopped'`,
   uncarry: `UPDATE escalations SET progress = json_set(progress, '$.carried', json((SELECT json_group_array(value) FROM json_each(progress, '$.carried') WHERE value != @step))),
     step = step - 1 WHERE notification_id = @notification_id AND state = 'running' AND EXISTS (SELECT 1 FROM json_each(progress, '$.carried') WHERE value = @step)`,
-  waiting: `SELECT waiting_for FROM escalations WHERE state = 'running' AND waiting_for IS NOT NULL`,
+  waiting: `SELECT waiting_for, step FROM escalations WHERE state = 'running' AND waiting_for IS NOT NULL`,
   wakeWaiting: `UPDATE escalations SET next_step_at = @now WHERE state = 'running' AND waiting_for IS NOT NULL AND next_step_at > @now`
 };
 
@@ -45,8 +45,8 @@ interface EscalationRow extends Omit<EscalationRecord, "progress" | "waiting_for
 /** What the open chains waiting for a channel add up to: the undeliverable notifications. */
 export interface Undeliverable {
   count: number;
-  /** Per channel and reason, how many notifications wait for it. */
-  reasons: Array<{channel: Channel; reason: string; notifications: number}>;
+  /** Per channel and reason, how many notifications wait for it, and how many of those have already paged someone. */
+  reasons: Array<{channel: Channel | null; reason: string; notifications: number; reached: number}>;
 }
 
 /** Stored before progress was kept, a chain had carried every step before its `step`. */
@@ -254,13 +254,14 @@ export class EscalationsRepository {
 
   /** The open chains waiting for a channel, counted per channel and reason. */
   undeliverable(): Undeliverable {
-    const rows = this.statements.waiting.all() as Array<{waiting_for: string}>;
-    const reasons = new Map<string, {channel: Channel; reason: string; notifications: number}>();
+    const rows = this.statements.waiting.all() as Array<{waiting_for: string; step: number}>;
+    const reasons = new Map<string, Undeliverable["reasons"][number]>();
     for (const row of rows) {
       for (const wait of JSON.parse(row.waiting_for) as WaitReason[]) {
         const key = `${wait.channel}\u0000${wait.reason}`;
-        const entry = reasons.get(key) ?? {channel: wait.channel, reason: wait.reason, notifications: 0};
+        const entry = reasons.get(key) ?? {channel: wait.channel, reason: wait.reason, notifications: 0, reached: 0};
         entry.notifications++;
+        if (row.step > 0) entry.reached++;
         reasons.set(key, entry);
       }
     }

@@ -1,7 +1,7 @@
 import type {Statement} from "better-sqlite3";
 import {prepareAll, type Journal} from "./journal.js";
 import type {Undeliverable} from "./escalations.repository.js";
-import type {Channel, NotificationStatus, Priority} from "../../domain/vocabulary.js";
+import type {NotificationStatus, Priority} from "../../domain/vocabulary.js";
 
 // The auditor's own reading of the journal (docs/reliability.md, "The paging auditor"). It shares
 // no query with the planner or the runner: what counts as carried, as a recorded reason and as
@@ -104,7 +104,7 @@ export class PagingAuditRepository {
 /** What the loud signals count as undeliverable: the runner's waits, and the auditor's findings (channel null). */
 export interface LoudUndeliverable {
   count: number;
-  reasons: Array<{channel: Channel | null; reason: string; notifications: number}>;
+  reasons: Undeliverable["reasons"];
 }
 
 /**
@@ -120,7 +120,7 @@ export function withAuditFindings(undeliverable: Undeliverable, findings: AuditF
     count: undeliverable.count + findings.length,
     reasons: [
       ...undeliverable.reasons,
-      ...[...byReason].map(([reason, notifications]) => ({channel: null, reason, notifications}))
+      ...[...byReason].map(([reason, notifications]) => ({channel: null, reason, notifications, reached: 0}))
     ]
   };
 }

@@ -9,10 +9,24 @@ export async function readiness() {
   return response.json();
 }
 
-/** The count and, for each reason, the fix: "3 alerts cannot reach anyone: SMTP is not configured (…)". */
+/**
+ * The count and, for each reason, the fix: "3 alerts cannot reach anyone: SMTP is not configured (…)"
+ * while none of them has paged anyone; once someone was reached, what actually waits ("1 alert
+ * waits for its voice_call step: the modem is not responding"), as the gateway's log says it.
+ */
 export function undeliverableText({count, reasons}) {
-  const fixes = [...new Set(reasons.map((entry) => entry.reason))];
-  return `${count} alert${count === 1 ? "" : "s"} cannot reach anyone: ${fixes.join("; ")}`;
+  if (reasons.every((entry) => !entry.reached)) {
+    const fixes = [...new Set(reasons.map((entry) => entry.reason))];
+    return `${count} alert${count === 1 ? "" : "s"} cannot reach anyone: ${fixes.join("; ")}`;
+  }
+  return reasons.map(waitingText).join("; ");
+}
+
+function waitingText({channel, reason, notifications, reached}) {
+  const one = notifications === 1;
+  if (!reached) return `${notifications} alert${one ? "" : "s"} cannot reach anyone: ${reason}`;
+  const waits = `${notifications} alert${one ? " waits" : "s wait"}`;
+  return channel === null ? `${waits}: ${reason}` : `${waits} for ${one ? "its" : "their"} ${channel} step: ${reason}`;
 }
 
 /** Keeps the red banner in step with /readyz; returns the function that stops it. */

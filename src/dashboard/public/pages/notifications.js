@@ -34,7 +34,7 @@ function timeline(notification) {
   const next = notification.escalation?.next_step_at;
   // An alert that cannot reach anyone says what it waits for, in the words of the fix.
   const waiting = (notification.escalation?.waiting_for ?? [])
-    .map((wait) => `${channelName(wait.channel)}: ${wait.reason}`)
+    .map((wait) => (wait.channel === null ? wait.reason : `${channelName(wait.channel)}: ${wait.reason}`))
     .join("; ");
   return h(
     "ol",

@@ -116,11 +116,29 @@ function undeliverableCard(undeliverable) {
             "ul",
             {class: "nested"},
             undeliverable.reasons.map((entry) =>
-              h("li", {}, `${channelName(entry.channel)}: ${entry.reason} (${entry.notifications} waiting)`)
+              h(
+                "li",
+                {},
+                `${entry.channel === null ? "No channel" : channelName(entry.channel)}: ${entry.reason} (${entry.notifications} waiting)`
+              )
             )
           )
         ]
       : h("p", {}, "Every open alert can reach someone.")
+  );
+}
+
+/** What the configuration will not do on this box: a priority with no channel, contacts for a channel not configured. */
+function planWarningsCard(warnings) {
+  return h(
+    "article",
+    {class: "card item"},
+    h("div", {class: "card-head"}, h("h3", {}, "Plans"), badge("unavailable", "warning")),
+    h(
+      "ul",
+      {class: "nested"},
+      warnings.map((warning) => h("li", {class: "card-problem"}, warning.detail))
+    )
   );
 }
 
@@ -187,6 +205,7 @@ export async function statusPage(main) {
           ready.outbox.oldest ? h("p", {class: "meta"}, "Oldest since ", timeElement(h, ready.outbox.oldest)) : null
         ),
         ready.undeliverable ? undeliverableCard(ready.undeliverable) : null,
+        ready.plan_warnings?.length ? planWarningsCard(ready.plan_warnings) : null,
         ready.disk ? diskCard(ready.disk) : null
       ),
       contactFailuresSection(recipients),
