@@ -136,7 +136,12 @@ export class SmtpListener {
           this.deadlines.answered(session.id);
         };
         this.receive(stream, session).then(answer, (error: unknown) => {
-          this.logger.error("email intake failed; the sender is asked to retry", {error: (error as Error).message});
+          // A sender gone in the middle of its mail (smtp-server ends the stream with ECONNECTION)
+          // is no failure of the intake: nothing was taken, and it has the mail to send again.
+          if ((error as {code?: string}).code === "ECONNECTION")
+            this.logger.info("a sender went away during DATA; nothing was taken", {address: session.remoteAddress});
+          else
+            this.logger.error("email intake failed; the sender is asked to retry", {error: (error as Error).message});
           answer(smtpError(451, "4.3.0 Temporary failure, try again later"));
         });
       }
