@@ -8,9 +8,10 @@ import {CHANNELS, PRIORITIES, type Channel, type Priority} from "../../src/domai
 afterEach(stopRig);
 
 /**
- * A model-based test of the escalation runner: random people, groups, quiet hours in several
- * zones, routing rules, storms, merges, acknowledgements, resolves, restarts, channels going
- * away and coming back and answering badly. After every command the invariants of
+ * A model-based test of the escalation runner: random people, groups, on-call schedules
+ * (rotations, fallbacks, overrides), quiet hours in several zones, routing rules, storms, merges,
+ * maintenance windows, acknowledgements, resolves, restarts, channels going away and coming back
+ * and answering badly. After every command the invariants of
  * `escalation-invariants.ts` must hold; at the end, with every channel repaired, every alert
  * still open must get every page of its plan.
  */
@@ -43,7 +44,8 @@ type Command =
   | {kind: "script"; channel: Channel; outcome: number}
   | {kind: "ack"; pick: number}
   | {kind: "resolve"; pick: number}
-  | {kind: "restart"};
+  | {kind: "restart"}
+  | {kind: "maintenance"; target: number; minutes: number};
 
 const person: fc.Arbitrary<Person> = fc.record({
   channels: fc.uniqueArray(fc.constantFrom(...CHANNELS), {minLength: 1, maxLength: 3}),
@@ -96,8 +98,37 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   },
   {weight: 1, arbitrary: fc.record({kind: fc.constant("ack" as const), pick: fc.nat()})},
   {weight: 1, arbitrary: fc.record({kind: fc.constant("resolve" as const), pick: fc.nat()})},
-  {weight: 1, arbitrary: fc.constant({kind: "restart" as const})}
+  {weight: 1, arbitrary: fc.constant({kind: "restart" as const})},
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("maintenance" as const),
+      target: fc.nat(5),
+      minutes: fc.integer({min: 1, max: 120})
+    })
+  }
 );
+
+/** An on-call schedule over the people: a rotation, its fallback and maybe an override. */
+interface ScheduleSpec {
+  members: number[];
+  shiftHours: number;
+  /** How far into its first shift the rotation is at the start. */
+  intoShiftMinutes: number;
+  /** Who is paged when nobody is on call (a schedule must name one). */
+  fallback: number;
+  override: {member: number; inMinutes: number; hours: number} | null;
+}
+
+const scheduleSpec: fc.Arbitrary<ScheduleSpec> = fc.record({
+  members: fc.uniqueArray(fc.nat(2), {minLength: 1, maxLength: 3}),
+  shiftHours: fc.integer({min: 1, max: 12}),
+  intoShiftMinutes: fc.integer({min: 0, max: 59}),
+  fallback: fc.nat(2),
+  override: fc.option(
+    fc.record({member: fc.nat(2), inMinutes: fc.integer({min: 0, max: 600}), hours: fc.integer({min: 1, max: 8})})
+  )
+});
 
 const scenario = fc.record({
   people: fc.array(person, {minLength: 1, maxLength: 3}),
@@ -108,10 +139,17 @@ const scenario = fc.record({
     }),
     {maxLength: 2}
   ),
+  schedules: fc.array(scheduleSpec, {maxLength: 1}),
   commands: fc.array(command, {minLength: 1, maxLength: 18})
 });
 
-type Scenario = {people: Person[]; groups: Array<{strategy: string; members: number[]}>; commands: Command[]};
+type Scenario = {
+  people: Person[];
+  groups: Array<{strategy: string; members: number[]}>;
+  /** Absent in the scenarios kept from before schedules were generated. */
+  schedules?: ScheduleSpec[];
+  commands: Command[];
+};
 
 const hh = (hour: number) => `${String(hour).padStart(2, "0")}:00`;
 
@@ -134,6 +172,38 @@ async function createPeople(r: Rig, people: Person[]): Promise<string[]> {
   return uuids;
 }
 
+async function createSchedule(r: Rig, people: string[], spec: ScheduleSpec): Promise<string> {
+  const member = (index: number) => people[index % people.length];
+  const answer = await r.gw.call("POST", "/api/v1/schedules", {
+    body: {
+      name: `schedule ${spec.members.join("-")}`,
+      timezone: "UTC",
+      layers: [
+        {
+          type: "rotation",
+          members: [...new Set(spec.members.map(member))],
+          shift_length_hours: spec.shiftHours,
+          starts_at: new Date(r.clock.now() - spec.intoShiftMinutes * 60_000).toISOString()
+        }
+      ],
+      fallback: member(spec.fallback)
+    }
+  });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  if (spec.override) {
+    const startsAt = r.clock.now() + spec.override.inMinutes * 60_000;
+    const override = await r.gw.call("POST", `/api/v1/schedules/${answer.body.uuid}/overrides`, {
+      body: {
+        recipient_uuid: member(spec.override.member),
+        starts_at: new Date(startsAt).toISOString(),
+        ends_at: new Date(startsAt + spec.override.hours * 3600_000).toISOString()
+      }
+    });
+    expect(override.status, JSON.stringify(override.body)).toBe(201);
+  }
+  return answer.body.uuid;
+}
+
 async function run(s: Scenario): Promise<void> {
   const r = await makeRig();
   const observed: Observed = {voiceCalls: [], restarts: []};
@@ -147,10 +217,13 @@ async function run(s: Scenario): Promise<void> {
     expect(answer.status).toBe(201);
     targets.push(answer.body.uuid);
   }
+  for (const spec of s.schedules ?? []) targets.push(await createSchedule(r, people, spec));
   const drivers = {voice_call: r.voice, email: r.email, telegram_voice: r.telegram, sms: r.sms};
   const sent: string[] = [];
   const tick = async () => {
     const before = r.voice.deliveries.length;
+    // What a maintenance window held is released once it ends, as the releaser's own timer would.
+    await r.gw.gateway.services.maintenance.releaser.tick();
     await r.tick();
     for (const delivery of r.voice.deliveries.slice(before)) {
       observed.voiceCalls.push({
@@ -183,6 +256,15 @@ async function run(s: Scenario): Promise<void> {
     } else if (c.kind === "ack" || c.kind === "resolve") {
       const id = open(c.pick);
       if (id) await r.gw.call("POST", `/api/v1/notifications/${id}/${c.kind}`, {body: {}});
+    } else if (c.kind === "maintenance") {
+      const window = await r.gw.call("POST", "/api/v1/maintenance", {
+        body: {
+          ends_at: new Date(r.clock.now() + c.minutes * 60_000).toISOString(),
+          reason: "model",
+          targets: [targets[c.target % targets.length]]
+        }
+      });
+      expect(window.status, JSON.stringify(window.body)).toBe(201);
     } else {
       await r.restart();
       observed.restarts.push(r.clock.now());
