@@ -75,7 +75,7 @@ export class TrapListener {
     this.clock = options.clock ?? systemClock;
   }
 
-  /** Starts the parser, then binds the port; rejects when it cannot (in use, or below 1024 without CAP_NET_BIND_SERVICE). */
+  /** Binds the port, then starts the parser; rejects when it cannot (in use, or below 1024 without CAP_NET_BIND_SERVICE). */
   async start(): Promise<void> {
     this.engineStartMs = this.clock.now();
     const engine: ParserData = {
@@ -98,13 +98,15 @@ export class TrapListener {
       onReady: () => (this.applied = ""),
       ...this.options.worker
     });
-    await this.parser.start();
     const socket = dgram.createSocket("udp4");
     this.socket = socket;
     socket.on("message", (bytes, rinfo) => this.onDatagram(bytes, rinfo));
+    // The port first: a port in use refuses the start at once, not after the worker loaded. A
+    // datagram that arrives before the worker is ready is dropped and counted.
     try {
       socket.bind(this.options.port, this.options.address);
       await once(socket, "listening");
+      await this.parser.start();
     } catch (error) {
       await this.stop();
       throw error;

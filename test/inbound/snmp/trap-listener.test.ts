@@ -2,7 +2,7 @@ import {execFile} from "node:child_process";
 import {randomBytes} from "node:crypto";
 import {promisify} from "node:util";
 import {createSocket} from "node:dgram";
-import {afterEach, describe, expect, it} from "vitest";
+import {afterAll, afterEach, describe, expect, it} from "vitest";
 import {
   TrapListener,
   type ReceivedTrap,
@@ -30,22 +30,52 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((listener) => listener.stop()));
 });
 
-async function listen(
-  credentials: () => TrapCredentials = () => plantCredentials
-): Promise<{port: number; traps: ReceivedTrap[]; refused: TrapRefusal[]}> {
+/** What the listener handed over since the test's listen(). */
+interface Heard {
+  port: number;
+  traps: ReceivedTrap[];
+  refused: TrapRefusal[];
+}
+
+// Starting a listener starts its parser worker (a second or more): the tests with the plant's
+// credentials share one, each with lists of its own; a test with other credentials gets its own.
+let shared: {listener: TrapListener; port: number; heard: Heard} | null = null;
+afterAll(async () => {
+  await shared?.listener.stop();
+});
+
+async function start(
+  credentials: () => TrapCredentials,
+  heard: () => Heard
+): Promise<{listener: TrapListener; port: number}> {
   const port = await freeUdpPort();
-  const traps: ReceivedTrap[] = [];
-  const refused: TrapRefusal[] = [];
   const listener = new TrapListener({
     port,
     address: "127.0.0.1",
-    onTrap: (trap) => traps.push(trap),
-    onRefused: (refusal) => refused.push(refusal),
+    onTrap: (trap) => heard().traps.push(trap),
+    onRefused: (refusal) => heard().refused.push(refusal),
     credentials
   });
   await listener.start();
-  running.push(listener);
-  return {port, traps, refused};
+  return {listener, port};
+}
+
+async function listen(credentials?: () => TrapCredentials): Promise<Heard> {
+  if (credentials) {
+    const heard: Heard = {port: 0, traps: [], refused: []};
+    const {listener, port} = await start(credentials, () => heard);
+    running.push(listener);
+    return Object.assign(heard, {port});
+  }
+  if (!shared) {
+    const started = await start(
+      () => plantCredentials,
+      () => shared!.heard
+    );
+    shared = {...started, heard: {port: started.port, traps: [], refused: []}};
+  }
+  shared.heard = {port: shared.port, traps: [], refused: []};
+  return shared.heard;
 }
 
 describe("the SNMP trap listener, fed by Debian's snmptrap", () => {
