@@ -16,7 +16,6 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    setupFiles: ["test/support/swc-binding.setup.ts"],
     pool: "forks",
     // Vitest's default is one fork per core but one, which on a 2-core machine (CI's, and the
     // boxes') runs the files one at a time. Most files wait on processes, sockets and timers rather

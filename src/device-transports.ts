@@ -101,5 +101,6 @@ async function startEmailTransport(
     deps.clock
   );
   await listener.start();
+  deps.parserWorkers?.register("mime-parser", () => ({...listener.parserStats(), counters: {}}));
   return listener;
 }

@@ -151,6 +151,14 @@ describe("the SMTP intake under hostile mail and protocol abuse", () => {
 
     // Nothing went wrong that a person must look into, but a parser worker that a mail ended.
     const crashes = rig.gw.logLines.filter((line) => line.includes("a supervised parser worker ended")).length;
+    const parser = (
+      (await rig.gw.call("GET", "/readyz")).body.parser_workers as Array<{
+        name: string;
+        crashes: Record<string, number>;
+      }>
+    ).find((worker) => worker.name === "mime-parser");
+    expect(parser).toMatchObject({running: true});
+    expect(Object.values(parser?.crashes ?? {}).reduce((sum, count) => sum + count, 0)).toBe(crashes);
     const errors = rig.gw.logLines.filter((line) => line.includes('"level":"error"'));
     expect(errors.length).toBe(crashes);
     // The figures docs/reliability.md records.
