@@ -35,6 +35,11 @@ interface Person {
   quiet: {start: number; end: number; zone: string} | null;
   /** Routing: high and below use only the first channel. */
   routed: boolean;
+  /**
+   * Routing rules as a client may write them, some leaving a priority with no channel: the gateway
+   * refuses those (422) and the person is created without them. Absent in the kept scenarios.
+   */
+  rules?: Array<{priorities: Priority[]; channels: Channel[]}>;
 }
 
 type Command =
@@ -60,7 +65,14 @@ const person: fc.Arbitrary<Person> = fc.record({
     }),
     {freq: 2}
   ),
-  routed: fc.boolean()
+  routed: fc.boolean(),
+  rules: fc.array(
+    fc.record({
+      priorities: fc.subarray([...PRIORITIES], {minLength: 1}),
+      channels: fc.subarray([...CHANNELS], {minLength: 1})
+    }),
+    {maxLength: 2}
+  )
 });
 
 const command: fc.Arbitrary<Command> = fc.oneof(
@@ -167,6 +179,16 @@ async function createPeople(r: Rig, people: Person[]): Promise<string[]> {
     if (p.quiet && p.quiet.start !== p.quiet.end)
       fields.quiet_hours = {start: hh(p.quiet.start), end: hh(p.quiet.end), timezone: p.quiet.zone};
     if (p.routed) fields.routing_rules = [{priorities: ["high", "medium", "low", "info"], channels: [p.channels[0]]}];
+    if (p.rules?.length) {
+      const answer = await r.gw.call("POST", "/api/v1/recipients", {body: {...fields, routing_rules: p.rules}});
+      if (answer.status === 201) {
+        uuids.push(answer.body.uuid);
+        continue;
+      }
+      // A plan without a step for some priority is refused at write time, naming the priority.
+      expect(answer.status, JSON.stringify(answer.body)).toBe(422);
+      expect(answer.body.detail).toMatch(/critical|high|medium|low|info/);
+    }
     uuids.push(await r.recipient(fields));
   }
   return uuids;
