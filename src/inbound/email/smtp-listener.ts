@@ -68,10 +68,12 @@ function envelopeOf(session: SMTPServerSession): MailEnvelope {
 
 /**
  * The SMTP listener of email integrations (smtp-server): takes mail only for the addresses the
- * handler accepts, reads each with mailparser, and answers the end of DATA only after the
- * handler has committed what the mail caused, so a mail is either an alert, kept in a log, or
- * still the sender's to retry. Size is enforced here (552, counted); SIZE is advertised without
- * its number so that an oversized mail still reaches DATA and is counted against its integration.
+ * handler accepts, reads each with mailparser in a supervised worker (mime-parser.ts), and
+ * answers the end of DATA only after the handler has committed what the mail caused, so a mail
+ * is either an alert, kept in a log, or still the sender's to retry. Size is enforced here (552,
+ * counted); SIZE is advertised without its number so that an oversized mail still reaches DATA
+ * and is counted against its integration. It shares itself fairly: sessions per client address
+ * are capped, each session has an absolute time limit, and failed logins are throttled per address.
  */
 export class SmtpListener {
   private server: SMTPServer | null = null;
