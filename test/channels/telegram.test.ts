@@ -296,17 +296,15 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
     const ackedMeanwhile = await r.send(maria, "Boiler 2 pressure high");
     for (const id of [stillOpen, ackedMeanwhile]) {
       const n = await r.notification(id);
-      // Neither channel can be used (no modem is configured): nothing was carried, so the alert waits.
+      // Telegram cannot be used and voice_call is left out of the plan (no modem is configured):
+      // nothing was carried, so the alert waits for Telegram.
       expect(n.attempts.map((attempt: any) => [attempt.channel, attempt.outcome])).toEqual([
-        ["telegram_voice", "skipped"],
-        ["voice_call", "skipped"]
+        ["telegram_voice", "skipped"]
       ]);
+      expect(n.channels_left_out.map((out: {channel: string}) => out.channel)).toEqual(["voice_call"]);
       expect(n.attempts[0].error).toMatch(/^the Telegram Bot API is unreachable since \S+ \(Telegram \w+: .+\)$/);
       expect(n.status).toBe("notifying");
-      expect(n.escalation.waiting_for.map((wait: {channel: string}) => wait.channel)).toEqual([
-        "telegram_voice",
-        "voice_call"
-      ]);
+      expect(n.escalation.waiting_for.map((wait: {channel: string}) => wait.channel)).toEqual(["telegram_voice"]);
     }
     const ready = await r.gw.call("GET", "/readyz", {key: null});
     expect(ready.status).toBe(503);

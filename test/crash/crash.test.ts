@@ -45,8 +45,8 @@ async function call(url: string, key: string, method: string, path: string, body
 /**
  * The people the load pages: email (a step that really connects to the SMTP peer, then waits
  * 15 s for an acknowledgement, twice), voice + email + SMS (the modem is not configured, so its
- * steps are skipped around the email steps and the chain then waits for the modem), phone only
- * (every step skipped: the alert waits, undeliverable), and a parallel and a sequential group of them. Plus the webhook
+ * channels are left out of the plan and only email is paged), phone only (no channel left in the
+ * plan: the alert waits, undeliverable), and a parallel and a sequential group of them. Plus the webhook
  * subscription that gives events their outbox rows.
  */
 async function createTargets(url: string, key: string, receiverUrl: string): Promise<LoadTargets> {
