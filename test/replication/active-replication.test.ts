@@ -167,7 +167,8 @@ describe("the active box replicates its journal with Litestream", () => {
       // The journal brought the API keys: the first box's admin key is the other's too.
       expect(other.adminKey).toBe(gw.adminKey);
       cleanup.push(() => other.stop());
-      expect((await other.call("GET", `/api/v1/notifications/${open}`)).body.status).toBe("notifying");
+      // Still open: neither box configures a channel, so it waits (queued) with none in its plan.
+      expect((await other.call("GET", `/api/v1/notifications/${open}`)).body.status).toBe("queued");
       expect((await other.call("GET", `/api/v1/notifications/${acknowledged}`)).body).toMatchObject({
         status: "acknowledged",
         acknowledged_by: "maria"
