@@ -30,9 +30,9 @@ const DEFAULT_LIMITS: ReplayGuardLimits = {maxEngines: 4096, maxDigestsPerEngine
  * authentic messages, so a captured trap cannot be sent again later:
  * - for a trap, the sender's engine is authoritative and we are not (step 7b): the first authentic
  *   message of an engine sets our notion of its snmpEngineBoots/Time, a later one with higher
- *   boots, or equal boots and a later time, moves it on; a message with lower boots, or with
- *   equal boots and a time more than 150 s behind our notion (which advances with our clock), is
- *   refused;
+ *   boots, or equal boots and a later time within the window, moves it on; a message with lower
+ *   boots, or with equal boots and a time more than 150 s behind our notion (which advances with
+ *   our clock), is refused;
  * - for an inform, our engine is authoritative (step 7a, boots and the window checked against our
  *   own engine's, here and by the parser, which answers a stale one with a report);
  * - beyond the RFC, an exact replay inside the window (the same HMAC) is refused too: a captured
@@ -64,7 +64,8 @@ export class UsmReplayGuard {
       this.learn(stamp, nowMs);
       return null;
     }
-    if (!notion.own && this.advances(notion, stamp)) {
+    const estimate = notion.time + Math.floor((nowMs - notion.learnedAtMs) / 1000);
+    if (!notion.own && this.advances(notion, stamp, estimate)) {
       if (stamp.boots !== notion.boots) notion.digests.clear();
       Object.assign(notion, {boots: stamp.boots, time: stamp.time, learnedAtMs: nowMs, latestReceivedTime: stamp.time});
     }
@@ -84,8 +85,16 @@ export class UsmReplayGuard {
     return this.engines.size;
   }
 
-  private advances(notion: EngineNotion, stamp: UsmStamp): boolean {
-    return stamp.boots > notion.boots || (stamp.boots === notion.boots && stamp.time > notion.latestReceivedTime);
+  /**
+   * RFC 3414's update rule (higher boots, or equal boots and a time after the latest received),
+   * with one more condition: with equal boots the time must also be inside the window of our
+   * estimate. The RFC alone would take a captured message that never arrived, however old, as long
+   * as it is newer than the last one that did (a UPS that traps twice a day); the cost is that a
+   * sender silent for weeks whose clock runs 150 s slow against ours must reboot (new boots).
+   */
+  private advances(notion: EngineNotion, stamp: UsmStamp, estimate: number): boolean {
+    if (stamp.boots !== notion.boots) return stamp.boots > notion.boots;
+    return stamp.time > notion.latestReceivedTime && stamp.time >= estimate - WINDOW_SECONDS;
   }
 
   private learn(stamp: UsmStamp, nowMs: number): void {
