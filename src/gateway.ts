@@ -306,7 +306,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     directory.repositories.schedules,
     () => mqtt.connections.states(),
     () => parserWorkers.reports(),
-    () => configurationWarnings(directory.repositories, channelStatus.missingSetting.bind(channelStatus))
+    () => configurationWarnings(directory.repositories, channelStatus.missingSetting.bind(channelStatus)),
+    () => integrations.service.unmappedWarnings()
   );
   const dashboard = createDashboard({settings, journal, config, keys, audit, clock, logger});
 

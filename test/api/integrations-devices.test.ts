@@ -156,7 +156,7 @@ describe("the device intake", () => {
   });
 
   it("keeps what maps to nothing and what is refused in the log, newest first, and pages through it", async () => {
-    const {id} = await createIntegration({name: "NAS", kind: "email", rules: upsRules});
+    const {id} = await createIntegration({name: "NAS", kind: "email", rules: upsRules, unmapped: "keep"});
     const intake = gw.gateway.deviceIntake;
     for (let n = 1; n <= 3; n++) {
       clock.advance(1000);
@@ -199,7 +199,7 @@ describe("the device intake", () => {
   });
 
   it("rate-limits each origin as the HTTP API limits a key: counted, not kept, other origins unaffected", async () => {
-    const {id} = await createIntegration({name: "chatty", kind: "email"});
+    const {id} = await createIntegration({name: "chatty", kind: "email", unmapped: "keep"});
     const intake = gw.gateway.deviceIntake;
     const {burst} = gw.gateway.settings.rate_limit;
     const outcomes = [];

@@ -40,6 +40,8 @@ export interface EmailRigOptions {
   /** The gateway's own SMTP listener for email integrations (off unless given a port). */
   inboundEmail?: SettingsOverrides["inbound_email"];
   publicUrl?: string;
+  /** Further settings (an SNMP trap port, say) for a test that needs more doors than email. */
+  settings?: SettingsOverrides;
   gateway?: TestGatewayOptions;
   peer?: SmtpPeerOptions;
 }
@@ -63,7 +65,8 @@ export async function emailRig(options: EmailRigOptions = {}): Promise<EmailRig>
         check_seconds: 1,
         ...options.smtp
       },
-      ...(options.inboundEmail ? {inbound_email: options.inboundEmail} : {})
+      ...(options.inboundEmail ? {inbound_email: options.inboundEmail} : {}),
+      ...options.settings
     },
     {drivers: "production", ...options.gateway}
   );

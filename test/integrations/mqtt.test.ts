@@ -24,7 +24,15 @@ async function rigWithIntegration(fields: Record<string, unknown>, brokerUrl = b
   const rig = await emailRig({gateway: {clock: new ManualClock(Date.parse("2026-11-25T22:00:00.000Z"))}});
   const target = await rig.recipient();
   const created = await rig.gw.call("POST", "/api/v1/integrations", {
-    body: {name: "plant broker", kind: "mqtt", target, default_priority: "critical", broker_url: brokerUrl, ...fields}
+    body: {
+      name: "plant broker",
+      kind: "mqtt",
+      target,
+      default_priority: "critical",
+      broker_url: brokerUrl,
+      unmapped: "keep",
+      ...fields
+    }
   });
   expect(created.status).toBe(201);
   return {rig, integration: created.body as {id: string; password_set: boolean; client_id: string}};

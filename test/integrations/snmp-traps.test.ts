@@ -38,6 +38,7 @@ beforeAll(async () => {
   const created = await gw.call("POST", "/api/v1/integrations", {
     body: {
       name: "UPS and switches, hall B",
+      unmapped: "keep",
       kind: "snmp_trap",
       target: rig.maria,
       default_priority: "medium",

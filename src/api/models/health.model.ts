@@ -87,6 +87,13 @@ export class ScheduleGapModel {
   @Required() @Nullable(String) @Description("Paged during a gap; null: nobody") fallback: string | null;
 }
 
+export class UnmappedWarningModel {
+  @Required() integration_id: string;
+  @Required() name: string;
+  @Required() @Integer() messages: number;
+  @Required() @Format("date-time") last_at: string;
+}
+
 export class MqttBrokerStateModel {
   @Required() integration_id: string;
   @Required() broker_url: string;
@@ -168,6 +175,10 @@ export class ReadinessCountsModel {
   @Required() @Integer() @Description("Schedules with a gap in the next 14 days") schedule_gaps: number;
   @Required() @Integer() mqtt_brokers: number;
   @Required() @Integer() mqtt_brokers_down: number;
+  @Required()
+  @Integer()
+  @Description('Integrations with unmapped: "keep" that kept unmapped messages in the last 24 hours; a warning')
+  unmapped_kept: number;
 }
 
 /**
@@ -208,6 +219,11 @@ export class ReadinessModel {
     "On-call schedules with nobody on call some time in the next 14 days, each with its first gap. Does not make the gateway unready. With a key only"
   )
   schedule_gaps?: ScheduleGapModel[];
+  @CollectionOf(UnmappedWarningModel)
+  @Description(
+    'Device integrations with unmapped: "keep" that kept messages no rule maps in the last 24 hours: nobody was paged for them. A warning, not unready. With a key only'
+  )
+  unmapped_kept?: UnmappedWarningModel[];
   @CollectionOf(MqttBrokerStateModel)
   @Description("Each MQTT integration's broker connection. Does not make the gateway unready. With a key only")
   mqtt_brokers?: MqttBrokerStateModel[];

@@ -91,6 +91,11 @@ export class IntegrationInputModel extends MqttInputFieldsModel {
     "email and mqtt only: how a message maps to an alert, first match wins; none matching keeps it in the log"
   )
   rules?: TextRuleModel[];
+  @Enum("page", "keep")
+  @Description(
+    'email, mqtt and snmp_trap only: what a message no rule maps becomes. "page" (the default): an alert with default_priority, titled by the subject, topic or trap name, merged with its repeats from the same sender. "keep": only kept in the integration\'s log, and a warning on /readyz and the dashboard'
+  )
+  unmapped?: string;
   @MinLength(1)
   @MaxLength(64)
   @Pattern(COMMUNITY)
@@ -125,6 +130,7 @@ export class IntegrationModel extends MqttViewFieldsModel {
   @Description("email: the address devices send to (anyone with it can send alerts); null for other kinds")
   address: string | null;
   @CollectionOf(TextRuleModel) @Description("email and mqtt only") rules?: TextRuleModel[];
+  @Enum("page", "keep") @Description("email, mqtt and snmp_trap only") unmapped?: string;
   @Description("snmp_trap only: whether a community is stored (it is never shown)") community_set?: boolean;
   @CollectionOf(SnmpV3UserViewModel) @Description("snmp_trap only, without keys") v3_users?: SnmpV3UserViewModel[];
   @CollectionOf(TrapRuleModel) @Description("snmp_trap only") trap_rules?: TrapRuleModel[];

@@ -1,3 +1,4 @@
+import {createHash} from "node:crypto";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import type {Logger} from "../../lib/logger.js";
 import {RateLimiter} from "../../lib/rate-limiter.js";
@@ -48,6 +49,8 @@ const SUMMARY_MAX = 300;
 const ORIGIN_MAX = 300;
 const BODY_MAX = 16_384;
 const REASON_MAX = 500;
+/** How much of an unmapped message's content its alert carries after the title. */
+const UNMAPPED_TEXT_MAX = 1000;
 /**
  * Messages kept in an integration's log per second (after a burst): a flood from many origins
  * (each within its rate limit) is counted in full but only sampled into the log, which holds the
@@ -89,13 +92,26 @@ export class DeviceIntake {
     const sender = message.rateKey ?? message.origin;
     if (!this.deps.limiter.take(`${message.transport}:${sender}`).allowed) {
       const reason = `rate limited: ${sender} sends faster than ${this.deps.limiter.perSecond}/s`;
+      this.said("refused", integration, message, reason);
       // Not kept: a flood would push every useful message out of the log.
       await this.record(integration.id, integration.kind, message, "refused", reason, false);
       return {status: "refused", reason, temporary: true};
     }
     if (!actions.length) {
-      await this.record(integration.id, integration.kind, message, "unmapped", note, true);
-      return {status: "unmapped"};
+      const why = note || "no rule maps it";
+      if (integration.unmapped === "keep") {
+        this.said(
+          "unmapped",
+          integration,
+          message,
+          `${why}; kept in the integration's log, nobody paged (unmapped: keep)`
+        );
+        await this.record(integration.id, integration.kind, message, "unmapped", note, true);
+        return {status: "unmapped"};
+      }
+      // Nobody wrote a rule for it, yet a device sent it: page rather than keep it silently.
+      this.said("unmapped", integration, message, `${why}; paged with the integration's default priority`);
+      actions = [unmappedAlert(integration, message)];
     }
     let results: EventResult[];
     try {
@@ -109,6 +125,7 @@ export class DeviceIntake {
       // What the HTTP route would answer 4xx (the target was deleted, a bad heartbeat name): the
       // message is refused and kept. Anything else (the journal cannot commit) is the transport's to report.
       if (!(error instanceof AppError)) throw error;
+      this.said("refused", integration, message, error.message);
       await this.record(integration.id, integration.kind, message, "refused", error.message, true);
       return {status: "refused", reason: error.message, temporary: false};
     }
@@ -127,6 +144,7 @@ export class DeviceIntake {
    * none (counted for the metric only). Never throws: a failure to record is logged.
    */
   refuse(integration: IntegrationRecord | null, message: DeviceMessage, reason: string): void {
+    this.said("refused", integration, message, reason);
     const id = integration?.id ?? `*${message.transport}`;
     this.record(id, integration?.kind ?? message.transport, message, "refused", reason, integration !== null).catch(
       (error: unknown) =>
@@ -135,6 +153,25 @@ export class DeviceIntake {
           error: (error as Error).message
         })
     );
+  }
+
+  /**
+   * One log line per refused or unmapped message (sender, integration, reason); the logger folds
+   * identical lines, so a device repeating itself costs a line per 10 s with `repeated: N`.
+   */
+  private said(
+    outcome: "refused" | "unmapped",
+    integration: IntegrationRecord | null,
+    message: DeviceMessage,
+    reason: string
+  ): void {
+    this.deps.logger.warn(`device message ${outcome}`, {
+      transport: message.transport,
+      sender: cap(message.origin, ORIGIN_MAX),
+      integration: integration?.name ?? null,
+      integration_id: integration?.id ?? null,
+      reason: cap(reason, REASON_MAX)
+    });
   }
 
   private record(
@@ -162,4 +199,25 @@ export class DeviceIntake {
         });
     });
   }
+}
+
+/**
+ * The alert a message no rule maps becomes: titled by its subject, topic or trap name, with the
+ * start of its text, at the integration's default priority; keyed by sender and title, so a
+ * device repeating itself merges into one alert rather than paging again.
+ */
+function unmappedAlert(integration: IntegrationRecord, message: DeviceMessage): InboundAction {
+  const title = message.summary.trim() || `${message.transport} message`;
+  const key = createHash("sha256").update(`${message.origin}\n${title}`).digest("hex").slice(0, 24);
+  const text = message.body.replace(/\s+/g, " ").trim();
+  return {
+    action: "fire",
+    alert_id: `unmapped-${key}`,
+    message: text ? `${title}: ${cap(text, UNMAPPED_TEXT_MAX)}` : title,
+    priority: integration.default_priority,
+    source: cap(message.origin, ORIGIN_MAX),
+    link: null,
+    service: null,
+    environment: null
+  };
 }

@@ -7,7 +7,7 @@ import {derivedToken, secretToken} from "../../lib/tokens.js";
 import {newWebhookSecret} from "../../lib/webhook-signing.js";
 import {regexProblem} from "../../lib/timed-regex.js";
 import type {RuleField, TextRule} from "../../domain/integration-rules.js";
-import type {IntegrationRecord} from "../../store/config/config-store.js";
+import type {IntegrationRecord, UnmappedPolicy} from "../../store/config/config-store.js";
 import type {IntegrationsRepository} from "../../store/config/repositories.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {
@@ -46,6 +46,9 @@ const RULE_FIELDS_BY_KIND: Partial<Record<IntegrationKind, readonly RuleField[]>
   mqtt: ["topic", "payload"]
 };
 
+/** The kinds a device transport feeds (their messages may map to nothing). */
+const DEVICE_KINDS: readonly IntegrationKind[] = ["email", "mqtt", "snmp_trap"];
+
 /** The fields a client may write; `kind` only at creation. */
 export interface IntegrationInput extends SnmpTrapInput, MqttInput {
   name: string;
@@ -53,9 +56,23 @@ export interface IntegrationInput extends SnmpTrapInput, MqttInput {
   target: string;
   default_priority?: Priority;
   rules?: TextRule[];
+  unmapped?: UnmappedPolicy;
 }
 
-const WRITABLE = ["name", "target", "default_priority", "rules", ...SNMP_TRAP_FIELDS, ...MQTT_FIELDS] as const;
+const WRITABLE = [
+  "name",
+  "target",
+  "default_priority",
+  "rules",
+  "unmapped",
+  ...SNMP_TRAP_FIELDS,
+  ...MQTT_FIELDS
+] as const;
+
+/** A device kind's policy for what maps to nothing ("page" unless set); nothing for other kinds. */
+function unmappedField(kind: IntegrationKind, policy: UnmappedPolicy | undefined): {unmapped?: UnmappedPolicy} {
+  return DEVICE_KINDS.includes(kind) ? {unmapped: policy ?? "page"} : {};
+}
 
 /** The local part of an email integration's address: derived from its secret, so rotating the credentials changes it. */
 export function emailAddressToken(integration: IntegrationRecord): string {
@@ -75,11 +92,26 @@ export interface IntegrationView extends Partial<SnmpTrapView>, Partial<MqttView
   address: string | null;
   /** Email and MQTT integrations: the mapping rules, in order. */
   rules?: TextRule[];
+  /** Device kinds: "page" (a message no rule maps pages as an alert) or "keep" (it is only kept in the log). */
+  unmapped?: UnmappedPolicy;
   /** Messages received by a device transport (email, MQTT, SNMP traps) and what became of them. */
   stats: IntegrationStats;
   created_at: string;
   updated_at: string;
 }
+
+/** A device integration set to keep what no rule maps, which has kept such messages lately: nobody was paged for them. */
+export interface UnmappedWarning {
+  integration_id: string;
+  name: string;
+  /** Unmapped messages among the newest kept in its log, within the last 24 hours. */
+  messages: number;
+  last_at: string;
+}
+
+// How far back a kept unmapped message still warns, and how much of the log is looked at.
+const UNMAPPED_WARNING_MS = 24 * 3600_000;
+const UNMAPPED_WARNING_SCAN = 50;
 
 /** What the integrations service works with. */
 export interface IntegrationsServiceDeps {
@@ -127,6 +159,7 @@ export class IntegrationsService {
       url,
       address,
       ...rules,
+      ...unmappedField(kind, integration.unmapped),
       ...trap,
       ...mqtt,
       stats,
@@ -148,6 +181,28 @@ export class IntegrationsService {
     return integration;
   }
 
+  /** For /readyz and the dashboard: "keep" integrations that kept unmapped messages in the last 24 hours. */
+  unmappedWarnings(): UnmappedWarning[] {
+    const sinceIso = isoTimestamp(this.clock.now() - UNMAPPED_WARNING_MS);
+    return this.integrations
+      .all()
+      .filter((integration) => integration.unmapped === "keep")
+      .flatMap((integration) => {
+        const recent = this.deps.journal
+          .read(() => this.deps.stats.kept(integration.id, UNMAPPED_WARNING_SCAN, null))
+          .filter((kept) => kept.outcome === "unmapped" && kept.received_at >= sinceIso);
+        if (recent.length === 0) return [];
+        return [
+          {
+            integration_id: integration.id,
+            name: integration.name,
+            messages: recent.length,
+            last_at: recent[0].received_at
+          }
+        ];
+      });
+  }
+
   list(limit: number, cursor: string | null): {items: IntegrationRecord[]; next: string | null} {
     return pageOrInvalidCursor(this.integrations.page(limit, cursor), "integration");
   }
@@ -158,6 +213,13 @@ export class IntegrationsService {
 
   /** Rules only where the kind reads text, on the fields it has, with patterns that compile. */
   private checkRules(input: IntegrationInput): void {
+    if (input.unmapped !== undefined && input.unmapped !== null && !DEVICE_KINDS.includes(input.kind))
+      throw invalid([
+        {
+          pointer: "/unmapped",
+          detail: `a ${input.kind} integration maps every event; unmapped is for email, mqtt and snmp_trap`
+        }
+      ]);
     if (input.rules === undefined) return;
     const fields = RULE_FIELDS_BY_KIND[input.kind];
     if (!fields)
@@ -203,6 +265,7 @@ export class IntegrationsService {
       secret,
       url_token: secretToken(),
       ...(input.rules ? {rules: input.rules} : {}),
+      ...unmappedField(input.kind, input.unmapped),
       ...snmpTrapFields(input),
       ...mqttRecordFields(input.kind, input),
       created_at: now,
@@ -223,9 +286,9 @@ export class IntegrationsService {
   patched(id: string, patch: Record<string, unknown>): IntegrationInput {
     refuseReadOnlyFields(patch, WRITABLE);
     const current = this.get(id);
-    const {name, kind, target, default_priority, rules} = current;
+    const {name, kind, target, default_priority, rules, unmapped} = current;
     return applyMergePatch(
-      {name, kind, target, default_priority, rules, ...snmpTrapFields(current), ...mqttPatchBase(current)},
+      {name, kind, target, default_priority, rules, unmapped, ...snmpTrapFields(current), ...mqttPatchBase(current)},
       patch
     ) as IntegrationInput;
   }
@@ -243,6 +306,7 @@ export class IntegrationsService {
       target: input.target,
       default_priority: input.default_priority ?? "high",
       ...(input.rules ? {rules: input.rules} : {}),
+      ...unmappedField(current.kind, input.unmapped),
       ...snmpTrapFields(input),
       ...mqttRecordFields(current.kind, input),
       updated_at: isoTimestamp(this.clock.now())

@@ -22,6 +22,8 @@ export interface ReadinessCounts {
   schedule_gaps: number;
   mqtt_brokers: number;
   mqtt_brokers_down: number;
+  /** Integrations set to keep unmapped messages that kept some in the last 24 hours (nobody paged). */
+  unmapped_kept: number;
 }
 
 export function publicReadiness(readiness: Readiness): PublicReadiness {
@@ -42,7 +44,8 @@ export function readinessCounts(readiness: Readiness): ReadinessCounts {
     throttled_addresses: readiness.throttled_addresses.length,
     schedule_gaps: readiness.schedule_gaps.length,
     mqtt_brokers: readiness.mqtt_brokers.length,
-    mqtt_brokers_down: readiness.mqtt_brokers.filter((broker) => !broker.connected).length
+    mqtt_brokers_down: readiness.mqtt_brokers.filter((broker) => !broker.connected).length,
+    unmapped_kept: readiness.unmapped_kept.length
   };
 }
 

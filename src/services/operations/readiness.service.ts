@@ -15,6 +15,7 @@ import {upcomingGaps, type ScheduleGapWarning} from "./schedule-gaps.js";
 import type {MqttBrokerState} from "../../domain/mqtt.js";
 import type {ParserWorkerReport} from "../../lib/parser-workers.js";
 import type {PlanWarning} from "../../domain/plan-coverage.js";
+import type {UnmappedWarning} from "../integrations/integrations.service.js";
 
 export interface Readiness {
   ready: boolean;
@@ -59,6 +60,11 @@ export interface Readiness {
   parser_workers: ParserWorkerReport[];
   /** What the configuration will not do on this box (a priority with no channel, contacts for a channel not configured). Does not make the gateway unready. */
   plan_warnings: PlanWarning[];
+  /**
+   * Device integrations set to `unmapped: "keep"` that kept messages no rule maps in the last 24
+   * hours: nobody was paged for them. A warning; does not make the gateway unready.
+   */
+  unmapped_kept: UnmappedWarning[];
 }
 
 /**
@@ -82,7 +88,8 @@ export class ReadinessService {
     private readonly schedules: SchedulesRepository,
     private readonly mqttBrokers: () => MqttBrokerState[] = () => [],
     private readonly parserWorkers: () => ParserWorkerReport[] = () => [],
-    private readonly planWarnings: () => PlanWarning[] = () => []
+    private readonly planWarnings: () => PlanWarning[] = () => [],
+    private readonly unmappedKept: () => UnmappedWarning[] = () => []
   ) {}
 
   /** `throttledAddresses` comes from the HTTP edge, which alone counts failed authentications. */
@@ -120,7 +127,8 @@ export class ReadinessService {
       schedule_gaps: upcomingGaps(this.schedules, this.clock.now()),
       mqtt_brokers: this.mqttBrokers(),
       parser_workers: this.parserWorkers(),
-      plan_warnings: this.planWarnings()
+      plan_warnings: this.planWarnings(),
+      unmapped_kept: this.unmappedKept()
     };
   }
 

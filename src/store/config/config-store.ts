@@ -42,6 +42,9 @@ export interface WebhookRecord {
  * integration also holds its community, v3 users and trap rules (domain/snmp-trap.ts); an mqtt
  * one its broker, topic filters and JSON mapping (domain/mqtt.ts).
  */
+/** A device message no rule maps: paged as an alert (the default), or only kept in the integration's log. */
+export type UnmappedPolicy = "page" | "keep";
+
 export interface IntegrationRecord extends SnmpTrapIntegrationFields, Partial<MqttIntegrationFields> {
   id: string;
   name: string;
@@ -55,6 +58,8 @@ export interface IntegrationRecord extends SnmpTrapIntegrationFields, Partial<Mq
   url_token: string;
   /** Email and MQTT: how a text message maps to an alert, first match wins; absent means none. */
   rules?: TextRule[];
+  /** Device kinds: what a message no rule maps becomes; absent means "page". */
+  unmapped?: UnmappedPolicy;
   created_at: string;
   updated_at: string;
 }

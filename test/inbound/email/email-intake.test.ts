@@ -37,7 +37,7 @@ async function emailIntakeRig(inbound: Record<string, unknown> = {}) {
   const rig = await emailRig({inboundEmail: {port, address: "127.0.0.1", domain: DOMAIN, ...inbound}});
   const target = await rig.recipient({name: "Storage admin", email: "storage@factory.lan"});
   const created = await rig.gw.call("POST", "/api/v1/integrations", {
-    body: {name: "nas-01", kind: "email", target, rules: NAS_RULES}
+    body: {name: "nas-01", kind: "email", target, rules: NAS_RULES, unmapped: "keep"}
   });
   expect(created.status).toBe(201);
   const {id, address} = created.body as {id: string; address: string};
@@ -271,7 +271,9 @@ describe("email integrations under a flood", () => {
       gateway: {clock: new ManualClock(Date.now())}
     });
     const target = await rig.recipient({name: "Storage admin", email: "storage@factory.lan"});
-    const created = await rig.gw.call("POST", "/api/v1/integrations", {body: {name: "chatty", kind: "email", target}});
+    const created = await rig.gw.call("POST", "/api/v1/integrations", {
+      body: {name: "chatty", kind: "email", target, unmapped: "keep"}
+    });
     const {burst} = rig.gw.gateway.settings.rate_limit;
     const flood = Array.from({length: burst + 1}, (_, n) => ({
       shape: "plain" as const,

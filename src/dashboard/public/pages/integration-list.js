@@ -93,6 +93,22 @@ function cardButton(label, onclick, danger = false) {
   return h("button", {type: "button", class: `button small${danger ? " danger" : ""}`, onclick}, label);
 }
 
+/** What a message no rule maps becomes; "keep" with such messages kept is a warning: nobody was paged for them. */
+function unmappedFacts(integration) {
+  if (integration.unmapped !== "keep") return [h("dt", {}, "Unmapped"), h("dd", {}, "paged at the default priority")];
+  const kept = integration.stats.unmapped;
+  return [
+    h("dt", {}, "Unmapped"),
+    kept > 0
+      ? h(
+          "dd",
+          {class: "integration-error"},
+          `Warning: ${kept} unmapped kept in the log, nobody paged (unmapped: keep)`
+        )
+      : h("dd", {}, "kept in the log, nobody paged")
+  ];
+}
+
 function integrationCard(integration, targets, reload) {
   const path = `/api/v1/integrations/${integration.id}`;
   const device = DEVICE_KINDS.includes(integration.kind);
@@ -109,6 +125,7 @@ function integrationCard(integration, targets, reload) {
       integration.broker_url ? brokerFacts(integration) : null,
       integration.rules ? [h("dt", {}, "Rules"), h("dd", {}, String(integration.rules.length))] : null,
       device ? statsFacts(integration.stats) : null,
+      device ? unmappedFacts(integration) : null,
       h("dt", {}, "Events URL"),
       h("dd", {}, copyable(integration.url, "Copy URL"))
     ),
