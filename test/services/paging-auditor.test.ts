@@ -1,5 +1,11 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {createRecipient, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
+import {
+  ALL_CHANNELS_CONFIGURED,
+  createRecipient,
+  startTestGateway,
+  tempDir,
+  type TestGateway
+} from "../support/gateway.js";
 import {startWebhookReceiver, verifyDelivery, type WebhookReceiver} from "../support/webhook-receiver.js";
 import {logged, metric, readyz} from "../support/paging-guarantee-rig.js";
 import {ManualClock} from "../../src/lib/clock.js";
@@ -38,17 +44,23 @@ describe("the paging auditor, black-box", () => {
   let stuck: string;
   let secret: string;
 
+  let admin: string;
+
   beforeAll(async () => {
     receiver = await startWebhookReceiver(clock);
-    gw = await startTestGateway({}, {clock, dataDir: tempDir()});
-    const hook = await gw.call("POST", "/api/v1/webhooks", {
+    const dataDir = tempDir();
+    const first = await startTestGateway(ALL_CHANNELS_CONFIGURED, {clock, dataDir});
+    const hook = await first.call("POST", "/api/v1/webhooks", {
       body: {url: receiver.url, events: ["notification.undeliverable"]}
     });
     expect(hook.status).toBe(201);
     secret = hook.body.secret;
-    stuck = plantStuckAlert(gw, await createRecipient(gw), T0);
+    admin = await createRecipient(first, {name: "Box admin", email: "admin@factory.lan"});
+    stuck = plantStuckAlert(first, await createRecipient(first), T0);
+    await first.gateway.stop();
+    // The same data, started again a minute later with the box's admin paged by self-monitoring.
     clock.set(T0 + 61_000);
-    await gw.restart();
+    gw = await startTestGateway({...ALL_CHANNELS_CONFIGURED, self_monitoring: {recipient: admin}}, {clock, dataDir});
   });
   afterAll(async () => {
     await gw.stop();
@@ -85,6 +97,16 @@ describe("the paging auditor, black-box", () => {
     expect(db.prepare("SELECT COUNT(*) FROM attempts WHERE notification_id = ?").pluck().get(stuck)).toBe(0);
   });
 
+  it("pages the box's admin through self-monitoring, naming what the auditor found", async () => {
+    await gw.gateway.operations.selfMonitor.tick();
+    const pages = gw.gateway.journal.db
+      .prepare("SELECT target_uuid, message FROM notifications WHERE dedup_key LIKE 'klaxon:undeliverable:audit:%'")
+      .all();
+    expect(pages).toEqual([
+      {target_uuid: admin, message: expect.stringContaining(`1 alert cannot reach anyone: ${NO_PAGE}`)}
+    ]);
+  });
+
   it("names the finding as a self-monitoring condition of its own", () => {
     const conditions = selfCheck(
       {
@@ -105,7 +127,8 @@ describe("the paging auditor, black-box", () => {
   it("ends the alarm once the alert is closed", async () => {
     expect((await gw.call("POST", `/api/v1/notifications/${stuck}/ack`, {body: {}})).status).toBe(200);
     await gw.gateway.operations.auditor.tick();
-    expect((await readyz(gw)).status).toBe(200);
+    const ready = await readyz(gw);
+    expect(ready.status, JSON.stringify(ready.body)).toBe(200);
     expect(await metric(gw, "klaxon_notifications_undeliverable")).toBe(0);
     expect(logged(gw, "info", "paging auditor: 1 alert no longer undeliverable")).toMatchObject([
       {notifications: [stuck]}
