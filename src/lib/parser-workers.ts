@@ -8,8 +8,8 @@ export interface ParserWorkerReport extends SupervisedWorkerStats {
 
 /**
  * The gateway's supervised parser workers (SNMP, MIME, MQTT), for /metrics and /readyz: a door
- * registers how to read its worker's report when its listener starts, and removes it when it
- * stops. Made once by the gateway before the doors open, so the metrics and readiness built
+ * registers how to read its worker's report when its listener starts (a stopped listener
+ * reports nothing). Made once by the gateway before the doors open, so the metrics and readiness built
  * earlier see every worker that comes later.
  */
 export class ParserWorkers {
@@ -17,10 +17,6 @@ export class ParserWorkers {
 
   register(name: string, read: () => ParserWorkerReport | null): void {
     this.sources.set(name, read);
-  }
-
-  unregister(name: string): void {
-    this.sources.delete(name);
   }
 
   reports(): ParserWorkerReport[] {

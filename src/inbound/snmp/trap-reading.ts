@@ -14,14 +14,15 @@ import {
   type Receiver,
   type ReceiverError
 } from "net-snmp";
-import type {
-  ParserData,
-  ParserEvent,
-  Peer,
-  ReceivedTrap,
-  TrapCredentials,
-  TrapVarbind,
-  UsmStamp
+import {
+  TIME_WINDOW_SECONDS,
+  type ParserData,
+  type ParserEvent,
+  type Peer,
+  type ReceivedTrap,
+  type TrapCredentials,
+  type TrapVarbind,
+  type UsmStamp
 } from "./trap-types.js";
 
 // SNMPv2-MIB (RFC 3418, as bundled in net-snmp's lib/mibs/SNMPv2-MIB.mib): sysUpTime ::= { system 3 },
@@ -32,8 +33,6 @@ const SNMP_TRAP_OID = "1.3.6.1.6.3.1.1.4.1.0";
 const SNMP_TRAPS = "1.3.6.1.6.3.1.1.5";
 /** RFC 1157's generic-trap value for enterpriseSpecific. */
 const ENTERPRISE_SPECIFIC = 6;
-/** RFC 3414 §2.2.3: a message more than 150 s from the authoritative engine's time is not timely. */
-export const TIME_WINDOW_SECONDS = 150;
 // net-snmp's UsmErrorType codes (RFC 3414 §3.2 report OIDs usmStats.N).
 const UNKNOWN_USER_NAME = "3";
 const NOT_IN_TIME_WINDOW = "2";

@@ -43,6 +43,9 @@ export interface TrapCredentials {
   users: TrapUser[];
 }
 
+/** RFC 3414 §2.2.3: a message more than 150 s from the authoritative engine's time is not timely. */
+export const TIME_WINDOW_SECONDS = 150;
+
 /** The USM header of an authentic SNMPv3 message: what the replay guard (RFC 3414 §3.2 step 7) judges. */
 export interface UsmStamp {
   /** msgAuthoritativeEngineID, hex: the sender's engine for a trap, ours for an inform. */

@@ -1,7 +1,6 @@
-import type {UsmStamp} from "./trap-types.js";
+import {TIME_WINDOW_SECONDS as WINDOW_SECONDS, type UsmStamp} from "./trap-types.js";
 
-/** RFC 3414 §2.2.3: the window is 150 s; §2.2.2: snmpEngineBoots stops at 2^31-1 (the engine then needs new keys). */
-const WINDOW_SECONDS = 150;
+/** RFC 3414 §2.2.2: snmpEngineBoots stops at 2^31-1 (the engine then needs new keys). */
 const MAX_BOOTS = 2 ** 31 - 1;
 
 /** What the receiver believes of one authoritative engine (RFC 3414 §2.3, kept per engine ID). */
