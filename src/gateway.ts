@@ -70,6 +70,8 @@ export interface GatewayOptions {
   lane?: boolean;
   /** Serve even though the journal's WAL was lost at an unclean stop (main's `--accept-wal-loss`). */
   acceptWalLoss?: boolean;
+  /** Serve from a journal the config store does not vouch for (main's `--accept-journal-loss`), and adopt it. */
+  acceptJournalLoss?: boolean;
 }
 
 export interface Gateway {
@@ -117,14 +119,14 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     INITIAL_ADMIN_KEY_FILE
   ]);
 
-  const {journal, config, ackLinkKey, replication} = await openStores(
+  const {journal, config, ackLinkKey, replication, journalRecord} = await openStores(
     settings,
     {
       journal: journalPath,
       config: join(dataDir, BACKUP_FILES.config),
       ackLinkKey: join(dataDir, OPTIONAL_BACKUP_FILES.ackLinkKey)
     },
-    {logger, acceptWalLoss: options.acceptWalLoss}
+    {logger, acceptWalLoss: options.acceptWalLoss, acceptJournalLoss: options.acceptJournalLoss}
   );
   const ackLinkSigner = new AckLinkSigner(ackLinkKey, clock, {
     publicUrl: settings.public_url,
@@ -355,6 +357,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   await webhooks.dispatcher.start();
   dashboard.feed.start();
   await operations.start();
+  await journalRecord?.start();
   logger.info("gateway serving", {url, data_dir: dataDir});
   const missing = channelStatus.noneConfigured();
   if (missing)
@@ -384,6 +387,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       await heartbeatMonitor.stop();
       await Promise.all([maintenance.releaser.stop(), directory.handoffNotices.stop()]);
       await operations.stop();
+      await journalRecord?.stop();
       await runner.stop();
       await registry.stop();
       // Before the journal closes: the dispatcher records requests it interrupts.

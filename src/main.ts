@@ -8,12 +8,16 @@ import {Watchdog} from "./ops/watchdog.js";
 import {CorruptConfigError} from "./store/config/atomic-json-file.js";
 import {WalLossError} from "./store/journal/wal-guard.js";
 import {NewerJournalError} from "./store/journal/migrations.js";
+import {JournalRefusedError} from "./store/journal/journal-identity.js";
+import {ACCEPT_JOURNAL_LOSS} from "./store/journal-record.js";
 
 // Before the settings are read (they may be what fails), the prefix follows stdout alone.
 const bootLogger = createLogger("info", undefined, {}, logFormatFor("auto", journalStream()));
 
-/** The one flag: serve although the journal's WAL was lost at an unclean stop (docs/operations.md). */
+/** Serve although the journal's WAL was lost at an unclean stop (docs/operations.md). */
 const ACCEPT_WAL_LOSS = "--accept-wal-loss";
+/** The arguments main takes; ACCEPT_JOURNAL_LOSS (store/journal-record.ts) accepts a lost WAL too. */
+const FLAGS = [ACCEPT_WAL_LOSS, ACCEPT_JOURNAL_LOSS];
 /**
  * Exit status of a start refused until someone acts (a setting, a damaged or missing data file):
  * sysexits' EX_CONFIG, which the systemd unit does not restart on. Anything else exits 1.
@@ -24,14 +28,14 @@ class UsageError extends Error {
   override name = "UsageError";
 }
 
-function parseArguments(argv: string[]): {acceptWalLoss: boolean} {
-  const unknown = argv.filter((argument) => argument !== ACCEPT_WAL_LOSS);
-  if (unknown.length) throw new UsageError(`unknown argument ${unknown[0]}; the only one is ${ACCEPT_WAL_LOSS}`);
-  return {acceptWalLoss: argv.includes(ACCEPT_WAL_LOSS)};
+function parseArguments(argv: string[]): {acceptWalLoss: boolean; acceptJournalLoss: boolean} {
+  const unknown = argv.filter((argument) => !FLAGS.includes(argument));
+  if (unknown.length) throw new UsageError(`unknown argument ${unknown[0]}; the only ones are ${FLAGS.join(" and ")}`);
+  return {acceptWalLoss: argv.includes(ACCEPT_WAL_LOSS), acceptJournalLoss: argv.includes(ACCEPT_JOURNAL_LOSS)};
 }
 
 async function main(): Promise<void> {
-  const {acceptWalLoss} = parseArguments(process.argv.slice(2));
+  const {acceptWalLoss, acceptJournalLoss} = parseArguments(process.argv.slice(2));
   const {settings, configFile} = loadSettings();
   const logger = createLogger(
     settings.log.level,
@@ -53,13 +57,13 @@ async function main(): Promise<void> {
   // One of two boxes may start as the standby, and become a gateway only when it takes over.
   const box =
     settings.replication.role === "off"
-      ? await startGateway(settings, {logger, acceptWalLoss}).then((gateway) => ({
+      ? await startGateway(settings, {logger, acceptWalLoss, acceptJournalLoss}).then((gateway) => ({
           gateway: () => gateway,
           url: () => gateway.url,
           takenOver: new Promise<never>(() => undefined),
           stop: () => gateway.stop()
         }))
-      : await startBox(settings, {logger, acceptWalLoss});
+      : await startBox(settings, {logger, acceptWalLoss, acceptJournalLoss});
   // Under systemd (Type=notify): ready once serving, then watchdog pings while the liveness probe passes.
   const systemd = SystemdNotifier.fromEnvironment(logger);
   await systemd.ready(`serving on ${box.url()}`);
@@ -94,9 +98,14 @@ async function main(): Promise<void> {
 
 main().catch((thrown: unknown) => {
   const error = thrown instanceof Error ? thrown : new Error(String(thrown));
-  const refused = [UsageError, SettingsError, CorruptConfigError, WalLossError, NewerJournalError].some(
-    (kind) => error instanceof kind
-  );
+  const refused = [
+    UsageError,
+    SettingsError,
+    CorruptConfigError,
+    WalLossError,
+    NewerJournalError,
+    JournalRefusedError
+  ].some((kind) => error instanceof kind);
   // The structured line for the journal, and one plain line on stderr for whoever ran it by hand.
   bootLogger.error("klaxon failed to start", {error});
   process.stderr.write(`klaxon: cannot start: ${error.message.replace(/\s*\n\s*/g, " ")}\n`);

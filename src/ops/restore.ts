@@ -8,7 +8,8 @@ import {
   readSync,
   closeSync,
   renameSync,
-  statSync
+  statSync,
+  writeFileSync
 } from "node:fs";
 import {join, resolve} from "node:path";
 import {isoTimestamp, systemClock, type Clock} from "../lib/clock.js";
@@ -36,7 +37,8 @@ const LIVE_FILES = [
   ...Object.values(OPTIONAL_BACKUP_FILES)
 ];
 
-function validateBackup(backupDir: string): void {
+/** The backup's config store as restored: without its record of the journal (store/journal-record.ts), see restoreBackup. */
+function validateBackup(backupDir: string): string {
   const journal = join(backupDir, BACKUP_FILES.journal);
   const config = join(backupDir, BACKUP_FILES.config);
   if (!existsSync(journal) || !existsSync(config))
@@ -59,6 +61,8 @@ function validateBackup(backupDir: string): void {
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
     throw new RestoreError(`${config} is not a Klaxon config store (expected a JSON object)`);
+  const {journal: _record, ...restored} = parsed as Record<string, unknown>;
+  return JSON.stringify(restored, null, 2) + "\n";
 }
 
 /**
@@ -66,11 +70,14 @@ function validateBackup(backupDir: string): void {
  * the current journal and config store aside into `pre-restore-<time>/` (nothing is deleted),
  * then copies the backup in, each file under a temporary name renamed into place. The restored
  * files get the data dir's owner, so the service user can open them after a restore run as root.
+ * The config store's record of the journal is left out: it named the journal as it was when the
+ * backup was made (perhaps open, perhaps further on), and the first start after a restore records
+ * the restored journal afresh (docs/operations.md, "The journal's identity").
  */
 export function restoreBackup(backupDir: string, dataDir: string, options: {clock?: Clock} = {}): RestoreResult {
   const source = resolve(backupDir);
   const target = resolve(dataDir);
-  validateBackup(source);
+  const config = validateBackup(source);
   if (!existsSync(target)) throw new RestoreError(`data dir ${target} does not exist`);
   const holder = dataDirHolder(target);
   if (holder !== null) {
@@ -93,7 +100,8 @@ export function restoreBackup(backupDir: string, dataDir: string, options: {cloc
   const optional = Object.values(OPTIONAL_BACKUP_FILES).filter((file) => existsSync(join(source, file)));
   for (const file of [BACKUP_FILES.journal, BACKUP_FILES.config, ...optional]) {
     const temporary = join(target, `.${file}.restoring`);
-    copyFileSync(join(source, file), temporary);
+    if (file === BACKUP_FILES.config) writeFileSync(temporary, config, {mode: 0o600});
+    else copyFileSync(join(source, file), temporary);
     if (process.getuid?.() === 0) chownSync(temporary, owner.uid, owner.gid);
     renameSync(temporary, join(target, file));
     restored.push(file);

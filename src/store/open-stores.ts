@@ -5,6 +5,8 @@ import {Journal} from "./journal/journal.js";
 import {ReplicationRepository} from "./journal/replication.repository.js";
 import {ConfigStore} from "./config/config-store.js";
 import {CONFIG_DOCUMENT, JournalConfigDocument} from "./config/journal-config-document.js";
+import {ACCEPT_JOURNAL_LOSS, checkPagesAtStart, JournalRecordKeeper} from "./journal-record.js";
+import {JournalRefusedError} from "./journal/journal-identity.js";
 import {loadAckLinkKey, newAckLinkKeyHex, parseAckLinkKey} from "./ack-link-key.js";
 
 /** Where a file imported into the journal is moved, so nobody edits a copy that is no longer read. */
@@ -23,11 +25,15 @@ export interface Stores {
   ackLinkKey: Buffer;
   /** The replicated documents and the beacon; null on a single box (replication.role off). */
   replication: ReplicationRepository | null;
+  /** The config store's record of the journal; null when two boxes replicate (the config lives in the journal). */
+  journalRecord: JournalRecordKeeper | null;
 }
 
 export interface OpenStoresOptions {
   logger: Logger;
   acceptWalLoss?: boolean;
+  /** Serve from a journal the config store's record does not vouch for, or that is damaged, and adopt it. */
+  acceptJournalLoss?: boolean;
 }
 
 /**
@@ -43,16 +49,27 @@ export async function openStores(settings: Settings, files: StoreFiles, options:
     logger: options.logger,
     checkpointIntervalMs: settings.journal.checkpoint_interval_ms,
     maxBatch: settings.journal.max_batch,
-    acceptWalLoss: options.acceptWalLoss
+    acceptWalLoss: options.acceptWalLoss || options.acceptJournalLoss
   };
   if (settings.replication.role === "off") {
     const ackLinkKey = loadAckLinkKey(files.ackLinkKey);
     // A journal beside a missing config store means the store was lost, not that the data dir is new.
     const config = await ConfigStore.open(files.config, {dataBeside: [files.journal]});
-    return {journal: new Journal(journalOptions), config, ackLinkKey, replication: null};
+    const {journal, journalRecord} = await JournalRecordKeeper.open(
+      journalOptions,
+      {path: files.config, store: config},
+      options
+    );
+    return {journal, config, ackLinkKey, replication: null, journalRecord};
   }
   const journal = new Journal({...journalOptions, replicated: true});
   try {
+    // Two boxes: the config store lives in this journal and cannot vouch for it; its pages can still be checked.
+    const damage = await checkPagesAtStart(journal, files.journal, options.logger);
+    if (damage && !options.acceptJournalLoss)
+      throw new JournalRefusedError(
+        `journal refused: ${files.journal} is damaged (quick_check: ${damage}). Restore a backup, or start once with ${ACCEPT_JOURNAL_LOSS} to serve from it as it is (docs/operations.md, "The journal's identity")`
+      );
     const replication = new ReplicationRepository(journal);
     await importOnce(replication, CONFIG_DOCUMENT, files.config, options.logger, async (path) =>
       JSON.stringify((await ConfigStore.open(path)).data)
@@ -66,7 +83,7 @@ export async function openStores(settings: Settings, files: StoreFiles, options:
       new JournalConfigDocument(replication),
       `journal ${files.journal} (document ${CONFIG_DOCUMENT})`
     );
-    return {journal, config, ackLinkKey, replication};
+    return {journal, config, ackLinkKey, replication, journalRecord: null};
   } catch (error) {
     await journal.close();
     throw error;

@@ -5,6 +5,9 @@ import {createRecipient, startTestGateway, tempDir, type TestGateway} from "../s
 import {startSmtpPeer, type SmtpPeer} from "../support/smtp-peer.js";
 import {startFakeBotApi, type FakeBotApi} from "../support/telegram-bot-api.js";
 import {PtyPair} from "../support/pty-pair.js";
+import {Journal} from "../../src/store/journal/journal.js";
+import {createLogger} from "../../src/lib/logger.js";
+import {damageTablePage} from "../support/journal-damage.js";
 import {ensureKlaxonAdmin, runKlaxonAdmin} from "./support/klaxon-admin.js";
 import {NO_CHANNEL_WATCH, sendUndeliverable, setWaiting, SMTP_NOT_CONFIGURED} from "../support/undeliverable.js";
 
@@ -187,6 +190,19 @@ describe("klaxon-admin doctor", () => {
     expect(report.checks.find((check) => check.name === "journal")).toMatchObject({
       status: "fail",
       detail: expect.stringContaining("is not a SQLite database")
+    });
+    rmSync(dataDir, {recursive: true, force: true});
+  });
+
+  it("finds damaged pages in a journal with integrity_check", async () => {
+    const dataDir = tempDir("klaxon-damaged-journal-");
+    const path = join(dataDir, "journal.sqlite");
+    await new Journal({path, logger: createLogger("error", () => {})}).close();
+    damageTablePage(path, "notifications");
+    const {report} = await doctor(writeConfig("damaged-journal.yaml", goodConfig({dataDir})));
+    expect(report.checks.find((check) => check.name === "journal")).toMatchObject({
+      status: "fail",
+      detail: expect.stringMatching(new RegExp(`^${path} is damaged \\(integrity_check: .+\\); restore a backup$`))
     });
     rmSync(dataDir, {recursive: true, force: true});
   });

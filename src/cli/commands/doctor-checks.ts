@@ -55,7 +55,46 @@ export function checkDataDir(settings: Settings): CheckResult[] {
   return results;
 }
 
-export function checkJournal(settings: Settings): CheckResult {
+/** Node 22 and 24 call node:sqlite experimental and say so on stderr; the doctor's table is where its words go. */
+async function loadSqlite(): Promise<typeof import("node:sqlite")> {
+  const emitWarning = Object.getOwnPropertyDescriptor(process, "emitWarning");
+  process.emitWarning = () => undefined;
+  try {
+    return await import("node:sqlite");
+  } finally {
+    if (emitWarning) Object.defineProperty(process, "emitWarning", emitWarning);
+  }
+}
+
+/**
+ * SQLite's full self-check (every page, and every index against its table): slower than the
+ * start's quick_check (about 100 s a GB on a busy 2-core box, docs/benchmarks.md), so it is here.
+ * Read-only: it runs beside a serving gateway.
+ */
+async function integrityCheck(path: string): Promise<CheckResult> {
+  try {
+    const {DatabaseSync} = await loadSqlite();
+    const db = new DatabaseSync(path, {readOnly: true});
+    try {
+      const rows = db.prepare("PRAGMA integrity_check(5)").all() as Array<{integrity_check: string}>;
+      const findings = rows.map((row) => row.integrity_check);
+      return findings.join() === "ok"
+        ? check("journal", "ok", `${path} passes integrity_check`)
+        : check("journal", "fail", `${path} is damaged (integrity_check: ${findings.join("; ")}); restore a backup`);
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    // SQLITE_CORRUPT, SQLITE_NOTADB: pages so damaged that the check itself stops on them.
+    const damaged = [11, 26].includes(((error as {errcode?: number}).errcode ?? 0) & 0xff);
+    const words = (error as Error).message;
+    return damaged
+      ? check("journal", "fail", `${path} is damaged (integrity_check: ${words}); restore a backup`)
+      : check("journal", "fail", `${path} cannot be checked (${words})`);
+  }
+}
+
+export async function checkJournal(settings: Settings): Promise<CheckResult> {
   const path = join(resolve(settings.data_dir), "journal.sqlite");
   let fd: number;
   try {
@@ -70,15 +109,15 @@ export function checkJournal(settings: Settings): CheckResult {
         : `${path} cannot be read (${code})`
     );
   }
+  const header = Buffer.alloc(SQLITE_HEADER.length);
   try {
-    const header = Buffer.alloc(SQLITE_HEADER.length);
     readSync(fd, header, 0, header.length, 0);
-    return header.toString("latin1") === SQLITE_HEADER
-      ? check("journal", "ok", `${path} is a SQLite database`)
-      : check("journal", "fail", `${path} is not a SQLite database`);
   } finally {
     closeSync(fd);
   }
+  return header.toString("latin1") === SQLITE_HEADER
+    ? integrityCheck(path)
+    : check("journal", "fail", `${path} is not a SQLite database`);
 }
 
 export function checkModemPort(settings: Settings): CheckResult {

@@ -53,7 +53,7 @@ export const doctorCommand: Command = {
       const baseUrl = ctx.values.url ? ctx.baseUrl : (env.KLAXON_URL ?? `http://127.0.0.1:${settings.port}`);
       results.push(
         ...checkDataDir(settings),
-        checkJournal(settings),
+        await checkJournal(settings),
         ...(await checkGateway(settings, baseUrl, stringOption(ctx, "api-key") ?? env.KLAXON_API_KEY)),
         checkModemPort(settings)
       );

@@ -95,18 +95,25 @@ export class ReadinessService {
   /** `throttledAddresses` comes from the HTTP edge, which alone counts failed authentications. */
   async check(throttledAddresses: string[]): Promise<Readiness> {
     let error: string | null = null;
+    // -1: the journal cannot be read now.
+    let counts: Pick<Readiness, "outbox" | "undeliverable"> = {
+      outbox: {pending: -1, oldest: null},
+      undeliverable: {count: -1, reasons: []}
+    };
     try {
-      await this.journal.probe(isoTimestamp(this.clock.now()));
+      // Damage seen once stays the reason (a latch): a probe that misses the damaged pages proves nothing.
+      if (this.journal.damage === null) {
+        await this.journal.probe(isoTimestamp(this.clock.now()));
+        counts = this.journal.read(() => ({
+          outbox: this.events.backlog(),
+          undeliverable: withAuditFindings(this.escalations.undeliverable(), this.sweeps.auditor.findings())
+        }));
+      }
     } catch (failure) {
       error = (failure as Error).message;
     }
-    const {outbox, undeliverable} =
-      error === null
-        ? this.journal.read(() => ({
-            outbox: this.events.backlog(),
-            undeliverable: withAuditFindings(this.escalations.undeliverable(), this.sweeps.auditor.findings())
-          }))
-        : {outbox: {pending: -1, oldest: null}, undeliverable: {count: -1, reasons: []}};
+    error = this.journal.damage ?? error;
+    const {outbox, undeliverable} = counts;
     const heartbeats = this.sweeps.heartbeats.health;
     const maintenance = this.sweeps.maintenance.health;
     const auditor = this.sweeps.auditor.health;

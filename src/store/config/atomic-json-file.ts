@@ -26,6 +26,16 @@ function fsyncPath(path: string, flags: string): void {
   }
 }
 
+function writeDurably(path: string, text: string): void {
+  const fd = openSync(path, "w", 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * A lowdb adapter whose writes survive a power cut at any instant: the new text goes to a temp
  * file which is fsynced, the current file is kept as `<file>.bak` (a hard link, so there is no
@@ -74,14 +84,35 @@ export class AtomicJsonFile<T> implements Adapter<T> {
     return next;
   }
 
+  /**
+   * Writes `data` without making the current file the backup: for bookkeeping that is no edit (the
+   * journal's record), so `.bak` stays the copy before the last real change. `patchBackup` brings
+   * the backup's copy of that bookkeeping up to date, so restoring `.bak` never brings a stale one back.
+   */
+  writeKeepingBackup(data: T, patchBackup: (backup: T) => T): Promise<void> {
+    const next = this.chain.then(() => {
+      writeDurably(this.tempPath, JSON.stringify(data, null, 2) + "\n");
+      renameSync(this.tempPath, this.path);
+      if (existsSync(this.backupPath)) {
+        let backup: T;
+        try {
+          backup = JSON.parse(readFileSync(this.backupPath, "utf8")) as T;
+        } catch {
+          // A backup that does not parse is no copy anyone restores: leave it as it is.
+          return fsyncPath(dirname(this.path), "r");
+        }
+        const backupTemp = `${this.backupPath}.tmp`;
+        writeDurably(backupTemp, JSON.stringify(patchBackup(backup), null, 2) + "\n");
+        renameSync(backupTemp, this.backupPath);
+      }
+      fsyncPath(dirname(this.path), "r");
+    });
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
   private writeNow(text: string): void {
-    const fd = openSync(this.tempPath, "w", 0o600);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    writeDurably(this.tempPath, text);
     if (existsSync(this.path)) {
       const backupTemp = `${this.backupPath}.tmp`;
       if (existsSync(backupTemp)) unlinkSync(backupTemp);

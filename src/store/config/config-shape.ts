@@ -48,5 +48,17 @@ export function checkConfigShape<T>(parsed: unknown, path: string, backupNote: s
   if (!isRecord(dashboard) || !(dashboard.password_hash === null || typeof dashboard.password_hash === "string")) {
     return refuse(`has "dashboard" without a "password_hash" (text or null)`);
   }
+  const journal = parsed.journal;
+  if (
+    journal !== undefined &&
+    !(
+      isRecord(journal) &&
+      typeof journal.id === "string" &&
+      Number.isInteger(journal.commits) &&
+      typeof journal.open === "boolean"
+    )
+  ) {
+    return refuse(`has "journal" without its "id" (text), "commits" (a whole number) and "open" (true or false)`);
+  }
   return {...parsed, ...lists, dashboard} as T;
 }

@@ -86,6 +86,16 @@ export interface DashboardCredential {
   password_set_at: string | null;
 }
 
+/**
+ * The journal this config store was last used with (store/journal-record.ts): its id, the commits
+ * it had made at its last seal, and whether a gateway had it open (no clean stop since).
+ */
+export interface JournalRecord {
+  id: string;
+  commits: number;
+  open: boolean;
+}
+
 export interface ConfigData {
   version: 1;
   recipients: Recipient[];
@@ -98,6 +108,8 @@ export interface ConfigData {
   schedules: Schedule[];
   calendar_feeds: CalendarFeedRecord[];
   contact_verifications: ContactVerificationRecord[];
+  /** Absent until a gateway has served on this data dir with a journal that knows itself. */
+  journal?: JournalRecord;
 }
 
 function emptyConfig(): ConfigData {
@@ -175,13 +187,28 @@ export class ConfigStore {
   }
 
   update<T>(mutate: (draft: ConfigData) => T): Promise<T> {
-    const run = this.chain.then(async () => {
+    return this.serialised(async () => {
       const draft = structuredClone(this.db.data);
       const result = mutate(draft);
       await this.adapter.write(draft);
       this.db.data = draft;
       return result;
     });
+  }
+
+  /** Records the journal's identity, leaving `.bak` the copy before the last edit; a store kept in the journal has none. */
+  recordJournal(record: JournalRecord): Promise<void> {
+    return this.serialised(async () => {
+      if (!(this.adapter instanceof AtomicJsonFile)) return;
+      const file = this.adapter as AtomicJsonFile<ConfigData>;
+      const draft = {...structuredClone(this.db.data), journal: record};
+      await file.writeKeepingBackup(draft, (backup) => ({...backup, journal: record}));
+      this.db.data = draft;
+    });
+  }
+
+  private serialised<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(work);
     this.chain = run.catch(() => undefined);
     return run;
   }

@@ -3,6 +3,9 @@ import {MIGRATIONS, NewerJournalError} from "./migrations.js";
 import {Checkpointer} from "./checkpointer.js";
 import {WalGuard} from "./wal-guard.js";
 import {WalSync, type FsyncFunction} from "./wal-sync.js";
+import {isDamage, isStorageError, StorageUnavailableError} from "./storage-errors.js";
+
+export {StorageUnavailableError};
 import type {Logger} from "../../lib/logger.js";
 
 export type Db = Database.Database;
@@ -13,14 +16,6 @@ export function prepareAll<K extends string>(db: Db, sql: Record<K, string>): Re
     K,
     Database.Statement
   >;
-}
-
-/** Thrown when the journal cannot commit (disk full, I/O error, read-only medium): the API answers 503. */
-export class StorageUnavailableError extends Error {
-  override name = "StorageUnavailableError";
-  constructor(override readonly cause: Error) {
-    super(`journal cannot commit: ${cause.message}`);
-  }
 }
 
 export interface JournalOptions {
@@ -42,6 +37,12 @@ export interface JournalOptions {
   replicated?: boolean;
 }
 
+/** Told around a clean close: `beforeClose` may still write; `closedCleanly` once the WAL holds nothing the file lacks. */
+export interface JournalCloseListener {
+  beforeClose(): Promise<void>;
+  closedCleanly(): Promise<void>;
+}
+
 /** A write's result; a committed one carries the effects it registered with `afterCommit`. */
 type Outcome = {ok: true; value: unknown; effects: AfterCommitEffect[]} | {ok: false; error: unknown};
 
@@ -52,20 +53,6 @@ interface PendingWrite {
   work: (db: Db) => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
-}
-
-const STORAGE_ERROR_CODES = new Set([
-  "SQLITE_FULL",
-  "SQLITE_IOERR",
-  "SQLITE_READONLY",
-  "SQLITE_CANTOPEN",
-  "SQLITE_CORRUPT",
-  "SQLITE_NOTADB"
-]);
-
-function isStorageError(error: unknown): boolean {
-  const code = (error as {code?: string})?.code ?? "";
-  return [...STORAGE_ERROR_CODES].some((prefix) => code.startsWith(prefix));
 }
 
 /**
@@ -90,6 +77,9 @@ export class Journal {
   private readonly savepoint: Record<"begin" | "release" | "rollback", Database.Statement>;
   private readonly changeCounter: Database.Statement;
   private closed = false;
+  /** The first damage SQLite reported (SQLITE_CORRUPT, SQLITE_NOTADB) on a commit or a read; it stays. */
+  private damageSeen: string | null = null;
+  private closeListener: JournalCloseListener | null = null;
   /** Set by a commit that failed for lack of storage; cleared by the next commit that succeeds with room to grow. */
   private storageFailing = false;
   /** Commits and the writes they carried (writes/commits is the group-commit factor), and batches replayed isolated. */
@@ -188,7 +178,35 @@ export class Journal {
 
   /** Run a read on the request path; reads never wait for a commit. */
   read<T>(work: (db: Db) => T): T {
-    return work(this.db);
+    try {
+      return work(this.db);
+    } catch (error) {
+      this.noteDamage(error, "a read");
+      throw error;
+    }
+  }
+
+  /**
+   * A damaged file does not mend: the first report is kept (a latch), so /readyz gives one reason
+   * that stays, not a flip-flop as commits that miss the damaged pages succeed between those that hit them.
+   */
+  private noteDamage(error: unknown, during: string): void {
+    if (isDamage(error)) this.markDamaged(`${(error as Error).message}, on ${during}`);
+  }
+
+  /** Latches the journal damaged (the first finding stays): SQLite's words on a commit or read, or a page check's. */
+  markDamaged(finding: string): void {
+    if (this.damageSeen !== null) return;
+    this.damageSeen = `journal ${this.options.path} is damaged (${finding}); restore a backup (docs/operations.md, "A damaged journal")`;
+    this.options.logger.error("journal damaged: the gateway is unready until it is restored", {
+      journal: this.options.path,
+      finding
+    });
+  }
+
+  /** Why the journal is damaged, from the first time SQLite said so; null while it never has. */
+  get damage(): string | null {
+    return this.damageSeen;
   }
 
   private flush(): void {
@@ -313,6 +331,7 @@ export class Journal {
   }
 
   private asFailure(error: unknown): unknown {
+    this.noteDamage(error, "a commit");
     if (!isStorageError(error)) return error;
     this.storageFailing = true;
     return new StorageUnavailableError(error as Error);
@@ -346,9 +365,17 @@ export class Journal {
     return this.storageFailing;
   }
 
+  /** The one listener told around the clean close (the config store's record of this journal). */
+  listenToClose(listener: JournalCloseListener): void {
+    this.closeListener = listener;
+  }
+
   /** Commit what is queued, stop the checkpointer, fold the WAL in, close, and drop the open marker. */
   async close(): Promise<void> {
     if (this.closed) return;
+    const listener = this.closeListener;
+    this.closeListener = null;
+    await listener?.beforeClose();
     while (this.queue.length > 0 || this.flushScheduled || this.walSync.pending)
       await new Promise((resolve) => setImmediate(resolve));
     this.closed = true;
@@ -359,8 +386,10 @@ export class Journal {
     }
     // An emptied WAL loses nothing if a crash follows, so the marker may go before the close; if
     // the checkpoint was blocked, closing the last connection folds the WAL in and deletes it.
-    this.walGuard.releaseIfWalEmpty();
+    // The listener hears of the clean close at the same moment, for the same reason.
+    const emptied = this.walGuard.releaseIfWalEmpty();
+    if (emptied) await listener?.closedCleanly();
     this.db.close();
-    this.walGuard.releaseIfWalEmpty();
+    if (!emptied && this.walGuard.releaseIfWalEmpty()) await listener?.closedCleanly();
   }
 }

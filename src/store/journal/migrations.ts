@@ -323,6 +323,17 @@ export const MIGRATIONS: readonly string[] = [
     reason TEXT NOT NULL,
     found_at TEXT NOT NULL
   ) STRICT;
+  `,
+  // The journal knows itself (docs/operations.md, "The journal's identity"): an id made once, when
+  // this table is, and the commits the journal had made at its last seal. The config store keeps
+  // the same pair, so a start can tell a missing, foreign or older journal from the one it last wrote.
+  `
+  CREATE TABLE journal_identity (
+    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+    id TEXT NOT NULL,
+    commits INTEGER NOT NULL
+  ) STRICT;
+  INSERT INTO journal_identity (singleton, id, commits) VALUES (1, lower(hex(randomblob(16))), 0);
   `
 ];
 

@@ -86,13 +86,15 @@ export class WalGuard {
     this.held = true;
   }
 
-  /** At a clean close: drops the marker once the WAL holds nothing the database file lacks (empty or gone). */
-  releaseIfWalEmpty(): void {
-    if (!this.held) return;
+  /** At a clean close: drops the marker once the WAL holds nothing the database file lacks (empty or gone), and says whether it does. */
+  releaseIfWalEmpty(): boolean {
     const wal = `${this.path}-wal`;
-    if (existsSync(wal) && statSync(wal).size > 0) return;
-    rmSync(this.marker, {force: true});
-    fsyncDir(this.path);
-    this.held = false;
+    if (existsSync(wal) && statSync(wal).size > 0) return false;
+    if (this.held) {
+      rmSync(this.marker, {force: true});
+      fsyncDir(this.path);
+      this.held = false;
+    }
+    return true;
   }
 }
