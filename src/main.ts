@@ -19,6 +19,11 @@ const ACCEPT_WAL_LOSS = "--accept-wal-loss";
 /** The arguments main takes; ACCEPT_JOURNAL_LOSS (store/journal-record.ts) accepts a lost WAL too. */
 const FLAGS = [ACCEPT_WAL_LOSS, ACCEPT_JOURNAL_LOSS];
 /**
+ * Every file the gateway and its children (Litestream) make is private to the service user, whatever
+ * umask it was started under: backups and the standby's copy hold every secret (issue 29).
+ */
+const PRIVATE_FILES_UMASK = 0o077;
+/**
  * Exit status of a start refused until someone acts (a setting, a damaged or missing data file):
  * sysexits' EX_CONFIG, which the systemd unit does not restart on. Anything else exits 1.
  */
@@ -36,6 +41,7 @@ function parseArguments(argv: string[]): {acceptWalLoss: boolean; acceptJournalL
 
 async function main(): Promise<void> {
   const {acceptWalLoss, acceptJournalLoss} = parseArguments(process.argv.slice(2));
+  process.umask(process.umask() | PRIVATE_FILES_UMASK);
   const {settings, configFile} = loadSettings();
   const logger = createLogger(
     settings.log.level,

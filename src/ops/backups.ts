@@ -1,4 +1,4 @@
-import {copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile} from "node:fs/promises";
+import {chmod, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile} from "node:fs/promises";
 import {existsSync} from "node:fs";
 import {join} from "node:path";
 import {isoTimestamp, type Clock} from "../lib/clock.js";
@@ -103,6 +103,8 @@ export class BackupService {
     try {
       await mkdir(partial, {mode: 0o700});
       await this.journal.db.backup(join(partial, BACKUP_FILES.journal));
+      // SQLite makes the copy as the umask allows (0644 under npm start's 022); the copies below keep their source's 0600.
+      await chmod(join(partial, BACKUP_FILES.journal), 0o600);
       await this.copyConfig(join(partial, BACKUP_FILES.config));
       for (const file of Object.values(OPTIONAL_BACKUP_FILES)) {
         if (existsSync(join(this.dataDir, file))) await copyFile(join(this.dataDir, file), join(partial, file));

@@ -26,7 +26,7 @@ describe("what a start leaves in the data dir", () => {
     }
   }, 60_000);
 
-  it("under umask 022 makes the data dir 0700 and the journal, config store and key files 0600", async () => {
+  it("under umask 022 makes the data dir 0700 and the journal, config store, key files and backups 0600", async () => {
     const dataDir = join(tempDir(), "data");
     const gateway = await startGatewayProcess(dataDir, {}, 20_000, {umask: "022"});
     try {
@@ -58,6 +58,18 @@ describe("what a start leaves in the data dir", () => {
       );
       expect(modes).toEqual(Object.fromEntries(Object.keys(modes).map((file) => [file, "600"])));
       expect((statSync(dataDir).mode & 0o777).toString(8)).toBe("700");
+      // A backup holds every secret the data dir does: SQLite's copy of the journal too (issue 29).
+      const backup = await fetch(`${gateway.url}/api/v1/backups`, {method: "POST", headers});
+      expect(backup.status).toBe(201);
+      const {path, files} = (await backup.json()) as {path: string; files: Array<{name: string}>};
+      const backupModes = Object.fromEntries(
+        [...files.map((file) => file.name), "manifest.json"].map((file) => [
+          file,
+          (statSync(join(path, file)).mode & 0o777).toString(8)
+        ])
+      );
+      expect(Object.keys(backupModes)).toContain("journal.sqlite");
+      expect(backupModes).toEqual(Object.fromEntries(Object.keys(backupModes).map((file) => [file, "600"])));
     } finally {
       gateway.child.kill("SIGTERM");
       await gateway.exited;

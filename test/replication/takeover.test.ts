@@ -1,5 +1,5 @@
 import {afterAll, afterEach, describe, expect, it} from "vitest";
-import {readdirSync, readFileSync} from "node:fs";
+import {readdirSync, readFileSync, statSync} from "node:fs";
 import {join} from "node:path";
 import {endOrphanedLitestreams} from "../support/litestream.js";
 import {eventually} from "../support/eventually.js";
@@ -74,13 +74,15 @@ describe("two boxes: the standby takes over from a killed active", () => {
         quiet_hours: quietAroundNow()
       });
 
-      launchBox(b, a, "standby", {KLAXON_SELF_MONITORING_RECIPIENT: admin});
+      // Under npm start's umask: the copy it follows holds every secret, and must be private all the same.
+      launchBox(b, a, "standby", {KLAXON_SELF_MONITORING_RECIPIENT: admin}, {umask: "022"});
       await eventually(
         "b stands by with a copy",
         () => health(b),
         (answer) => answer?.role === "standby" && answer.epoch === 1,
         60_000
       );
+      expect((statSync(join(b.dataDir, "journal.sqlite")).mode & 0o777).toString(8)).toBe("600");
       const refused = await call(b, key, "POST", "/api/v1/notifications/send", {
         recipient_uuid: operator,
         message: "x",

@@ -1,6 +1,6 @@
 import {mkdirSync, readFileSync} from "node:fs";
 import {join} from "node:path";
-import {launchGatewayProcess, type LaunchedGateway} from "./gateway-process.js";
+import {launchGatewayProcess, type LaunchedGateway, type LaunchOptions} from "./gateway-process.js";
 import {requireLitestream} from "./litestream.js";
 import {tempDir} from "./gateway.js";
 import {startSshd, type Sshd} from "./sshd.js";
@@ -51,30 +51,36 @@ export function launchBox(
   box: BoxPlan,
   other: BoxPlan,
   role: "active" | "standby",
-  env: Record<string, string> = {}
+  env: Record<string, string> = {},
+  options: LaunchOptions = {}
 ): LaunchedGateway {
   mkdirSync(box.dataDir, {recursive: true});
-  const launched = launchGatewayProcess(box.dataDir, {
-    KLAXON_HOST: box.host,
-    KLAXON_PORT: String(box.port),
-    KLAXON_LOG_LEVEL: "info",
-    KLAXON_REPLICATION_ROLE: role,
-    KLAXON_REPLICATION_BOX_NAME: box.name,
-    KLAXON_REPLICATION_PEER: urlOf(other),
-    KLAXON_REPLICATION_REPLICA: `sftp://root@${other.host}:${other.sshd.port}${other.incoming}`,
-    KLAXON_REPLICATION_SFTP_KEY_FILE: other.sshd.clientKeyFile,
-    KLAXON_REPLICATION_SFTP_HOST_KEY: other.sshd.hostKey,
-    KLAXON_REPLICATION_INCOMING: box.incoming,
-    KLAXON_REPLICATION_LITESTREAM: requireLitestream(),
-    KLAXON_SMTP_HOST: "127.0.0.1",
-    KLAXON_SMTP_PORT: String(box.smtp.port),
-    KLAXON_SMTP_FROM: `${box.name}@plant.lan`,
-    KLAXON_MODEM_PORT: box.modem.devicePath,
-    // The load and the retries of the takeover test are faster than a client's default budget.
-    KLAXON_RATE_LIMIT_PER_SECOND: "10000",
-    KLAXON_RATE_LIMIT_BURST: "10000",
-    ...env
-  });
+  const launched = launchGatewayProcess(
+    box.dataDir,
+    {
+      KLAXON_HOST: box.host,
+      KLAXON_PORT: String(box.port),
+      KLAXON_LOG_LEVEL: "info",
+      KLAXON_REPLICATION_ROLE: role,
+      KLAXON_REPLICATION_BOX_NAME: box.name,
+      KLAXON_REPLICATION_PEER: urlOf(other),
+      KLAXON_REPLICATION_REPLICA: `sftp://root@${other.host}:${other.sshd.port}${other.incoming}`,
+      KLAXON_REPLICATION_SFTP_KEY_FILE: other.sshd.clientKeyFile,
+      KLAXON_REPLICATION_SFTP_HOST_KEY: other.sshd.hostKey,
+      KLAXON_REPLICATION_INCOMING: box.incoming,
+      KLAXON_REPLICATION_LITESTREAM: requireLitestream(),
+      KLAXON_SMTP_HOST: "127.0.0.1",
+      KLAXON_SMTP_PORT: String(box.smtp.port),
+      KLAXON_SMTP_FROM: `${box.name}@plant.lan`,
+      KLAXON_MODEM_PORT: box.modem.devicePath,
+      // The load and the retries of the takeover test are faster than a client's default budget.
+      KLAXON_RATE_LIMIT_PER_SECOND: "10000",
+      KLAXON_RATE_LIMIT_BURST: "10000",
+      ...env
+    },
+    20_000,
+    options
+  );
   running.push(launched);
   return launched;
 }
