@@ -37,8 +37,8 @@ const LIVE_FILES = [
   ...Object.values(OPTIONAL_BACKUP_FILES)
 ];
 
-/** The backup's config store as restored: without its record of the journal (store/journal-record.ts), see restoreBackup. */
-function validateBackup(backupDir: string): string {
+/** The backup's config store without its record of the journal (see restoreBackup); null when it holds none (copied as it is). */
+function validateBackup(backupDir: string): string | null {
   const journal = join(backupDir, BACKUP_FILES.journal);
   const config = join(backupDir, BACKUP_FILES.config);
   if (!existsSync(journal) || !existsSync(config))
@@ -61,6 +61,7 @@ function validateBackup(backupDir: string): string {
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
     throw new RestoreError(`${config} is not a Klaxon config store (expected a JSON object)`);
+  if (!("journal" in parsed)) return null;
   const {journal: _record, ...restored} = parsed as Record<string, unknown>;
   return JSON.stringify(restored, null, 2) + "\n";
 }
@@ -100,7 +101,7 @@ export function restoreBackup(backupDir: string, dataDir: string, options: {cloc
   const optional = Object.values(OPTIONAL_BACKUP_FILES).filter((file) => existsSync(join(source, file)));
   for (const file of [BACKUP_FILES.journal, BACKUP_FILES.config, ...optional]) {
     const temporary = join(target, `.${file}.restoring`);
-    if (file === BACKUP_FILES.config) writeFileSync(temporary, config, {mode: 0o600});
+    if (file === BACKUP_FILES.config && config !== null) writeFileSync(temporary, config, {mode: 0o600});
     else copyFileSync(join(source, file), temporary);
     if (process.getuid?.() === 0) chownSync(temporary, owner.uid, owner.gid);
     renameSync(temporary, join(target, file));
