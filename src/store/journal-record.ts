@@ -74,7 +74,9 @@ export class JournalRecordKeeper implements JournalCloseListener {
   private constructor(
     private readonly journal: Journal,
     private readonly config: ConfigStore,
-    logger: Logger
+    private readonly logger: Logger,
+    /** As of the last seal (only seals change it): what a record after the close names. */
+    private sealed: JournalIdentity
   ) {
     this.sealedAt = journal.stats.commits;
     this.recorded = config.data.journal ?? null;
@@ -168,17 +170,17 @@ export class JournalRecordKeeper implements JournalCloseListener {
         recorded: record,
         adopted: own
       });
-    const keeper = new JournalRecordKeeper(journal, config, options.logger);
+    const keeper = new JournalRecordKeeper(journal, config, options.logger, own);
     journal.listenToClose(keeper);
     // A journal the record vouched for existed before this start: no failed start will remove it.
-    if (record && !findings.length) await keeper.record(own, true);
+    if (record && !findings.length) await keeper.record(true);
     return keeper;
   }
 
   /** Once serving: the record names this journal, marked open, and the seals begin. */
   async start(): Promise<void> {
     this.started = true;
-    await this.record(await this.seal(), true);
+    await this.tick();
     this.task.start();
   }
 
@@ -186,10 +188,10 @@ export class JournalRecordKeeper implements JournalCloseListener {
     await this.task.stop();
   }
 
-  /** One seal: the commits since the last one counted into the journal, then the count recorded. */
+  /** One seal: the commits since the last one counted into the journal, then the count recorded (open). */
   async tick(): Promise<void> {
-    const identity = await this.seal();
-    if (identity.commits !== this.recorded?.commits) await this.record(identity, true);
+    if (!(await this.seal())) return;
+    if (!this.recorded?.open || this.sealed.commits !== this.recorded.commits) await this.record(true);
   }
 
   async beforeClose(): Promise<void> {
@@ -199,23 +201,34 @@ export class JournalRecordKeeper implements JournalCloseListener {
 
   /** The WAL holds nothing the file lacks: the record may say closed. Never the first record (a start that failed before serving may yet remove a new journal). */
   async closedCleanly(): Promise<void> {
-    if (!this.started && !this.recorded) return;
-    const identity = readIdentityNow(this.journal);
-    await this.record(identity, false);
+    if (this.started || this.recorded) await this.record(false);
   }
 
-  // The seal is a journal commit, awaited until durable: the count recorded after it is never ahead of the file.
-  private async seal() {
+  // The seal is a journal commit, awaited until durable: the count recorded after it is never ahead
+  // of the file. A seal or a record that fails (a full disk) is logged and tried again at the next:
+  // the record guards the journal, it must never stop paging.
+  private async seal(): Promise<boolean> {
     const commits = this.journal.stats.commits - this.sealedAt;
-    if (commits > 0) await this.journal.write((db) => sealCommits(db, commits));
-    this.sealedAt = this.journal.stats.commits;
-    return readIdentityNow(this.journal);
+    try {
+      if (commits > 0) await this.journal.write((db) => sealCommits(db, commits));
+      // The seal's own commit (and any made meanwhile) is not counted: an idle box then seals nothing.
+      this.sealedAt = this.journal.stats.commits;
+      this.sealed = readIdentityNow(this.journal);
+      return true;
+    } catch (error) {
+      this.logger.error("could not seal the journal's commit count", {error: error as Error});
+      return false;
+    }
   }
 
-  private async record(identity: {id: string; commits: number}, open: boolean): Promise<void> {
-    const record = {id: identity.id, commits: identity.commits, open};
-    await this.config.recordJournal(record);
-    this.recorded = record;
+  private async record(open: boolean): Promise<void> {
+    const record = {id: this.sealed.id, commits: this.sealed.commits, open};
+    try {
+      await this.config.recordJournal(record);
+      this.recorded = record;
+    } catch (error) {
+      this.logger.error("could not record the journal in the config store", {error: error as Error, record});
+    }
   }
 }
 
