@@ -13,7 +13,7 @@ import {EventsRepository} from "./store/journal/events.repository.js";
 import {IdempotencyRepository} from "./store/journal/idempotency.repository.js";
 import {ContactFailuresRepository} from "./store/journal/contact-failures.repository.js";
 import type {ConfigStore} from "./store/config/config-store.js";
-import {openStores} from "./store/open-stores.js";
+import {openStores, type OpenStoresOptions} from "./store/open-stores.js";
 import {
   ApiKeysRepository,
   GroupsRepository,
@@ -60,7 +60,8 @@ import {StartFootprint} from "./store/start-footprint.js";
 import {ParserWorkers} from "./lib/parser-workers.js";
 import {JOURNAL_FILE_SUFFIXES} from "./store/journal/wal-guard.js";
 
-export interface GatewayOptions {
+/** With main's `--accept-wal-loss` and `--accept-journal-loss` (OpenStoresOptions). */
+export interface GatewayOptions extends Pick<OpenStoresOptions, "acceptWalLoss" | "acceptJournalLoss"> {
   logger?: Logger;
   clock?: Clock;
   /** Channel drivers instead of the production ones built from settings (tests, development). */
@@ -68,10 +69,6 @@ export interface GatewayOptions {
   runner?: RunnerOptions;
   /** Serve the `@Lane()` routes ahead of Express (default); false sends every request through Ts.ED (tests comparing the two ways in). */
   lane?: boolean;
-  /** Serve even though the journal's WAL was lost at an unclean stop (main's `--accept-wal-loss`). */
-  acceptWalLoss?: boolean;
-  /** Serve from a journal the config store does not vouch for (main's `--accept-journal-loss`), and adopt it. */
-  acceptJournalLoss?: boolean;
 }
 
 export interface Gateway {

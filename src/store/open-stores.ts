@@ -31,6 +31,7 @@ export interface Stores {
 
 export interface OpenStoresOptions {
   logger: Logger;
+  /** Serve even though the journal's WAL was lost at an unclean stop (main's `--accept-wal-loss`, WalGuard). */
   acceptWalLoss?: boolean;
   /** Serve from a journal the config store's record does not vouch for, or that is damaged, and adopt it. */
   acceptJournalLoss?: boolean;
