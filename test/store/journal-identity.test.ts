@@ -170,15 +170,24 @@ describe("damage found while serving", () => {
         body: JSON.stringify({recipient_uuid: uuid, message: "boiler 3 pressure high", priority: "high"})
       });
       expect(sent.status).toBe(503);
-      const reasons = new Set<string>();
+      // Without a key, the public reasons; with one, the journal's own words: each the same in every answer.
+      const answers = new Set<string>();
       for (let poll = 0; poll < 8; poll++) {
-        const ready = await fetch(`${gateway.url}/readyz`);
-        expect(ready.status).toBe(503);
-        reasons.add(((await ready.json()) as {journal: {error: string}}).journal.error);
+        const [open, detailed] = await Promise.all([
+          fetch(`${gateway.url}/readyz`),
+          fetch(`${gateway.url}/readyz`, {headers: {"X-API-Key": keyed["X-API-Key"]}})
+        ]);
+        expect([open.status, detailed.status]).toEqual([503, 503]);
+        const {reasons} = (await open.json()) as {reasons: string[]};
+        const {journal} = (await detailed.json()) as {journal: {error: string; damaged: boolean}};
+        answers.add(JSON.stringify({reasons, journal}));
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
-      expect([...reasons]).toHaveLength(1);
-      expect([...reasons][0]).toMatch(new RegExp(`^journal ${path} is damaged \\(.*malformed`));
+      expect(answers.size).toBe(1);
+      const {reasons, journal} = JSON.parse([...answers][0]) as {reasons: string[]; journal: {error: string}};
+      expect(reasons).toEqual(["the journal is damaged: stop the gateway and restore a backup"]);
+      expect(journal).toMatchObject({damaged: true});
+      expect(journal.error).toMatch(new RegExp(`^journal ${path} is damaged \\(.*malformed`));
     } finally {
       await stop(gateway, "SIGKILL");
     }

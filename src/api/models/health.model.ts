@@ -5,6 +5,7 @@ export class JournalReadinessModel {
   @Required() can_commit: boolean;
   @Integer() @Description("With a key only") schema_version?: number;
   @Nullable(String) @Description("With a key only") error?: string | null;
+  @Description("With a key only: the journal's file is damaged, until it is restored") damaged?: boolean;
 }
 
 export class ChannelStateModel {

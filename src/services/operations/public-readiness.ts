@@ -52,12 +52,14 @@ export function readinessCounts(readiness: Readiness): ReadinessCounts {
 // Words of our own, never an error's message (which may name the data path).
 export function unreadyReasons(readiness: Readiness): string[] {
   const reasons: string[] = [];
-  if (!readiness.journal.can_commit) reasons.push("the journal cannot commit");
+  // Damage is one reason that stays (a latch), whatever else it stops.
+  if (readiness.journal.damaged) reasons.push("the journal is damaged: stop the gateway and restore a backup");
+  else if (!readiness.journal.can_commit) reasons.push("the journal cannot commit");
   const {count} = readiness.undeliverable;
   if (count > 0)
     // Not "cannot reach anyone": an alert that waits for its next step may have paged someone already.
     reasons.push(`${count} open alert${count === 1 ? " is" : "s are"} undeliverable now (see undeliverable)`);
-  if (count < 0) reasons.push("the open alerts cannot be read from the journal");
+  if (count < 0 && !readiness.journal.damaged) reasons.push("the open alerts cannot be read from the journal");
   if (readiness.heartbeats.last_pass_failed) reasons.push("the heartbeat sweep's last pass failed");
   if (readiness.maintenance.last_pass_failed) reasons.push("the maintenance release sweep's last pass failed");
   if (readiness.auditor.last_pass_failed) reasons.push("the paging auditor's last pass failed");

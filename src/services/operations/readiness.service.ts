@@ -19,7 +19,8 @@ import type {UnmappedWarning} from "../integrations/integrations.service.js";
 
 export interface Readiness {
   ready: boolean;
-  journal: {can_commit: boolean; schema_version: number; error: string | null};
+  /** `damaged`: SQLite found the file damaged, once and for good (Journal.damage); `error` then says where. */
+  journal: {can_commit: boolean; schema_version: number; error: string | null; damaged: boolean};
   channels: ChannelState[];
   outbox: {pending: number; oldest: string | null};
   /** Space left where the journal and the config store live; null fields when it cannot be read. */
@@ -122,7 +123,12 @@ export class ReadinessService {
         error === null &&
         undeliverable.count === 0 &&
         ![heartbeats, maintenance, auditor].some((sweep) => sweep.last_pass_failed),
-      journal: {can_commit: error === null, schema_version: this.journal.schemaVersion, error},
+      journal: {
+        can_commit: error === null,
+        schema_version: this.journal.schemaVersion,
+        error,
+        damaged: this.journal.damage !== null
+      },
       channels: this.channels.all(),
       outbox,
       undeliverable,
