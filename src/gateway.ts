@@ -375,7 +375,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       // Open dashboard event streams never finish by themselves: end them first.
       await dashboard.feed.stop();
       await listeners.stop();
-      await mqtt.connections.stop();
+      await mqtt.stop();
       await new Promise<void>((done) => {
         httpServer.close(() => done());
         httpServer.closeIdleConnections();

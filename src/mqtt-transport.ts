@@ -1,17 +1,21 @@
 import {MqttConnections} from "./inbound/mqtt/mqtt-connections.js";
 import type {Clock} from "./lib/clock.js";
 import type {Logger} from "./lib/logger.js";
-import {TimedRegex} from "./lib/timed-regex.js";
 import type {DeviceIntake} from "./services/integrations/device-intake.js";
 import type {IntegrationEvents} from "./services/integrations/integration-events.js";
 import {MqttIntake} from "./services/integrations/mqtt-intake.js";
+import {SupervisedMqttMapper} from "./services/integrations/mqtt-mapper.js";
 import type {IntegrationsRepository} from "./store/config/repositories.js";
 
 /** The MQTT integrations' clients and the intake they hand messages to. */
 export interface MqttTransport {
   connections: MqttConnections;
+  /** The payload mapping's supervised worker (started with the first message). */
+  mapper: SupervisedMqttMapper;
   /** Starts, restarts or stops clients to match the integrations now stored. */
   sync(): Promise<void>;
+  /** Disconnects every client (keeping their sessions), then ends the mapping worker. */
+  stop(): Promise<void>;
 }
 
 /** What the MQTT transport is wired to. */
@@ -30,11 +34,11 @@ export interface MqttTransportDeps {
  */
 export function createMqttTransport(deps: MqttTransportDeps, logger: Logger): MqttTransport {
   const {integrations, intake, events, clock} = deps;
-  const regex = new TimedRegex();
+  const mapper = new SupervisedMqttMapper(logger.child({component: "mqtt-mapper"}));
   const mqttIntake = new MqttIntake({
     integrations,
     intake,
-    matcher: (pattern, text) => regex.match(pattern, text),
+    map: mapper.map,
     known: (integration, alertId) => events.known(integration, alertId)
   });
   const connections = new MqttConnections(
@@ -44,9 +48,20 @@ export function createMqttTransport(deps: MqttTransportDeps, logger: Logger): Mq
   );
   return {
     connections,
-    sync: () =>
-      connections
-        .sync(mqttIntake.endpoints())
-        .catch((error: unknown) => logger.error("mqtt clients could not be updated", {error: (error as Error).message}))
+    mapper,
+    stop: async () => {
+      await connections.stop();
+      await mapper.stop();
+    },
+    sync: async () => {
+      const endpoints = mqttIntake.endpoints();
+      // The mapping worker first: a client's first messages (a session's queue) then find it ready.
+      if (endpoints.length) await mapper.start();
+      await connections
+        .sync(endpoints)
+        .catch((error: unknown) =>
+          logger.error("mqtt clients could not be updated", {error: (error as Error).message})
+        );
+    }
   };
 }

@@ -1,12 +1,11 @@
-import type {RegexMatcher} from "../../domain/integration-rules.js";
 import type {MqttEndpoint, MqttIntegrationFields} from "../../domain/mqtt.js";
 import type {IntegrationRecord} from "../../store/config/config-store.js";
 import type {IntegrationsRepository} from "../../store/config/repositories.js";
-import {AppError} from "../shared/errors.js";
 import {SerialByKey} from "../../lib/serial-by-key.js";
 import type {DeviceIntake, DeviceMessage} from "./device-intake.js";
 import type {InboundAction} from "./integration-payloads.js";
-import {defaultClientId, mqttActions} from "./mqtt-mapping.js";
+import {defaultClientId} from "./mqtt-mapping.js";
+import type {MqttMap} from "./mqtt-mapper.js";
 
 /** A payload larger than this is refused and counted; the broker itself drops packets over 1 MiB for us. */
 export const MQTT_PAYLOAD_MAX_BYTES = 64 * 1024;
@@ -28,7 +27,8 @@ export type KnownAlert = (integration: IntegrationRecord, alertId: string) => bo
 export interface MqttIntakeDeps {
   integrations: IntegrationsRepository;
   intake: DeviceIntake;
-  matcher: RegexMatcher;
+  /** The mapping (mqtt-mapping.ts), run behind a bulkhead: SupervisedMqttMapper. */
+  map: MqttMap;
   known: KnownAlert;
 }
 
@@ -85,15 +85,12 @@ export class MqttIntake {
       );
       return;
     }
-    let mapping;
-    try {
-      mapping = mqttActions(integration, topic, text, this.deps.matcher);
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      this.intake.refuse(integration, message, error.message);
+    const mapped = await this.deps.map(integration, topic, text);
+    if ("refused" in mapped) {
+      this.intake.refuse(integration, message, mapped.refused);
       return;
     }
-    const {actions, note} = mapping;
+    const {actions, note} = mapped.mapping;
     if (!actions.length) {
       await this.intake.take(integration, message, actions, note);
       return;

@@ -112,3 +112,25 @@ export function mqttActions(
   notes.push(integration.rules?.length ? "no rule matched" : "no mapping matched");
   return {actions: [], note: notes.join("; ")};
 }
+
+/** One message for the mapping worker: its integration (by id in the batch), the topic and the payload as text. */
+export interface MqttMappingItem {
+  id: number;
+  integrationId: string;
+  topic: string;
+  payload: string;
+}
+
+/** Messages handed to the mapping worker at once, with the integrations they name (as stored, no password). */
+export interface MqttMappingWork {
+  integrations: Record<string, MqttIntegration>;
+  items: MqttMappingItem[];
+}
+
+/** One message's mapping, or why it is invalid (what the HTTP route would refuse). */
+export type MqttMappingResult = {id: number; mapping: MqttMapping} | {id: number; invalid: string};
+
+/** The mapping worker's answer to one batch, in its order. */
+export interface MqttMappingEvent {
+  results: MqttMappingResult[];
+}
