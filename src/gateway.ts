@@ -273,6 +273,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const pruner = new PeriodicTask("idempotency-prune", 3600_000, () => idempotency.prune(), logger);
   // The device doors register their parser workers here once they start (below), for /metrics and /readyz.
   const parserWorkers = new ParserWorkers();
+  parserWorkers.register("mqtt-mapper", () => mqtt.mapper.report());
   const operations = createOperations({
     settings,
     replication,

@@ -55,8 +55,9 @@ export function createMqttTransport(deps: MqttTransportDeps, logger: Logger): Mq
     },
     sync: async () => {
       const endpoints = mqttIntake.endpoints();
-      // The mapping worker first: a client's first messages (a session's queue) then find it ready.
-      if (endpoints.length) await mapper.start();
+      // The mapping worker starts beside the clients (loading it takes a moment): their first
+      // messages, a session's queue, wait for it in the mapper rather than for a first message.
+      if (endpoints.length) void mapper.start();
       await connections
         .sync(endpoints)
         .catch((error: unknown) =>

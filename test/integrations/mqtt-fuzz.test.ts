@@ -103,6 +103,10 @@ describe("MQTT payload fuzz", () => {
       );
       expect(stats.received).toBe(messages.length);
       expect((await rig.gw.call("GET", "/healthz")).status).toBe(200);
+      // The mapping worker is on /metrics and /readyz; none of these payloads ended it.
+      expect(rig.gw.gateway.parserWorkers.reports()).toContainEqual(
+        expect.objectContaining({name: "mqtt-mapper", running: true, crashes: {throw: 0, hang: 0, memory: 0, exit: 0}})
+      );
 
       // Afterwards an alarm pages at once. The fuzz's own fires are resolved first, so the probe
       // does not join their storm and wait for its next page.

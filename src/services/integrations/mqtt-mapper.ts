@@ -1,4 +1,5 @@
 import type {Logger} from "../../lib/logger.js";
+import type {ParserWorkerReport} from "../../lib/parser-workers.js";
 import {
   SupervisedWorker,
   workerModule,
@@ -114,6 +115,11 @@ export class SupervisedMqttMapper {
 
   stats(): SupervisedWorkerStats {
     return this.worker.stats();
+  }
+
+  /** For /metrics and /readyz (lib/parser-workers.ts): nothing until the first MQTT integration starts it. */
+  report(): ParserWorkerReport | null {
+    return this.starting ? {...this.worker.stats(), counters: {poisoned: this.poisoned}} : null;
   }
 
   async stop(): Promise<void> {
