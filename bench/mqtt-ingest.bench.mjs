@@ -103,10 +103,12 @@ function flood(url, count, perSecond, prefix) {
 
 /** An mqtt integration of the bench recipient on `broker`, once its client is connected; returns a reader of it. */
 async function createIntegration({port, headers, recipientUuid}, broker, name, topics) {
+  // The telemetry is mapped by nothing: kept and counted (unmapped: keep), not paged.
   const body = {
     kind: "mqtt",
     name,
     target: recipientUuid,
+    unmapped: "keep",
     default_priority: "critical",
     broker_url: broker.url,
     topics

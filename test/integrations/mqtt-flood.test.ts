@@ -29,6 +29,8 @@ describe("an MQTT flood on other topics", () => {
       body: {
         name: "plant broker",
         kind: "mqtt",
+        // The flood is telemetry nobody maps: kept and counted, not paged.
+        unmapped: "keep",
         target,
         default_priority: "critical",
         broker_url: broker.url,

@@ -92,7 +92,10 @@ export class MqttIntake {
     }
     const {actions, note} = mapped.mapping;
     if (!actions.length) {
-      await this.intake.take(integration, message, actions, note);
+      // Kept or counted only: nothing to order. Paged (unmapped: page, the default), it is an alert
+      // keyed by its topic, and one topic's messages then run in order like any alert's.
+      if (integration.unmapped === "keep") await this.intake.take(integration, message, actions, note);
+      else await this.serial.run(`topic:${topic}`, () => this.intake.take(integration, message, actions, note));
       return;
     }
     const keys = actions.map((action) => `${action.action === "heartbeat" ? "heartbeat" : "alert"}:${action.alert_id}`);
