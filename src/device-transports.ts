@@ -1,4 +1,4 @@
-import {readFileSync} from "node:fs";
+import {readSmallFile} from "./lib/small-file.js";
 import {hostname} from "node:os";
 import type {Settings} from "./settings/defaults.js";
 import type {Clock} from "./lib/clock.js";
@@ -21,9 +21,10 @@ export function inboundEmailDomain(settings: Settings): string {
   return hostname();
 }
 
-function readPem(path: string, what: string): Buffer {
+/** A certificate or key, read off the main thread; a FIFO, device or directory is refused unread (lib/small-file.ts). */
+async function readPem(path: string, what: string): Promise<Buffer> {
   try {
-    return readFileSync(path);
+    return await readSmallFile(path);
   } catch (error) {
     throw new Error(`inbound_email.${what}: cannot read ${path}: ${(error as Error).message}`, {cause: error});
   }
@@ -89,7 +90,10 @@ async function startEmailTransport(
       domain: inboundEmailDomain(settings),
       maxBytes: config.max_bytes,
       tls: config.tls_cert_file
-        ? {cert: readPem(config.tls_cert_file, "tls_cert_file"), key: readPem(config.tls_key_file, "tls_key_file")}
+        ? {
+            cert: await readPem(config.tls_cert_file, "tls_cert_file"),
+            key: await readPem(config.tls_key_file, "tls_key_file")
+          }
         : null,
       auth: config.user && config.password ? {user: config.user, password: config.password} : null,
       maxSessionsPerAddress: config.max_sessions_per_address,
