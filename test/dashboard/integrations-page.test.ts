@@ -1,0 +1,159 @@
+import net from "node:net";
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import type {Browser, Page} from "playwright-core";
+import {ALL_CHANNELS_CONFIGURED, createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
+import {launchChromium, openContext, signInThroughPage} from "./support/browser.js";
+import {setAdminPassword} from "./support/dashboard-client.js";
+
+// The Integrations page in a real browser, signed in once: each test adds to what the last left.
+let gw: TestGateway;
+let browser: Browser;
+let page: Page;
+let outside: string[];
+let scriptErrors: string[];
+
+beforeAll(async () => {
+  gw = await startTestGateway(ALL_CHANNELS_CONFIGURED);
+  await createRecipient(gw, {name: "Maria Schmidt", email: "maria@factory.lan", phone: null});
+  await setAdminPassword(gw);
+  browser = await launchChromium();
+  ({page, outside, scriptErrors} = await openContext(browser));
+  await signInThroughPage(page, gw.url, "integrations");
+  await page.locator("h1", {hasText: "Integrations"}).waitFor();
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+});
+
+async function go(path: string) {
+  await page.goto(`${gw.url}/dashboard/#/${path}`);
+  await page.locator("h1").first().waitFor();
+}
+
+describe("the Integrations page in a real browser", () => {
+  it("rotates an integration's secret and URL, showing the new secret once", async () => {
+    const target = (await gw.call("GET", "/api/v1/recipients")).body.items[0].uuid;
+    const before = (
+      await gw.call("POST", "/api/v1/integrations", {body: {name: "scada-line-3", kind: "generic", target}})
+    ).body;
+    await go("integrations");
+    // The page is already open at this address from the test before: load it again to see the new integration.
+    await page.reload();
+    const card = () => page.locator("article", {hasText: "scada-line-3"});
+    await card().waitFor();
+    page.once("dialog", (dialog) => void dialog.accept());
+    await card().getByRole("button", {name: "Rotate credentials"}).click();
+    const secret = page.locator("section.secret-once code");
+    await secret.waitFor();
+    const shown = (await secret.textContent()) as string;
+    expect(shown).toMatch(/^whsec_/);
+    expect(shown).not.toBe(before.secret);
+    const url = (await card().locator("code").textContent()) as string;
+    expect(url).not.toBe(before.url);
+    const fire = (address: string) =>
+      fetch(address, {
+        method: "POST",
+        headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({alert_id: "pump-2", action: "fire", title: "Pump 2 stalled"})
+      });
+    expect((await fire(before.url)).status).toBe(401);
+    expect((await fire(url)).status).toBe(202);
+  });
+
+  it("adds an email integration with rules, then shows its address, counters and kept messages", async () => {
+    await go("integrations");
+    await page.reload();
+    const form = page.locator("form", {hasText: "Add an integration"});
+    await form.getByLabel("Name").fill("nas-01");
+    await form.getByLabel("Kind").selectOption("email");
+    await form.getByLabel("Text or pattern").fill("(unclosed");
+    await form.getByLabel("Match").selectOption("regex");
+    await form.getByRole("button", {name: "Add integration"}).click();
+    // The gateway's words land beside the rule's pattern.
+    const patternError = form.locator(".field", {has: page.getByLabel("Text or pattern")}).locator(".field-error");
+    await expect.poll(() => patternError.textContent()).toMatch(/not a regular expression/);
+    await form.getByLabel("Text or pattern").fill("Volume (\\d+) .*degraded");
+    await form.getByLabel("Alert key").fill("volume-{1}");
+    await form.getByLabel("Priority", {exact: true}).last().selectOption("critical");
+    await form.getByRole("button", {name: "Add rule"}).click();
+    await form.getByLabel("Text or pattern").nth(1).fill("repaired");
+    await form.getByLabel("Then").nth(1).selectOption("resolve");
+    await form.getByRole("button", {name: "Add integration"}).click();
+    await page
+      .getByText(/Integration nas-01 added\. Devices mail [0-9a-f]{24}@/)
+      .first()
+      .waitFor();
+
+    const created = (await gw.call("GET", "/api/v1/integrations?limit=200")).body.items.find(
+      (item: {name: string}) => item.name === "nas-01"
+    );
+    expect(created.rules).toEqual([
+      {
+        field: "subject",
+        match: "regex",
+        pattern: "Volume (\\d+) .*degraded",
+        action: "fire",
+        alert_key: "volume-{1}",
+        priority: "critical"
+      },
+      {field: "subject", match: "contains", pattern: "repaired", action: "resolve"}
+    ]);
+    const intake = gw.gateway.deviceIntake;
+    const record = gw.gateway.config.data.integrations.find((item) => item.id === created.id)!;
+    const message = {
+      transport: "email" as const,
+      origin: "nas-01@plant.lan",
+      summary: "Weekly report",
+      body: "All volumes healthy",
+      size: 30
+    };
+    // Kept, not paged: this card shows the log of an integration set to keep what maps to nothing.
+    await intake.take({...record, unmapped: "keep"}, message, []);
+    intake.refuse(record, {...message, summary: "(not read)"}, "too large: 9000 bytes, the limit is 4096");
+    await gw.gateway.journal.write(() => undefined);
+
+    await page.reload();
+    const card = page.locator("article.integration", {hasText: "nas-01"});
+    await card.waitFor();
+    expect(await card.locator("code").first().textContent()).toBe(created.address);
+    expect(await card.locator(".integration-stats").textContent()).toBe(
+      "2 received: 0 accepted, 1 unmapped, 1 refused"
+    );
+    expect(await card.locator(".integration-error").textContent()).toMatch(
+      /^too large: 9000 bytes, the limit is 4096 \(/
+    );
+    await card.locator("summary", {hasText: "Kept messages"}).click();
+    const rows = card.locator("tbody tr");
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.first().textContent()).toContain("too large: 9000 bytes");
+    expect(await rows.nth(1).textContent()).toContain("Weekly report");
+    expect(await rows.nth(1).textContent()).toContain("matched no rule");
+  });
+
+  it("shows an MQTT integration's broker, and why it is down", async () => {
+    const target = (await gw.call("GET", "/api/v1/recipients")).body.items[0].uuid;
+    // A loopback port with nothing listening: the broker is down.
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as net.AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const broker = `mqtt://127.0.0.1:${port}`;
+    const body = {name: "press-line", kind: "mqtt", target, broker_url: broker, topics: ["plant/press/#"]};
+    expect((await gw.call("POST", "/api/v1/integrations", {body})).status).toBe(201);
+    const brokerLine = page.locator("article.integration", {hasText: "press-line"}).locator("dd", {hasText: broker});
+    await expect
+      .poll(async () => {
+        await page.reload();
+        await brokerLine.waitFor();
+        return brokerLine.textContent();
+      })
+      .toMatch(new RegExp(`^${broker} \\(plant/press/#\\), down since .*: .*ECONNREFUSED`));
+    expect(await brokerLine.getAttribute("class")).toBe("integration-error");
+  });
+
+  it("loaded nothing from outside the box and threw no script errors", () => {
+    expect(outside).toEqual([]);
+    expect(scriptErrors).toEqual([]);
+  });
+});
