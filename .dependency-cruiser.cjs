@@ -2,7 +2,7 @@
 // command. Each rule names a layer and lists the only folders it may import; anything else is an
 // import running up a layer (or sideways into a part that is not its contract), which is an error.
 //
-//   composition root  main.ts, gateway.ts, server.ts           (nothing imports these but each other)
+//   composition root  main.ts, server.ts, boot/               (nothing imports these but each other)
 //   edge              api/ -> dashboard/, ops/ (its HTTP face) cli/ -> ops/ (restore)
 //   services level    outbox/, ops/ -> services/
 //                     services/ -> channels/ (contract only), store/, domain/, settings/, lib/
@@ -56,9 +56,9 @@ module.exports = {
       name: "composition-root",
       severity: "error",
       comment:
-        "main.ts, standby.ts (one of two boxes), gateway.ts and server.ts wire the gateway; nothing below them may import them.",
-      from: {pathNot: "^src/(main|standby|gateway)\\.ts$"},
-      to: {path: "^src/(main|standby|gateway|server|device-transports)\\.ts$"}
+        "main.ts, server.ts and boot/ (the gateway's assembly, the standby role, the device transports) wire the gateway; nothing below them may import them.",
+      from: {pathNot: ["^src/main\\.ts$", "^src/boot/"]},
+      to: {path: ["^src/(main|server)\\.ts$", "^src/boot/"]}
     },
     {
       name: "domain-is-pure",
@@ -202,7 +202,7 @@ module.exports = {
       name: "framework-at-the-edge",
       severity: "error",
       comment: "Ts.ED belongs to api/ and the composition root; services never speak HTTP.",
-      from: {path: "^src/", pathNot: ["^src/api/", "^src/(gateway|server)\\.ts$"]},
+      from: {path: "^src/", pathNot: ["^src/api/", "^src/server\\.ts$", "^src/boot/gateway\\.ts$"]},
       to: {path: "(^|/)node_modules/@tsed/"}
     }
   ],

@@ -4,7 +4,7 @@
 //
 // Usage: node bench/escalation-gateway.mjs <data dir> <port>
 
-import {startGateway} from "../dist/gateway.js";
+import {startGateway} from "../dist/boot/gateway.js";
 import {settingsWith} from "../dist/settings/load-settings.js";
 import {createLogger} from "../dist/lib/logger.js";
 import {CHANNELS} from "../dist/domain/vocabulary.js";

@@ -27,7 +27,7 @@ import {fileURLToPath} from "node:url";
 import {performance} from "node:perf_hooks";
 import {setTimeout as sleep} from "node:timers/promises";
 import Database from "better-sqlite3";
-import {startGateway} from "../dist/gateway.js";
+import {startGateway} from "../dist/boot/gateway.js";
 import {createLogger} from "../dist/lib/logger.js";
 import {CHANNELS} from "../dist/domain/vocabulary.js";
 import {InstantDriver, benchSettings} from "./escalation-gateway.mjs";

@@ -1,8 +1,8 @@
 import {journalStream, loadSettings, SettingsError} from "./settings/load-settings.js";
 import {createLogger, logFormatFor} from "./lib/logger.js";
-import {startGateway} from "./gateway.js";
+import {startGateway} from "./boot/gateway.js";
 import type {LivenessProbe} from "./ops/liveness.js";
-import {startBox} from "./standby.js";
+import {startBox} from "./boot/standby.js";
 import {SystemdNotifier} from "./ops/systemd-notify.js";
 import {Watchdog} from "./ops/watchdog.js";
 import {CorruptConfigError} from "./store/config/atomic-json-file.js";

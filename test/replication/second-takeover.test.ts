@@ -2,7 +2,7 @@ import {afterAll, afterEach, describe, expect, it} from "vitest";
 import {readFileSync} from "node:fs";
 import {createServer} from "node:net";
 import {join} from "node:path";
-import {startBox, type Box} from "../../src/standby.js";
+import {startBox, type Box} from "../../src/boot/standby.js";
 import {beaconOfReplica} from "../../src/ops/replication/replica-probe.js";
 import {settingsWith} from "../../src/settings/load-settings.js";
 import {createLogger} from "../../src/lib/logger.js";

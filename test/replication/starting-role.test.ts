@@ -2,7 +2,7 @@ import {afterAll, afterEach, describe, expect, it} from "vitest";
 import {existsSync, readdirSync, readFileSync} from "node:fs";
 import {join} from "node:path";
 import fc from "fast-check";
-import {servesOrOutranks, startBox, type Box} from "../../src/standby.js";
+import {servesOrOutranks, startBox, type Box} from "../../src/boot/standby.js";
 import type {PeerAnswer} from "../../src/ops/replication/peer-watch.js";
 import {beaconOfReplica} from "../../src/ops/replication/replica-probe.js";
 import {SupervisedProcess} from "../../src/ops/replication/supervised-process.js";

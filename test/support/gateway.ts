@@ -1,7 +1,7 @@
 import {mkdtempSync, readFileSync, rmSync} from "node:fs";
 import {tmpdir} from "node:os";
 import {join} from "node:path";
-import {startGateway, type Gateway} from "../../src/gateway.js";
+import {startGateway, type Gateway} from "../../src/boot/gateway.js";
 import {settingsWith} from "../../src/settings/load-settings.js";
 import type {Settings} from "../../src/settings/defaults.js";
 import {createLogger} from "../../src/lib/logger.js";

@@ -1,21 +1,21 @@
 import {existsSync, mkdirSync, renameSync, rmSync} from "node:fs";
 import {dirname, join, resolve} from "node:path";
 import {hostname} from "node:os";
-import type {Settings} from "./settings/defaults.js";
-import {createLogger, type Logger} from "./lib/logger.js";
-import {isoTimestamp, systemClock} from "./lib/clock.js";
+import type {Settings} from "../settings/defaults.js";
+import {createLogger, type Logger} from "../lib/logger.js";
+import {isoTimestamp, systemClock} from "../lib/clock.js";
 import {startGateway, type Gateway, type GatewayOptions} from "./gateway.js";
-import {openStandbyFront, type StandbyFront} from "./api/standby/standby-front.js";
-import {askPeer, PeerWatch, type PeerAnswer} from "./ops/replication/peer-watch.js";
-import {SupervisedProcess} from "./ops/replication/supervised-process.js";
-import {beaconOfReplica} from "./ops/replication/replica-probe.js";
-import {EPOCH_DOCUMENT, LITESTREAM_PID_FILE} from "./ops/replication/replication.js";
-import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
-import {DataDirLock} from "./ops/data-dir-lock.js";
-import {readBeaconFrom} from "./store/journal/replication.repository.js";
-import {openStores} from "./store/open-stores.js";
-import {JOURNAL_FILE_SUFFIXES} from "./store/journal/wal-guard.js";
-import {SYSTEM_ACTOR} from "./domain/actor.js";
+import {openStandbyFront, type StandbyFront} from "../api/standby/standby-front.js";
+import {askPeer, PeerWatch, type PeerAnswer} from "../ops/replication/peer-watch.js";
+import {SupervisedProcess} from "../ops/replication/supervised-process.js";
+import {beaconOfReplica} from "../ops/replication/replica-probe.js";
+import {EPOCH_DOCUMENT, LITESTREAM_PID_FILE} from "../ops/replication/replication.js";
+import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "../ops/backup-layout.js";
+import {DataDirLock} from "../ops/data-dir-lock.js";
+import {readBeaconFrom} from "../store/journal/replication.repository.js";
+import {openStores} from "../store/open-stores.js";
+import {JOURNAL_FILE_SUFFIXES} from "../store/journal/wal-guard.js";
+import {SYSTEM_ACTOR} from "../domain/actor.js";
 
 /** How often the follower applies what reached the replica: a fifth of a second behind at most. */
 const FOLLOW_INTERVAL = "200ms";

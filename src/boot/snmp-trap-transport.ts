@@ -1,13 +1,13 @@
-import {TrapListener} from "./inbound/snmp/trap-listener.js";
-import type {Clock} from "./lib/clock.js";
-import type {Logger} from "./lib/logger.js";
-import type {ParserWorkers} from "./lib/parser-workers.js";
-import {RateLimiter} from "./lib/rate-limiter.js";
-import type {IntegrationsRepository} from "./store/config/repositories.js";
-import type {DeviceIntake} from "./services/integrations/device-intake.js";
-import {SnmpTrapIntake} from "./services/integrations/snmp-intake.js";
-import type {Settings} from "./settings/defaults.js";
-import {SettingsError} from "./settings/load-settings.js";
+import {TrapListener} from "../inbound/snmp/trap-listener.js";
+import type {Clock} from "../lib/clock.js";
+import type {Logger} from "../lib/logger.js";
+import type {ParserWorkers} from "../lib/parser-workers.js";
+import {RateLimiter} from "../lib/rate-limiter.js";
+import type {IntegrationsRepository} from "../store/config/repositories.js";
+import type {DeviceIntake} from "../services/integrations/device-intake.js";
+import {SnmpTrapIntake} from "../services/integrations/snmp-intake.js";
+import type {Settings} from "../settings/defaults.js";
+import {SettingsError} from "../settings/load-settings.js";
 
 /**
  * Starts the SNMP trap listener when snmp.trap_port is set (null when it is 0, the default),

@@ -1,105 +1,60 @@
 import {join, resolve} from "node:path";
-import {openHttpFront, type HttpFront} from "./server.js";
-import type {Settings} from "./settings/defaults.js";
-import {createLogger, type Logger} from "./lib/logger.js";
-import {systemClock, type Clock} from "./lib/clock.js";
-import {PeriodicTask} from "./lib/periodic-task.js";
-import type {Journal} from "./store/journal/journal.js";
-import {NotificationsRepository} from "./store/journal/notifications.repository.js";
-import {EscalationsRepository} from "./store/journal/escalations.repository.js";
-import {AttemptsRepository} from "./store/journal/attempts.repository.js";
-import {AuditRepository} from "./store/journal/audit.repository.js";
-import {EventsRepository} from "./store/journal/events.repository.js";
-import {IdempotencyRepository} from "./store/journal/idempotency.repository.js";
-import {ContactFailuresRepository} from "./store/journal/contact-failures.repository.js";
-import type {ConfigStore} from "./store/config/config-store.js";
-import {openStores, type OpenStoresOptions} from "./store/open-stores.js";
+import {openHttpFront, type HttpFront} from "../server.js";
+import type {Settings} from "../settings/defaults.js";
+import {createLogger} from "../lib/logger.js";
+import {systemClock} from "../lib/clock.js";
+import {PeriodicTask} from "../lib/periodic-task.js";
+import {NotificationsRepository} from "../store/journal/notifications.repository.js";
+import {EscalationsRepository} from "../store/journal/escalations.repository.js";
+import {AttemptsRepository} from "../store/journal/attempts.repository.js";
+import {AuditRepository} from "../store/journal/audit.repository.js";
+import {EventsRepository} from "../store/journal/events.repository.js";
+import {IdempotencyRepository} from "../store/journal/idempotency.repository.js";
+import {ContactFailuresRepository} from "../store/journal/contact-failures.repository.js";
+import {openStores} from "../store/open-stores.js";
 import {
   ApiKeysRepository,
   GroupsRepository,
   RecipientsRepository,
   WebhooksRepository
-} from "./store/config/repositories.js";
-import {AuditService} from "./services/shared/audit.service.js";
-import {ApiKeysService, INITIAL_ADMIN_KEY_FILE} from "./services/keys/api-keys.service.js";
-import {ChannelStatusService} from "./services/shared/channel-status.service.js";
-import type {RecipientsService} from "./services/recipients/recipients.service.js";
-import type {GroupsService} from "./services/recipients/groups.service.js";
-import {createDirectory} from "./services/recipients/directory.js";
-import {configurationWarnings} from "./services/recipients/paging-target.js";
-import type {HandoffNotices} from "./services/recipients/handoff-notices.service.js";
-import {IdempotencyService} from "./services/notifications/idempotency.service.js";
-import {NotificationsService} from "./services/notifications/notifications.service.js";
-import {ReadinessService} from "./services/operations/readiness.service.js";
-import {EventPublisher} from "./services/notifications/event-publisher.js";
-import {StormGrouping} from "./services/notifications/storm-grouping.js";
-import {EscalationRunner, type RunnerOptions} from "./services/escalation/escalation-runner.service.js";
-import {ChannelRegistry} from "./channels/channel-registry.js";
-import type {ChannelDriver} from "./channels/channel.js";
-import {createChannelDrivers} from "./channels/index.js";
-import {AckLinkSigner} from "./lib/ack-link.js";
-import {AckLinksService} from "./services/notifications/ack-links.service.js";
-import {createWebhooks, type Webhooks} from "./outbox/index.js";
-import {WebhooksService} from "./services/webhooks/webhooks.service.js";
-import {HeartbeatStatesRepository} from "./store/journal/heartbeat-states.repository.js";
-import {MaintenanceWindowsRepository} from "./store/journal/maintenance-windows.repository.js";
-import {createMaintenance, MaintenanceService, type Maintenance} from "./services/maintenance/index.js";
-import {HeartbeatsService} from "./services/heartbeats/heartbeats.service.js";
-import {createHeartbeats, type Heartbeats} from "./services/heartbeats/index.js";
-import {createIntegrations} from "./services/integrations/index.js";
+} from "../store/config/repositories.js";
+import {AuditService} from "../services/shared/audit.service.js";
+import {ApiKeysService, INITIAL_ADMIN_KEY_FILE} from "../services/keys/api-keys.service.js";
+import {ChannelStatusService} from "../services/shared/channel-status.service.js";
+import {createDirectory} from "../services/recipients/directory.js";
+import {configurationWarnings} from "../services/recipients/paging-target.js";
+import {IdempotencyService} from "../services/notifications/idempotency.service.js";
+import {NotificationsService} from "../services/notifications/notifications.service.js";
+import {ReadinessService} from "../services/operations/readiness.service.js";
+import {EventPublisher} from "../services/notifications/event-publisher.js";
+import {StormGrouping} from "../services/notifications/storm-grouping.js";
+import {EscalationRunner} from "../services/escalation/escalation-runner.service.js";
+import {ChannelRegistry} from "../channels/channel-registry.js";
+import {createChannelDrivers} from "../channels/index.js";
+import {AckLinkSigner} from "../lib/ack-link.js";
+import {AckLinksService} from "../services/notifications/ack-links.service.js";
+import {createWebhooks} from "../outbox/index.js";
+import {WebhooksService} from "../services/webhooks/webhooks.service.js";
+import {HeartbeatStatesRepository} from "../store/journal/heartbeat-states.repository.js";
+import {MaintenanceWindowsRepository} from "../store/journal/maintenance-windows.repository.js";
+import {createMaintenance, MaintenanceService} from "../services/maintenance/index.js";
+import {HeartbeatsService} from "../services/heartbeats/heartbeats.service.js";
+import {createHeartbeats} from "../services/heartbeats/index.js";
+import {createIntegrations} from "../services/integrations/index.js";
 import {createMqttTransport} from "./mqtt-transport.js";
-import type {DeviceIntake} from "./services/integrations/device-intake.js";
 import {inboundEmailDomain, startDeviceListeners} from "./device-transports.js";
-import {RemoteControlService} from "./services/remote-control/remote-control.service.js";
-import {Runtime} from "./api/runtime.js";
-import {requestRecorder} from "./api/http/pipeline.js";
-import {createDashboard} from "./dashboard/index.js";
-import {createOperations, type Operations} from "./ops/index.js";
-import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "./ops/backup-layout.js";
-import {StartFootprint} from "./store/start-footprint.js";
-import {ParserWorkers} from "./lib/parser-workers.js";
-import {JOURNAL_FILE_SUFFIXES} from "./store/journal/wal-guard.js";
+import {RemoteControlService} from "../services/remote-control/remote-control.service.js";
+import {Runtime} from "../api/runtime.js";
+import {requestRecorder} from "../api/http/pipeline.js";
+import {createDashboard} from "../dashboard/index.js";
+import {createOperations} from "../ops/index.js";
+import {BACKUP_FILES, OPTIONAL_BACKUP_FILES} from "../ops/backup-layout.js";
+import {StartFootprint} from "../store/start-footprint.js";
+import {ParserWorkers} from "../lib/parser-workers.js";
+import {JOURNAL_FILE_SUFFIXES} from "../store/journal/wal-guard.js";
+import type {Gateway, GatewayOptions} from "./gateway-contract.js";
 
-/** With main's `--accept-wal-loss` and `--accept-journal-loss` (OpenStoresOptions). */
-export interface GatewayOptions extends Pick<OpenStoresOptions, "acceptWalLoss" | "acceptJournalLoss"> {
-  logger?: Logger;
-  clock?: Clock;
-  /** Channel drivers instead of the production ones built from settings (tests, development). */
-  drivers?: ChannelDriver[];
-  runner?: RunnerOptions;
-  /** Serve the `@Lane()` routes ahead of Express (default); false sends every request through Ts.ED (tests comparing the two ways in). */
-  lane?: boolean;
-}
-
-export interface Gateway {
-  url: string;
-  settings: Settings;
-  journal: Journal;
-  config: ConfigStore;
-  services: {
-    keys: ApiKeysService;
-    notifications: NotificationsService;
-    recipients: RecipientsService;
-    groups: GroupsService;
-    runner: EscalationRunner;
-    maintenance: Maintenance;
-    handoffNotices: HandoffNotices;
-  };
-  initialAdminKeyFile: string | null;
-  /** Heartbeat use cases and their sweep (tests drive `monitor.tick()` with a manual clock). */
-  heartbeats: Heartbeats;
-  /** The webhook outbox's sender (tests drive `dispatcher.tick()` with a manual clock). */
-  webhooks: {dispatcher: Webhooks["dispatcher"]};
-  /** Where device transports (email, MQTT, SNMP traps) hand their messages; tests call it as a listener does. */
-  deviceIntake: DeviceIntake;
-  /** The device doors' supervised parser workers, as /readyz shows them (tests pace a fuzzer by them). */
-  parserWorkers: ParserWorkers;
-  /** Metrics, backups, retention, self-monitoring and the watchdog's liveness probe. */
-  operations: Operations;
-  /** The routes the lane serves ahead of Express ("POST /api/v1/notifications/send"); empty with `lane: false`. */
-  laneRoutes: string[];
-  stop(): Promise<void>;
-}
+export type {Gateway, GatewayOptions} from "./gateway-contract.js";
 
 /** Opens the stores, wires the services, and serves the API. The one place that builds a gateway. */
 export async function startGateway(settings: Settings, options: GatewayOptions = {}): Promise<Gateway> {

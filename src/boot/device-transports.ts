@@ -1,15 +1,15 @@
-import {readSmallFile} from "./lib/small-file.js";
+import {readSmallFile} from "../lib/small-file.js";
 import {hostname} from "node:os";
-import type {Settings} from "./settings/defaults.js";
-import type {Clock} from "./lib/clock.js";
-import type {Logger} from "./lib/logger.js";
-import {TimedRegex} from "./lib/timed-regex.js";
-import type {IntegrationsRepository} from "./store/config/repositories.js";
-import type {DeviceIntake} from "./services/integrations/device-intake.js";
-import {EmailIntake} from "./services/integrations/email-intake.js";
-import {SmtpListener} from "./inbound/email/smtp-listener.js";
+import type {Settings} from "../settings/defaults.js";
+import type {Clock} from "../lib/clock.js";
+import type {Logger} from "../lib/logger.js";
+import {TimedRegex} from "../lib/timed-regex.js";
+import type {IntegrationsRepository} from "../store/config/repositories.js";
+import type {DeviceIntake} from "../services/integrations/device-intake.js";
+import {EmailIntake} from "../services/integrations/email-intake.js";
+import {SmtpListener} from "../inbound/email/smtp-listener.js";
 import {startTrapTransport} from "./snmp-trap-transport.js";
-import type {ParserWorkers} from "./lib/parser-workers.js";
+import type {ParserWorkers} from "../lib/parser-workers.js";
 
 /**
  * The domain of email integrations' addresses: inbound_email.domain, else the host of
