@@ -101,6 +101,8 @@ const KEYLESS: Record<string, string> = {
   "POST /ping/:token/fail": "heartbeat ping URL",
   "GET /ical/:file": "calendar feed URL: the token in the file name is the credential",
   "GET /dashboard/api/session": "tells the sign-in page what to show; no data",
+  "GET /dashboard/api/vocabulary.js":
+    "the words the page offers (priorities, scopes, event types); public in the API document too",
   "POST /dashboard/api/password": "needs an admin API key in the body",
   "POST /dashboard/api/sign-in": "the admin password",
   "POST /dashboard/api/sign-out": "needs a session",
