@@ -1,8 +1,8 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import type {Browser, Page} from "playwright-core";
+import type {Page} from "playwright-core";
 import {ALL_CHANNELS_CONFIGURED, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {ManualClock} from "../../src/lib/clock.js";
-import {launchChromium, openContext} from "./support/browser.js";
+import {browserOn} from "./support/browser.js";
 import {ADMIN_PASSWORD} from "./support/dashboard-client.js";
 
 // The callbacks given to page.evaluate run in the browser; the project compiles without DOM types.
@@ -11,10 +11,8 @@ declare const window: any;
 
 // One browser session walks the setup flow of the spec in order: each test builds on the last.
 let gw: TestGateway;
-let browser: Browser;
+let session: Awaited<ReturnType<typeof browserOn>>;
 let page: Page;
-let outside: string[];
-let scriptErrors: string[];
 let recipientUuid: string;
 
 // Time stands still, so the sign-in budget below is exact: 5 attempts a minute, none refilled.
@@ -22,18 +20,12 @@ const clock = new ManualClock(Date.now());
 
 beforeAll(async () => {
   gw = await startTestGateway({...ALL_CHANNELS_CONFIGURED, dashboard: {sign_in_attempts_per_minute: 5}}, {clock});
-  browser = await launchChromium();
-  ({page, outside, scriptErrors} = await openContext(browser));
+  session = await browserOn(gw);
+  page = session.page;
 });
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+afterAll(() => session?.close());
 
-async function go(path: string) {
-  await page.goto(`${gw.url}/dashboard/#/${path}`);
-  await page.locator("h1").first().waitFor();
-}
+const go = (route: string) => session.go(route);
 
 describe("the dashboard in a real browser", () => {
   it("asks for the admin password on first visit, and only with an admin key", async () => {
@@ -279,7 +271,7 @@ describe("the dashboard in a real browser", () => {
   });
 
   it("loaded nothing from outside the box and threw no script errors", () => {
-    expect(outside).toEqual([]);
-    expect(scriptErrors).toEqual([]);
+    expect(session.outside).toEqual([]);
+    expect(session.scriptErrors).toEqual([]);
   });
 });

@@ -1,35 +1,27 @@
 import net from "node:net";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import type {Browser, Page} from "playwright-core";
+import type {Page} from "playwright-core";
 import {ALL_CHANNELS_CONFIGURED, createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
-import {launchChromium, openContext, signInThroughPage} from "./support/browser.js";
+import {browserOn, signInThroughPage} from "./support/browser.js";
 import {setAdminPassword} from "./support/dashboard-client.js";
 
 // The Integrations page in a real browser, signed in once: each test adds to what the last left.
 let gw: TestGateway;
-let browser: Browser;
+let session: Awaited<ReturnType<typeof browserOn>>;
 let page: Page;
-let outside: string[];
-let scriptErrors: string[];
 
 beforeAll(async () => {
   gw = await startTestGateway(ALL_CHANNELS_CONFIGURED);
   await createRecipient(gw, {name: "Maria Schmidt", email: "maria@factory.lan", phone: null});
   await setAdminPassword(gw);
-  browser = await launchChromium();
-  ({page, outside, scriptErrors} = await openContext(browser));
+  session = await browserOn(gw);
+  page = session.page;
   await signInThroughPage(page, gw.url, "integrations");
   await page.locator("h1", {hasText: "Integrations"}).waitFor();
 });
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+afterAll(() => session?.close());
 
-async function go(path: string) {
-  await page.goto(`${gw.url}/dashboard/#/${path}`);
-  await page.locator("h1").first().waitFor();
-}
+const go = (route: string) => session.go(route);
 
 describe("the Integrations page in a real browser", () => {
   it("rotates an integration's secret and URL, showing the new secret once", async () => {
@@ -153,7 +145,7 @@ describe("the Integrations page in a real browser", () => {
   });
 
   it("loaded nothing from outside the box and threw no script errors", () => {
-    expect(outside).toEqual([]);
-    expect(scriptErrors).toEqual([]);
+    expect(session.outside).toEqual([]);
+    expect(session.scriptErrors).toEqual([]);
   });
 });

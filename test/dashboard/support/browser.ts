@@ -3,6 +3,7 @@ import {join} from "node:path";
 import {expect} from "vitest";
 import {chromium, type Browser, type BrowserContext, type Page} from "playwright-core";
 import {ADMIN_PASSWORD} from "./dashboard-client.js";
+import type {TestGateway} from "../../support/gateway.js";
 
 // The callbacks given to page.evaluate run in the browser; the project compiles without DOM types.
 declare const document: any;
@@ -54,6 +55,30 @@ export async function openContext(
   const scriptErrors: string[] = [];
   page.on("pageerror", (error) => scriptErrors.push(error.message));
   return {context, page, outside, scriptErrors};
+}
+
+/**
+ * A file's one browser session on its gateway, for tests that walk the dashboard in order: the
+ * browser, its page (with what it tried to load from outside and its script errors), a way to open
+ * a page by route and to close it all.
+ */
+export async function browserOn(gw: TestGateway) {
+  const browser = await launchChromium();
+  const {page, outside, scriptErrors} = await openContext(browser);
+  return {
+    page,
+    outside,
+    scriptErrors,
+    /** Opens a dashboard route ("integrations") and waits for its heading. */
+    go: async (route: string) => {
+      await page.goto(`${gw.url}/dashboard/#/${route}`);
+      await page.locator("h1").first().waitFor();
+    },
+    close: async () => {
+      await browser.close();
+      await gw.stop();
+    }
+  };
 }
 
 /** What every dashboard page must do at every size: a heading, nothing wider than the screen, a name for every control. */
