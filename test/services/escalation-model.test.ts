@@ -3,7 +3,9 @@ import {afterEach, describe, expect, it} from "vitest";
 import {makeRig, stopRig, type Rig} from "../support/runner-rig.js";
 import {checkInvariants, settleEverything, type Observed} from "../support/escalation-invariants.js";
 import type {Script} from "../support/recording-driver.js";
-import {CHANNELS, PRIORITIES, type Channel, type Priority} from "../../src/domain/vocabulary.js";
+import {assertModel, modelDrivers, observingTick, openAlert, setChannel} from "../support/escalation-model-rig.js";
+import {SHRUNK, type Command, type Person, type Scenario, type ScheduleSpec} from "../support/escalation-scenarios.js";
+import {CHANNELS, PRIORITIES} from "../../src/domain/vocabulary.js";
 
 afterEach(stopRig);
 
@@ -26,31 +28,6 @@ const OUTCOMES: Script[] = [
   {kind: "fail", message: "550 mailbox unknown", permanent: true},
   {kind: "acknowledge", by: "key 1", result: {outcome: "answered", detail: "key 1"}}
 ];
-
-interface Person {
-  channels: Channel[];
-  repeat: number;
-  ack: number;
-  retry: number;
-  quiet: {start: number; end: number; zone: string} | null;
-  /** Routing: high and below use only the first channel. */
-  routed: boolean;
-  /**
-   * Routing rules as a client may write them, some leaving a priority with no channel: the gateway
-   * refuses those (422) and the person is created without them. Absent in the kept scenarios.
-   */
-  rules?: Array<{priorities: Priority[]; channels: Channel[]}>;
-}
-
-type Command =
-  | {kind: "send"; target: number; priority: Priority; dedup: string | null}
-  | {kind: "wait"; seconds: number}
-  | {kind: "channel"; channel: Channel; up: boolean}
-  | {kind: "script"; channel: Channel; outcome: number}
-  | {kind: "ack"; pick: number}
-  | {kind: "resolve"; pick: number}
-  | {kind: "restart"}
-  | {kind: "maintenance"; target: number; minutes: number};
 
 const person: fc.Arbitrary<Person> = fc.record({
   channels: fc.uniqueArray(fc.constantFrom(...CHANNELS), {minLength: 1, maxLength: 3}),
@@ -121,17 +98,6 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   }
 );
 
-/** An on-call schedule over the people: a rotation, its fallback and maybe an override. */
-interface ScheduleSpec {
-  members: number[];
-  shiftHours: number;
-  /** How far into its first shift the rotation is at the start. */
-  intoShiftMinutes: number;
-  /** Who is paged when nobody is on call (a schedule must name one). */
-  fallback: number;
-  override: {member: number; inMinutes: number; hours: number} | null;
-}
-
 const scheduleSpec: fc.Arbitrary<ScheduleSpec> = fc.record({
   members: fc.uniqueArray(fc.nat(2), {minLength: 1, maxLength: 3}),
   shiftHours: fc.integer({min: 1, max: 12}),
@@ -154,14 +120,6 @@ const scenario = fc.record({
   schedules: fc.array(scheduleSpec, {maxLength: 1}),
   commands: fc.array(command, {minLength: 1, maxLength: 18})
 });
-
-type Scenario = {
-  people: Person[];
-  groups: Array<{strategy: string; members: number[]}>;
-  /** Absent in the scenarios kept from before schedules were generated. */
-  schedules?: ScheduleSpec[];
-  commands: Command[];
-};
 
 const hh = (hour: number) => `${String(hour).padStart(2, "0")}:00`;
 
@@ -240,30 +198,9 @@ async function run(s: Scenario): Promise<void> {
     targets.push(answer.body.uuid);
   }
   for (const spec of s.schedules ?? []) targets.push(await createSchedule(r, people, spec));
-  const drivers = {voice_call: r.voice, email: r.email, telegram_voice: r.telegram, sms: r.sms};
+  const drivers = modelDrivers(r);
   const sent: string[] = [];
-  const tick = async () => {
-    const before = r.voice.deliveries.length;
-    // What a maintenance window held is released once it ends, as the releaser's own timer would.
-    await r.gw.gateway.services.maintenance.releaser.tick();
-    await r.tick();
-    for (const delivery of r.voice.deliveries.slice(before)) {
-      observed.voiceCalls.push({
-        at: r.clock.now(),
-        epoch: observed.restarts.length,
-        contact: delivery.contact,
-        alerts: delivery.alerts.map((a) => a.notification_id),
-        priorities: delivery.alerts.map((a) => a.priority)
-      });
-    }
-  };
-  const open = (pick: number) => {
-    const rows = r.gw.gateway.journal.db
-      .prepare("SELECT id FROM notifications WHERE status IN ('queued', 'notifying') ORDER BY id")
-      .pluck()
-      .all() as string[];
-    return rows.length ? rows[pick % rows.length] : null;
-  };
+  const tick = observingTick(r, observed);
   for (const c of s.commands) {
     if (c.kind === "send") {
       const dedup = c.dedup ? {dedup_key: c.dedup} : {};
@@ -271,12 +208,11 @@ async function run(s: Scenario): Promise<void> {
     } else if (c.kind === "wait") {
       r.clock.advance(c.seconds * 1000);
     } else if (c.kind === "channel") {
-      drivers[c.channel].unavailable = c.up ? null : `${c.channel} is down (scripted)`;
-      await r.runner().checkChannels();
+      await setChannel(r, c.channel, c.up);
     } else if (c.kind === "script") {
       drivers[c.channel].script(OUTCOMES[c.outcome]);
     } else if (c.kind === "ack" || c.kind === "resolve") {
-      const id = open(c.pick);
+      const id = openAlert(r, c.pick);
       if (id) await r.gw.call("POST", `/api/v1/notifications/${id}/${c.kind}`, {body: {}});
     } else if (c.kind === "maintenance") {
       const window = await r.gw.call("POST", "/api/v1/maintenance", {
@@ -298,155 +234,13 @@ async function run(s: Scenario): Promise<void> {
   checkInvariants(r, observed, {settled: true});
 }
 
-/** Scenarios fast-check found and shrank while the runner was being written, kept as named cases. */
-const SHRUNK: Array<[string, Scenario]> = [
-  [
-    "a group's member paged directly and through the group gets one call at that moment",
-    {
-      people: [{channels: ["voice_call"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false}],
-      groups: [{strategy: "sequential", members: [0]}],
-      commands: [
-        {kind: "send", target: 0, priority: "critical", dedup: null},
-        {kind: "send", target: 1, priority: "critical", dedup: null}
-      ]
-    }
-  ],
-  [
-    "a newcomer waits behind a chain that is only waiting out its last step's window",
-    {
-      people: [{channels: ["voice_call"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false}],
-      groups: [],
-      commands: [
-        {kind: "send", target: 0, priority: "critical", dedup: null},
-        {kind: "send", target: 0, priority: "critical", dedup: null},
-        {kind: "resolve", pick: 0}
-      ]
-    }
-  ],
-  [
-    "a failed step with no retry wait is followed at once",
-    {
-      people: [{channels: ["telegram_voice"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false}],
-      groups: [],
-      commands: [
-        {kind: "script", channel: "telegram_voice", outcome: 4},
-        {kind: "send", target: 0, priority: "critical", dedup: null},
-        {kind: "wait", seconds: 90}
-      ]
-    }
-  ],
-  [
-    "a contact made unusable by a critical alert keeps a quiet recipient's medium alert waiting, and says so",
-    {
-      people: [
-        {
-          channels: ["voice_call"],
-          repeat: 0,
-          ack: 30,
-          retry: 0,
-          quiet: {start: 0, end: 5, zone: "America/New_York"},
-          routed: false
-        }
-      ],
-      groups: [],
-      commands: [
-        {kind: "script", channel: "voice_call", outcome: 5},
-        {kind: "send", target: 0, priority: "medium", dedup: null},
-        {kind: "send", target: 0, priority: "critical", dedup: null}
-      ]
-    }
-  ],
-  [
-    "alerts as urgent as one that did not wait join it rather than each calling",
-    {
-      people: [{channels: ["voice_call", "telegram_voice"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false}],
-      groups: [],
-      commands: [
-        {kind: "send", target: 0, priority: "medium", dedup: null},
-        {kind: "send", target: 0, priority: "critical", dedup: null},
-        {kind: "send", target: 0, priority: "critical", dedup: null},
-        {kind: "wait", seconds: 90}
-      ]
-    }
-  ],
-  [
-    "a group whose quiet first member passes to someone already being called waits for that call",
-    {
-      people: [
-        {channels: ["voice_call", "telegram_voice"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false},
-        {
-          channels: ["telegram_voice"],
-          repeat: 0,
-          ack: 30,
-          retry: 0,
-          quiet: {start: 0, end: 5, zone: "America/New_York"},
-          routed: false
-        }
-      ],
-      groups: [
-        {strategy: "sequential", members: [0]},
-        {strategy: "sequential", members: [1, 0]}
-      ],
-      commands: [
-        {kind: "send", target: 0, priority: "critical", dedup: null},
-        {kind: "send", target: 3, priority: "low", dedup: null},
-        {kind: "resolve", pick: 0}
-      ]
-    }
-  ],
-  [
-    "a newcomer to a person whose chain waits out a long ack timeout is paged within max_join_delay",
-    {
-      people: [{channels: ["voice_call", "email"], repeat: 0, ack: 300, retry: 0, quiet: null, routed: false}],
-      groups: [{strategy: "sequential", members: [0]}],
-      commands: [
-        {kind: "send", target: 0, priority: "high", dedup: null},
-        {kind: "wait", seconds: 5},
-        {kind: "send", target: 1, priority: "medium", dedup: null},
-        {kind: "wait", seconds: 20},
-        {kind: "send", target: 0, priority: "high", dedup: null},
-        {kind: "wait", seconds: 5}
-      ]
-    }
-  ],
-  [
-    "a new alert after an acknowledgement calls again at once",
-    {
-      people: [{channels: ["voice_call", "telegram_voice"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false}],
-      groups: [],
-      commands: [
-        {kind: "send", target: 0, priority: "critical", dedup: null},
-        {kind: "ack", pick: 0},
-        {kind: "send", target: 0, priority: "critical", dedup: null}
-      ]
-    }
-  ]
-];
-
-/**
- * The test command runs a fixed seed, so a red run is the code's doing and repeats; explore with
- * KLAXON_MODEL_SEED=random (and KLAXON_MODEL_RUNS=500), and keep what it finds in SHRUNK.
- */
-function modelSeed(): number | undefined {
-  const given = process.env.KLAXON_MODEL_SEED ?? "20261125";
-  return given === "random" ? undefined : Number(given);
-}
-
 describe("escalation runner, model-based", () => {
   it.each(SHRUNK)("%s", async (_name, s) => {
     await run(s);
   });
 
   it("keeps every invariant over generated scenarios", {timeout: 240_000}, async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        try {
-          await run(s);
-        } finally {
-          await stopRig();
-        }
-      }),
-      {numRuns: Number(process.env.KLAXON_MODEL_RUNS ?? 40), seed: modelSeed()}
-    );
+    // Keep what a random seed finds (KLAXON_MODEL_SEED=random) in SHRUNK.
+    await assertModel(scenario, run, {seed: 20261125, runs: 40});
   });
 });

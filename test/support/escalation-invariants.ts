@@ -17,6 +17,7 @@ interface ChainRow {
   id: string;
   status: string;
   priority: Priority;
+  target_kind: string;
   state: string;
   next_step_at: string | null;
   waiting_for: string | null;
@@ -36,6 +37,8 @@ interface AttemptRow {
 
 const NOT_CARRIED = new Set(["skipped", "deferred"]);
 const REACHED = new Set(["sent", "delivered", "answered", "pending"]);
+/** The priorities an on-call person's quiet hours may hold back (docs/schedules.md); the model's own copy. */
+const QUIET_FOR_ON_CALL = new Set<Priority>(["low", "info"]);
 
 /**
  * The invariants of the paging guarantee (issue 16), checked against the journal after each
@@ -46,7 +49,7 @@ export function checkInvariants(r: Rig, observed: Observed, {settled}: {settled:
   const now = r.clock.now();
   const chains = db
     .prepare(
-      `SELECT n.id, n.status, n.priority, e.state, e.next_step_at, e.waiting_for, e.steps_total, e.progress, e.policy
+      `SELECT n.id, n.status, n.priority, n.target_kind, e.state, e.next_step_at, e.waiting_for, e.steps_total, e.progress, e.policy
     FROM notifications n JOIN escalations e ON e.notification_id = n.id`
     )
     .all() as ChainRow[];
@@ -76,6 +79,8 @@ export function checkInvariants(r: Rig, observed: Observed, {settled}: {settled:
     }
     // I2 and I4: exhausted only after every step was carried, each by a contact that reached a channel.
     if (chain.status === "exhausted") {
+      // A plan with no step is undeliverable and loud, never exhausted: nobody was paged (issue 30 item 1).
+      expect(chain.steps_total, `${chain.id} exhausted a plan with no step`).toBeGreaterThan(0);
       const carried = (JSON.parse(chain.progress) as {carried: number[]}).carried;
       expect(carried, `${chain.id} carried every step`).toEqual(
         Array.from({length: chain.steps_total}, (_, step) => step)
@@ -96,6 +101,18 @@ export function checkInvariants(r: Rig, observed: Observed, {settled}: {settled:
         quietHoursEnd(quiet, Date.parse(attempt.started_at)),
         `${chain.id} paged ${attempt.recipient_uuid} in quiet hours`
       ).toBeNull();
+    }
+    // I9 (issue 30): on call means reachable. An alert to a schedule, but for low and info, pages
+    // its on-call person through their quiet hours: never deferred, never waiting for them to end.
+    if (chain.target_kind === "schedule" && !QUIET_FOR_ON_CALL.has(chain.priority)) {
+      expect(
+        attempts.filter((a) => a.outcome === "deferred"),
+        `${chain.id} (${chain.priority}, to a schedule) deferred by quiet hours`
+      ).toEqual([]);
+      expect(
+        chain.waiting_for ?? "",
+        `${chain.id} (${chain.priority}, to a schedule) waits for quiet hours`
+      ).not.toMatch(/quiet hours/);
     }
     checkEvents(chain.id, eventsOf.all(chain.id) as Array<{type: string; sequence: number; body: string}>);
   }
