@@ -8,6 +8,12 @@ export interface QueuedAttempt {
   recipient: {uuid: string; name: string};
   contact: string;
   alert: AlertSummary;
+  /**
+   * The person's other open alerts, named in this page's text beside `alert` (a storm's newcomer
+   * paged at once names the alerts whose paging it did not wait for). They have no attempt here:
+   * the page records nothing for them, but an acknowledgement through it acknowledges them too.
+   */
+  alsoOpen?: AlertSummary[];
 }
 
 /** How a delivery ended for the attempts it carried. */
@@ -18,12 +24,12 @@ export interface DeliveryOutcome {
 }
 
 export interface ChannelQueueHooks {
-  /** Called synchronously right before a delivery starts: attempts whose alert was closed meanwhile are dropped. */
-  stillOpen(attempt: QueuedAttempt): boolean;
+  /** Called synchronously right before a delivery starts: attempts (and alerts named) whose alert was closed meanwhile are dropped. */
+  stillOpen(notificationId: string): boolean;
   dropped(attempts: QueuedAttempt[]): void;
   finished(outcome: DeliveryOutcome): void;
-  /** The person acknowledged through a delivery in progress. */
-  acknowledged(attempts: QueuedAttempt[], by: string): Promise<void>;
+  /** The person acknowledged through a delivery in progress: every alert it named. */
+  acknowledged(notificationIds: string[], recipientUuid: string, by: string): Promise<void>;
 }
 
 interface Job {
@@ -121,7 +127,7 @@ export class ChannelQueue {
   }
 
   private start(job: Job): void {
-    const open = job.attempts.filter((attempt) => this.hooks.stillOpen(attempt));
+    const open = job.attempts.filter((attempt) => this.hooks.stillOpen(attempt.alert.notification_id));
     const closed = job.attempts.filter((attempt) => !open.includes(attempt));
     if (closed.length) this.hooks.dropped(closed);
     if (open.length === 0) return;
@@ -129,16 +135,21 @@ export class ChannelQueue {
     this.busyContacts.add(job.contact);
     const controller = new AbortController();
     const ids = open.map((attempt) => attempt.alert.notification_id);
+    const alerts = [...open.map((attempt) => attempt.alert), ...this.alsoOpen(open, ids)];
     for (const id of ids) this.controllers.set(id, (this.controllers.get(id) ?? new Set()).add(controller));
     const delivery: Delivery = {
       channel: this.driver.channel,
       recipient: open[0].recipient,
       contact: job.contact,
-      alerts: open.map((attempt) => attempt.alert),
+      alerts,
       acknowledge: (by) => {
         // The closing this commit causes must not cut off the delivery that caused it.
         this.detach(ids, controller);
-        return this.hooks.acknowledged(open, by);
+        return this.hooks.acknowledged(
+          alerts.map((alert) => alert.notification_id),
+          open[0].recipient.uuid,
+          by
+        );
       }
     };
     const timer = setTimeout(
@@ -171,6 +182,14 @@ export class ChannelQueue {
           this.pump();
         }
       });
+  }
+
+  // Alerts a storm's page names beside those it carries, each once, and only while still open.
+  private alsoOpen(attempts: QueuedAttempt[], carried: string[]): AlertSummary[] {
+    const named = new Map<string, AlertSummary>();
+    for (const alert of attempts.flatMap((attempt) => attempt.alsoOpen ?? []))
+      if (!carried.includes(alert.notification_id)) named.set(alert.notification_id, alert);
+    return [...named.values()].filter((alert) => this.hooks.stillOpen(alert.notification_id));
   }
 
   private detach(notificationIds: string[], controller: AbortController): void {

@@ -25,7 +25,7 @@ import type {AuditService} from "../shared/audit.service.js";
 import type {NotificationListener, NotificationsService} from "../notifications/notifications.service.js";
 import {StormGrouping} from "../notifications/storm-grouping.js";
 import {AttemptOutcomes} from "./attempt-outcomes.js";
-import {FireEffects, type FireEffectsDeps} from "./fire-effects.js";
+import {FireEffects, OpenAlertsOfPerson, type FireEffectsDeps} from "./fire-effects.js";
 import {recipientActor, SYSTEM_ACTOR} from "../../domain/actor.js";
 
 export interface RunnerOptions {
@@ -87,6 +87,7 @@ export class EscalationRunner implements NotificationListener {
   private readonly channelStatus: ChannelStatusService;
   private readonly contactFailures: ContactFailuresRepository;
   private readonly storms: StormGrouping;
+  private readonly openAlerts: OpenAlertsOfPerson;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly notifications: NotificationsService;
@@ -109,6 +110,7 @@ export class EscalationRunner implements NotificationListener {
       audit: this.audit
     } = deps);
     this.effectsDeps = deps;
+    this.openAlerts = new OpenAlertsOfPerson(deps.journal, deps.notificationRecords);
     this.outcomes = new AttemptOutcomes({...deps, hurried: (dueNow) => this.hurried(dueNow)});
     this.wakeTimer = new WakeTimer(deps.clock, () => void this.tick());
     this.batch = options.batch ?? 200;
@@ -120,19 +122,14 @@ export class EscalationRunner implements NotificationListener {
         new ChannelQueue(
           driver,
           {
-            stillOpen: (attempt) => this.stillOpen(attempt),
+            stillOpen: (notificationId) => this.stillOpen(notificationId),
             dropped: (attempts) =>
               this.outcomes.record(
                 attempts.map((attempt) => ({attempt, outcome: "skipped", error: "closed before the attempt started"}))
               ),
             finished: (outcome) => this.outcomes.finished(outcome),
-            acknowledged: (attempts, by) =>
-              deps.notifications.acknowledgeMany(
-                attempts.map((attempt) => attempt.alert.notification_id),
-                by,
-                driver.channel,
-                recipientActor(attempts[0].recipient.uuid)
-              )
+            acknowledged: (notificationIds, recipientUuid, by) =>
+              deps.notifications.acknowledgeMany(notificationIds, by, driver.channel, recipientActor(recipientUuid))
           },
           deliveryTimeoutMs
         )
@@ -347,7 +344,13 @@ export class EscalationRunner implements NotificationListener {
       this.journal.afterCommit(() =>
         this.storms.paged([record.target_uuid, ...contacted], notificationId, record.priority, nowMs)
       );
-    return new FireEffects(this.effectsDeps, record, policy, next.steps_total, nowMs).apply(effects);
+    // A newcomer paged while another chain pages the person, not with it (the limit did not let it wait), names
+    // all their open alerts; one more urgent (it never waits) only its own. This chain is in firedNow itself.
+    const storm = row.step === 0 ? this.storms.anchorAmong([record.target_uuid, ...contacted], nowMs) : null;
+    const anchorId =
+      storm && StormGrouping.canJoin(storm, record.priority) ? storm.row.notification_id : notificationId;
+    const namesOpen = !firedNow.has(anchorId) && !this.firedThisPass.has(anchorId) ? this.openAlerts : null;
+    return new FireEffects(this.effectsDeps, record, policy, next.steps_total, nowMs, namesOpen).apply(effects);
   }
 
   /**
@@ -399,8 +402,8 @@ export class EscalationRunner implements NotificationListener {
 
   // Read synchronously right before a driver starts: no commit can slip between this check and
   // the start, so no attempt starts after an acknowledgement has committed.
-  private stillOpen(attempt: QueuedAttempt): boolean {
-    const record = this.journal.read(() => this.notificationRecords.get(attempt.alert.notification_id));
+  private stillOpen(notificationId: string): boolean {
+    const record = this.journal.read(() => this.notificationRecords.get(notificationId));
     return record !== null && isOpen(record.status);
   }
 }

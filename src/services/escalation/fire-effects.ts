@@ -2,17 +2,19 @@ import type {EscalationEffect} from "../../domain/escalation/index.js";
 import type {AttemptRecord, NotificationRecord} from "../../domain/notification.js";
 import type {PolicySnapshot} from "../../domain/policy.js";
 import {maskContact} from "../../domain/recipient.js";
-import type {Channel} from "../../domain/vocabulary.js";
+import {CHANNELS, type Channel} from "../../domain/vocabulary.js";
 import {isoTimestamp} from "../../lib/clock.js";
 import {newId} from "../../lib/ids.js";
 import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
+import type {Journal} from "../../store/journal/journal.js";
 import type {AttemptsRepository} from "../../store/journal/attempts.repository.js";
 import {SYSTEM_ACTOR} from "../../domain/actor.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {QueuedAttempt} from "./channel-queue.js";
 import type {EventPublisher} from "../notifications/event-publisher.js";
 import type {NotificationsService} from "../notifications/notifications.service.js";
-import {attemptView} from "../notifications/notification-view.js";
+import {alertSummary, attemptView} from "../notifications/notification-view.js";
+import type {AlertSummary} from "../../channels/channel.js";
 
 export interface FireEffectsDeps {
   notificationRecords: NotificationsRepository;
@@ -21,6 +23,9 @@ export interface FireEffectsDeps {
   audit: AuditService;
   notifications: NotificationsService;
 }
+
+// A page names at most this many of the person's other open alerts: what a written page lists one by one (storm-listing.ts).
+const MAX_ALSO_OPEN = 50;
 
 type ContactEffect = Extract<EscalationEffect, {type: "attempt" | "skip" | "defer"}>;
 
@@ -44,7 +49,9 @@ export class FireEffects {
     private readonly record: NotificationRecord,
     policy: PolicySnapshot,
     private readonly stepsTotal: number,
-    private readonly nowMs: number
+    private readonly nowMs: number,
+    /** Given, each contact also names the person's other open alerts (`QueuedAttempt.alsoOpen`). */
+    private readonly namesOpen: OpenAlertsOfPerson | null = null
   ) {
     this.current = record;
     this.now = isoTimestamp(nowMs);
@@ -68,17 +75,12 @@ export class FireEffects {
       uuid: effect.recipient_uuid,
       name: this.names.get(effect.recipient_uuid) ?? effect.recipient_uuid
     };
-    const alert = {
-      notification_id: this.record.id,
-      priority: this.current.priority,
-      message: this.current.message,
-      source: this.current.source,
-      link: this.current.link
-    };
+    const alert = alertSummary(this.current);
     if (effect.type === "attempt") {
+      const alsoOpen = this.namesOpen?.of(effect.recipient_uuid, this.record.id);
       this.dispatch.push({
         channel: effect.channel,
-        queued: {attemptId: attempt.id, recipient, contact: effect.contact, alert}
+        queued: {attemptId: attempt.id, recipient, contact: effect.contact, alert, alsoOpen}
       });
       this.handedOver.push(attempt);
       return;
@@ -137,5 +139,36 @@ export class FireEffects {
             ? `quiet hours until ${new Date(effect.until).toISOString()}`
             : null
     };
+  }
+}
+
+/**
+ * A person's open alerts that reached them, the most recently paged first, as a storm's page
+ * names them. Read once per transaction and person (`Journal.cacheEpoch`): a storm's newcomers
+ * fired together would otherwise each read every open alert, a cost growing with the square of
+ * the storm. Alerts paged earlier in the same transaction are not among them; to the same contact
+ * they travel in the same delivery anyway.
+ */
+export class OpenAlertsOfPerson {
+  private epoch = -1;
+  private readonly byRecipient = new Map<string, AlertSummary[]>();
+
+  constructor(
+    private readonly journal: Journal,
+    private readonly records: NotificationsRepository
+  ) {}
+
+  /** Reads the journal: call inside a journal transaction. */
+  of(recipientUuid: string, exceptId: string): AlertSummary[] {
+    if (this.epoch !== this.journal.cacheEpoch) {
+      this.epoch = this.journal.cacheEpoch;
+      this.byRecipient.clear();
+    }
+    let alerts = this.byRecipient.get(recipientUuid);
+    if (!alerts) {
+      alerts = this.records.openSentTo(recipientUuid, CHANNELS, MAX_ALSO_OPEN + 1).map(alertSummary);
+      this.byRecipient.set(recipientUuid, alerts);
+    }
+    return alerts.filter((alert) => alert.notification_id !== exceptId).slice(0, MAX_ALSO_OPEN);
   }
 }

@@ -1,5 +1,6 @@
 import type {AttemptRecord, EscalationRecord, NotificationRecord, WaitReason} from "../../domain/notification.js";
 import type {LeftOut} from "../../domain/plan-coverage.js";
+import type {AlertSummary} from "../../channels/channel.js";
 
 /** The long form of a notification (spec 2.2 plus CONTRACT section 2). */
 export interface NotificationView {
@@ -114,5 +115,16 @@ export function shortForm(view: NotificationView): NotificationShortView {
     notification_uuid: view.id,
     channels_planned: view.channels_planned,
     escalation_chain_id: view.escalation_chain_id
+  };
+}
+
+/** An alert as a channel presents it. */
+export function alertSummary(record: NotificationRecord): AlertSummary {
+  return {
+    notification_id: record.id,
+    priority: record.priority,
+    message: record.message,
+    source: record.source,
+    link: record.link
   };
 }

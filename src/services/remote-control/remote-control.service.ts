@@ -9,6 +9,7 @@ import type {NotificationsService} from "../notifications/notifications.service.
 import type {AuditService} from "../shared/audit.service.js";
 import {AppError} from "../shared/errors.js";
 import {verifyPassword} from "../../lib/password-hash.js";
+import {alertSummary} from "../notifications/notification-view.js";
 
 // More than a phone can show or a caller will listen to; STATUS says "+N more" past what fits.
 const MAX_OPEN_ALERTS = 50;
@@ -43,7 +44,7 @@ export class RemoteControlService implements RemoteControlPort {
   }
 
   openAlertsSentTo(person: PhoneOwner, channels: readonly Channel[] = CHANNELS): AlertSummary[] {
-    return this.journal.read(() => this.records.openSentTo(person.uuid, channels, MAX_OPEN_ALERTS)).map(summary);
+    return this.journal.read(() => this.records.openSentTo(person.uuid, channels, MAX_OPEN_ALERTS)).map(alertSummary);
   }
 
   acknowledge(ids: string[], person: PhoneOwner, via: "sms" | "voice_call"): Promise<RemoteChange> {
@@ -98,16 +99,6 @@ export class RemoteControlService implements RemoteControlPort {
     );
     return {changed: inOrder(ids, result.changed), alreadyClosed: inOrder(ids, result.alreadyClosed)};
   }
-}
-
-function summary(record: NotificationRecord): AlertSummary {
-  return {
-    notification_id: record.id,
-    priority: record.priority,
-    message: record.message,
-    source: record.source,
-    link: record.link
-  };
 }
 
 function inOrder(ids: string[], subset: string[]): string[] {
