@@ -82,7 +82,7 @@ describe("a device message no rule maps", () => {
     );
   });
 
-  it("as MQTT text pages, titled by its topic", async () => {
+  it("as MQTT text pages, its topic as the source", async () => {
     const plc = await integration({
       name: "press line",
       kind: "mqtt",
@@ -100,7 +100,12 @@ describe("a device message no rule maps", () => {
       () => alertsOf(plc.id),
       (items) => items.length === 1
     );
-    expect(alerts[0]).toMatchObject({priority: "high", message: "plant/press/4/alarm: OVERTEMP hydraulic oil"});
+    // The topic is the alert's source, which every page names: the message does not say it again.
+    expect(alerts[0]).toMatchObject({
+      priority: "high",
+      message: "OVERTEMP hydraulic oil",
+      source: "plant/press/4/alarm"
+    });
   });
 
   it("as an unknown trap pages, titled by the trap", async () => {
@@ -113,9 +118,11 @@ describe("a device message no rule maps", () => {
       () => alertsOf(traps.id),
       (items) => items.length === 1
     );
+    // Named once: the trap's header line (name, OID, agent) says what the title and the source say.
     expect(alerts[0]).toMatchObject({
       priority: "high",
-      message: expect.stringMatching(/^1\.3\.6\.1\.4\.1\.8072\.9999\.42: .*boiler-2/)
+      message: "1.3.6.1.4.1.8072.9999.42: 1.3.6.1.2.1.1.5.0 = boiler-2",
+      source: "127.0.0.1"
     });
     // A refused packet (a community no integration has) writes its log line too.
     await sendTrap(trapPort, {version: "2c", community: "guess"}, "1.3.6.1.4.1.8072.9999.42");

@@ -201,6 +201,13 @@ export class DeviceIntake {
   }
 }
 
+/** A message's own words for its alert, on one line: a trap's first line (its name, OID and agent) the title and source already say. */
+function detailsOf(message: DeviceMessage): string {
+  const lines = message.body.split("\n");
+  if (message.transport === "snmp_trap") lines.shift();
+  return lines.join(" ").replace(/\s+/g, " ").trim();
+}
+
 /**
  * The alert a message no rule maps becomes: titled by its subject, topic or trap name, with the
  * start of its text, at the integration's default priority; keyed by sender and title, so a
@@ -209,11 +216,13 @@ export class DeviceIntake {
 function unmappedAlert(integration: IntegrationRecord, message: DeviceMessage): InboundAction {
   const title = message.summary.trim() || `${message.transport} message`;
   const key = createHash("sha256").update(`${message.origin}\n${title}`).digest("hex").slice(0, 24);
-  const text = message.body.replace(/\s+/g, " ").trim();
+  const text = detailsOf(message);
+  // An MQTT topic is both the title and the source, and the page already names the source: said once.
+  const words = title === message.origin.trim() ? [text || title] : [title, text].filter(Boolean);
   return {
     action: "fire",
     alert_id: `unmapped-${key}`,
-    message: text ? `${title}: ${cap(text, UNMAPPED_TEXT_MAX)}` : title,
+    message: cap(words.join(": "), UNMAPPED_TEXT_MAX),
     priority: integration.default_priority,
     source: cap(message.origin, ORIGIN_MAX),
     link: null,
