@@ -27,6 +27,8 @@ function normalised(trace: unknown, keyIds: string[]): unknown {
     "token=[A-Za-z0-9_-]+",
     "/ping/[A-Za-z0-9_-]{32}",
     "\\b[0-9a-f]{64}\\b",
+    // The journal's identity (journal_identity.id), random for each journal.
+    "\\b[0-9a-f]{32}\\b",
     "127\\.0\\.0\\.1:\\d+",
     ...keyIds.map((id) => `\\b${id}\\b`)
   ];
