@@ -1,11 +1,5 @@
-import {advance, countSteps, type EscalationEffect, type EscalationState} from "../../domain/escalation/index.js";
-import {
-  freshProgress,
-  isOpen,
-  type EscalationRecord,
-  type NotificationRecord,
-  type WaitReason
-} from "../../domain/notification.js";
+import {advance, countSteps, type EscalationState} from "../../domain/escalation/index.js";
+import {freshProgress, isOpen, type EscalationRecord, type NotificationRecord} from "../../domain/notification.js";
 import type {PolicySnapshot} from "../../domain/policy.js";
 import type {Channel} from "../../domain/vocabulary.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
@@ -25,6 +19,7 @@ import type {AuditService} from "../shared/audit.service.js";
 import type {NotificationListener, NotificationsService} from "../notifications/notifications.service.js";
 import {StormGrouping} from "../notifications/storm-grouping.js";
 import {AttemptOutcomes} from "./attempt-outcomes.js";
+import {reportWaiting} from "./waiting-report.js";
 import {FireEffects, OpenAlertsOfPerson, type FireEffectsDeps} from "./fire-effects.js";
 import {recipientActor, SYSTEM_ACTOR} from "../../domain/actor.js";
 
@@ -338,7 +333,9 @@ export class EscalationRunner implements NotificationListener {
       progress: next.progress,
       waiting_for: next.waiting_for
     });
-    this.journal.afterCommit(() => this.reportWaiting(record, row.waiting_for, next.waiting_for, effects));
+    this.journal.afterCommit(() =>
+      reportWaiting(this.logger, {record, before: row.waiting_for, after: next.waiting_for, effects})
+    );
     // The first chain that pages a target or person is the one a storm's newcomers join, until it closes or its page fails.
     if (contacted.length)
       this.journal.afterCommit(() =>
@@ -371,33 +368,6 @@ export class EscalationRunner implements NotificationListener {
       record.source
     );
     return true;
-  }
-
-  /** Says loudly when a notification starts waiting for a channel, and when it is carried again. */
-  private reportWaiting(
-    record: NotificationRecord,
-    before: WaitReason[] | null,
-    after: WaitReason[] | null,
-    effects: EscalationEffect[]
-  ): void {
-    const fields = {notification: record.id, priority: record.priority, source: record.source};
-    if (after && !before) {
-      // A notifying alert has paged someone already: it is not unreachable, its next step waits.
-      const reached = record.status === "notifying";
-      this.logger.warn(
-        reached
-          ? "an alert waits for a channel for its next step"
-          : "an alert cannot reach anyone: it waits for a channel",
-        {
-          ...fields,
-          waiting_for: after
-            .map((wait) => (wait.channel === null ? wait.reason : `${wait.channel}: ${wait.reason}`))
-            .join("; ")
-        }
-      );
-    } else if (before && !after && effects.some((effect) => effect.type === "attempt")) {
-      this.logger.info("an alert that waited for a channel is being delivered", fields);
-    }
   }
 
   // Read synchronously right before a driver starts: no commit can slip between this check and
