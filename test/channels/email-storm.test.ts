@@ -96,6 +96,8 @@ describe("email of an alert storm", () => {
         `and 50 more alerts: ${PUBLIC_URL}/dashboard/#/notifications?recipient_uuid=${maria}`
       );
       expect(mail.text).toContain("Acknowledge all 60 (this stops the escalation):");
+      // The short form lists 10: it says the link also acknowledges the 50 it does not show.
+      expect(mail.text).toContain("The link also acknowledges the 50 alerts not listed here.");
       expect(mail.headers.get("x-klaxon-notifications")!.split(" ")).toHaveLength(10);
 
       const attempts = attemptsOf(r);

@@ -81,12 +81,17 @@ export function listedAlerts(alerts: AlertSummary[], form: EmailForm = "long"): 
   return byUrgency(alerts).slice(0, form === "long" ? MAX_LISTED_ALERTS : SHORT_LISTED_ALERTS);
 }
 
-// What the Acknowledge link covers: every alert, or (a storm too big for one link) the listed ones.
+// What the Acknowledge link covers: every alert, or (a storm too big for one link) the most urgent.
 function ackScope(content: EmailContent): string {
   const total = content.alerts.length;
-  const covers = content.ack?.url ? (content.ack.covers ?? total) : total;
+  const covers = ackCovers(content);
   if (total === 1) return "it";
   return covers >= total ? `all ${total}` : `the ${covers} most urgent`;
+}
+
+function ackCovers(content: EmailContent): number {
+  const total = content.alerts.length;
+  return Math.min(total, content.ack?.url ? (content.ack.covers ?? total) : total);
 }
 
 // "and 650 more alerts: <link>", the line that stands for what a storm's page does not list.
@@ -123,6 +128,9 @@ function textOf(content: EmailContent, alerts: AlertSummary[], form: EmailForm):
     lines.push(NOTHING_TO_ACKNOWLEDGE);
   } else if (content.ack.url !== null) {
     lines.push(`Acknowledge ${ackScope(content)} (this stops the escalation):`, content.ack.url, "");
+    // The short form lists 10: the reader must know the link also takes alerts it does not show.
+    const unlisted = ackCovers(content) - alerts.length;
+    if (unlisted > 0) lines.push(`The link also acknowledges the ${unlisted} alerts not listed here.`);
     lines.push(
       `The link opens a confirmation page: nothing is acknowledged until you press its button. It works until ${formatTime(new Date(content.ack.validUntilMs))}.`
     );
