@@ -27,7 +27,9 @@ async function acknowledged(r: ModemGatewayRig, id: string): Promise<void> {
   await eventually(
     "the alert acknowledged by SMS",
     async () => (await r.notification(id)).status,
-    (status) => status === "acknowledged"
+    (status) => status === "acknowledged",
+    // After a restart the modem is opened, set up and its inbox listed first: slow on a busy machine.
+    20_000
   );
 }
 
