@@ -66,7 +66,7 @@ describe("the gateway process", () => {
     }
   );
 
-  it("stops cleanly on a SIGTERM that comes while it is still starting", async () => {
+  it("stops cleanly on a SIGTERM that comes while it is still starting", {timeout: 60_000}, async () => {
     const gateway = launchGatewayProcess(tempDir());
     const deadline = Date.now() + 20_000;
     while (!gateway.lines.some((line) => line.includes('"starting klaxon"')) && Date.now() < deadline)
