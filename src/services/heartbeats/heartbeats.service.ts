@@ -97,12 +97,7 @@ export class HeartbeatsService {
    * resolve (a good ping) finds the page already forgotten and changes nothing.
    */
   private pageClosed(notificationId: string): Promise<void> {
-    const name = this.deps.definitions
-      .all()
-      .map((definition) => definition.name)
-      .find(
-        (candidate) => this.deps.journal.read(() => this.deps.states.get(candidate)).notification_id === notificationId
-      );
+    const name = this.deps.journal.read(() => this.deps.states.pagedWith(notificationId));
     if (!name) return Promise.resolve();
     return this.locked(name, async () => {
       const definition = this.deps.definitions.get(name);

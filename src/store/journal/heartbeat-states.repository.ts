@@ -28,7 +28,8 @@ const SQL = {
   remove: `DELETE FROM heartbeat_states WHERE name = ?`,
   due: `SELECT name FROM heartbeat_states WHERE alert_after IS NOT NULL AND alert_after <= ? ORDER BY alert_after LIMIT ?`,
   earliest: `SELECT MIN(alert_after) AS at FROM heartbeat_states WHERE alert_after IS NOT NULL`,
-  watched: `SELECT * FROM heartbeat_states WHERE down_at IS NOT NULL`
+  watched: `SELECT * FROM heartbeat_states WHERE down_at IS NOT NULL`,
+  pagedWith: `SELECT name FROM heartbeat_states WHERE notification_id = ?`
 };
 
 const toMs = (iso: string | null) => (iso === null ? null : Date.parse(iso));
@@ -58,6 +59,11 @@ export class HeartbeatStatesRepository {
   get(name: string): StoredHeartbeatState {
     const row = this.statements.get.get(name) as Row | undefined;
     return row ? fromRow(row) : {...NEW_HEARTBEAT, notification_id: null};
+  }
+
+  /** The heartbeat whose open page is this notification, or null for any other alert. */
+  pagedWith(notificationId: string): string | null {
+    return (this.statements.pagedWith.pluck().get(notificationId) as string | undefined) ?? null;
   }
 
   /** Heartbeats with a deadline, for the fresh grace after a restart. */
