@@ -1,7 +1,7 @@
 import mqtt from "mqtt";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {emailRig, eventually, stopEmailRigs} from "../channels/email-rig.js";
-import {startMosquitto, type Mosquitto} from "../support/mosquitto.js";
+import {addConnectedMqttIntegration, startMosquitto, type Mosquitto} from "../support/mosquitto.js";
 
 // Issue 29: a flood on other topics overflowed the broker's queue for the box's client (one
 // commit per message drained about 250/s) and real alarms were lost or late. Here mosquitto runs
@@ -25,25 +25,15 @@ describe("an MQTT flood on other topics", () => {
   it("loses none of the alarms sent during it, and each pages within 2 s", async () => {
     const rig = await emailRig();
     const target = await rig.recipient();
-    const created = await rig.gw.call("POST", "/api/v1/integrations", {
-      body: {
-        name: "plant broker",
-        kind: "mqtt",
-        // The flood is telemetry nobody maps: kept and counted, not paged.
-        unmapped: "keep",
-        target,
-        default_priority: "critical",
-        broker_url: broker.url,
-        topics: ["plant/#"]
-      }
+    const path = await addConnectedMqttIntegration(rig.gw, {
+      name: "plant broker",
+      // The flood is telemetry nobody maps: kept and counted, not paged.
+      unmapped: "keep",
+      target,
+      default_priority: "critical",
+      broker_url: broker.url,
+      topics: ["plant/#"]
     });
-    expect(created.status).toBe(201);
-    const path = `/api/v1/integrations/${created.body.id}`;
-    await eventually(
-      "connected",
-      async () => (await rig.gw.call("GET", path)).body.connection,
-      (connection) => connection?.connected === true
-    );
     const alarms = await mqtt.connectAsync(broker.url, {protocolVersion: 5, clean: true, reconnectPeriod: 0});
     const flood = broker.flood("plant/telemetry", FLOOD);
 

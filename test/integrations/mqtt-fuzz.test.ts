@@ -2,7 +2,7 @@ import fc from "fast-check";
 import mqtt from "mqtt";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {emailRig, eventually, stopEmailRigs} from "../channels/email-rig.js";
-import {startMosquitto, type Mosquitto} from "../support/mosquitto.js";
+import {addConnectedMqttIntegration, startMosquitto, type Mosquitto} from "../support/mosquitto.js";
 import {MQTT_PAYLOAD_MAX_BYTES} from "../../src/services/integrations/mqtt-intake.js";
 
 // Hostile MQTT payloads through mosquitto against a running gateway whose integration has every
@@ -69,28 +69,18 @@ describe("MQTT payload fuzz", () => {
   it("takes thousands of hostile payloads: the gateway stays up, counts them all, and still pages within 2 s", async () => {
     const rig = await emailRig();
     const target = await rig.recipient();
-    const created = await rig.gw.call("POST", "/api/v1/integrations", {
-      body: {
-        name: "fuzzed broker",
-        kind: "mqtt",
-        // Thousands of payloads on random topics would each page as its own unmapped alert.
-        unmapped: "keep",
-        target,
-        default_priority: "critical",
-        broker_url: broker.url,
-        topics: ["fuzz/#"],
-        json: {key: "/tag", action: "/state", title: "/text", fire_values: ["ALARM"], resolve_values: ["OK"]},
-        heartbeat_topics: [{topic: "fuzz/alive/+", name: "plc-fuzz", period_seconds: 3600}],
-        rules: [{field: "payload", match: "regex", pattern: "^(a+)+$", action: "fire", alert_key: "rule"}]
-      }
+    const path = await addConnectedMqttIntegration(rig.gw, {
+      name: "fuzzed broker",
+      // Thousands of payloads on random topics would each page as its own unmapped alert.
+      unmapped: "keep",
+      target,
+      default_priority: "critical",
+      broker_url: broker.url,
+      topics: ["fuzz/#"],
+      json: {key: "/tag", action: "/state", title: "/text", fire_values: ["ALARM"], resolve_values: ["OK"]},
+      heartbeat_topics: [{topic: "fuzz/alive/+", name: "plc-fuzz", period_seconds: 3600}],
+      rules: [{field: "payload", match: "regex", pattern: "^(a+)+$", action: "fire", alert_key: "rule"}]
     });
-    expect(created.status).toBe(201);
-    const path = `/api/v1/integrations/${created.body.id}`;
-    await eventually(
-      "connected",
-      async () => (await rig.gw.call("GET", path)).body.connection,
-      (connection) => connection?.connected === true
-    );
     const messages = hostilePayloads.flatMap(([count, payloads], kind) =>
       fc.sample(fc.tuple(topics, payloads), {numRuns: count, seed: SEED + kind})
     );

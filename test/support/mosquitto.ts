@@ -4,6 +4,9 @@ import {createServer} from "node:net";
 import {tmpdir} from "node:os";
 import {dirname, join} from "node:path";
 import {fileURLToPath} from "node:url";
+import {expect} from "vitest";
+import {eventually} from "./eventually.js";
+import type {TestGateway} from "./gateway.js";
 
 /**
  * Debian's mosquitto on a free loopback port, anonymous, with persistence in a temp dir (so a
@@ -151,4 +154,20 @@ export async function startMosquitto(options: MosquittoOptions | number = {}): P
       rmSync(dir, {recursive: true, force: true});
     }
   };
+}
+
+/**
+ * Adds an MQTT integration through the gateway's API (`kind` mqtt and `fields`) and waits until the
+ * gateway is connected to its broker. Answers the integration's API path.
+ */
+export async function addConnectedMqttIntegration(gw: TestGateway, fields: Record<string, unknown>): Promise<string> {
+  const created = await gw.call("POST", "/api/v1/integrations", {body: {kind: "mqtt", ...fields}});
+  expect(created.status).toBe(201);
+  const path = `/api/v1/integrations/${created.body.id}`;
+  await eventually(
+    "connected",
+    async () => (await gw.call("GET", path)).body.connection,
+    (connection) => connection?.connected === true
+  );
+  return path;
 }
