@@ -10,6 +10,7 @@ import {WalLossError} from "./store/journal/wal-guard.js";
 import {NewerJournalError} from "./store/journal/migrations.js";
 import {JournalRefusedError} from "./store/journal/journal-identity.js";
 import {ACCEPT_JOURNAL_LOSS} from "./store/journal-record.js";
+import type {Settings} from "./settings/defaults.js";
 
 // Before the settings are read (they may be what fails), the prefix follows stdout alone.
 const bootLogger = createLogger("info", undefined, {}, logFormatFor("auto", journalStream()));
@@ -18,6 +19,8 @@ const bootLogger = createLogger("info", undefined, {}, logFormatFor("auto", jour
 const ACCEPT_WAL_LOSS = "--accept-wal-loss";
 /** The arguments main takes; ACCEPT_JOURNAL_LOSS (store/journal-record.ts) accepts a lost WAL too. */
 const FLAGS = [ACCEPT_WAL_LOSS, ACCEPT_JOURNAL_LOSS];
+/** `--port N`: the HTTP port for this start, as KLAXON_PORT=N would set it (and winning over it). */
+const PORT = "--port";
 /**
  * Every file the gateway and its children (Litestream) make is private to the service user, whatever
  * umask it was started under: backups and the standby's copy hold every secret (issue 29).
@@ -33,16 +36,42 @@ class UsageError extends Error {
   override name = "UsageError";
 }
 
-function parseArguments(argv: string[]): {acceptWalLoss: boolean; acceptJournalLoss: boolean} {
-  const unknown = argv.filter((argument) => !FLAGS.includes(argument));
-  if (unknown.length) throw new UsageError(`unknown argument ${unknown[0]}; the only ones are ${FLAGS.join(" and ")}`);
-  return {acceptWalLoss: argv.includes(ACCEPT_WAL_LOSS), acceptJournalLoss: argv.includes(ACCEPT_JOURNAL_LOSS)};
+function parseArguments(argv: string[]): {acceptWalLoss: boolean; acceptJournalLoss: boolean; port?: string} {
+  const at = argv.indexOf(PORT);
+  const port = at === -1 ? undefined : argv[at + 1];
+  if (at !== -1 && !port) throw new UsageError(`${PORT} needs a port number, e.g. ${PORT} 8081`);
+  const flags = at === -1 ? argv : argv.filter((_, index) => index !== at && index !== at + 1);
+  const unknown = flags.filter((argument) => !FLAGS.includes(argument));
+  if (unknown.length)
+    throw new UsageError(`unknown argument ${unknown[0]}; the only ones are ${[...FLAGS, `${PORT} N`].join(", ")}`);
+  return {acceptWalLoss: argv.includes(ACCEPT_WAL_LOSS), acceptJournalLoss: argv.includes(ACCEPT_JOURNAL_LOSS), port};
+}
+
+/** The settings each listening port comes from, so a port in use names the one to change. */
+let listeningSettings: Settings | null = null;
+
+/**
+ * A port in use said in words with the setting to change (the HTTP port's with its variable and
+ * flag); any other error as it is.
+ */
+function describeFailure(error: Error): string {
+  const {code, port} = error as NodeJS.ErrnoException & {port?: number};
+  if (code !== "EADDRINUSE") return error.message;
+  const settings = listeningSettings;
+  const setting =
+    settings && port === settings.snmp.trap_port
+      ? "snmp.trap_port (KLAXON_SNMP_TRAP_PORT)"
+      : settings && port === settings.inbound_email.port
+        ? "inbound_email.port (KLAXON_INBOUND_EMAIL_PORT)"
+        : `port: KLAXON_PORT=<port> or \`npm start -- ${PORT} <port>\``;
+  return `port ${port ?? "?"} is already in use by another program (${error.message}): stop that program or choose another port with ${setting}`;
 }
 
 async function main(): Promise<void> {
-  const {acceptWalLoss, acceptJournalLoss} = parseArguments(process.argv.slice(2));
+  const {acceptWalLoss, acceptJournalLoss, port} = parseArguments(process.argv.slice(2));
   process.umask(process.umask() | PRIVATE_FILES_UMASK);
-  const {settings, configFile} = loadSettings();
+  const {settings, configFile} = loadSettings(port === undefined ? process.env : {...process.env, KLAXON_PORT: port});
+  listeningSettings = settings;
   const logger = createLogger(
     settings.log.level,
     undefined,
@@ -114,6 +143,6 @@ main().catch((thrown: unknown) => {
   ].some((kind) => error instanceof kind);
   // The structured line for the journal, and one plain line on stderr for whoever ran it by hand.
   bootLogger.error("klaxon failed to start", {error});
-  process.stderr.write(`klaxon: cannot start: ${error.message.replace(/\s*\n\s*/g, " ")}\n`);
+  process.stderr.write(`klaxon: cannot start: ${describeFailure(error).replace(/\s*\n\s*/g, " ")}\n`);
   process.exit(refused ? EXIT_REFUSED : 1);
 });

@@ -6,7 +6,7 @@ import {tempDir} from "../support/gateway.js";
 import {launchExpectingRefusal, startGatewayProcess} from "../support/gateway-process.js";
 
 describe("what a start leaves in the data dir", () => {
-  it("a start whose port is taken leaves no data dir, journal, config store or admin key behind", async () => {
+  it("a start whose port is taken names the setting to change and leaves no data dir, journal, config store or admin key behind", async () => {
     const squatter = createServer();
     await new Promise<void>((resolve) => squatter.listen(0, "127.0.0.1", resolve));
     const port = String((squatter.address() as AddressInfo).port);
@@ -14,12 +14,19 @@ describe("what a start leaves in the data dir", () => {
       const fresh = join(tempDir(), "data");
       const start = await launchExpectingRefusal(fresh, {KLAXON_PORT: port});
       expect(start.code).toBe(1);
-      expect(start.output).toMatch(/^klaxon: cannot start: .*EADDRINUSE/m);
+      expect(start.output).toMatch(
+        new RegExp(
+          `^klaxon: cannot start: port ${port} is already in use .*KLAXON_PORT=<port> or .npm start -- --port <port>.`,
+          "m"
+        )
+      );
       expect(existsSync(fresh)).toBe(false);
-      // The installer makes the data dir before the first start: it stays, empty.
+      // The installer makes the data dir before the first start: it stays, empty. `--port` wins over KLAXON_PORT.
       const prepared = tempDir();
       mkdirSync(prepared, {recursive: true});
-      expect((await launchExpectingRefusal(prepared, {KLAXON_PORT: port})).code).toBe(1);
+      const flagged = await launchExpectingRefusal(prepared, {KLAXON_PORT: "0"}, {args: ["--port", port]});
+      expect(flagged.code).toBe(1);
+      expect(flagged.output).toMatch(/already in use/);
       expect(readdirSync(prepared)).toEqual([]);
     } finally {
       await new Promise((resolve) => squatter.close(resolve));
