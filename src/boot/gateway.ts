@@ -290,6 +290,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   });
   let front: HttpFront;
   try {
+    await operations.replication.claimEpoch();
     front = await openHttpFront(settings, {
       providers,
       statics: dashboard.statics,

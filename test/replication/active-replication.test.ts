@@ -3,10 +3,12 @@ import {execFileSync} from "node:child_process";
 import {existsSync, readFileSync, statSync, writeFileSync} from "node:fs";
 import {join} from "node:path";
 import Database from "better-sqlite3";
-import {createRecipient, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
+import {createRecipient, logDrivers, startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
+import {freePort} from "../support/mosquitto.js";
+import type {ChannelDriver} from "../../src/channels/channel.js";
 import {followReplica, requireLitestream, endOrphanedLitestreams} from "../support/litestream.js";
 import {eventually} from "../support/eventually.js";
-import {readBeacon} from "../../src/store/journal/replication.repository.js";
+import {readBeacon, ReplicationRepository} from "../../src/store/journal/replication.repository.js";
 
 afterAll(endOrphanedLitestreams);
 
@@ -15,17 +17,18 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
+/** The active box klaxon-a, shipping to the folder `replica`. */
+const asActiveA = (replica: string) => ({
+  role: "active" as const,
+  box_name: "klaxon-a",
+  peer: "http://127.0.0.3:8080",
+  replica,
+  incoming: tempDir(),
+  litestream: requireLitestream()
+});
+
 async function activeGateway(replica: string): Promise<TestGateway> {
-  const gw = await startTestGateway({
-    replication: {
-      role: "active",
-      box_name: "klaxon-a",
-      peer: "http://127.0.0.3:8080",
-      replica,
-      incoming: tempDir(),
-      litestream: requireLitestream()
-    }
-  });
+  const gw = await startTestGateway({replication: asActiveA(replica)});
   cleanup.push(() => gw.stop());
   return gw;
 }
@@ -84,6 +87,50 @@ describe("the active box replicates its journal with Litestream", () => {
     expect(existsSync(join(gw.dataDir, "config.json"))).toBe(false);
     expect(readFileSync(join(gw.dataDir, "litestream.yml"), "utf8")).toContain(`path: ${replica}`);
     expect(statSync(join(gw.dataDir, "litestream.yml")).mode & 0o777).toBe(0o600);
+  });
+
+  it("says its role and epoch from the first request it answers, the epoch a takeover raised included", async () => {
+    const dataDir = tempDir();
+    const replica = tempDir();
+    // A channel driver starts after the HTTP front opens and before the gateway logs "serving":
+    // what /healthz and /readyz answer then is what a client sending at once would see.
+    const start = async (port: number) => {
+      const seen: {healthz: unknown; readyz: unknown}[] = [];
+      const ask = async (path: string) => {
+        const key = existsSync(join(dataDir, "initial-admin-key"))
+          ? readFileSync(join(dataDir, "initial-admin-key"), "utf8").trim()
+          : "";
+        return (await fetch(`http://127.0.0.1:${port}${path}`, {headers: {"X-API-Key": key}})).json();
+      };
+      const probe: ChannelDriver = {
+        channel: "email",
+        concurrency: 1,
+        unavailableReason: () => null,
+        deliver: () => Promise.resolve({outcome: "sent", detail: "probe"}),
+        start: async () => void seen.push({healthz: await ask("/healthz"), readyz: await ask("/readyz")})
+      };
+      const gw = await startTestGateway(
+        {
+          port,
+          replication: asActiveA(replica)
+        },
+        {dataDir, drivers: (logger) => [probe, ...logDrivers(logger).filter((driver) => driver.channel !== "email")]}
+      );
+      return {gw, seen};
+    };
+    const first = await start(await freePort());
+    expect(first.seen[0].healthz).toMatchObject({role: "active", box: "klaxon-a", epoch: 1});
+    // As a takeover does before the gateway starts: a higher epoch in the journal.
+    await new ReplicationRepository(first.gw.gateway.journal).putDocument("epoch", "2");
+    await first.gw.gateway.stop();
+    const second = await start(await freePort());
+    cleanup.push(() => second.gw.stop());
+    expect(second.seen).toEqual([
+      {
+        healthz: {status: "ok", role: "active", box: "klaxon-a", epoch: 2},
+        readyz: expect.objectContaining({replication: expect.objectContaining({role: "active", epoch: 2})})
+      }
+    ]);
   });
 
   it("starts Litestream again when it dies, and the alerts keep reaching the replica", {timeout: 60_000}, async () => {

@@ -85,11 +85,21 @@ export class Replication {
     this.beaconWrittenAt = writtenAt;
   }
 
-  /** Once serving: the epoch from the journal (1 on the first active start), Litestream, the beacon. */
+  /**
+   * Before the HTTP front opens: the epoch from the journal (1 on the first active start), so the
+   * first /healthz after a takeover already says the raised epoch, never null beside 2xx sends.
+   */
+  async claimEpoch(): Promise<void> {
+    const {repository} = this.context;
+    if (!this.litestream || !repository) return;
+    this.epoch = Number(await repository.addDocument(EPOCH_DOCUMENT, "1"));
+  }
+
+  /** Once serving: Litestream and the beacon (under the epoch `claimEpoch` read). */
   async start(): Promise<void> {
     const {repository, settings, dataDir, journalPath, logger} = this.context;
     if (!this.litestream || !this.beacon || !repository) return;
-    this.epoch = Number(await repository.addDocument(EPOCH_DOCUMENT, "1"));
+    if (this.epoch === null) await this.claimEpoch();
     writeFileSync(join(dataDir, LITESTREAM_CONFIG_FILE), litestreamConfig(journalPath, settings.replication), {
       mode: 0o600
     });
