@@ -19,6 +19,8 @@ export interface LaunchOptions {
   umask?: string;
   /** `ulimit -n`: the soft and hard limit on open files. */
   openFiles?: number;
+  /** Leads a process group of its own (with its children, Litestream), so a test can kill the whole group as a power cut does. */
+  ownGroup?: boolean;
 }
 
 /**
@@ -49,7 +51,8 @@ export function launchGatewayProcess(
   const child = spawn(file, args, {
     cwd: ROOT,
     env: {...process.env, KLAXON_HOST: "127.0.0.1", KLAXON_PORT: "0", KLAXON_DATA_DIR: dataDir, ...env},
-    stdio: ["ignore", "pipe", "pipe"]
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: options.ownGroup === true
   });
   const lines: string[] = [];
   // "close", not "exit": by then every line the process wrote has been collected.

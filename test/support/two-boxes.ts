@@ -79,7 +79,7 @@ export function launchBox(
       ...env
     },
     20_000,
-    options
+    {...options, ownGroup: true}
   );
   running.push(launched);
   return launched;
@@ -97,6 +97,12 @@ export async function stopBoxes(): Promise<void> {
     clearTimeout(killer);
   }
   for (const service of services.splice(0)) await service.stop();
+}
+
+/** Pulls a box's power: SIGKILL to its whole process group, the gateway and its Litestream at once. */
+export async function powerCut(box: LaunchedGateway): Promise<void> {
+  process.kill(-box.child.pid!, "SIGKILL");
+  await box.exited;
 }
 
 /** A box's /healthz, or null while it does not answer 200. */
