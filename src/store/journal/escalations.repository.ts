@@ -21,7 +21,7 @@ const SQL = {
     FROM escalations e JOIN notifications n ON n.id = e.notification_id WHERE e.notification_id = ?`,
   stop: `UPDATE escalations SET state = 'stopped', next_step_at = NULL, waiting_for = NULL, generation = generation + 1 WHERE notification_id = ? AND state = 'running'`,
   due: `SELECT notification_id FROM escalations WHERE state = 'running' AND next_step_at <= ? ORDER BY next_step_at LIMIT ?`,
-  earliest: `SELECT MIN(next_step_at) AS at FROM escalations WHERE state = 'running'`,
+  earliest: `SELECT MIN(next_step_at) AS at FROM escalations WHERE state = 'running' AND next_step_at IS NOT NULL`,
   hurry: `UPDATE escalations SET next_step_at = @at WHERE notification_id = @notification_id AND state = 'running'
     AND json_extract(progress, '$.current') = @step AND next_step_at > @at`,
   hurryFollowers: `UPDATE escalations SET next_step_at = @at WHERE grouped_with = @notification_id AND state = 'running' AND next_step_at > @at`,
