@@ -7,7 +7,7 @@ import {TimedRegex} from "../lib/timed-regex.js";
 import type {IntegrationsRepository} from "../store/config/repositories.js";
 import type {DeviceIntake} from "../services/integrations/device-intake.js";
 import {EmailIntake} from "../services/integrations/email-intake.js";
-import {SmtpListener} from "../inbound/email/smtp-listener.js";
+import type {SmtpListener} from "../inbound/email/smtp-listener.js";
 import {startTrapTransport} from "./snmp-trap-transport.js";
 import type {ParserWorkers} from "../lib/parser-workers.js";
 
@@ -76,6 +76,8 @@ async function startEmailTransport(
   if (!config.port) return null;
   if (Boolean(config.tls_cert_file) !== Boolean(config.tls_key_file))
     throw new Error("inbound_email: set both tls_cert_file and tls_key_file for STARTTLS, or neither");
+  // smtp-server and the MIME parser's worker are loaded only when the email intake is on (idle footprint, docs/benchmarks.md).
+  const {SmtpListener} = await import("../inbound/email/smtp-listener.js");
   const regex = new TimedRegex();
   const emails = new EmailIntake({
     integrations: deps.integrations,

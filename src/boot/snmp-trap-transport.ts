@@ -1,4 +1,4 @@
-import {TrapListener} from "../inbound/snmp/trap-listener.js";
+import type {TrapListener} from "../inbound/snmp/trap-listener.js";
 import type {Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
 import type {ParserWorkers} from "../lib/parser-workers.js";
@@ -22,6 +22,8 @@ export async function startTrapTransport(
 ): Promise<TrapListener | null> {
   const {trap_port: port, trap_address: address} = settings.snmp;
   if (!port) return null;
+  // The trap listener and its parser worker are loaded only when traps are on (idle footprint, docs/benchmarks.md).
+  const {TrapListener} = await import("../inbound/snmp/trap-listener.js");
   const {per_second: perSecond, burst} = settings.rate_limit;
   const intake = new SnmpTrapIntake(deps.integrations, deps.intake, new RateLimiter(perSecond, burst, deps.clock));
   const log = logger.child({component: "snmp-traps"});

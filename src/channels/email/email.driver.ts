@@ -1,4 +1,4 @@
-import nodemailer from "nodemailer";
+import type nodemailer from "nodemailer";
 import type {Clock} from "../../lib/clock.js";
 import type {Logger} from "../../lib/logger.js";
 import type {Settings} from "../../settings/defaults.js";
@@ -30,9 +30,9 @@ const MAX_ACK_URL_CHARS = 8000;
 // One pool for every delivery. Drivers never retry (the escalation decides what happens next),
 // so a message is not re-queued when its connection drops; and a mail is built from our own
 // strings only, never from files or URLs.
-function createPooledTransport(smtp: Settings["smtp"], concurrency: number) {
+function createPooledTransport(mailer: typeof nodemailer, smtp: Settings["smtp"], concurrency: number) {
   const timeoutMs = Math.max(1, smtp.timeout_seconds) * 1000;
-  return nodemailer.createTransport({
+  return mailer.createTransport({
     pool: true,
     host: smtp.host,
     port: smtp.port,
@@ -59,20 +59,28 @@ function createPooledTransport(smtp: Settings["smtp"], concurrency: number) {
 export class EmailDriver implements ChannelDriver {
   readonly channel = "email" as const;
   readonly concurrency: number;
-  private readonly transport: Transport;
+  // Nodemailer (about 25 MB resident) is loaded with the first check or mail, so a gateway with
+  // no email channel never loads it (the driver's module is imported by every gateway).
+  private transport: Promise<Transport> | null = null;
   private readonly monitor: SmtpServerMonitor;
 
   constructor(private readonly parts: EmailDriverParts) {
     const {smtp, clock, logger} = parts;
     this.concurrency = Math.max(1, Math.floor(smtp.concurrency));
-    this.transport = createPooledTransport(smtp, this.concurrency);
     this.monitor = new SmtpServerMonitor(
-      () => this.transport.verify(),
+      () => this.pooled().then((transport) => transport.verify()),
       (error) => classifySmtpFailure(error, smtp.password).reason,
       Math.max(1, smtp.check_seconds) * 1000,
       clock,
       logger.child({channel: "email"})
     );
+  }
+
+  private pooled(): Promise<Transport> {
+    this.transport ??= import("nodemailer").then(({default: mailer}) =>
+      createPooledTransport(mailer, this.parts.smtp, this.concurrency)
+    );
+    return this.transport;
   }
 
   unavailableReason(): string | null {
@@ -87,7 +95,7 @@ export class EmailDriver implements ChannelDriver {
 
   async stop(): Promise<void> {
     await this.monitor.stop();
-    this.transport.close();
+    (await this.transport)?.close();
   }
 
   details(): Record<string, unknown> {
@@ -179,7 +187,7 @@ export class EmailDriver implements ChannelDriver {
     const message = composeEmail(content, form);
     const listed = new Set(listedAlerts(content.alerts, form).map((alert) => alert.notification_id));
     const urgent = delivery.alerts.some((alert) => alert.priority === "critical" || alert.priority === "high");
-    const sending = this.transport.sendMail({
+    const sending = (await this.pooled()).sendMail({
       from: smtp.from,
       to: {name: delivery.recipient.name, address: delivery.contact},
       subject: message.subject,

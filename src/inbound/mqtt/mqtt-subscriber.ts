@@ -1,4 +1,4 @@
-import mqtt, {type IClientOptions, type IPublishPacket, type MqttClient} from "mqtt";
+import type {IClientOptions, IPublishPacket, MqttClient} from "mqtt";
 import type {MqttConnectionState, MqttSubscription} from "../../domain/mqtt.js";
 import {AckQueue} from "./ack-queue.js";
 import {readSmallFile} from "../../lib/small-file.js";
@@ -110,8 +110,10 @@ export class MqttSubscriber {
         return this.failed(`cannot read tls_ca_file ${this.subscription.caFile}: ${(error as Error).message}`);
       }
     }
+    // mqtt.js (about 20 MB resident) is loaded by the first client, not by every gateway: most have no MQTT integration.
+    const {connect} = await import("mqtt");
     if (this.stopped) return;
-    const client = mqtt.connect(this.subscription.brokerUrl, this.options(ca));
+    const client = connect(this.subscription.brokerUrl, this.options(ca));
     this.client = client;
     client.handleMessage = (packet: IPublishPacket, callback: (error?: Error) => void) => {
       this.receive(client, packet);
