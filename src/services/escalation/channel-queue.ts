@@ -128,7 +128,9 @@ export class ChannelQueue {
 
   private start(job: Job): void {
     const open = job.attempts.filter((attempt) => this.hooks.stillOpen(attempt.alert.notification_id));
-    const closed = job.attempts.filter((attempt) => !open.includes(attempt));
+    // Sets, not includes(): a storm's job carries thousands of attempts (issue 36: a quadratic pass here stalled the loop for seconds).
+    const stillOpen = new Set(open);
+    const closed = job.attempts.filter((attempt) => !stillOpen.has(attempt));
     if (closed.length) this.hooks.dropped(closed);
     if (open.length === 0) return;
     this.running++;
@@ -187,8 +189,10 @@ export class ChannelQueue {
   // Alerts a storm's page names beside those it carries, each once, and only while still open.
   private alsoOpen(attempts: QueuedAttempt[], carried: string[]): AlertSummary[] {
     const named = new Map<string, AlertSummary>();
-    for (const alert of attempts.flatMap((attempt) => attempt.alsoOpen ?? []))
-      if (!carried.includes(alert.notification_id)) named.set(alert.notification_id, alert);
+    const carriedIds = new Set(carried);
+    for (const attempt of attempts)
+      for (const alert of attempt.alsoOpen ?? [])
+        if (!carriedIds.has(alert.notification_id)) named.set(alert.notification_id, alert);
     return [...named.values()].filter((alert) => this.hooks.stillOpen(alert.notification_id));
   }
 
