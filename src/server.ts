@@ -31,6 +31,7 @@ import {DOCS_UI, docsSecurityHeaders} from "./api/docs-ui/docs-ui.js";
 import {BODY_PIPELINE, requestLog, type RequestRecorder} from "./api/http/pipeline.js";
 import {LaneServer, laneRoutes, serveLane} from "./api/fast-lane/lane.js";
 import {limitConnections} from "./api/connections/connection-limits.js";
+import {listenBacklog, listenWithBacklog} from "./api/connections/listen-backlog.js";
 import type {Logger} from "./lib/logger.js";
 import type {Settings} from "./settings/defaults.js";
 
@@ -141,8 +142,19 @@ export async function openHttpFront(settings: Settings, parts: HttpFrontParts): 
   // Built either way: a @Lane() route the lane cannot serve stops the start.
   const lane = new LaneServer(laneRoutes(CONTROLLERS, platform.injector), parts.recordRequest, parts.logger);
   if (parts.lane !== false) serveLane(server, lane);
-  limitConnections(server, settings.http, parts.logger);
-  await platform.listen();
+  const limits = limitConnections(server, settings.http, parts.logger);
+  // Ts.ED's own listen takes Node's backlog of 511; the app is made ready first, then listens with the system's.
+  await platform.listen(false);
+  const backlog = listenBacklog();
+  if (backlog < limits.maxConnections)
+    parts.logger.warn(
+      "net.core.somaxconn is below http.max_connections: in a storm, connections beyond it wait for SYN resends (install.sh raises it)",
+      {
+        somaxconn: backlog,
+        max_connections: limits.maxConnections
+      }
+    );
+  await listenWithBacklog(server, settings.host, settings.port, backlog);
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
