@@ -29,8 +29,11 @@ export const BODY_BYTES = 280;
 
 // ---------------------------------------------------------------- the loopback SMTP sink
 
-/** Mail the sink took, over the whole bench (with storm grouping: one per step of the bench's storm). */
-export const mailSink = {received: 0, server: null, port: 0};
+/**
+ * Mail the sink took, over the whole bench (with storm grouping: one per step of the bench's storm),
+ * and when the first mail since `firstAt` was last set to null arrived (ms since the epoch).
+ */
+export const mailSink = {received: 0, firstAt: null, server: null, port: 0};
 
 /** Starts the sink once; the environment that points a Klaxon at it (none with BENCH_CHANNEL=none). */
 async function mailEnvironment() {
@@ -44,6 +47,7 @@ async function mailEnvironment() {
         stream.resume();
         stream.on("end", () => {
           mailSink.received++;
+          mailSink.firstAt ??= Date.now();
           done();
         });
       }
