@@ -154,6 +154,14 @@ module.exports = {
       }
     },
     {
+      name: "runner-does-not-call-the-owner",
+      severity: "error",
+      comment:
+        "One owner of the alert lifecycle (docs/architecture.md): the escalation runner never reaches into the notifications service; it hears of chains from the journal and acknowledges through its DeliveryAcknowledgements port.",
+      from: {path: "^src/services/escalation/"},
+      to: {path: "^src/services/notifications/notifications\\.service\\.ts$"}
+    },
+    {
       name: "outbox-at-services-level",
       severity: "error",
       comment: "outbox/ is a background sender beside the services: it uses them, they never use it.",

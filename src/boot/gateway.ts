@@ -27,6 +27,8 @@ import {IdempotencyService} from "../services/notifications/idempotency.service.
 import {NotificationsService} from "../services/notifications/notifications.service.js";
 import {ReadinessService} from "../services/operations/readiness.service.js";
 import {EventPublisher} from "../services/notifications/event-publisher.js";
+import {NotificationViews} from "../services/notifications/notification-view.js";
+import {PagingPolicies} from "../services/recipients/paging-policies.js";
 import {StormGrouping} from "../services/notifications/storm-grouping.js";
 import {EscalationRunner} from "../services/escalation/escalation-runner.service.js";
 import {ChannelRegistry} from "../channels/channel-registry.js";
@@ -124,9 +126,14 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     logger,
     destinations: {allowLinkLocal: settings.webhooks.allow_link_local}
   });
-  const events = new EventPublisher(journal, eventsRepository, new WebhooksRepository(config), () =>
-    webhooks.dispatcher.nudge()
-  );
+  const views = new NotificationViews({escalations: escalationsRepository, attempts: attemptsRepository});
+  const events = new EventPublisher({
+    journal,
+    events: eventsRepository,
+    webhooks: new WebhooksRepository(config),
+    views,
+    onQueued: () => webhooks.dispatcher.nudge()
+  });
   const keys = new ApiKeysService(new ApiKeysRepository(config), audit, clock, logger);
   const idempotency = new IdempotencyService(
     journal,
@@ -153,20 +160,24 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const {recipients, groups, repositories} = directory;
   const storms = new StormGrouping(journal, escalationsRepository, settings.storm.max_join_delay_seconds * 1000);
   const maintenanceWindows = new MaintenanceWindowsRepository(journal);
-  const notifications = new NotificationsService(
+  const policies = new PagingPolicies({
+    targets: directory.repositories,
+    clock,
+    box: channelStatus.missingSetting.bind(channelStatus)
+  });
+  const notifications = new NotificationsService({
     journal,
-    notificationsRepository,
-    escalationsRepository,
-    attemptsRepository,
+    notifications: notificationsRepository,
+    escalations: escalationsRepository,
     events,
-    directory.repositories,
+    views,
+    policies,
     audit,
     idempotency,
     storms,
-    maintenanceWindows,
-    clock,
-    channelStatus.missingSetting.bind(channelStatus)
-  );
+    windows: maintenanceWindows,
+    clock
+  });
   const runner = new EscalationRunner(
     {
       journal,
@@ -175,7 +186,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       attempts: attemptsRepository,
       events,
       audit,
-      notifications,
+      acknowledgements: notifications,
+      policies,
       registry,
       channelStatus,
       contactFailures,
@@ -191,6 +203,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       states: new HeartbeatStatesRepository(journal),
       targets: directory.repositories,
       notifications,
+      chains: escalationsRepository,
       journal,
       audit,
       clock,

@@ -10,7 +10,6 @@ import type {ContactFailuresRepository} from "../../store/journal/contact-failur
 import type {LateConfirmation} from "../../channels/channel.js";
 import type {DeliveryOutcome, QueuedAttempt} from "./channel-queue.js";
 import type {EventPublisher} from "../notifications/event-publisher.js";
-import type {NotificationsService} from "../notifications/notifications.service.js";
 import {attemptView} from "../notifications/notification-view.js";
 import type {StormGrouping} from "../notifications/storm-grouping.js";
 import type {ChannelStatusService} from "../shared/channel-status.service.js";
@@ -33,7 +32,6 @@ export interface AttemptOutcomesDeps {
   attempts: AttemptsRepository;
   contactFailures: ContactFailuresRepository;
   events: EventPublisher;
-  notifications: NotificationsService;
   storms: StormGrouping;
   channelStatus: ChannelStatusService;
   clock: Clock;
@@ -101,17 +99,7 @@ export class AttemptOutcomes {
     permanent: boolean,
     passedOn: boolean
   ): boolean {
-    const {
-      journal,
-      attempts,
-      notificationRecords,
-      escalations,
-      contactFailures,
-      events,
-      notifications,
-      storms,
-      logger
-    } = this.deps;
+    const {journal, attempts, notificationRecords, escalations, contactFailures, events, storms, logger} = this.deps;
     const now = isoTimestamp(nowMs);
     if (!attempts.finish(attempt.attemptId, outcome, error, now)) return false;
     const record = notificationRecords.get(attempt.alert.notification_id);
@@ -132,8 +120,8 @@ export class AttemptOutcomes {
     const shown = attemptView(stored);
     // `notification.sent` went out when the attempt was handed to its channel.
     if (outcome === "delivered" || outcome === "answered")
-      events.emit("notification.delivered", notifications.view(record), nowMs, {attempt: shown});
-    if (NOT_REACHED.has(outcome)) events.emit("contact.failed", notifications.view(record), nowMs, {attempt: shown});
+      events.emitFor("notification.delivered", record, nowMs, {attempt: shown});
+    if (NOT_REACHED.has(outcome)) events.emitFor("contact.failed", record, nowMs, {attempt: shown});
     if (passedOn) return escalations.hurry(record.id, stored.step, now);
     if (!NOT_REACHED.has(outcome)) return false;
     // The attempts of the step that went to a channel (skips and deferrals aside).
@@ -161,7 +149,7 @@ export class AttemptOutcomes {
 
   /** A channel's later report on sent attempts: delivered, or failed after all. */
   private confirmed(queued: QueuedAttempt[], late: LateConfirmation): void {
-    const {journal, clock, attempts, notificationRecords, events, notifications} = this.deps;
+    const {journal, clock, attempts, notificationRecords, events} = this.deps;
     const work = journal
       .write(() => {
         const nowMs = clock.now();
@@ -171,12 +159,9 @@ export class AttemptOutcomes {
           const stored = attempts.get(attempt.attemptId);
           if (!record || !stored) continue;
           const shown = attemptView(stored);
-          events.emit(
-            late.outcome === "delivered" ? "notification.delivered" : "contact.failed",
-            notifications.view(record),
-            nowMs,
-            {attempt: shown}
-          );
+          events.emitFor(late.outcome === "delivered" ? "notification.delivered" : "contact.failed", record, nowMs, {
+            attempt: shown
+          });
         }
       })
       .catch((failure) => this.deps.logger.error("could not record a delivery report", {error: failure as Error}));

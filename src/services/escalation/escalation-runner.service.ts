@@ -1,7 +1,7 @@
 import {advance, countSteps, type EscalationState} from "../../domain/escalation/index.js";
 import {freshProgress, isOpen, type EscalationRecord, type NotificationRecord} from "../../domain/notification.js";
 import type {PolicySnapshot} from "../../domain/policy.js";
-import type {Channel} from "../../domain/vocabulary.js";
+import type {AckVia, Channel} from "../../domain/vocabulary.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import type {Logger} from "../../lib/logger.js";
 import {WakeTimer} from "../../lib/wake-timer.js";
@@ -16,12 +16,12 @@ import type {ChannelStatusService} from "../shared/channel-status.service.js";
 import {ChannelQueue, type QueuedAttempt} from "./channel-queue.js";
 import type {EventPublisher} from "../notifications/event-publisher.js";
 import type {AuditService} from "../shared/audit.service.js";
-import type {NotificationListener, NotificationsService} from "../notifications/notifications.service.js";
+import type {PagingPolicies} from "../recipients/paging-policies.js";
 import {StormGrouping} from "../notifications/storm-grouping.js";
 import {AttemptOutcomes} from "./attempt-outcomes.js";
 import {reportWaiting} from "./waiting-report.js";
 import {FireEffects, OpenAlertsOfPerson, type FireEffectsDeps} from "./fire-effects.js";
-import {recipientActor, SYSTEM_ACTOR} from "../../domain/actor.js";
+import {recipientActor, SYSTEM_ACTOR, type Actor} from "../../domain/actor.js";
 
 export interface RunnerOptions {
   /** Escalations fired per journal transaction. */
@@ -32,6 +32,14 @@ export interface RunnerOptions {
   channelCheckMs?: number;
 }
 
+/**
+ * Where an acknowledgement heard during a delivery (a key pressed in a call) goes: the owner of
+ * the alert lifecycle, the notifications service. The runner's one call into it.
+ */
+export interface DeliveryAcknowledgements {
+  acknowledgeMany(ids: string[], by: string | null, via: AckVia, actor: Actor): Promise<void>;
+}
+
 /** What the runner works with, by name. */
 export interface RunnerDeps {
   journal: Journal;
@@ -40,7 +48,8 @@ export interface RunnerDeps {
   attempts: AttemptsRepository;
   events: EventPublisher;
   audit: AuditService;
-  notifications: NotificationsService;
+  acknowledgements: DeliveryAcknowledgements;
+  policies: PagingPolicies;
   registry: ChannelRegistry;
   channelStatus: ChannelStatusService;
   contactFailures: ContactFailuresRepository;
@@ -56,9 +65,10 @@ export interface RunnerDeps {
  * earliest stored wake-up (no fixed polling). Every wake-up carries the chain's generation, so a
  * stale one (the alert was acknowledged meanwhile) does nothing. A chain that cannot carry any
  * step because its channels cannot be used waits (undeliverable, said loudly) and goes as soon
- * as a channel it needs becomes usable.
+ * as a channel it needs becomes usable. It hears of new and stopped chains from the journal
+ * (`EscalationsRepository.watch`), not from the service that changed them.
  */
-export class EscalationRunner implements NotificationListener {
+export class EscalationRunner {
   private readonly queues = new Map<Channel, ChannelQueue>();
   private readonly firedThisPass = new Set<string>();
   private readonly wakeTimer: WakeTimer;
@@ -85,7 +95,7 @@ export class EscalationRunner implements NotificationListener {
   private readonly openAlerts: OpenAlertsOfPerson;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly notifications: NotificationsService;
+  private readonly policies: PagingPolicies;
   private readonly audit: AuditService;
 
   constructor(deps: RunnerDeps, options: RunnerOptions = {}) {
@@ -101,7 +111,7 @@ export class EscalationRunner implements NotificationListener {
       storms: this.storms,
       clock: this.clock,
       logger: this.logger,
-      notifications: this.notifications,
+      policies: this.policies,
       audit: this.audit
     } = deps);
     this.effectsDeps = deps;
@@ -124,13 +134,16 @@ export class EscalationRunner implements NotificationListener {
               ),
             finished: (outcome) => this.outcomes.finished(outcome),
             acknowledged: (notificationIds, recipientUuid, by) =>
-              deps.notifications.acknowledgeMany(notificationIds, by, driver.channel, recipientActor(recipientUuid))
+              deps.acknowledgements.acknowledgeMany(notificationIds, by, driver.channel, recipientActor(recipientUuid))
           },
           deliveryTimeoutMs
         )
       );
     }
-    deps.notifications.listen(this);
+    deps.escalations.watch({
+      started: (groupedWith) => this.chainStarted(groupedWith),
+      stopped: (notificationId) => this.chainStopped(notificationId)
+    });
   }
 
   /** Recovers attempts a dead process left in flight, wakes chains that wait for a channel, then arms the timer. */
@@ -208,13 +221,13 @@ export class EscalationRunner implements NotificationListener {
   }
 
   // A chain that joined a storm at acceptance is due when its storm's page is: the timer aims at it.
-  accepted(chain: EscalationRecord): void {
+  private chainStarted(groupedWith: string | null): void {
     if (!this.started) return;
-    if (chain.grouped_with === null) void this.tick();
+    if (groupedWith === null) void this.tick();
     else this.arm();
   }
 
-  closed(notificationId: string): void {
+  private chainStopped(notificationId: string): void {
     for (const queue of this.queues.values()) queue.abort(notificationId);
     this.storms.forget(notificationId);
     // Chains that waited behind the closed one are due now.
@@ -357,7 +370,7 @@ export class EscalationRunner implements NotificationListener {
    * at all, which starts again once the configuration gives it one (`handOff`).
    */
   private handedOff(record: NotificationRecord, policy: PolicySnapshot, nowMs: number): boolean {
-    const next = this.notifications.handOff(policy, nowMs);
+    const next = this.policies.handOff(policy, nowMs);
     if (!next) return false;
     if (!this.escalations.replan(record.id, next, countSteps(next), freshProgress(), isoTimestamp(nowMs))) return false;
     this.audit.append(

@@ -12,7 +12,6 @@ import {SYSTEM_ACTOR} from "../../domain/actor.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {QueuedAttempt} from "./channel-queue.js";
 import type {EventPublisher} from "../notifications/event-publisher.js";
-import type {NotificationsService} from "../notifications/notifications.service.js";
 import {alertSummary, attemptView} from "../notifications/notification-view.js";
 import type {AlertSummary} from "../../channels/channel.js";
 
@@ -21,7 +20,6 @@ export interface FireEffectsDeps {
   attempts: AttemptsRepository;
   events: EventPublisher;
   audit: AuditService;
-  notifications: NotificationsService;
 }
 
 // A page names at most this many of the person's other open alerts: what a written page lists one by one (storm-listing.ts).
@@ -90,7 +88,7 @@ export class FireEffects {
 
   private stepCarried(step: number): void {
     const targets = this.handedOver.map(({recipient_uuid, channel, target}) => ({recipient_uuid, channel, target}));
-    this.deps.events.emit("escalation.step", this.view(), this.nowMs, {step: {number: step + 1, targets}});
+    this.deps.events.emitFor("escalation.step", this.current, this.nowMs, {step: {number: step + 1, targets}});
     for (const attempt of this.handedOver.splice(0)) this.emit("notification.sent", attempt);
   }
 
@@ -103,7 +101,7 @@ export class FireEffects {
       {steps: this.stepsTotal},
       this.record.source
     );
-    this.deps.events.emit("escalation.exhausted", this.view(), this.nowMs);
+    this.deps.events.emitFor("escalation.exhausted", this.current, this.nowMs);
   }
 
   private setStatus(status: "notifying" | "exhausted"): void {
@@ -112,12 +110,8 @@ export class FireEffects {
     this.deps.notificationRecords.saveState(this.current);
   }
 
-  private view() {
-    return this.deps.notifications.view(this.current);
-  }
-
   private emit(type: "contact.failed" | "notification.sent", attempt: AttemptRecord): void {
-    this.deps.events.emit(type, this.view(), this.nowMs, {attempt: attemptView(attempt)});
+    this.deps.events.emitFor(type, this.current, this.nowMs, {attempt: attemptView(attempt)});
   }
 
   private attemptRow(effect: ContactEffect): AttemptRecord {

@@ -15,6 +15,7 @@ import {SerialByKey} from "../../lib/serial-by-key.js";
 import type {HeartbeatsRepository} from "../../store/config/repositories.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {HeartbeatStatesRepository, StoredHeartbeatState} from "../../store/journal/heartbeat-states.repository.js";
+import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {NotificationsService} from "../notifications/notifications.service.js";
 import {AppError, invalid, notFound, pageOrInvalidCursor} from "../shared/errors.js";
@@ -37,6 +38,8 @@ export interface HeartbeatsDeps {
   /** Where the target is looked up. */
   targets: TargetDirectory;
   notifications: NotificationsService;
+  /** Where closed pages are heard of (`watch`). */
+  chains: EscalationsRepository;
   journal: Journal;
   audit: AuditService;
   clock: Clock;
@@ -82,9 +85,8 @@ export class HeartbeatsService {
   constructor(private readonly deps: HeartbeatsDeps) {
     this.pages = new HeartbeatPages(deps.notifications, deps.logger);
     // However a page is closed (API, dashboard, SMS, Telegram), a heartbeat still down is re-armed.
-    deps.notifications.listen({
-      accepted: () => undefined,
-      closed: (id) =>
+    deps.chains.watch({
+      stopped: (id) =>
         void this.pageClosed(id).catch((error: unknown) =>
           deps.logger.error("heartbeat: re-arming after its page closed failed", {notification_id: id, error})
         )

@@ -1,4 +1,4 @@
-import {freshProgress, isOpen, type EscalationRecord, type NotificationRecord} from "../../domain/notification.js";
+import {freshProgress, isOpen, type NotificationRecord} from "../../domain/notification.js";
 import {plannedChannels, type PolicySnapshot} from "../../domain/policy.js";
 import {countSteps} from "../../domain/escalation/index.js";
 import {moreUrgent, type Priority} from "../../domain/vocabulary.js";
@@ -8,20 +8,12 @@ import type {EscalationsRepository} from "../../store/journal/escalations.reposi
 import type {Actor} from "../../domain/actor.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {EventPublisher} from "./event-publisher.js";
-import type {NotificationView} from "./notification-view.js";
 
 /** What a repeated alert (same dedup key) brings to the notification it merges into. */
 export interface Repeat {
   dedup_key: string;
   priority: Priority;
   source: string | null;
-}
-
-/** A merge's result: the notification as it is now, and the chain to fire at once when the merge raised it. */
-export interface Merged {
-  record: NotificationRecord;
-  /** The re-planned chain; hand it to the runner after the transaction commits. */
-  replanned: EscalationRecord | null;
 }
 
 /** What a merge reads and writes, named so the owner of the send path can wire it. */
@@ -32,7 +24,6 @@ export interface DedupMergeDependencies {
   events: EventPublisher;
   /** The policy of the notification's target as configured now: a raise pages under today's rules. */
   policy(uuid: string, priority: Priority, nowMs: number): PolicySnapshot;
-  view(record: NotificationRecord): NotificationView;
 }
 
 /**
@@ -46,8 +37,11 @@ export interface DedupMergeDependencies {
 export class DedupMerge {
   constructor(private readonly deps: DedupMergeDependencies) {}
 
-  /** Runs inside the caller's journal transaction. */
-  merge(into: NotificationRecord, repeat: Repeat, actor: Actor, nowMs: number): Merged {
+  /**
+   * Runs inside the caller's journal transaction; returns the notification as it is now. A
+   * re-planned chain is due at once: the runner hears of it from the journal after the commit.
+   */
+  merge(into: NotificationRecord, repeat: Repeat, actor: Actor, nowMs: number): NotificationRecord {
     const {notifications, audit} = this.deps;
     const now = isoTimestamp(nowMs);
     notifications.bumpOccurrences(into.id, now);
@@ -61,15 +55,15 @@ export class DedupMerge {
     // PRIORITIES runs from the most urgent down. A held alert (suppressed) is raised too, so its
     // release pages at the priority its sender reached; its stopped chain is not re-planned.
     const raises = (isOpen(into.status) || into.status === "suppressed") && moreUrgent(repeat.priority, into.priority);
-    const replanned = raises ? this.raise(into, repeat, actor, nowMs) : null;
-    return {record: notifications.get(into.id) as NotificationRecord, replanned};
+    if (raises) this.raise(into, repeat, actor, nowMs);
+    return notifications.get(into.id) as NotificationRecord;
   }
 
-  private raise(into: NotificationRecord, repeat: Repeat, actor: Actor, nowMs: number): EscalationRecord | null {
+  private raise(into: NotificationRecord, repeat: Repeat, actor: Actor, nowMs: number): void {
     const {notifications, escalations, audit, events} = this.deps;
     const now = isoTimestamp(nowMs);
     const policy = this.deps.policy(into.target_uuid, repeat.priority, nowMs);
-    const replanned = escalations.replan(into.id, policy, countSteps(policy), freshProgress(), now);
+    escalations.replan(into.id, policy, countSteps(policy), freshProgress(), now);
     notifications.raisePriority(into.id, repeat.priority, plannedChannels(policy), now);
     audit.append(
       actor,
@@ -79,12 +73,8 @@ export class DedupMerge {
       repeat.source
     );
     // Emitted after both rows changed, so the event's snapshot shows the new priority and plan.
-    events.emit(
-      "notification.priority_raised",
-      this.deps.view(notifications.get(into.id) as NotificationRecord),
-      nowMs,
-      {previous_priority: into.priority}
-    );
-    return replanned ? escalations.forNotification(into.id) : null;
+    events.emitFor("notification.priority_raised", notifications.get(into.id) as NotificationRecord, nowMs, {
+      previous_priority: into.priority
+    });
   }
 }

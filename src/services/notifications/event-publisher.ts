@@ -4,7 +4,8 @@ import type {EventsRepository} from "../../store/journal/events.repository.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {WebhooksRepository} from "../../store/config/repositories.js";
 import type {AttemptRecord} from "../../domain/notification.js";
-import type {NotificationView} from "./notification-view.js";
+import type {NotificationRecord} from "../../domain/notification.js";
+import type {NotificationView, NotificationViews} from "./notification-view.js";
 import {isoTimestamp} from "../../lib/clock.js";
 
 /** A carried escalation step as `escalation.step` announces it: its 1-based number and whom it contacts. */
@@ -25,22 +26,36 @@ export interface EventDetail {
   undeliverable?: {reason: string; found_by: "paging_auditor"};
 }
 
+/** What events are recorded with, by name. */
+export interface EventPublisherDeps {
+  journal: Journal;
+  events: EventsRepository;
+  webhooks: WebhooksRepository;
+  /** Each event's snapshot of its notification. */
+  views: NotificationViews;
+  /** Told once queued deliveries have committed, so the webhook dispatcher wakes without polling. */
+  onQueued?: () => void;
+}
+
 /**
- * Records lifecycle events (CONTRACT section 7) with one outbox row per subscribed webhook.
- * Called inside the journal transaction of the change the event describes, in the order things
- * happened: each event of a notification takes the next `sequence` number.
+ * The one place lifecycle events (CONTRACT section 7) are recorded, with one outbox row per
+ * subscribed webhook, whoever made the change: the notifications service (accepted, merged,
+ * held, released, acknowledged, resolved, undeliverable) and the escalation runner (steps,
+ * attempts, outcomes, exhaustion) alike. Called inside the journal transaction of the change the
+ * event describes, in the order things happened: each event of a notification takes the next
+ * `sequence` number.
  */
 export class EventPublisher {
-  constructor(
-    private readonly journal: Journal,
-    private readonly events: EventsRepository,
-    private readonly webhooks: WebhooksRepository,
-    /** Told once queued deliveries have committed, so the webhook dispatcher wakes without polling. */
-    private readonly onQueued: () => void = () => undefined
-  ) {}
+  constructor(private readonly deps: EventPublisherDeps) {}
 
+  /** An event showing `record` as the journal has it now, in this transaction. */
+  emitFor(type: EventType, record: NotificationRecord, nowMs: number, detail: EventDetail = {}): void {
+    this.emit(type, this.deps.views.of(record), nowMs, detail);
+  }
+
+  /** An event showing `notification`, a long form already read in this transaction. */
   emit(type: EventType, notification: NotificationView, nowMs: number, detail: EventDetail = {}): void {
-    this.record(type, notification, nowMs, detail, this.events.nextSequence(notification.id));
+    this.record(type, notification, nowMs, detail, this.deps.events.nextSequence(notification.id));
   }
 
   /**
@@ -61,11 +76,12 @@ export class EventPublisher {
     const id = newId("evt", nowMs);
     const createdAt = isoTimestamp(nowMs);
     const body = JSON.stringify({id, type, created_at: createdAt, sequence, data: {notification, ...detail}});
-    const destinations = this.webhooks.subscribersOf(type);
-    this.events.append(
+    const destinations = this.deps.webhooks.subscribersOf(type);
+    this.deps.events.append(
       {id, type, notification_id: notification.id, created_at: createdAt, body, sequence},
       destinations
     );
-    if (destinations.length) this.journal.afterCommit(this.onQueued);
+    const {onQueued} = this.deps;
+    if (destinations.length && onQueued) this.deps.journal.afterCommit(onQueued);
   }
 }

@@ -1,6 +1,9 @@
 import type {AttemptRecord, EscalationRecord, NotificationRecord, WaitReason} from "../../domain/notification.js";
 import type {LeftOut} from "../../domain/plan-coverage.js";
 import type {AlertSummary} from "../../channels/channel.js";
+import {leftOutChannels} from "../../domain/policy.js";
+import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
+import type {AttemptsRepository} from "../../store/journal/attempts.repository.js";
 
 /** The long form of a notification (spec 2.2 plus CONTRACT section 2). */
 export interface NotificationView {
@@ -127,4 +130,27 @@ export function alertSummary(record: NotificationRecord): AlertSummary {
     source: record.source,
     link: record.link
   };
+}
+
+/** What the long form is read from. */
+export interface NotificationViewsDeps {
+  escalations: EscalationsRepository;
+  attempts: AttemptsRepository;
+}
+
+/** Reads the long form of notifications: for the API's answers and for every event's snapshot alike. */
+export class NotificationViews {
+  constructor(private readonly deps: NotificationViewsDeps) {}
+
+  /** The long form as the journal has it now; call inside a journal transaction or read. */
+  of(record: NotificationRecord): NotificationView {
+    const {escalations, attempts} = this.deps;
+    const policy = escalations.policyOf(record.id);
+    return longForm(
+      record,
+      escalations.forNotification(record.id),
+      attempts.forNotification(record.id),
+      policy ? leftOutChannels(policy) : []
+    );
+  }
 }

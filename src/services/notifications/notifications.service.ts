@@ -7,14 +7,7 @@ import {
   type NotificationRecord,
   type TransitionResult
 } from "../../domain/notification.js";
-import {
-  leftOutChannels,
-  plannedChannels,
-  snapshotPolicy,
-  type PolicySnapshot,
-  type Target
-} from "../../domain/policy.js";
-import type {BoxChannels} from "../../domain/plan-coverage.js";
+import {leftOutChannels, plannedChannels} from "../../domain/policy.js";
 import {countSteps} from "../../domain/escalation/index.js";
 import type {EventType, NotificationStatus, Priority} from "../../domain/vocabulary.js";
 import {newId} from "../../lib/ids.js";
@@ -23,16 +16,15 @@ import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
 import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
-import type {AttemptsRepository} from "../../store/journal/attempts.repository.js";
 import type {Actor} from "../../domain/actor.js";
 import type {EventPublisher} from "./event-publisher.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {IdempotencyService, IdempotentRequest} from "./idempotency.service.js";
 import {sendAnswer, type AnswerForm, type SendOutcome, type SendResult} from "./send-outcome.js";
-import {longForm, type NotificationView} from "./notification-view.js";
+import {longForm, type NotificationView, type NotificationViews} from "./notification-view.js";
 import type {StormGrouping} from "./storm-grouping.js";
 import {AppError, invalid, notFound} from "../shared/errors.js";
-import {pagedTarget, resolveTarget, type TargetDirectory} from "../recipients/paging-target.js";
+import type {PagingPolicies} from "../recipients/paging-policies.js";
 import {DedupMerge} from "./dedup-merge.js";
 import {Suppressions} from "./suppressions.js";
 import type {AlertOrigin, MaintenanceWindow} from "../../domain/maintenance.js";
@@ -66,39 +58,61 @@ export interface ListFilter {
   limit: number;
 }
 
-/** Told after a change commits (an after-commit effect): the escalation runner wakes for new alerts and hangs up on closed ones. */
-export interface NotificationListener {
-  accepted(chain: EscalationRecord): void;
-  closed(notificationId: string): void;
+/** What the notifications service works with, by name. */
+export interface NotificationsDeps {
+  journal: Journal;
+  notifications: NotificationsRepository;
+  escalations: EscalationsRepository;
+  events: EventPublisher;
+  views: NotificationViews;
+  policies: PagingPolicies;
+  audit: AuditService;
+  idempotency: IdempotencyService;
+  storms: StormGrouping;
+  windows: MaintenanceWindowsRepository;
+  clock: Clock;
 }
 
 const CURSOR_PATTERN = /^notif_[0-9A-HJKMNP-TV-Z]{26}$/;
 
-/** Accepting, reading, acknowledging and resolving notifications. */
+/**
+ * The owner of the alert lifecycle: accepting (with dedup merges and maintenance holds),
+ * releasing, acknowledging and resolving notifications, and reading them. Every change it makes
+ * commits with its audit entry and its event; it calls no one back. The escalation runner carries
+ * the chains it starts: it learns of new and stopped chains from the journal
+ * (`EscalationsRepository.watch`), and calls this service, one way, to acknowledge what a person
+ * acknowledged during a delivery.
+ */
 export class NotificationsService {
-  constructor(
-    private readonly journal: Journal,
-    private readonly notifications: NotificationsRepository,
-    private readonly escalations: EscalationsRepository,
-    private readonly attempts: AttemptsRepository,
-    private readonly events: EventPublisher,
-    private readonly targets: TargetDirectory,
-    private readonly audit: AuditService,
-    private readonly idempotency: IdempotencyService,
-    private readonly storms: StormGrouping,
-    windows: MaintenanceWindowsRepository,
-    private readonly clock: Clock,
-    private readonly box: BoxChannels
-  ) {
-    const shared = {notifications, escalations, audit, events, view: (record: NotificationRecord) => this.view(record)};
+  private readonly journal: Journal;
+  private readonly notifications: NotificationsRepository;
+  private readonly escalations: EscalationsRepository;
+  private readonly events: EventPublisher;
+  private readonly views: NotificationViews;
+  private readonly policies: PagingPolicies;
+  private readonly audit: AuditService;
+  private readonly idempotency: IdempotencyService;
+  private readonly storms: StormGrouping;
+  private readonly clock: Clock;
+
+  constructor(deps: NotificationsDeps) {
+    ({
+      journal: this.journal,
+      notifications: this.notifications,
+      escalations: this.escalations,
+      events: this.events,
+      views: this.views,
+      policies: this.policies
+    } = deps);
+    ({audit: this.audit, idempotency: this.idempotency, storms: this.storms, clock: this.clock} = deps);
+    const {policies} = deps;
     this.merges = new DedupMerge({
-      ...shared,
-      policy: (uuid, priority, nowMs) => this.policyOf(this.targetOf(uuid), priority, nowMs)
+      ...deps,
+      policy: (uuid, priority, nowMs) => policies.snapshot(policies.targetOf(uuid), priority, nowMs)
     });
     this.suppressions = new Suppressions({
-      ...shared,
-      windows,
-      policy: (uuid, priority, nowMs) => this.policyOf(resolveTarget(uuid, this.targets, "", nowMs), priority, nowMs)
+      ...deps,
+      policy: (uuid, priority, nowMs) => policies.current(uuid, priority, nowMs)
     });
   }
 
@@ -108,53 +122,9 @@ export class NotificationsService {
   /** Every dedup merge goes through this, inside the caller's journal transaction. */
   readonly merges: DedupMerge;
 
-  private readonly listeners: NotificationListener[] = [];
-
-  listen(listener: NotificationListener): void {
-    this.listeners.push(listener);
-  }
-
-  private targetOf(uuid: string): Target {
-    return resolveTarget(uuid, this.targets, "/recipient_uuid", this.clock.now());
-  }
-
-  /** A snapshot leaves out the channels this box has not configured: they would block the chain for nothing. */
-  private policyOf(target: Target, priority: Priority, nowMs: number): PolicySnapshot {
-    return snapshotPolicy(target, priority, {now: nowMs, box: this.box});
-  }
-
-  /**
-   * For a chain paging a schedule, the policy of whoever is on call at `nowMs` when that is no
-   * longer whom `policy` pages (a hand-off, a gap and its fallback, or a low alert moving to the
-   * fallback for quiet hours); null otherwise, and for recipients and groups, whose snapshot stands.
-   */
-  handOff(policy: PolicySnapshot, nowMs: number): PolicySnapshot | null {
-    if (policy.target.kind !== "schedule") return countSteps(policy) === 0 ? this.mended(policy, nowMs) : null;
-    if (!this.targets.schedules.get(policy.target.uuid)) return null;
-    const now = this.policyOf(resolveTarget(policy.target.uuid, this.targets, "", nowMs), policy.priority, nowMs);
-    return now.on_call === policy.on_call ? null : now;
-  }
-
-  /**
-   * An alert whose plan had no channel (it waits, undeliverable) takes its recipient's or group's
-   * settings as they are now once they give it a channel: the fix of the configuration pages.
-   */
-  private mended(policy: PolicySnapshot, nowMs: number): PolicySnapshot | null {
-    const paged = pagedTarget(policy.target.uuid, this.targets);
-    if (!paged) return null;
-    const now = this.policyOf(paged, policy.priority, nowMs);
-    return countSteps(now) > 0 ? now : null;
-  }
-
   /** The long form as the journal has it now; call inside a journal transaction or read. */
   view(record: NotificationRecord): NotificationView {
-    const policy = this.escalations.policyOf(record.id);
-    return longForm(
-      record,
-      this.escalations.forNotification(record.id),
-      this.attempts.forNotification(record.id),
-      policy ? leftOutChannels(policy) : []
-    );
+    return this.views.of(record);
   }
 
   /**
@@ -176,7 +146,7 @@ export class NotificationsService {
 
   /** The send's write function. A new chain, or one a merge re-planned, is due now: the runner hears of it after the commit. */
   private accept(input: SendInput, actor: Actor): SendOutcome {
-    const target = this.targetOf(input.recipient_uuid);
+    const target = this.policies.targetOf(input.recipient_uuid);
     const nowMs = this.clock.now();
     const now = isoTimestamp(nowMs);
     if (input.dedup_key) {
@@ -188,11 +158,10 @@ export class NotificationsService {
           actor,
           nowMs
         );
-        if (merged.replanned) this.announceAccepted(merged.replanned);
-        return {kind: "merged", view: this.view(merged.record)};
+        return {kind: "merged", view: this.view(merged)};
       }
     }
-    const policy = this.policyOf(target, input.priority, nowMs);
+    const policy = this.policies.snapshot(target, input.priority, nowMs);
     const origin = originOf(input, actor);
     const window = this.suppressions.windowFor(origin, nowMs);
     const record: NotificationRecord = {
@@ -249,7 +218,6 @@ export class NotificationsService {
       return {kind: "created", view};
     }
     this.events.emitFirst("escalation.started", view, nowMs);
-    this.announceAccepted(escalation);
     return {kind: "created", view};
   }
 
@@ -258,15 +226,7 @@ export class NotificationsService {
    * still be firing page from their first step once this commits.
    */
   releaseHeld(window: MaintenanceWindow, nowMs: number): number {
-    const chains = this.suppressions.releaseHeld(window, nowMs);
-    for (const chain of chains) this.announceAccepted(chain);
-    return chains.length;
-  }
-
-  private announceAccepted(chain: EscalationRecord): void {
-    this.journal.afterCommit(() => {
-      for (const listener of this.listeners) listener.accepted(chain);
-    });
+    return this.suppressions.releaseHeld(window, nowMs);
   }
 
   /**
@@ -276,7 +236,7 @@ export class NotificationsService {
   announceUndeliverable(id: string, reason: string, nowMs: number): void {
     const record = this.notifications.get(id);
     if (!record) return;
-    this.events.emit("notification.undeliverable", this.view(record), nowMs, {
+    this.events.emitFor("notification.undeliverable", record, nowMs, {
       undeliverable: {reason, found_by: "paging_auditor"}
     });
   }
@@ -366,9 +326,6 @@ export class NotificationsService {
       this.audit.append(actor, action, {type: "notification", id}, {...detail, from: record.status}, record.source);
       const changed = this.view(result.record);
       this.events.emit(event, changed, nowMs);
-      this.journal.afterCommit(() => {
-        for (const listener of this.listeners) listener.closed(id);
-      });
       return changed;
     });
   }

@@ -1,4 +1,4 @@
-import {freshProgress, type EscalationRecord, type NotificationRecord} from "../../domain/notification.js";
+import {freshProgress, type NotificationRecord} from "../../domain/notification.js";
 import {plannedChannels, type PolicySnapshot} from "../../domain/policy.js";
 import {countSteps} from "../../domain/escalation/index.js";
 import {coveringWindow, releasable, type AlertOrigin, type MaintenanceWindow} from "../../domain/maintenance.js";
@@ -22,7 +22,6 @@ export interface SuppressionsDependencies {
   events: EventPublisher;
   /** The policy of the alert's recipient, group or schedule as configured now: a released alert pages under today's rules. */
   policy(uuid: string, priority: Priority, nowMs: number): PolicySnapshot;
-  view(record: NotificationRecord): NotificationView;
 }
 
 /**
@@ -55,31 +54,31 @@ export class Suppressions {
   /**
    * The alerts `ended` held, at its end: each still covered by another active window moves to
    * it; each that may still be firing (an integration's, a heartbeat's) pages now as a new alert
-   * would; a direct send stays suppressed. Returns the chains to hand to the runner after the commit.
+   * would; a direct send stays suppressed. Returns how many page again: the runner hears of
+   * their chains from the journal once this commits.
    */
-  releaseHeld(ended: MaintenanceWindow, nowMs: number): EscalationRecord[] {
-    const reopened: EscalationRecord[] = [];
+  releaseHeld(ended: MaintenanceWindow, nowMs: number): number {
+    let reopened = 0;
     for (const held of this.deps.windows.held(ended.uuid)) {
       const origin = originOf(held);
       const next = this.windowFor(origin, nowMs);
       if (next) this.deps.windows.moveTo(held.notification_id, next.uuid);
       else if (releasable(origin)) {
-        const chain = this.release(held.notification_id, ended, nowMs);
-        if (chain) reopened.push(chain);
+        if (this.release(held.notification_id, ended, nowMs)) reopened++;
       }
     }
     return reopened;
   }
 
-  private release(id: string, ended: MaintenanceWindow, nowMs: number): EscalationRecord | null {
+  private release(id: string, ended: MaintenanceWindow, nowMs: number): boolean {
     const {notifications, escalations, audit, events} = this.deps;
     const record = notifications.get(id) as NotificationRecord;
     // Someone is already paged under the same key (sent again after the hold): that page stands for both.
-    if (record.dedup_key !== null && notifications.findOpenByDedup(record.target_uuid, record.dedup_key)) return null;
+    if (record.dedup_key !== null && notifications.findOpenByDedup(record.target_uuid, record.dedup_key)) return false;
     const now = isoTimestamp(nowMs);
     const policy = this.currentPolicy(record.target_uuid, record.priority, nowMs);
-    if (!policy) return null;
-    if (!escalations.reopen(id, policy, countSteps(policy), freshProgress(), now)) return null;
+    if (!policy) return false;
+    if (!escalations.reopen(id, policy, countSteps(policy), freshProgress(), now)) return false;
     notifications.raisePriority(id, record.priority, plannedChannels(policy), now);
     notifications.saveState({...record, status: "queued", updated_at: now});
     audit.append(
@@ -89,10 +88,10 @@ export class Suppressions {
       {maintenance_window: ended.uuid},
       record.source
     );
-    events.emit("notification.released", this.deps.view(notifications.get(id) as NotificationRecord), nowMs, {
+    events.emitFor("notification.released", notifications.get(id) as NotificationRecord, nowMs, {
       maintenance_window: ended.uuid
     });
-    return escalations.forNotification(id);
+    return true;
   }
 
   /** Null when the target was deleted during the window (nothing stops that for a held alert): it stays suppressed. */

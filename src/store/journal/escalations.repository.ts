@@ -42,6 +42,19 @@ interface EscalationRow extends Omit<EscalationRecord, "progress" | "waiting_for
   waiting_for: string | null;
 }
 
+/**
+ * Told after a commit that started or stopped a chain (a new alert, a raise, a release; an
+ * acknowledgement or resolve): the runner wakes for new work and hangs up on closed alerts, and
+ * a heartbeat re-arms when its page closes. They learn it from the chains' stored state, so the
+ * service that changed it need not know who is waiting on it.
+ */
+export interface ChainWatcher {
+  /** A chain became due now (`groupedWith`: the chain it waits behind, for one joining a storm). */
+  started?(groupedWith: string | null): void;
+  /** An alert was acknowledged or resolved; its chain, if it ran, is stopped. */
+  stopped?(notificationId: string): void;
+}
+
 /** What the open chains waiting for a channel add up to: the undeliverable notifications. */
 export interface Undeliverable {
   count: number;
@@ -73,9 +86,20 @@ export class EscalationsRepository {
   private readonly statements: Record<keyof typeof SQL, Statement>;
   /** Counts the updates that can move a running chain (its step, wake-up, state or grouping): a cached chain is current while this stays the same. */
   private chainUpdates = 0;
+  private readonly watchers: ChainWatcher[] = [];
 
-  constructor(journal: Journal) {
+  constructor(private readonly journal: Journal) {
     this.statements = prepareAll(journal.db, SQL);
+  }
+
+  watch(watcher: ChainWatcher): void {
+    this.watchers.push(watcher);
+  }
+
+  private startedAfterCommit(groupedWith: string | null): void {
+    this.journal.afterCommit(() => {
+      for (const watcher of this.watchers) watcher.started?.(groupedWith);
+    });
   }
 
   insert(record: EscalationRecord, policy: PolicySnapshot): void {
@@ -104,6 +128,8 @@ export class EscalationsRepository {
       JSON.stringify(progress),
       waiting_for && JSON.stringify(waiting_for)
     );
+    // A held alert's chain is stored stopped: its release starts it.
+    if (state === "running") this.startedAfterCommit(grouped_with);
   }
 
   forNotification(notificationId: string): EscalationRecord | null {
@@ -178,6 +204,10 @@ export class EscalationsRepository {
     this.chainUpdates++;
     this.statements.stop.run(notificationId);
     this.statements.release.run({anchor: notificationId, now: nowIso});
+    // Told even when no chain ran (an exhausted or held alert closed): a heartbeat re-arms all the same.
+    this.journal.afterCommit(() => {
+      for (const watcher of this.watchers) watcher.stopped?.(notificationId);
+    });
   }
 
   /**
@@ -199,8 +229,10 @@ export class EscalationsRepository {
       progress: JSON.stringify(progress),
       now: nowIso
     }).changes;
-    if (changes > 0) this.statements.release.run({anchor: notificationId, now: nowIso});
-    return changes > 0;
+    if (changes === 0) return false;
+    this.statements.release.run({anchor: notificationId, now: nowIso});
+    this.startedAfterCommit(null);
+    return true;
   }
 
   /**
@@ -215,15 +247,16 @@ export class EscalationsRepository {
     nowIso: string
   ): boolean {
     this.chainUpdates++;
-    return (
+    const reopened =
       this.statements.reopen.run({
         notification_id: notificationId,
         policy: JSON.stringify(policy),
         steps_total: stepsTotal,
         progress: JSON.stringify(progress),
         now: nowIso
-      }).changes > 0
-    );
+      }).changes > 0;
+    if (reopened) this.startedAfterCommit(null);
+    return reopened;
   }
 
   /**
