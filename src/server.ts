@@ -87,7 +87,16 @@ export const CONTROLLERS = [
         },
         // The gateway that serves this document: clients resolve "/" against the address they read it from.
         servers: [{url: "/", description: "This gateway"}],
-        components: {securitySchemes: {api_key: {type: "apiKey", in: "header", name: "X-API-Key"}}}
+        components: {
+          securitySchemes: {
+            api_key: {
+              type: "apiKey",
+              in: "header",
+              name: "X-API-Key",
+              description: "The same key is taken as `Authorization: Bearer <key>`, with the same answers."
+            }
+          }
+        }
       } as never
     }
   ]

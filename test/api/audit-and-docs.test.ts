@@ -80,7 +80,8 @@ describe("documentation and health", () => {
     expect(answer.status).toBe(200);
     const spec = answer.body;
     expect(spec.openapi).toBe("3.0.3");
-    expect(spec.components.securitySchemes.api_key).toEqual({type: "apiKey", in: "header", name: "X-API-Key"});
+    expect(spec.components.securitySchemes.api_key).toMatchObject({type: "apiKey", in: "header", name: "X-API-Key"});
+    expect(spec.components.securitySchemes.api_key.description).toContain("Authorization: Bearer");
     const send = spec.paths["/api/v1/notifications/send"].post;
     expect(Object.keys(send.responses).sort()).toEqual([
       "200",

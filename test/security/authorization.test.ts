@@ -144,10 +144,10 @@ function concrete(template: string): string {
   return template.replace(/:(\w+)/g, (_, name: string) => (name === "deliveryId" ? "1" : `no-such-${name}`));
 }
 
-function request(route: string, key: string | null) {
+function request(route: string, key: string | null, headers: Record<string, string> = {}) {
   const [method, template] = route.split(" ");
   const sendsBody = ["POST", "PATCH"].includes(method);
-  return gw.call(method, concrete(template), {key, ...(sendsBody ? {body: {}} : {})});
+  return gw.call(method, concrete(template), {key, headers, ...(sendsBody ? {body: {}} : {})});
 }
 
 describe("the authorisation table", () => {
@@ -295,5 +295,46 @@ describe("the keyless routes check their own credentials", () => {
       const answer = await request(route, null);
       expect(answer.status, route).toBe(401);
     }
+  });
+});
+
+describe("Authorization: Bearer <key>, taken wherever X-API-Key is", () => {
+  const bearer = (key: string) => ({Authorization: `Bearer ${key}`});
+  // What must not depend on the header the key came in: the status, the problem's code and the rate-limit policy.
+  const answerOf = (answer: {status: number; headers: Headers; body: any}) => ({
+    status: answer.status,
+    code: answer.body?.code,
+    policy: answer.headers.get("ratelimit-policy")
+  });
+
+  it.each(Object.entries(SCOPE_OF))("%s answers the same to either header", async (route, scope) => {
+    const lacking = scope === "admin" ? allButAdmin : keyWith.get(NON_ADMIN_SCOPES.find((other) => other !== scope)!)!;
+    for (const key of [`klx_zzzzzzzz_${"x".repeat(43)}`, lacking, gw.adminKey]) {
+      const viaHeader = answerOf(await request(route, key));
+      expect(answerOf(await request(route, null, bearer(key))), `${route}, ${viaHeader.status}`).toEqual(viaHeader);
+      // Both headers at once, with the same key, are that key.
+      expect(answerOf(await request(route, key, bearer(key))), route).toEqual(viaHeader);
+    }
+  });
+
+  it("opens /readyz's details as X-API-Key does", async () => {
+    const details = await gw.call("GET", "/readyz", {key: null, headers: bearer(gw.adminKey)});
+    expect(details.body).toHaveProperty("replication");
+  });
+
+  it("refuses an Authorization header that is no Bearer key, in words, and different keys in the two headers", async () => {
+    const cases: Array<[string, Record<string, string>, string]> = [
+      ["Basic credentials", {Authorization: "Basic YWRtaW46YWRtaW4="}, 'must be "Bearer <API key>"'],
+      ["a bare Bearer", {Authorization: "Bearer"}, 'must be "Bearer <API key>"'],
+      ["two keys", {...bearer(gw.adminKey), "X-API-Key": keyWith.get("notifications:read")!}, "different keys"]
+    ];
+    for (const [name, headers, words] of cases) {
+      const answer = await gw.call("GET", "/api/v1/notifications", {key: null, headers});
+      expect(answer.status, name).toBe(401);
+      expect(answer.body.code, name).toBe("unauthenticated");
+      expect(answer.body.detail, name).toContain(words);
+    }
+    const none = await gw.call("GET", "/api/v1/notifications", {key: null});
+    expect(none.body.detail).toContain("Authorization: Bearer");
   });
 });

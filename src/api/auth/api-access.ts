@@ -1,4 +1,4 @@
-import type {IncomingMessage, ServerResponse} from "node:http";
+import type {IncomingHttpHeaders, IncomingMessage, ServerResponse} from "node:http";
 import {hasScope, type ApiKeysService} from "../../services/keys/api-keys.service.js";
 import {AppError} from "../../services/shared/errors.js";
 import type {Scope} from "../../domain/vocabulary.js";
@@ -35,11 +35,42 @@ export function callerKeyId(request: IncomingMessage): string | undefined {
   return callers.get(request)?.principal.id;
 }
 
+/** What a request presents as its API key: the key, or words for a header that cannot be one. */
+export type PresentedKey = {key: string} | {malformed: string; credential: string};
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
 /**
- * Checks X-API-Key, then the key's request rate, then its scope. Only a failed attempt meets
- * the client address's failure budget (`Runtime.authenticationFailed`): a valid key is never
- * refused for what other senders behind the same address did. A request
- * without the header may instead carry a dashboard session cookie (admin; state changes need
+ * The API key a request presents, in `X-API-Key` or, as Grafana, Node-RED and most HTTP tools send
+ * it, `Authorization: Bearer <key>` (RFC 6750); null when it sends neither. Both headers are one
+ * credential: sent together they must carry the same key.
+ */
+export function presentedKey(headers: IncomingHttpHeaders): PresentedKey | null {
+  const header = headers["x-api-key"];
+  const apiKey = header === undefined ? undefined : String(header);
+  const authorization = headers.authorization;
+  if (authorization === undefined) return apiKey === undefined ? null : {key: apiKey};
+  const bearer = BEARER.exec(authorization)?.[1];
+  if (bearer === undefined)
+    return {
+      malformed: 'the Authorization header must be "Bearer <API key>" (or send the key in X-API-Key)',
+      credential: authorization
+    };
+  if (apiKey !== undefined && apiKey !== bearer)
+    return {malformed: "X-API-Key and Authorization carry different keys: send one", credential: bearer};
+  return {key: bearer};
+}
+
+function refusal(presented: PresentedKey | null): string {
+  if (presented === null) return "no API key: send it in the X-API-Key header or as Authorization: Bearer <key>";
+  return "malformed" in presented ? presented.malformed : "the API key is unknown or revoked";
+}
+
+/**
+ * Checks the API key (`presentedKey`: X-API-Key or a Bearer token), then the key's request rate,
+ * then its scope. Only a failed attempt meets the client address's failure budget
+ * (`Runtime.authenticationFailed`), whichever header carried it: a valid key is never refused for
+ * what other senders behind the same address did. A request without a key may instead carry a dashboard session cookie (admin; state changes need
  * its CSRF token too). On plain node:http types, so the Ts.ED middleware and the lane check a
  * request the same way; the admitted caller is then `callerOf(request)`.
  */
@@ -51,23 +82,20 @@ export class ApiAccess {
   ) {}
 
   check(request: IncomingMessage, response: ServerResponse, scope: Scope): Access {
-    const header = request.headers["x-api-key"];
-    const presented = header === undefined ? undefined : String(header);
+    const presented = presentedKey(request.headers);
     const session =
-      presented === undefined
+      presented === null
         ? this.dashboard.sessionFor({headers: request.headers, method: request.method ?? "GET"})
         : null;
     if (session) {
       this.limit(response, DASHBOARD_PRINCIPAL);
       return this.admitted(request, {actor: DASHBOARD_ACTOR, principal: DASHBOARD_PRINCIPAL});
     }
-    const record = presented ? this.keys.authenticate(presented) : null;
+    const record = presented && "key" in presented && presented.key ? this.keys.authenticate(presented.key) : null;
     if (!record) {
-      this.runtime.authenticationFailed(clientAddress(request), presented, response);
-      throw new AppError(
-        "unauthenticated",
-        presented ? "the API key is unknown or revoked" : "the X-API-Key header is missing"
-      );
+      const credential = presented && ("key" in presented ? presented.key : presented.credential);
+      this.runtime.authenticationFailed(clientAddress(request), credential ?? undefined, response);
+      throw new AppError("unauthenticated", refusal(presented));
     }
     this.limit(response, record);
     if (!hasScope(record, scope)) throw new AppError("forbidden", `key ${record.id} lacks the scope "${scope}"`);

@@ -16,7 +16,7 @@ import {Replication} from "../../ops/replication/replication.js";
 import {publicReadiness} from "../../services/operations/public-readiness.js";
 import {ApiKeysService} from "../../services/keys/api-keys.service.js";
 import {DashboardAuthService} from "../../dashboard/dashboard-auth.service.js";
-import {ApiAccess} from "../auth/api-access.js";
+import {ApiAccess, presentedKey} from "../auth/api-access.js";
 import {expressRequest, expressResponse} from "../typed-tsed.js";
 
 @Controller("/")
@@ -64,7 +64,7 @@ export class HealthController {
   private withDetails(ctx: PlatformContext): boolean {
     const request = expressRequest(ctx);
     const session = this.dashboard.sessionFor({headers: request.headers, method: request.method ?? "GET"});
-    if (request.headers["x-api-key"] === undefined && !session) return false;
+    if (presentedKey(request.headers) === null && !session) return false;
     this.access.check(request, expressResponse(ctx), "notifications:read");
     return true;
   }

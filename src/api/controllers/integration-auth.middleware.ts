@@ -9,6 +9,7 @@ import {AppError} from "../../services/shared/errors.js";
 import {IntegrationCredentials} from "../../services/integrations/integration-credentials.js";
 import type {IntegrationRecord} from "../../store/config/config-store.js";
 import {ApiKeyAuthMiddleware} from "../auth/authorize.js";
+import {presentedKey} from "../auth/api-access.js";
 import {guardedRoute, type GuardedRoute, type RouteGuard} from "../auth/route-guard.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {clientAddress, Runtime} from "../runtime.js";
@@ -64,7 +65,7 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods, RouteGuard 
   }
 
   admit(request: IncomingMessage, response: ServerResponse, route: GuardedRoute): void {
-    if (request.headers["x-api-key"] !== undefined) return this.keyAuth.admit(request, response, route);
+    if (presentedKey(request.headers) !== null) return this.keyAuth.admit(request, response, route);
     let caller: IntegrationCaller;
     try {
       caller = this.authenticate(request, route);
@@ -104,7 +105,7 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods, RouteGuard 
       return {integration: this.integrations.authenticateToken(id, token), eventId: null};
     throw new AppError(
       "unauthenticated",
-      "send an X-API-Key, sign the event with the integration's secret, or use the integration's url"
+      "send an API key (X-API-Key or Authorization: Bearer), sign the event with the integration's secret, or use the integration's url"
     );
   }
 }

@@ -23,7 +23,7 @@ export const ERROR_CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
   unauthenticated: {
     status: 401,
     title: "Authentication required",
-    advice: "Send a valid, unrevoked API key in the X-API-Key header."
+    advice: "Send a valid, unrevoked API key in the X-API-Key header or as Authorization: Bearer <key>."
   },
   forbidden: {status: 403, title: "Missing permission", advice: "Use a key that has the scope named in `detail`."},
   not_found: {status: 404, title: "Not found", advice: "Check the identifier; it may have been deleted."},
