@@ -12,6 +12,7 @@ import {NotificationsController} from "./api/controllers/notifications.controlle
 import {RecipientsController} from "./api/controllers/recipients.controller.js";
 import {GroupsController} from "./api/controllers/groups.controller.js";
 import {SchedulesController} from "./api/controllers/schedules.controller.js";
+import {TargetsController} from "./api/controllers/targets.controller.js";
 import {CalendarFeedController, RecipientCalendarController} from "./api/controllers/calendar.controller.js";
 import {AuditController, KeysController} from "./api/controllers/admin.controller.js";
 import {HealthController} from "./api/controllers/health.controller.js";
@@ -40,6 +41,7 @@ export const API_CONTROLLERS = [
   RecipientsController,
   GroupsController,
   SchedulesController,
+  TargetsController,
   RecipientCalendarController,
   CalendarFeedController,
   KeysController,

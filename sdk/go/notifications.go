@@ -42,7 +42,12 @@ type Attempt struct {
 	StartedAt     time.Time  `json:"started_at"`
 	FinishedAt    *time.Time `json:"finished_at"`
 	Outcome       string     `json:"outcome"`
-	Error         *string    `json:"error"`
+	// Detail is the channel's answer ("accepted by the SMTP server: 250 OK") or why the attempt did not reach the person.
+	Detail *string `json:"detail"`
+	// Error is Detail only when the attempt did not reach the person.
+	//
+	// Deprecated: read Detail; the gateway drops this field in 0.3.0.
+	Error *string `json:"error"`
 }
 
 // EscalationState is where a notification's escalation chain stands.

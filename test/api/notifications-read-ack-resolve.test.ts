@@ -36,7 +36,8 @@ describe("reading, listing, acknowledging and resolving", () => {
         started_at: expect.any(String),
         finished_at: expect.any(String),
         outcome: "sent",
-        error: "logged only (development driver, nothing was delivered)"
+        detail: "logged only (development driver, nothing was delivered)",
+        error: null
       }
     ]);
     const missing = await gw.call("GET", "/api/v1/notifications/notif_00000000000000000000000000");

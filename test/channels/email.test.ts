@@ -4,7 +4,7 @@ import {emailRig, eventually, PASSWORD, stopEmailRigs} from "./email-rig.js";
 stopEmailRigs();
 
 const attemptsOf = (n: any) =>
-  n.attempts.map((a: {channel: string; outcome: string; error: string | null}) => [a.channel, a.outcome, a.error]);
+  n.attempts.map((a: {channel: string; outcome: string; detail: string | null}) => [a.channel, a.outcome, a.detail]);
 
 describe("email channel", () => {
   it("mails an alert with its subject, plain text, HTML and an Acknowledge link, and records the server's reply", async () => {
@@ -33,7 +33,9 @@ describe("email channel", () => {
     expect(n.status).toBe("notifying");
     expect(n.attempts).toHaveLength(1);
     expect(n.attempts[0]).toMatchObject({channel: "email", outcome: "delivered", target: expect.stringContaining("*")});
-    expect(n.attempts[0].error).toMatch(/^accepted by the SMTP server: 250 .*\(message id <.+>\)$/);
+    // The server's answer is no error (issue 33): `detail` carries it, the deprecated `error` stays null.
+    expect(n.attempts[0].detail).toMatch(/^accepted by the SMTP server: 250 .*\(message id <.+>\)$/);
+    expect(n.attempts[0].error).toBeNull();
     const email = await r.emailState();
     expect(email).toMatchObject({available: true, reason: null});
     expect(email.details).toMatchObject({

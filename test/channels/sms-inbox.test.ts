@@ -128,7 +128,7 @@ describe("the SIM's inbox", () => {
       async () => (await rig!.notification(id)).attempts,
       (list: any[]) => list[0]?.outcome === "delivered"
     );
-    expect(attempts[0].error).toMatch(
+    expect(attempts[0].detail).toMatch(
       /^the network reports the SMS received by the phone \(TP-Status 0\); message reference 37;/
     );
     await eventually(

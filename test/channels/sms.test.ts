@@ -54,13 +54,13 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("sms through a producti
       }
     ]);
     expect((await rig.notification(id)).attempts).toMatchObject([
-      {channel: "sms", outcome: "sent", error: `accepted by the modem (message reference 51); reply code ${code}`}
+      {channel: "sms", outcome: "sent", detail: `accepted by the modem (message reference 51); reply code ${code}`}
     ]);
     expect(await confirmedAttempts(rig, id)).toMatchObject([
       {
         channel: "sms",
         outcome: "delivered",
-        error: `the network reports the SMS received by the phone (TP-Status 0); message reference 51; reply code ${code}`
+        detail: `the network reports the SMS received by the phone (TP-Status 0); message reference 51; reply code ${code}`
       }
     ]);
     rig.simulator.receiveSms(PHONE, `ack ${code}`);
@@ -129,7 +129,7 @@ describe("sms replies", () => {
       ]);
       expect((await confirmedAttempts(rig, id))[0]).toMatchObject({
         outcome: "delivered",
-        error: expect.stringMatching(/^all 2 parts: .*; message reference 37, 38; reply code \d{4}$/)
+        detail: expect.stringMatching(/^all 2 parts: .*; message reference 37, 38; reply code \d{4}$/)
       });
     }
   );
@@ -154,7 +154,7 @@ describe("sms replies", () => {
     // One reference and one report per part; delivered once all three are.
     expect((await confirmedAttempts(rig, id))[0]).toMatchObject({
       outcome: "delivered",
-      error: expect.stringMatching(
+      detail: expect.stringMatching(
         /^all 3 parts: the network reports the SMS received by the phone \(TP-Status 0\); message reference 37, 38, 39; reply code \d{4}$/
       )
     });

@@ -127,7 +127,7 @@ describe("telegram_voice over the loopback Bot API (production wiring)", () => {
       expect.objectContaining({
         channel: "telegram_voice",
         outcome: "delivered",
-        error: "voice note and message with an Acknowledge button sent",
+        detail: "voice note and message with an Acknowledge button sent",
         target: expect.not.stringContaining(CHAT)
       })
     ]);

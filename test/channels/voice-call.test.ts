@@ -52,7 +52,7 @@ describe.each(["sim800", "sim7600", "quectel"] as const)(
         acknowledged_by: PHONE
       });
       expect(notification.attempts).toMatchObject([
-        {channel: "voice_call", outcome: "answered", error: "acknowledged with key 1", target: "+49********678"}
+        {channel: "voice_call", outcome: "answered", detail: "acknowledged with key 1", target: "+49********678"}
       ]);
     });
 
@@ -88,7 +88,7 @@ describe("voice_call: during the call", () => {
     const notification = await rig.notification(id);
     expect(notification).toMatchObject({status: "acknowledged", acknowledged_via: "api"});
     expect(notification.attempts).toMatchObject([
-      {outcome: "answered", error: "hung up by Klaxon: acknowledged or resolved elsewhere"}
+      {outcome: "answered", detail: "hung up by Klaxon: acknowledged or resolved elsewhere"}
     ]);
     expect(spoken(rig)).toHaveLength(1);
   });
@@ -103,7 +103,7 @@ describe("voice_call: during the call", () => {
     expect(spoken(rig)).toHaveLength(2);
     expect(spoken(rig)[1]).toBe(spoken(rig)[0]);
     expect(notification.attempts).toMatchObject([
-      {outcome: "answered", error: "answered, no key pressed after 2 times"}
+      {outcome: "answered", detail: "answered, no key pressed after 2 times"}
     ]);
     expect(notification.status).toBe("notifying");
   });
@@ -119,8 +119,8 @@ describe("voice_call: during the call", () => {
     await r.simulator.waitForCommand('AT+QWTTS=1,0,2,"Acknowledged');
     const notification = await r.notification(id);
     expect(notification.attempts).toMatchObject([
-      {outcome: "answered", error: "key 9: passed on to the next step"},
-      {outcome: "answered", error: "acknowledged with key 1"}
+      {outcome: "answered", detail: "key 9: passed on to the next step"},
+      {outcome: "answered", detail: "acknowledged with key 1"}
     ]);
     expect(notification.status).toBe("acknowledged");
   });
@@ -132,7 +132,7 @@ describe("voice_call: during the call", () => {
     await rig.simulator.unplug();
     const notification = await rig.notification(id);
     expect(notification.attempts).toMatchObject([
-      {outcome: "answered", error: "answered, then the modem was disconnected during the call"}
+      {outcome: "answered", detail: "answered, then the modem was disconnected during the call"}
     ]);
     const ready = await rig.gw.call("GET", "/readyz");
     expect(ready.body.channels.find((channel: any) => channel.channel === "voice_call")).toMatchObject({

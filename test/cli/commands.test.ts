@@ -179,6 +179,27 @@ describe("notifications", () => {
     expect(all.next_cursor).toBeNull();
   });
 
+  it("sends to a schedule, group or recipient by name, and refuses a name two targets share, listing both", async () => {
+    const rotation = {type: "rotation", members: [alice], starts_at: "2026-01-05T06:00:00Z", shift_length_hours: 12};
+    const schedule = await gw.call("POST", "/api/v1/schedules", {
+      body: {name: "Maintenance on-call", timezone: "Europe/Berlin", layers: [rotation], fallback: alice}
+    });
+    expect(schedule.status, JSON.stringify(schedule.body)).toBe(201);
+    const sent = await json(["send", "--to", "maintenance ON-CALL", "--priority", "high", "belt 4 stopped"]);
+    expect((await gw.call("GET", `/api/v1/notifications/${sent.notification_uuid}`)).body.recipient_uuid).toBe(
+      schedule.body.uuid
+    );
+    const group = await gw.call("POST", "/api/v1/groups", {body: {name: "Maintenance on-call", members: [alice]}});
+    expect(group.status).toBe(201);
+    const ambiguous = await klaxonAdmin(["send", "--to", "Maintenance on-call", "--priority", "high", "belt 4"]);
+    expect(ambiguous.code).not.toBe(0);
+    expect(ambiguous.stderr).toContain(`schedule "Maintenance on-call" (${schedule.body.uuid})`);
+    expect(ambiguous.stderr).toContain(`group "Maintenance on-call" (${group.body.uuid})`);
+    const unknown = await klaxonAdmin(["send", "--to", "Nobody here", "--priority", "high", "belt 4"]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/no recipient, group or schedule has the uuid or name "Nobody here"/);
+  });
+
   it("acknowledges with who and a note, then resolves", async () => {
     const sent = await json(["send", "--to", alice, "--priority", "high", "ack me"]);
     const acked = await klaxonAdmin(["ack", sent.notification_uuid, "--by", "maria", "--note", "valve closed"]);

@@ -69,7 +69,7 @@ describe("modem faults during a call", () => {
 
     let n = await r.notification(first);
     expect(n.attempts).toMatchObject([
-      {channel: "voice_call", outcome: "answered", error: "answered, then the modem was disconnected during the call"}
+      {channel: "voice_call", outcome: "answered", detail: "answered, then the modem was disconnected during the call"}
     ]);
     const voice = await r.channel("voice_call");
     expect(voice).toMatchObject({
@@ -134,7 +134,7 @@ describe("modem faults during a call", () => {
 
     let n = await r.notification(id);
     expect(n.attempts).toMatchObject([
-      {channel: "voice_call", outcome: "answered", error: "answered, no key pressed after 2 times"}
+      {channel: "voice_call", outcome: "answered", detail: "answered, no key pressed after 2 times"}
     ]);
     expect(n.status).toBe("notifying");
     expect((await r.channel("voice_call")).details).toMatchObject({

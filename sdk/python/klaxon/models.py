@@ -26,6 +26,9 @@ class Attempt:
     started_at: Optional[datetime]
     finished_at: Optional[datetime]
     outcome: str
+    #: The channel's answer ("accepted by the SMTP server: 250 OK") or why the attempt did not reach the person.
+    detail: Optional[str]
+    #: Deprecated (read ``detail``): the same text only when the attempt did not reach the person; gone in 0.3.0.
     error: Optional[str]
 
     @classmethod
@@ -38,6 +41,7 @@ class Attempt:
             started_at=parse_time(data.get("started_at")),
             finished_at=parse_time(data.get("finished_at")),
             outcome=data["outcome"],
+            detail=data.get("detail"),
             error=data.get("error"),
         )
 

@@ -43,6 +43,11 @@ export const ERROR_CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     advice: "The resource's current state does not allow this change; read it and decide again."
   },
   in_use: {status: 409, title: "Resource in use", advice: "Remove the references named in `detail` first."},
+  ambiguous_name: {
+    status: 409,
+    title: "Ambiguous name",
+    advice: "Several targets have this name: give the uuid of the one you mean, as listed in `detail`."
+  },
   idempotency_in_flight: {
     status: 409,
     title: "Request still in progress",

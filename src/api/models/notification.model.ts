@@ -3,6 +3,7 @@ import {
   Allow,
   array,
   CollectionOf,
+  Deprecated,
   Description,
   Enum,
   Example,
@@ -136,7 +137,19 @@ export class AttemptModel {
   @Required() @Format("date-time") started_at: string;
   @Required() @Nullable(String) finished_at: string | null;
   @Required() @Enum(...ATTEMPT_OUTCOMES) outcome: string;
-  @Required() @Nullable(String) error: string | null;
+  @Required()
+  @Nullable(String)
+  @Description(
+    'The channel\'s answer, or why the attempt did not reach the person, e.g. "accepted by the SMTP server: 250 OK"'
+  )
+  detail: string | null;
+  @Required()
+  @Nullable(String)
+  @Deprecated()
+  @Description(
+    "Deprecated since 0.2.0, removed in 0.3.0: read detail. The same text, but only when the outcome is no_answer, busy, failed, skipped or deferred; null otherwise"
+  )
+  error: string | null;
 }
 
 // Echoed fields carry @Allow(""): the send and acknowledge bodies accept an empty string for them.

@@ -2,6 +2,7 @@ import {randomUUID} from "node:crypto";
 import {definedFields, printResult, requiredOption, segment, stringOption, type Command} from "../command.js";
 import {UsageError} from "../failures.js";
 import {clip, fieldsText, list, tableText} from "../output.js";
+import {targetOption, targetUuid} from "../targets.js";
 import {fetchPages, morePagesHint, PAGE_OPTIONS} from "./pages.js";
 
 const PRIORITIES = ["critical", "high", "medium", "low", "info"];
@@ -33,7 +34,7 @@ interface Notification {
     step: number;
     started_at: string;
     outcome: string;
-    error: string | null;
+    detail: string | null;
   }>;
 }
 
@@ -72,8 +73,8 @@ function notificationText(n: Notification): string {
   ]);
   if (!n.attempts.length) return fields + "\n\nattempts: none yet";
   const attempts = tableText(
-    ["STEP", "CHANNEL", "TARGET", "OUTCOME", "STARTED", "ERROR"],
-    n.attempts.map((a) => [a.step, a.channel, a.target, a.outcome, a.started_at, clip(a.error, 60)])
+    ["STEP", "CHANNEL", "TARGET", "OUTCOME", "STARTED", "DETAIL"],
+    n.attempts.map((a) => [a.step, a.channel, a.target, a.outcome, a.started_at, clip(a.detail, 60)])
   );
   return `${fields}\n\nattempts:\n${attempts}`;
 }
@@ -93,7 +94,11 @@ const send: Command = {
   args: "<message...>",
   arity: [1, Infinity],
   options: {
-    to: {type: "string", value: "UUID", description: "recipient or group uuid (required)"},
+    to: {
+      type: "string",
+      value: "TARGET",
+      description: "recipient, group or schedule: its name or uuid (required)"
+    },
     priority: {type: "string", value: "P", description: `${PRIORITIES.join(", ")} (required)`},
     source: {type: "string", value: "S", description: "free label of the origin, e.g. the host"},
     "dedup-key": {type: "string", value: "K", description: "while an alert with this key is open, sends merge into it"},
@@ -112,7 +117,7 @@ const send: Command = {
     const message = await readMessage(ctx.positionals);
     if (!message) throw new UsageError("the message is empty");
     const body = definedFields({
-      recipient_uuid: requiredOption(ctx, "to"),
+      recipient_uuid: await targetUuid(ctx, requiredOption(ctx, "to")),
       message,
       priority,
       source: stringOption(ctx, "source"),
@@ -166,14 +171,18 @@ const listCommand: Command = {
       value: "S",
       description: "queued, notifying, acknowledged, resolved, exhausted or suppressed"
     },
-    to: {type: "string", value: "UUID", description: "only those sent to this recipient or group"},
+    to: {
+      type: "string",
+      value: "TARGET",
+      description: "only those sent to this recipient, group or schedule (name or uuid)"
+    },
     priority: {type: "string", value: "P", description: "only this priority"},
     ...PAGE_OPTIONS
   },
   async run(ctx) {
     const page = await fetchPages<Notification>(ctx, "api/v1/notifications", {
       status: stringOption(ctx, "status"),
-      recipient_uuid: stringOption(ctx, "to"),
+      recipient_uuid: await targetOption(ctx, "to"),
       priority: stringOption(ctx, "priority")
     });
     printResult(ctx, page, () => {

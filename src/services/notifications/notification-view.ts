@@ -1,5 +1,6 @@
 import type {AttemptRecord, EscalationRecord, NotificationRecord, WaitReason} from "../../domain/notification.js";
 import type {LeftOut} from "../../domain/plan-coverage.js";
+import type {AttemptOutcome} from "../../domain/vocabulary.js";
 import type {AlertSummary} from "../../channels/channel.js";
 import {leftOutChannels} from "../../domain/policy.js";
 import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
@@ -50,11 +51,18 @@ export interface NotificationShortView {
   escalation_chain_id: string;
 }
 
-/** An attempt as the API and events show it: its step numbered from 1 (the journal counts from 0). */
-export type AttemptView = Omit<AttemptRecord, "notification_id">;
+/** Outcomes that reached the person or their phone, or still may: their text is no error. */
+const REACHING: ReadonlySet<AttemptOutcome> = new Set(["pending", "sent", "delivered", "answered"]);
 
-export function attemptView({notification_id: _notification, ...attempt}: AttemptRecord): AttemptView {
-  return {...attempt, step: attempt.step + 1};
+/**
+ * An attempt as the API and events show it: its step numbered from 1 (the journal counts from 0);
+ * `detail` the channel's answer or why it did not reach ("accepted by the SMTP server: 250 OK"),
+ * `error` the same text only when the attempt did not reach the person (deprecated, see docs/api.md).
+ */
+export type AttemptView = Omit<AttemptRecord, "notification_id"> & {detail: string | null};
+
+export function attemptView({notification_id: _notification, error: detail, ...attempt}: AttemptRecord): AttemptView {
+  return {...attempt, step: attempt.step + 1, detail, error: REACHING.has(attempt.outcome) ? null : detail};
 }
 
 /** The step carried most recently, numbered from 1; 0 while nothing was carried (a storm follower's `current` is its anchor's). */

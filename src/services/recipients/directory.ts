@@ -23,6 +23,7 @@ import {RecipientsService} from "./recipients.service.js";
 import {SchedulesService} from "./schedules.service.js";
 import {TestPageService} from "./test-page.service.js";
 import {HandoffNotices} from "./handoff-notices.service.js";
+import {TargetNames} from "./target-names.js";
 
 export interface DirectoryDependencies {
   config: ConfigStore;
@@ -112,12 +113,19 @@ export function createDirectory(deps: DirectoryDependencies) {
     clock,
     logger: deps.logger.child({component: "handoff-notices"})
   });
+  // Escalation policies add themselves with targetNames.add when they exist.
+  const targetNames = new TargetNames([
+    {kind: "recipient", entries: () => repositories.recipients.all()},
+    {kind: "group", entries: () => repositories.groups.all()},
+    {kind: "schedule", entries: () => repositories.schedules.all()}
+  ]);
   return {
     repositories,
     recipients,
     groups,
     schedules,
     onCall,
+    targetNames,
     /** The loop that tells people coming on shift (started once the gateway serves). */
     handoffNotices,
     providers: [
@@ -126,7 +134,8 @@ export function createDirectory(deps: DirectoryDependencies) {
       {token: SchedulesService, use: schedules},
       {token: OnCallService, use: onCall},
       {token: CalendarFeeds, use: calendarFeeds},
-      {token: TestPageService, use: testPages}
+      {token: TestPageService, use: testPages},
+      {token: TargetNames, use: targetNames}
     ]
   };
 }

@@ -15,6 +15,7 @@ export type ErrorCode =
   | "method_not_allowed"
   | "conflict"
   | "in_use"
+  | "ambiguous_name"
   | "idempotency_in_flight"
   | "payload_too_large"
   | "unsupported_media_type"

@@ -43,7 +43,7 @@ func TestUsageMistakesExitWith2(t *testing.T) {
 	}{
 		{[]string{"sned"}, `unknown command "sned"`},
 		{[]string{"send", "--to", "u", "--priority", "low", "--colour", "red", "x"}, "unknown option '--colour'"},
-		{[]string{"send", "--to"}, "option '--to <UUID>' argument missing"},
+		{[]string{"send", "--to"}, "option '--to <TARGET>' argument missing"},
 		{[]string{"send", "--to", "u", "--priority", "urgent", "x"}, "--priority must be one of critical, high, medium, low, info"},
 		{[]string{"send", "--priority", "low", "x"}, "--to is required"},
 		{[]string{"send", "--to", "u", "--priority", "low"}, "missing argument: klaxon send <message...> [flags]"},
@@ -140,9 +140,9 @@ func TestRefusalsMapToTheirExitCodes(t *testing.T) {
 	if r.code != exitNotFound || !strings.HasPrefix(r.stderr, "error: 404 ") {
 		t.Fatalf("unknown id: %d %q", r.code, r.stderr)
 	}
-	r = klaxonRun(t, withKey(), "", "send", "--to", "not-a-uuid", "--priority", "low", "x")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "/recipient_uuid") {
-		t.Fatalf("invalid recipient: %d %q", r.code, r.stderr)
+	r = klaxonRun(t, withKey(), "", "send", "--to", "not-a-name", "--priority", "low", "x")
+	if r.code != exitNotFound || !strings.Contains(r.stderr, `has the uuid or name "not-a-name"`) {
+		t.Fatalf("unknown target: %d %q", r.code, r.stderr)
 	}
 	r = klaxonRun(t, nil, "", "list")
 	if r.code != exitAuth || r.stderr != "error: no API key: pass --api-key or set KLAXON_API_KEY\n" {

@@ -19,8 +19,8 @@ var pageFlags = []flagSpec{
 
 func init() {
 	commands = []*command{
-		{words: []string{"send"}, summary: "send an alert to a recipient or group", args: "<message...>", minArgs: 1, maxArgs: -1, run: runSend, flags: []flagSpec{
-			{name: "to", value: "UUID", help: "recipient or group uuid (required)"},
+		{words: []string{"send"}, summary: "send an alert to a recipient, group or schedule", args: "<message...>", minArgs: 1, maxArgs: -1, run: runSend, flags: []flagSpec{
+			{name: "to", value: "TARGET", help: "recipient, group or schedule: its name or uuid (required)"},
 			{name: "priority", value: "P", help: strings.Join(priorities, ", ") + " (required)", choices: priorities},
 			{name: "source", value: "S", help: "free label of the origin, e.g. the host"},
 			{name: "dedup-key", value: "K", help: "while an alert with this key is open, sends merge into it"},
@@ -32,7 +32,7 @@ func init() {
 		{words: []string{"get"}, summary: "show a notification: status, escalation, delivery attempts, acknowledgement", args: "<id>", minArgs: 1, maxArgs: 1, run: runGet},
 		{words: []string{"list"}, summary: "list notifications, newest first", run: runList, flags: append([]flagSpec{
 			{name: "status", value: "S", help: strings.Join(statuses, ", "), choices: statuses},
-			{name: "to", value: "UUID", help: "only those sent to this recipient or group"},
+			{name: "to", value: "TARGET", help: "only those sent to this recipient, group or schedule (name or uuid)"},
 			{name: "priority", value: "P", help: "only this priority", choices: priorities},
 		}, pageFlags...)},
 		{words: []string{"ack"}, summary: "acknowledge a notification: stops its escalation", args: "<id>", minArgs: 1, maxArgs: 1, run: runAck, flags: []flagSpec{
@@ -48,7 +48,7 @@ func init() {
 		}, integrationFlags...)},
 		{words: []string{"heartbeat"}, summary: "ping a heartbeat's ping URL, no key; around a command: /start, run it, ping or /fail, exit with its code", args: "<ping-url> [-- <command> [args...]]", minArgs: 1, maxArgs: 1, wraps: true, run: runHeartbeat},
 		{words: []string{"heartbeat", "ping"}, summary: "ping a heartbeat by name with the API key (scope notifications:send)", args: "<name>", minArgs: 1, maxArgs: 1, run: runHeartbeatPing},
-		{words: []string{"oncall"}, summary: "who a schedule pages now (or at --at), and the shift that puts them on call", args: "<schedule-uuid>", minArgs: 1, maxArgs: 1, run: runOnCall, flags: []flagSpec{
+		{words: []string{"oncall"}, summary: "who a schedule pages now (or at --at), and the shift that puts them on call", args: "<schedule>", minArgs: 1, maxArgs: 1, run: runOnCall, flags: []flagSpec{
 			{name: "at", value: "TIME", help: "an ISO 8601 time with a zone instead of now, e.g. 2026-11-26T06:00:00+01:00"},
 		}},
 		{words: []string{"maintenance", "start"}, summary: "start a maintenance window (or plan one with --from): the alerts it covers page nobody until it ends", run: runMaintenanceStart, flags: maintenanceStartFlags},

@@ -74,6 +74,9 @@ func runSend(in *invocation) error {
 	if err != nil {
 		return err
 	}
+	if to, err = client.TargetUUID(in.ctx, to); err != nil {
+		return err
+	}
 	// One Idempotency-Key for this logical send, reused by every retry (the
 	// library's default): the gateway replays instead of paging twice.
 	receipt, err := client.Submit(in.ctx, klaxon.Alert{
@@ -135,9 +138,9 @@ func notificationText(n *klaxon.Notification) string {
 	}
 	rows := make([][]string, len(n.Attempts))
 	for i, a := range n.Attempts {
-		rows[i] = []string{strconv.Itoa(a.Step), a.Channel, a.Target, a.Outcome, isoTime(a.StartedAt), clip(optional(a.Error), 60)}
+		rows[i] = []string{strconv.Itoa(a.Step), a.Channel, a.Target, a.Outcome, isoTime(a.StartedAt), clip(optional(a.Detail), 60)}
 	}
-	return fields + "\n\nattempts:\n" + tableText([]string{"STEP", "CHANNEL", "TARGET", "OUTCOME", "STARTED", "ERROR"}, rows)
+	return fields + "\n\nattempts:\n" + tableText([]string{"STEP", "CHANNEL", "TARGET", "OUTCOME", "STARTED", "DETAIL"}, rows)
 }
 
 func orUnknown(value *string) string {
@@ -177,7 +180,12 @@ func runList(in *invocation) error {
 	if err != nil {
 		return err
 	}
-	filter := klaxon.NotificationFilter{Status: in.flag("status"), RecipientUUID: in.flag("to"), Priority: in.flag("priority"), Limit: limit, Cursor: in.flag("cursor")}
+	filter := klaxon.NotificationFilter{Status: in.flag("status"), Priority: in.flag("priority"), Limit: limit, Cursor: in.flag("cursor")}
+	if in.has("to") {
+		if filter.RecipientUUID, err = client.TargetUUID(in.ctx, in.flag("to")); err != nil {
+			return err
+		}
+	}
 	var items []klaxon.Notification
 	for {
 		page, err := client.ListNotifications(in.ctx, filter)

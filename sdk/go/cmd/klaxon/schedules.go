@@ -56,7 +56,7 @@ func onCallText(answer *klaxon.OnCall) string {
 	})
 }
 
-// runOnCall says who a schedule pages now or at --at (scope recipients:read).
+// runOnCall says who a schedule, given by name or uuid, pages now or at --at (scope recipients:read; a name also notifications:send).
 func runOnCall(in *invocation) error {
 	var at *time.Time
 	if in.has("at") {
@@ -70,11 +70,15 @@ func runOnCall(in *invocation) error {
 	if err != nil {
 		return err
 	}
+	schedule, err := client.TargetUUID(in.ctx, in.args[0])
+	if err != nil {
+		return err
+	}
 	var answer *klaxon.OnCall
 	if at == nil {
-		answer, err = client.OnCall(in.ctx, in.args[0])
+		answer, err = client.OnCall(in.ctx, schedule)
 	} else {
-		answer, err = client.OnCallAt(in.ctx, in.args[0], *at)
+		answer, err = client.OnCallAt(in.ctx, schedule, *at)
 	}
 	if err != nil {
 		return err

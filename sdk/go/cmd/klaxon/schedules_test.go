@@ -20,7 +20,7 @@ func crewSchedule(t *testing.T) (string, time.Time) {
 	day := time.Now().UTC().AddDate(0, 0, -1)
 	startsOn := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
 	status, schedule := gateway.Call("POST", "/api/v1/schedules", map[string]any{
-		"name":     "Line 3",
+		"name":     "Maintenance on-call",
 		"timezone": "UTC",
 		"layers": []any{map[string]any{
 			"type":      "shift_pattern",
@@ -40,7 +40,8 @@ func crewSchedule(t *testing.T) (string, time.Time) {
 
 func TestOnCallSaysWhoAndWhy(t *testing.T) {
 	schedule, startsOn := crewSchedule(t)
-	r := klaxonRun(t, withKey(), "", "oncall", schedule)
+	// By name, as people know it (issue 33); case and blanks as typed.
+	r := klaxonRun(t, withKey(), "", "oncall", "maintenance  On-Call")
 	if r.code != 0 || !regexp.MustCompile(`^on call  Alice\npaged    Alice \(recipient\)\nshift    (early|late|night), crew A, Crews\nfrom     \S+Z\nuntil    \S+Z\n$`).MatchString(r.stdout) {
 		t.Fatalf("oncall: %d %q %q", r.code, r.stdout, r.stderr)
 	}
@@ -75,7 +76,29 @@ func TestOnCallMistakesMapToTheirExitCodes(t *testing.T) {
 		t.Fatalf("bad --at: %d %q", r.code, r.stderr)
 	}
 	r = klaxonRun(t, withKey(), "", "oncall")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "missing argument: klaxon oncall <schedule-uuid> [flags]") {
+	if r.code != exitUsage || !strings.Contains(r.stderr, "missing argument: klaxon oncall <schedule> [flags]") {
 		t.Fatalf("no schedule: %d %q", r.code, r.stderr)
+	}
+}
+
+func TestATargetNameTwoShareIsRefusedListingBoth(t *testing.T) {
+	_, schedule := gateway.Call("POST", "/api/v1/schedules", map[string]any{
+		"name": "Press hall", "timezone": "Europe/Berlin", "fallback": gateway.Alice,
+		"layers": []any{map[string]any{"type": "rotation", "members": []string{gateway.Alice}, "starts_at": "2026-01-05T06:00:00Z", "shift_length_hours": 12}},
+	})
+	r := klaxonRun(t, withKey(), "", "send", "--to", "Press hall", "--priority", "high", "--json", "belt 4 stopped")
+	var receipt struct {
+		UUID string `json:"notification_uuid"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &receipt) != nil {
+		t.Fatalf("send by name: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if _, sent := gateway.Call("GET", "/api/v1/notifications/"+receipt.UUID, nil); sent["recipient_uuid"] != schedule["uuid"] {
+		t.Fatalf("sent to %v, not the schedule %v", sent["recipient_uuid"], schedule["uuid"])
+	}
+	_, group := gateway.Call("POST", "/api/v1/groups", map[string]any{"name": "Press hall", "members": []string{gateway.Alice}})
+	r = klaxonRun(t, withKey(), "", "oncall", "Press hall")
+	if r.code != exitFailed || !strings.Contains(r.stderr, `schedule "Press hall" (`+schedule["uuid"].(string)+`)`) || !strings.Contains(r.stderr, `group "Press hall" (`+group["uuid"].(string)+`)`) {
+		t.Fatalf("ambiguous name: %d %q", r.code, r.stderr)
 	}
 }

@@ -19,7 +19,7 @@ function timeline(notification) {
     }
   ];
   for (const attempt of notification.attempts) {
-    const detail = `Step ${attempt.step}: ${channelName(attempt.channel)} to ${attempt.target}${attempt.error ? ` — ${attempt.error}` : ""}`;
+    const detail = `Step ${attempt.step}: ${channelName(attempt.channel)} to ${attempt.target}${attempt.detail ? ` — ${attempt.detail}` : ""}`;
     entries.push({at: attempt.started_at, text: detail, outcome: attempt.outcome});
   }
   if (notification.acknowledged_at) {
