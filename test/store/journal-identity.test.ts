@@ -96,21 +96,21 @@ describe("the journal knows itself", () => {
       copyOf(states.clean, (dir) => rmSync(join(dir, JOURNAL))),
       "is missing"
     );
-  }, 30_000);
+  });
 
   it("refuses a journal truncated to 0 bytes", async () => {
     await expectRefused(
       copyOf(states.clean, (dir) => truncateSync(join(dir, JOURNAL), 0)),
       "is empty (0 bytes)"
     );
-  }, 30_000);
+  });
 
   it("refuses a journal whose WAL, index and open marker were removed together after a kill (rm journal.sqlite-*)", async () => {
     const dir = copyOf(states.killed, (copy) => {
       for (const suffix of ["-wal", "-shm", "-open"]) rmSync(join(copy, JOURNAL + suffix));
     });
     await expectRefused(dir, `was not closed cleanly and ${join(dir, JOURNAL)}-wal is missing`);
-  }, 30_000);
+  });
 
   it("refuses a journal from another data dir", async () => {
     // Made by the same Klaxon, closed cleanly: a journal of its own, just not this data dir's.
@@ -120,14 +120,14 @@ describe("the journal knows itself", () => {
       copyOf(states.clean, (dir) => copyFileSync(foreign, join(dir, JOURNAL))),
       "is not the journal this config store was last used with"
     );
-  }, 30_000);
+  });
 
   it("refuses an older copy of its own journal", async () => {
     await expectRefused(
       copyOf(states.clean, (dir) => copyFileSync(states.older, join(dir, JOURNAL))),
       "is older than the one this config store last saw"
     );
-  }, 30_000);
+  });
 
   it("serves from a lost journal with --accept-journal-loss, says what it accepted, and adopts the new one", async () => {
     const dir = copyOf(states.clean, (copy) => rmSync(join(copy, JOURNAL)));
@@ -142,7 +142,7 @@ describe("the journal knows itself", () => {
       commits: expect.any(Number),
       open: false
     });
-  }, 30_000);
+  });
 });
 
 describe("damage found while serving", () => {

@@ -59,7 +59,7 @@ describe("SupervisedMqttMapper", () => {
     const seen = await mapper.map(integration, "plant/x", "integration");
     expect(seen).toEqual({mapping: {actions: [], note: expect.stringContaining('"id":"int_plant"')}});
     expect(JSON.stringify(seen)).not.toContain("Mq77-secret");
-  }, 30_000);
+  });
 
   it("maps with the real mapping worker", async () => {
     const mapper = new SupervisedMqttMapper(createLogger("error", () => {}));
@@ -69,5 +69,5 @@ describe("SupervisedMqttMapper", () => {
     expect(result).toMatchObject({
       mapping: {actions: [{action: "fire", alert_id: "tk-1", message: "Tank 1 overfill", priority: "critical"}]}
     });
-  }, 30_000);
+  });
 });
