@@ -126,7 +126,12 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     logger,
     destinations: {allowLinkLocal: settings.webhooks.allow_link_local}
   });
-  const views = new NotificationViews({escalations: escalationsRepository, attempts: attemptsRepository});
+  const maintenanceWindows = new MaintenanceWindowsRepository(journal);
+  const views = new NotificationViews({
+    escalations: escalationsRepository,
+    attempts: attemptsRepository,
+    windows: maintenanceWindows
+  });
   const events = new EventPublisher({
     journal,
     events: eventsRepository,
@@ -159,7 +164,6 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   });
   const {recipients, groups, repositories} = directory;
   const storms = new StormGrouping(journal, escalationsRepository, settings.storm.max_join_delay_seconds * 1000);
-  const maintenanceWindows = new MaintenanceWindowsRepository(journal);
   const policies = new PagingPolicies({
     targets: directory.repositories,
     clock,

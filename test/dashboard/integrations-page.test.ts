@@ -41,7 +41,16 @@ describe("the Integrations page in a real browser", () => {
     const shown = (await secret.textContent()) as string;
     expect(shown).toMatch(/^whsec_/);
     expect(shown).not.toBe(before.secret);
-    const url = (await card().locator("code").textContent()) as string;
+    // The id `klaxon fire` needs stands next to the secret (issue 33).
+    expect(await page.locator("section.secret-once").textContent()).toContain(
+      `Integration id: ${before.id} (the device CLI: KLAXON_INTEGRATION_ID=${before.id}`
+    );
+    expect(
+      await card()
+        .locator("code", {hasText: new RegExp(`^${before.id}$`)})
+        .count()
+    ).toBe(1);
+    const url = (await card().locator("code", {hasText: /^http/}).textContent()) as string;
     expect(url).not.toBe(before.url);
     const fire = (address: string) =>
       fetch(address, {
@@ -108,7 +117,7 @@ describe("the Integrations page in a real browser", () => {
     await page.reload();
     const card = page.locator("article.integration", {hasText: "nas-01"});
     await card.waitFor();
-    expect(await card.locator("code").first().textContent()).toBe(created.address);
+    expect(await card.locator("code", {hasText: "@"}).textContent()).toBe(created.address);
     expect(await card.locator(".integration-stats").textContent()).toBe(
       "2 received: 0 accepted, 1 unmapped, 1 refused"
     );
@@ -142,6 +151,37 @@ describe("the Integrations page in a real browser", () => {
       })
       .toMatch(new RegExp(`^${broker} \\(plant/press/#\\), down since .*: .*ECONNREFUSED`));
     expect(await brokerLine.getAttribute("class")).toBe("integration-error");
+  });
+
+  it("pages a schedule chosen by name as a heartbeat's target; the schedule shows its uuid, and the Notifications filter offers it", async () => {
+    const maria = (await gw.call("GET", "/api/v1/recipients")).body.items[0].uuid;
+    const rotation = {type: "rotation", members: [maria], starts_at: "2026-01-05T06:00:00Z", shift_length_hours: 12};
+    const schedule = (
+      await gw.call("POST", "/api/v1/schedules", {
+        body: {name: "Maintenance on-call", timezone: "Europe/Berlin", layers: [rotation], fallback: maria}
+      })
+    ).body;
+    await go("integrations");
+    await page.reload();
+    const form = page.locator("form", {hasText: "Add heartbeat"});
+    await form.getByLabel("Name").fill("compressor-2");
+    await form.getByLabel("Page when it goes silent").selectOption({label: "Maintenance on-call (schedule)"});
+    await form.getByRole("button", {name: "Add heartbeat"}).click();
+    const card = page.locator("article.heartbeat", {hasText: "compressor-2"});
+    await card.waitFor();
+    expect(await card.textContent()).toContain("Maintenance on-call (schedule) at high");
+    expect((await gw.call("GET", "/api/v1/heartbeats/compressor-2")).body.target).toBe(schedule.uuid);
+
+    await go("schedules");
+    const scheduleCard = page.locator("article.schedule", {hasText: "Maintenance on-call"});
+    await scheduleCard.waitFor();
+    expect(await scheduleCard.locator(".copyable code", {hasText: schedule.uuid}).count()).toBe(1);
+    expect(await scheduleCard.getByRole("button", {name: "Copy UUID"}).count()).toBe(1);
+
+    await go("notifications");
+    const filter = page.getByLabel("Recipient, group or schedule");
+    await filter.selectOption({label: "Maintenance on-call (schedule)"});
+    expect(await filter.inputValue()).toBe(schedule.uuid);
   });
 
   it("loaded nothing from outside the box and threw no script errors", () => {

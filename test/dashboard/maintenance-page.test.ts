@@ -67,6 +67,9 @@ describe("the Maintenance page", () => {
     const card = page.locator("article.maintenance-active", {hasText: "Press 7 relined"});
     await card.waitFor();
     expect(await card.textContent()).toContain("Holds: Anna; sources plc-7, plc-8");
+    // It says so, as other forms say "saved", and the form closes (issue 33).
+    await page.getByRole("status").filter({hasText: "Maintenance “Press 7 relined” started, until"}).waitFor();
+    expect(await page.locator("details.new-maintenance").getAttribute("open")).toBeNull();
     const [active] = await windows("active");
     expect(active).toMatchObject({reason: "Press 7 relined", targets: [anna], sources: ["plc-7", "plc-8"]});
     expect(Date.parse(active.ends_at) - before).toBeGreaterThanOrEqual(4 * HOUR - 1000);
@@ -77,10 +80,22 @@ describe("the Maintenance page", () => {
       body: {recipient_uuid: anna, priority: "high", message: "Press 7 pressure low", source: "plc-7"}
     });
     expect(sent.body.status).toBe("suppressed");
+    const [window] = await windows("active");
+    const long = await gw.call("GET", `/api/v1/notifications/${sent.body.notification_uuid}`);
+    expect(long.body.maintenance_window).toEqual({
+      uuid: window.uuid,
+      reason: "Press 7 relined",
+      starts_at: window.starts_at,
+      ends_at: window.ends_at
+    });
     await page.goto(`${gw.url}/dashboard/#/notifications?status=suppressed`);
     const held = page.locator("article.notification", {hasText: "Press 7 pressure low"});
     await held.waitFor();
     expect(await held.locator(".badge-suppressed").count()).toBe(1);
+    // Its timeline names the window that holds it, not only "Accepted from plc-7".
+    expect(await held.locator(".timeline-suppressed").textContent()).toMatch(
+      /Held by the maintenance window “Press 7 relined” until .+: it pages nobody while the window lasts/
+    );
     expect(await page.getByLabel("Status").inputValue()).toBe("suppressed");
     await shoot(page, "notifications-suppressed", "desktop");
     expect(outside).toEqual([]);

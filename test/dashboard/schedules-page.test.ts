@@ -115,7 +115,7 @@ describe("the Schedules page", () => {
     expect(bar.width).toBeGreaterThan(0);
     expect(bar.width).toBeLessThanOrEqual((track.width * 8) / 24 + 1);
 
-    const ical = await line3.locator(".copyable code").textContent();
+    const ical = await line3.locator(".copyable code", {hasText: /^http/}).textContent();
     expect(ical).toBe(plant.schedule.ical_url);
 
     const office = card(page, "Line 3 engineering");

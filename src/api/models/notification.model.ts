@@ -152,6 +152,13 @@ export class AttemptModel {
   error: string | null;
 }
 
+export class HoldingWindowModel {
+  @Required() uuid: string;
+  @Required() @Description("The window's reason, as its creator wrote it") reason: string;
+  @Required() @Format("date-time") starts_at: string;
+  @Required() @Format("date-time") ends_at: string;
+}
+
 // Echoed fields carry @Allow(""): the send and acknowledge bodies accept an empty string for them.
 export class NotificationModel {
   @Required() @Example("notif_01JD8X3Q4R5S6T7V8W9XAYBZC0") id: string;
@@ -186,6 +193,10 @@ export class NotificationModel {
   @Required() @Nullable(String) resolved_at: string | null;
   @Required() escalation: EscalationStateModel;
   @Required() @CollectionOf(AttemptModel) attempts: AttemptModel[];
+  @Required()
+  @Nullable(HoldingWindowModel)
+  @Description("The maintenance window that held (or holds) this alert; null for one no window held")
+  maintenance_window: HoldingWindowModel | null;
 }
 
 export class NotificationPageModel {

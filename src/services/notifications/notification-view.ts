@@ -4,6 +4,8 @@ import type {AttemptOutcome} from "../../domain/vocabulary.js";
 import type {AlertSummary} from "../../channels/channel.js";
 import {leftOutChannels} from "../../domain/policy.js";
 import type {EscalationsRepository} from "../../store/journal/escalations.repository.js";
+import type {MaintenanceWindow} from "../../domain/maintenance.js";
+import type {MaintenanceWindowsRepository} from "../../store/journal/maintenance-windows.repository.js";
 import type {AttemptsRepository} from "../../store/journal/attempts.repository.js";
 
 /** The long form of a notification (spec 2.2 plus CONTRACT section 2). */
@@ -41,6 +43,8 @@ export interface NotificationView {
     grouped_with: string | null;
   };
   attempts: Array<Omit<AttemptView, "id">>;
+  /** The maintenance window that held (or holds) this alert, so a suppressed alert says what suppressed it. */
+  maintenance_window: {uuid: string; reason: string; starts_at: string; ends_at: string} | null;
 }
 
 /** The short form answered with 202 (spec 2.2). */
@@ -116,7 +120,8 @@ export function longForm(
     attempts: attempts.map((attempt) => {
       const {id: _id, ...shown} = attemptView(attempt);
       return shown;
-    })
+    }),
+    maintenance_window: null
   };
 }
 
@@ -144,6 +149,12 @@ export function alertSummary(record: NotificationRecord): AlertSummary {
 export interface NotificationViewsDeps {
   escalations: EscalationsRepository;
   attempts: AttemptsRepository;
+  windows: Pick<MaintenanceWindowsRepository, "suppressionOf" | "get">;
+}
+
+/** The maintenance window as a suppressed alert names it: which, why, and until when. */
+export function heldBy(window: MaintenanceWindow | null): NotificationView["maintenance_window"] {
+  return window && {uuid: window.uuid, reason: window.reason, starts_at: window.starts_at, ends_at: window.ends_at};
 }
 
 /** Reads the long form of notifications: for the API's answers and for every event's snapshot alike. */
@@ -152,13 +163,15 @@ export class NotificationViews {
 
   /** The long form as the journal has it now; call inside a journal transaction or read. */
   of(record: NotificationRecord): NotificationView {
-    const {escalations, attempts} = this.deps;
+    const {escalations, attempts, windows} = this.deps;
     const policy = escalations.policyOf(record.id);
-    return longForm(
+    const view = longForm(
       record,
       escalations.forNotification(record.id),
       attempts.forNotification(record.id),
       policy ? leftOutChannels(policy) : []
     );
+    const windowUuid = windows.suppressionOf(record.id);
+    return windowUuid ? {...view, maintenance_window: heldBy(windows.get(windowUuid))} : view;
   }
 }

@@ -21,7 +21,7 @@ import type {EventPublisher} from "./event-publisher.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {IdempotencyService, IdempotentRequest} from "./idempotency.service.js";
 import {sendAnswer, type AnswerForm, type SendOutcome, type SendResult} from "./send-outcome.js";
-import {longForm, type NotificationView, type NotificationViews} from "./notification-view.js";
+import {heldBy, longForm, type NotificationView, type NotificationViews} from "./notification-view.js";
 import type {StormGrouping} from "./storm-grouping.js";
 import {AppError, invalid, notFound} from "../shared/errors.js";
 import type {PagingPolicies} from "../recipients/paging-policies.js";
@@ -214,8 +214,9 @@ export class NotificationsService {
     // Built from the rows just written rather than read back: a new notification has no attempts.
     const view = longForm(record, escalation, [], leftOutChannels(policy));
     if (window) {
-      this.suppressions.hold(view, window, origin, actor, nowMs);
-      return {kind: "created", view};
+      const held = {...view, maintenance_window: heldBy(window)};
+      this.suppressions.hold(held, window, origin, actor, nowMs);
+      return {kind: "created", view: held};
     }
     this.events.emitFirst("escalation.started", view, nowMs);
     return {kind: "created", view};

@@ -1,18 +1,31 @@
 import {listAll} from "./api.js";
 
-/** Recipients and groups by uuid, so pages can show names where the API gives uuids. */
+/** Recipients, groups and schedules by uuid, so pages can show names where the API gives uuids. */
 export async function loadTargets() {
-  const [recipients, groups] = await Promise.all([listAll("/api/v1/recipients"), listAll("/api/v1/groups")]);
+  const [recipients, groups, schedules] = await Promise.all([
+    listAll("/api/v1/recipients"),
+    listAll("/api/v1/groups"),
+    listAll("/api/v1/schedules")
+  ]);
   const names = new Map();
   for (const recipient of recipients) names.set(recipient.uuid, recipient.name);
   for (const group of groups) names.set(group.uuid, `${group.name} (group)`);
-  return {recipients, groups, nameOf: (uuid) => names.get(uuid) ?? uuid};
+  for (const schedule of schedules) names.set(schedule.uuid, `${schedule.name} (schedule)`);
+  return {recipients, groups, schedules, nameOf: (uuid) => names.get(uuid) ?? uuid};
 }
 
-/** Options for a <select> of paging targets: recipients, then groups. */
+/** Options for a <select> of a schedule's own members, crews and fallback: recipients, then groups (no schedules). */
 export function targetOptions(targets) {
   return [
     ...targets.recipients.map((recipient) => [recipient.uuid, recipient.name]),
     ...targets.groups.map((group) => [group.uuid, `${group.name} (group)`])
+  ];
+}
+
+/** Options for what an alert, heartbeat or integration pages, or a filter by it: recipients, groups, then schedules. */
+export function pagedTargetOptions(targets) {
+  return [
+    ...targetOptions(targets),
+    ...targets.schedules.map((schedule) => [schedule.uuid, `${schedule.name} (schedule)`])
   ];
 }

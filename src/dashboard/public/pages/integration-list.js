@@ -2,11 +2,14 @@ import {api} from "../lib/api.js";
 import {badge, confirmAction, copyable, dataTable, emptyState, h, secretOnce} from "../lib/dom.js";
 import {field, select, submitting} from "../lib/forms.js";
 import {PRIORITIES, timeElement} from "../lib/format.js";
-import {targetOptions} from "../lib/targets.js";
+import {pagedTargetOptions} from "../lib/targets.js";
 
 const PRIORITY_OPTIONS = PRIORITIES.map((priority) => [priority, priority]);
 const SECRET_HINT =
   "Senders that can sign use this secret; others use the events URL, which carries its own token. The secret is shown only this once.";
+/** The secret's note with the id a signed sender needs next to it (`klaxon fire --integration`). */
+const secretNote = (id) =>
+  `${SECRET_HINT} Integration id: ${id} (the device CLI: KLAXON_INTEGRATION_ID=${id} KLAXON_INTEGRATION_SECRET=<this secret> klaxon fire <alert-id> ...).`;
 /** Kinds whose messages arrive by a transport of their own, and are counted. */
 const DEVICE_KINDS = ["email", "mqtt", "snmp_trap"];
 const LOG_PAGE = 20;
@@ -119,6 +122,8 @@ function integrationCard(integration, targets, reload) {
     h(
       "dl",
       {class: "facts"},
+      h("dt", {}, "Id"),
+      h("dd", {}, copyable(integration.id, "Copy id")),
       h("dt", {}, "Pages"),
       h("dd", {}, `${targets.nameOf(integration.target)}, default ${integration.default_priority}`),
       integration.address ? [h("dt", {}, "Mail to"), h("dd", {}, copyable(integration.address, "Copy address"))] : null,
@@ -150,7 +155,7 @@ function integrationCard(integration, targets, reload) {
             const rotated = await api("POST", `${path}/rotate-credentials`);
             await reload(
               `Integration ${integration.name} has a new secret and URL${integration.address ? " and address" : ""}.`,
-              secretOnce(`New secret for ${integration.name}`, rotated.secret, SECRET_HINT)
+              secretOnce(`New secret for ${integration.name}`, rotated.secret, secretNote(integration.id))
             );
           }
         )
@@ -277,7 +282,7 @@ function integrationForm(targets, reload) {
     h("h3", {}, "Add an integration"),
     field({label: "Name", name: "name", hint: "e.g. prometheus, line-3-scada or nas-01", autocomplete: "off"}),
     kind,
-    select({label: "Page", name: "target", options: targetOptions(targets)}),
+    select({label: "Page", name: "target", options: pagedTargetOptions(targets)}),
     select({label: "Default priority", name: "default_priority", value: "high", options: PRIORITY_OPTIONS}),
     ruleEditor,
     h("div", {class: "actions"}, h("button", {type: "submit", class: "button primary"}, "Add integration"))
@@ -300,7 +305,7 @@ function integrationForm(targets, reload) {
     if (result.ok)
       await reload(
         `Integration ${result.value.name} added.${result.value.address ? ` Devices mail ${result.value.address}.` : ""}`,
-        secretOnce(`Secret for ${result.value.name}`, result.value.secret, SECRET_HINT)
+        secretOnce(`Secret for ${result.value.name}`, result.value.secret, secretNote(result.value.id))
       );
   });
   return form;

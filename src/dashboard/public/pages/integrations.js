@@ -2,7 +2,7 @@ import {api, apiIfAvailable} from "../lib/api.js";
 import {announce, badge, confirmAction, copyable, emptyState, fill, h, pageHeading} from "../lib/dom.js";
 import {field, numberOf, select, submitting} from "../lib/forms.js";
 import {duration, PRIORITIES, timeElement} from "../lib/format.js";
-import {loadTargets, targetOptions} from "../lib/targets.js";
+import {loadTargets, pagedTargetOptions} from "../lib/targets.js";
 import {integrationsSection} from "./integration-list.js";
 
 const PRIORITY_OPTIONS = PRIORITIES.map((priority) => [priority, priority]);
@@ -129,7 +129,7 @@ function heartbeatsSection(heartbeats, targets, reload) {
         hint: "At least 5"
       })
     ),
-    select({label: "Page when it goes silent", name: "target", options: targetOptions(targets)}),
+    select({label: "Page when it goes silent", name: "target", options: pagedTargetOptions(targets)}),
     select({label: "Priority", name: "priority", value: "high", options: PRIORITY_OPTIONS}),
     h("div", {class: "actions"}, h("button", {type: "submit", class: "button primary"}, "Add heartbeat"))
   );

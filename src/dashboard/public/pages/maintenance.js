@@ -1,9 +1,9 @@
-import {api, apiIfAvailable, listAll} from "../lib/api.js";
+import {api, apiIfAvailable} from "../lib/api.js";
 import {announce, badge, emptyState, fill, h, pageHeading} from "../lib/dom.js";
 import {confirmedAction} from "../lib/actions.js";
 import {timeElement} from "../lib/format.js";
 import {checkboxes, field, select, submitting, textOrNull} from "../lib/forms.js";
-import {loadTargets, targetOptions} from "../lib/targets.js";
+import {loadTargets, pagedTargetOptions} from "../lib/targets.js";
 
 const HOUR_MS = 3_600_000;
 const LENGTHS = [
@@ -20,20 +20,18 @@ const ENDED_SHOWN = 5;
 
 /** Everything a window can hold, named: targets (recipients, groups, schedules), integrations, heartbeats. */
 async function loadHoldable() {
-  const [targets, schedules, integrations, heartbeats] = await Promise.all([
+  const [targets, integrations, heartbeats] = await Promise.all([
     loadTargets(),
-    listAll("/api/v1/schedules"),
     apiIfAvailable("GET", "/api/v1/integrations?limit=200"),
     apiIfAvailable("GET", "/api/v1/heartbeats?limit=200")
   ]);
   const integrationItems = integrations?.items ?? [];
-  const scheduleNames = new Map(schedules.map((schedule) => [schedule.uuid, `${schedule.name} (schedule)`]));
   const integrationNames = new Map(integrationItems.map((integration) => [integration.id, integration.name]));
   return {
-    targetOptions: [...targetOptions(targets), ...scheduleNames],
+    targetOptions: pagedTargetOptions(targets),
     integrationOptions: integrationItems.map((integration) => [integration.id, integration.name]),
     heartbeatOptions: (heartbeats?.items ?? []).map((heartbeat) => [heartbeat.name, heartbeat.name]),
-    targetName: (uuid) => scheduleNames.get(uuid) ?? targets.nameOf(uuid),
+    targetName: targets.nameOf,
     integrationName: (id) => integrationNames.get(id) ?? id
   };
 }
@@ -186,6 +184,20 @@ export async function maintenancePage(main) {
     );
   }
 
+  // Like the other forms, a started window says so where the form was: the form closes, this line stays.
+  const message = h("div", {class: "page-message", role: "status"});
+  const starter = h(
+    "details",
+    {class: "card new-maintenance"},
+    h("summary", {}, "Start maintenance"),
+    startForm(names, async (window) => {
+      const started = window.status === "active" ? "started" : "planned";
+      starter.open = false;
+      fill(message, `Maintenance “${window.reason}” ${started}, until ${new Date(window.ends_at).toLocaleString()}.`);
+      announce(`Maintenance ${started}`);
+      await load();
+    })
+  );
   fill(
     main,
     pageHeading("Maintenance"),
@@ -194,15 +206,8 @@ export async function maintenancePage(main) {
       {class: "hint"},
       "While a window is active, the alerts it holds are recorded as suppressed and page nobody. When it ends, integration alerts still firing and heartbeats still down page as usual."
     ),
-    h(
-      "details",
-      {class: "card new-maintenance"},
-      h("summary", {}, "Start maintenance"),
-      startForm(names, async (window) => {
-        announce(`Maintenance ${window.status === "active" ? "started" : "planned"}`);
-        await load();
-      })
-    ),
+    message,
+    starter,
     lists
   );
   await load();

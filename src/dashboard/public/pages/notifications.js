@@ -2,7 +2,7 @@ import {api, ApiError, signedOut} from "../lib/api.js";
 import {announce, badge, emptyState, fill, h, pageHeading} from "../lib/dom.js";
 import {select} from "../lib/forms.js";
 import {channelName, PRIORITIES, STATUSES, timeElement} from "../lib/format.js";
-import {loadTargets, targetOptions} from "../lib/targets.js";
+import {loadTargets, pagedTargetOptions} from "../lib/targets.js";
 
 const PAGE_SIZE = 50;
 const MAX_PAGE = 200;
@@ -18,6 +18,18 @@ function timeline(notification) {
       kind: "accepted"
     }
   ];
+  // A suppressed alert says what suppressed it: the window, its reason and its end.
+  const held = notification.maintenance_window;
+  if (held)
+    entries.push({
+      at: notification.created_at,
+      text: [
+        `Held by the maintenance window “${held.reason}” until `,
+        timeElement(h, held.ends_at),
+        ": it pages nobody while the window lasts"
+      ],
+      kind: "suppressed"
+    });
   for (const attempt of notification.attempts) {
     const detail = `Step ${attempt.step}: ${channelName(attempt.channel)} to ${attempt.target}${attempt.detail ? ` — ${attempt.detail}` : ""}`;
     entries.push({at: attempt.started_at, text: detail, outcome: attempt.outcome});
@@ -108,10 +120,10 @@ export async function notificationsPage(main, {params}) {
       options: [["", "Any priority"], ...PRIORITIES.map((priority) => [priority, priority])]
     }),
     select({
-      label: "Recipient or group",
+      label: "Recipient, group or schedule",
       name: "recipient_uuid",
       value: filters.recipient_uuid,
-      options: [["", "Anyone"], ...targetOptions(targets)]
+      options: [["", "Anyone"], ...pagedTargetOptions(targets)]
     })
   );
   filterForm.addEventListener("submit", (event) => event.preventDefault());

@@ -86,6 +86,8 @@ export async function schedulesPage(main) {
       {class: "card item schedule", "data-uuid": schedule.uuid},
       h("div", {class: "card-head"}, h("h2", {}, schedule.name), badge("zone", zone)),
       h("p", {class: "meta"}, `Times in ${zone} · fallback: ${fallbackName}`),
+      // A schedule is a target like a recipient or group: its uuid is what the API and the CLIs' --to take.
+      h("p", {class: "meta"}, "UUID ", copyable(schedule.uuid, "Copy UUID")),
       onCallNow(onCall, zone),
       h("h3", {}, `The next ${TIMELINE_DAYS} days`),
       timeline(final, {days: range.days, zone, fallbackName}),
