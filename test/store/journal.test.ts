@@ -3,6 +3,7 @@ import {existsSync, fsyncSync, statSync} from "node:fs";
 import {join} from "node:path";
 import Database from "better-sqlite3";
 import {Journal, StorageUnavailableError} from "../../src/store/journal/journal.js";
+import {CHECKPOINT_AFTER_WRITES} from "../../src/store/journal/checkpointer.js";
 import {MIGRATIONS, NewerJournalError} from "../../src/store/journal/migrations.js";
 import {createLogger} from "../../src/lib/logger.js";
 import {tempDir} from "../support/gateway.js";
@@ -136,13 +137,30 @@ describe("journal", () => {
   it("checkpoints the WAL on its own thread and truncates it on close", async () => {
     const path = join(tempDir(), "wal.sqlite");
     const journal = new Journal({path, logger, checkpointIntervalMs: 20});
-    await Promise.all(Array.from({length: 50}, (_, i) => insertProbe(journal, i + 1)));
+    await Promise.all(Array.from({length: CHECKPOINT_AFTER_WRITES}, (_, i) => insertProbe(journal, i + 1)));
     await vi.waitFor(() => expect(journal.lastCheckpoint?.checkpointed).toBeGreaterThan(0));
     await journal.close();
     expect(!existsSync(`${path}-wal`) || statSync(`${path}-wal`).size === 0).toBe(true);
     const reopened = new Database(path, {readonly: true});
     expect(reopened.pragma("integrity_check", {simple: true})).toBe("ok");
-    expect((reopened.prepare("SELECT COUNT(*) AS n FROM probe").get() as {n: number}).n).toBe(50);
+    expect((reopened.prepare("SELECT COUNT(*) AS n FROM probe").get() as {n: number}).n).toBe(CHECKPOINT_AFTER_WRITES);
+    reopened.close();
+  });
+
+  it("lets the checkpointer's thread go while idle and starts it again when writes come in bulk", async () => {
+    const path = join(tempDir(), "idle.sqlite");
+    const journal = new Journal({path, logger, checkpointIntervalMs: 20});
+    await insertProbe(journal, 1);
+    await vi.waitFor(() => expect(journal.checkpointer?.running).toBe(false), {timeout: 10_000});
+    await insertProbe(journal, 2);
+    expect(journal.checkpointer?.running).toBe(false);
+    await Promise.all(Array.from({length: CHECKPOINT_AFTER_WRITES}, (_, i) => insertProbe(journal, i + 3)));
+    expect(journal.checkpointer?.running).toBe(true);
+    await journal.close();
+    const reopened = new Database(path, {readonly: true});
+    expect((reopened.prepare("SELECT COUNT(*) AS n FROM probe").get() as {n: number}).n).toBe(
+      CHECKPOINT_AFTER_WRITES + 2
+    );
     reopened.close();
   });
 

@@ -70,7 +70,8 @@ export class Journal {
   private queue: PendingWrite[] = [];
   private flushScheduled = false;
   private readonly maxBatch: number;
-  private readonly checkpointer: Checkpointer | null;
+  /** Null when Litestream ships the WAL; its thread is let go while the journal is idle. */
+  readonly checkpointer: Checkpointer | null;
   private readonly walGuard: WalGuard;
   private readonly walSync: WalSync;
   // Prepared once: db.exec would parse these statements again for every queued write.
@@ -233,6 +234,7 @@ export class Journal {
       this.db.exec("COMMIT");
       this.stats.commits++;
       this.stats.writes += batch.length;
+      this.checkpointer?.committed(batch.length);
     } catch (error) {
       if (this.db.inTransaction) this.db.exec("ROLLBACK");
       const failure = this.asFailure(error);
