@@ -26,6 +26,10 @@ CONFIG_DIR=/etc/klaxon
 DATA_DIR=/var/lib/klaxon
 UNIT_FILE=/etc/systemd/system/klaxon.service
 UDEV_RULE=/etc/udev/rules.d/77-klaxon-modem.rules
+SYSCTL_FILE=/etc/sysctl.d/90-klaxon.conf
+# The listen queue a storm of devices connecting at once needs: the gateway listens with the
+# system's net.core.somaxconn (docs/operations.md); kernels before 5.4 default to 128.
+SOMAXCONN=4096
 ADMIN_LINK=/usr/local/bin/klaxon-admin
 SERVICE_USER=klaxon
 PACKAGES=(espeak-ng opus-tools)
@@ -284,6 +288,19 @@ EOF
   act udevadm trigger --subsystem-match=tty --action=change
 }
 
+# Raises net.core.somaxconn where the kernel's is lower (read from the target: --root DIR's own
+# proc/sys/net/core/somaxconn when staging, which is left alone when it has none).
+install_sysctl() {
+  local current
+  current=$(cat "$(at /proc/sys/net/core/somaxconn)" 2>/dev/null || echo "")
+  if [ -z "$current" ] || [ "$current" -ge "$SOMAXCONN" ]; then return 0; fi
+  mkdir -p "$(dirname "$(at "$SYSCTL_FILE")")"
+  printf '%s\n' "# Klaxon: room in the listen queue for a storm of devices connecting at once (the kernel said $current)." \
+    "net.core.somaxconn = $SOMAXCONN" >"$(at "$SYSCTL_FILE")"
+  chmod 0644 "$(at "$SYSCTL_FILE")"
+  act sysctl --load "$SYSCTL_FILE"
+}
+
 install_unit() {
   mkdir -p "$(dirname "$(at "$UNIT_FILE")")"
   install -m 0644 "$SOURCE/systemd/klaxon.service" "$(at "$UNIT_FILE")"
@@ -317,6 +334,7 @@ do_install() {
   install_data_dir
   [ -z "$ROLE" ] || install_role
   install_udev_rule
+  install_sysctl
   install_unit
   local host
   host=$( (hostname -I 2>/dev/null || true) | awk '{print $1}')
@@ -331,7 +349,7 @@ do_install() {
 
 do_uninstall() {
   act systemctl disable --now klaxon.service
-  rm -f "$(at "$UNIT_FILE")" "$(at "$UDEV_RULE")" "$(at "$ADMIN_LINK")"
+  rm -f "$(at "$UNIT_FILE")" "$(at "$UDEV_RULE")" "$(at "$SYSCTL_FILE")" "$(at "$ADMIN_LINK")"
   act systemctl daemon-reload
   act udevadm control --reload-rules
   rm -rf "$(at "$APP_DIR")"

@@ -181,6 +181,24 @@ describe("install.sh --root", {timeout: 300_000}, () => {
     expect(existsSync(`${config}.dist`)).toBe(false);
   });
 
+  it("raises net.core.somaxconn where the kernel's is below what a storm needs, and leaves it alone otherwise", () => {
+    const low = tempDir("klaxon-root-");
+    mkdirSync(join(low, "proc/sys/net/core"), {recursive: true});
+    writeFileSync(join(low, "proc/sys/net/core/somaxconn"), "128\n");
+    stage(low);
+    expect(readFileSync(join(low, "etc/sysctl.d/90-klaxon.conf"), "utf8")).toContain("net.core.somaxconn = 4096");
+    expect(plan(low)).toContain("sysctl --load /etc/sysctl.d/90-klaxon.conf");
+    expect(install(["--root", low, "--uninstall"]).status).toBe(0);
+    expect(existsSync(join(low, "etc/sysctl.d/90-klaxon.conf"))).toBe(false);
+
+    const enough = tempDir("klaxon-root-");
+    mkdirSync(join(enough, "proc/sys/net/core"), {recursive: true});
+    writeFileSync(join(enough, "proc/sys/net/core/somaxconn"), "4096\n");
+    stage(enough);
+    expect(existsSync(join(enough, "etc/sysctl.d/90-klaxon.conf"))).toBe(false);
+    expect(plan(enough).some((line) => line.startsWith("sysctl"))).toBe(false);
+  });
+
   it("keeps settings and data on --uninstall, and removes them with --purge", () => {
     const root = tempDir("klaxon-root-");
     stage(root);
