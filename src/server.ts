@@ -13,6 +13,7 @@ import {RecipientsController} from "./api/controllers/recipients.controller.js";
 import {GroupsController} from "./api/controllers/groups.controller.js";
 import {SchedulesController} from "./api/controllers/schedules.controller.js";
 import {TargetsController} from "./api/controllers/targets.controller.js";
+import {RecipientPreviewController} from "./api/controllers/recipient-preview.controller.js";
 import {CalendarFeedController, RecipientCalendarController} from "./api/controllers/calendar.controller.js";
 import {AuditController, KeysController} from "./api/controllers/admin.controller.js";
 import {HealthController} from "./api/controllers/health.controller.js";
@@ -42,6 +43,7 @@ export const API_CONTROLLERS = [
   GroupsController,
   SchedulesController,
   TargetsController,
+  RecipientPreviewController,
   RecipientCalendarController,
   CalendarFeedController,
   KeysController,

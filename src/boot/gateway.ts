@@ -38,6 +38,7 @@ import {AckLinksService} from "../services/notifications/ack-links.service.js";
 import {createWebhooks} from "../outbox/index.js";
 import {WebhooksService} from "../services/webhooks/webhooks.service.js";
 import {HeartbeatStatesRepository} from "../store/journal/heartbeat-states.repository.js";
+import {ChannelMessagePreviewer} from "../channels/message-preview.js";
 import {MaintenanceWindowsRepository} from "../store/journal/maintenance-windows.repository.js";
 import {createMaintenance, MaintenanceService} from "../services/maintenance/index.js";
 import {HeartbeatsService} from "../services/heartbeats/heartbeats.service.js";
@@ -160,7 +161,13 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     audit,
     clock,
     publicBase,
-    logger
+    logger,
+    previewer: new ChannelMessagePreviewer({
+      smsMaxParts: settings.modem.sms_max_parts,
+      keys: {acknowledge: settings.modem.ack_key, repeat: settings.modem.repeat_key, passOn: settings.modem.pass_key},
+      voice: settings.telegram.voice,
+      publicBase
+    })
   });
   const {recipients, groups, repositories} = directory;
   const storms = new StormGrouping(journal, escalationsRepository, settings.storm.max_join_delay_seconds * 1000);

@@ -135,3 +135,23 @@ export interface RemoteControlPort {
   /** Records a command that changes no alert (STATUS, HELP, a call in) in the audit log. */
   record(person: PhoneOwner, via: "sms" | "voice_call", command: string): Promise<void>;
 }
+
+/** What one channel would send for a sample alert: the texts, as the channel's own code makes them. */
+export type ChannelPreview =
+  | {channel: "email"; subject: string; text: string; html: string | null}
+  | {channel: "sms"; text: string; encoding: "gsm7" | "ucs2"; parts: number}
+  | {channel: "telegram_voice"; text: string; script: string}
+  | {channel: "voice_call"; script: string};
+
+/** The channels whose preview has speech to play. */
+export const SPOKEN_CHANNELS = ["voice_call", "telegram_voice"] as const;
+export type SpokenChannel = (typeof SPOKEN_CHANNELS)[number];
+
+/** Builds what a channel would send, without sending: a recipient's preview (docs/dashboard.md). */
+export interface MessagePreviewer {
+  /** The alert every preview shows. */
+  readonly sample: AlertSummary;
+  preview(channel: Channel, recipientName: string, nowMs: number): ChannelPreview;
+  /** The spoken channel's script as WAV; rejects when speech cannot be made on this box. */
+  speech(channel: SpokenChannel): Promise<Buffer>;
+}

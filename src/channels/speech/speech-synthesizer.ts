@@ -1,4 +1,4 @@
-import {spawn, type ChildProcess} from "node:child_process";
+import {execFile, spawn, type ChildProcess} from "node:child_process";
 
 /** The speech tools cannot run here (not installed, or broken): voice notes are left out. */
 export class SpeechUnavailableError extends Error {
@@ -18,6 +18,8 @@ export interface SpeechOptions {
 // 24 kbit/s mono Opus is what Telegram's own clients record voice notes at: clear speech, small files.
 const OPUS_BITRATE_KBPS = "24";
 const STDERR_TAIL_CHARS = 300;
+/** A minute of espeak-ng's 22 kHz 16-bit mono is 2.6 MB; a preview script is far shorter. */
+const WAV_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * Offline text to speech for voice notes: `espeak-ng --stdout TEXT | opusenc - -`, an OGG/Opus
@@ -111,6 +113,29 @@ export class SpeechSynthesizer {
       encoder.stdin?.on("error", () => undefined);
       encoder.stdout?.on("data", (chunk: Buffer) => output.push(chunk));
       speaker.stdout?.pipe(encoder.stdin);
+    });
+  }
+
+  /**
+   * The text as a WAV file, espeak-ng's own output without the Opus step: what a browser plays in
+   * a recipient's preview. Throws SpeechUnavailableError when espeak-ng is missing.
+   */
+  wav(text: string): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      execFile(
+        this.espeak,
+        ["-v", this.options.voice, "--stdout", "--", text],
+        {encoding: "buffer", timeout: this.options.timeoutMs, maxBuffer: WAV_MAX_BYTES},
+        (error, stdout) => {
+          if (!error) return resolve(stdout);
+          const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+          reject(
+            new SpeechUnavailableError(
+              missing ? `${this.espeak} is not installed (Debian: apt install espeak-ng)` : error.message
+            )
+          );
+        }
+      );
     });
   }
 }

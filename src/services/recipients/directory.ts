@@ -24,6 +24,8 @@ import {SchedulesService} from "./schedules.service.js";
 import {TestPageService} from "./test-page.service.js";
 import {HandoffNotices} from "./handoff-notices.service.js";
 import {TargetNames} from "./target-names.js";
+import {MessagePreviewService} from "./message-preview.service.js";
+import type {MessagePreviewer} from "../../channels/channel.js";
 
 export interface DirectoryDependencies {
   config: ConfigStore;
@@ -39,6 +41,8 @@ export interface DirectoryDependencies {
   /** The gateway's public URL, for schedules' feed URLs. */
   publicBase: () => string;
   logger: Logger;
+  /** Builds what each channel would send, for recipients' previews. */
+  previewer: MessagePreviewer;
 }
 
 /**
@@ -135,7 +139,11 @@ export function createDirectory(deps: DirectoryDependencies) {
       {token: OnCallService, use: onCall},
       {token: CalendarFeeds, use: calendarFeeds},
       {token: TestPageService, use: testPages},
-      {token: TargetNames, use: targetNames}
+      {token: TargetNames, use: targetNames},
+      {
+        token: MessagePreviewService,
+        use: new MessagePreviewService({recipients: repositories.recipients, previewer: deps.previewer, clock})
+      }
     ]
   };
 }

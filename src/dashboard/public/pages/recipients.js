@@ -5,6 +5,7 @@ import {loadTargets} from "../lib/targets.js";
 import {recipientForm} from "./recipient-form.js";
 import {groupForm} from "./group-form.js";
 import {recipientTestPanel} from "./recipient-test.js";
+import {recipientPreviewPanel} from "./recipient-preview.js";
 
 function summary(recipient) {
   const {ack_timeout_seconds: timeout, repeat} = recipient.escalation;
@@ -127,6 +128,7 @@ export async function recipientsPage(main) {
       h("p", {class: "meta"}, "UUID ", copyable(recipient.uuid, "Copy UUID")),
       summary(recipient),
       recipientTestPanel(recipient),
+      recipientPreviewPanel(recipient),
       h(
         "div",
         {class: "actions"},
