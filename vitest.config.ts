@@ -28,7 +28,7 @@ export default defineConfig({
     // expect.poll waits for something to become true (a page rendered after a scrypt-hashed
     // sign-in, a socket answered): its 1 s default failed such waits on a busy 2-core machine. A
     // longer limit costs nothing when the condition comes, and still fails when it never does.
-    expect: {poll: {timeout: 10000}},
+    expect: {poll: {timeout: 20000}},
     hookTimeout: 90000
   }
 });

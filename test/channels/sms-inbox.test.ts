@@ -29,7 +29,7 @@ async function acknowledged(r: ModemGatewayRig, id: string): Promise<void> {
     async () => (await r.notification(id)).status,
     (status) => status === "acknowledged",
     // After a restart the modem is opened, set up and its inbox listed first: slow on a busy machine.
-    20_000
+    40_000
   );
 }
 

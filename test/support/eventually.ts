@@ -1,12 +1,13 @@
 /**
  * Polls until `check` holds: for state that a background loop on a real timer changes (a probe,
- * a server check, a relay). Fails after `limitMs` with the last value seen.
+ * a server check, a relay). Fails after `limitMs` with the last value seen: generous, because a
+ * condition that comes costs nothing more, and CI's 2-core machine runs two gateways side by side.
  */
 export async function eventually<T>(
   what: string,
   read: () => Promise<T> | T,
   check: (value: T) => boolean,
-  limitMs = 10_000
+  limitMs = 20_000
 ): Promise<T> {
   const deadline = Date.now() + limitMs;
   for (;;) {
