@@ -16,6 +16,8 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
+    // The run's release cache: the install tests package each architecture's release once.
+    globalSetup: ["test/support/release-cache.ts"],
     pool: "forks",
     // Vitest's default is one fork per core but one, which on a 2-core machine (CI's, and the
     // boxes') runs the files one at a time. Most files wait on processes, sockets and timers rather

@@ -1,7 +1,8 @@
-import {beforeAll, describe, expect, it} from "vitest";
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {spawnSync} from "node:child_process";
 import {createHash} from "node:crypto";
-import {existsSync, readdirSync, readFileSync, statSync, writeFileSync} from "node:fs";
+import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from "node:fs";
+import {tmpdir} from "node:os";
 import {join, relative} from "node:path";
 import {install, INSTALL, installPlan as plan, ROOT, useRelease} from "../support/install-rig.js";
 import {loadSettings} from "../../src/settings/load-settings.js";
@@ -12,12 +13,11 @@ const PEER_HOST_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOa7e2pFjRz0yMTq0p8C0
 const PEER_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFq7wV2sQ3m1bX0y9kTqk2Yb1c4gq5n3e8Zl9oR7hJtD klaxon@klaxon-b";
 
 const {release, tempDir, stage} = useRelease();
-let litestream = "";
 // install.sh only copies the binary: a stand-in is enough, and its bytes show it was copied.
-beforeAll(() => {
-  litestream = join(release.dir, "litestream");
-  writeFileSync(litestream, "#!/bin/sh\necho v0.5.18\n", {mode: 0o755});
-});
+const standIn = mkdtempSync(join(tmpdir(), "klaxon-litestream-"));
+const litestream = join(standIn, "litestream");
+beforeAll(() => writeFileSync(litestream, "#!/bin/sh\necho v0.5.18\n", {mode: 0o755}));
+afterAll(() => rmSync(standIn, {recursive: true, force: true}));
 
 const roleArgs = (role: string) => [
   "--role",

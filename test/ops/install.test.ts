@@ -137,7 +137,7 @@ describe("install.sh --root", {timeout: 300_000}, () => {
     expect(spawnSync("tar", ["-xzf", release.tarball, "-C", unpacked]).status).toBe(0);
     const releaseFolder = join(unpacked, readdirSync(unpacked)[0]);
     const online = tempDir("klaxon-root-");
-    const result = spawnSync("bash", [join(releaseFolder, "install.sh"), "--root", online], {encoding: "utf8"});
+    const result = install(["--root", online], join(releaseFolder, "install.sh"));
     expect(result.status).toBe(0);
     expect(plan(online)[0]).toBe(
       "env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends espeak-ng opus-tools"
@@ -244,7 +244,7 @@ describe("install.sh --root", {timeout: 300_000}, () => {
       join(ROOT, `node_modules/better-sqlite3/prebuilds/linux-${otherArch}.node`),
       join(releaseFolder, `node_modules/better-sqlite3/prebuilds/linux-${process.arch}.node`)
     );
-    const broken = spawnSync("bash", [join(releaseFolder, "install.sh"), "--root", root], {encoding: "utf8"});
+    const broken = install(["--root", root], join(releaseFolder, "install.sh"));
     expect(broken.stderr).toContain(
       "install.sh: the release's Node cannot open the journal's SQLite on this system; Klaxon needs glibc 2.34 or newer"
     );

@@ -1,15 +1,13 @@
-import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {beforeAll, describe, expect, it} from "vitest";
 import {spawn, spawnSync} from "node:child_process";
-import {existsSync, readdirSync, readFileSync, rmSync} from "node:fs";
+import {existsSync, readdirSync, readFileSync} from "node:fs";
 import {join} from "node:path";
-import {tempDir} from "../support/gateway.js";
+import {install, ROOT, useRelease} from "../support/install-rig.js";
 
 // The arm64 release (a Raspberry Pi's) made on this machine, installed into a staged root and run
 // as its systemd unit would run it, with its own arm64 Node; on an x64 machine under qemu-user
 // with Debian's arm64 cross libraries as the sysroot (the Node binary and the native modules are
 // linked against glibc and libstdc++). Emulation is slow: a start takes tens of seconds.
-const ROOT = join(import.meta.dirname, "../..");
-const INSTALL = join(ROOT, "install.sh");
 const VERSION = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
 const SYSROOT = "/usr/aarch64-linux-gnu";
 const QEMU = ["qemu-aarch64-static", "qemu-aarch64"].find((cmd) => spawnSync(cmd, ["--version"]).status === 0);
@@ -19,37 +17,15 @@ const START_LIMIT_MS = 240_000;
 /** ELF e_machine of AArch64. */
 const EM_AARCH64 = 183;
 
-let releaseDir = "";
-let tarball = "";
-const scratch: string[] = [];
-const scratchDir = (prefix: string) => {
-  const dir = tempDir(prefix);
-  scratch.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of [releaseDir, ...scratch]) rmSync(dir, {recursive: true, force: true});
-}, 120_000);
-
-// One arm64 release for the file, made exactly as `npm run package -- --arch arm64` makes it.
 beforeAll(() => {
   if (EMULATOR.length && (!QEMU || !existsSync(join(SYSROOT, "lib/libstdc++.so.6"))))
     throw new Error(
       "running the arm64 release here needs qemu-aarch64-static (qemu-user-static) and the arm64 sysroot in " +
         `${SYSROOT} (libstdc++6-arm64-cross): npm test installs both as root`
     );
-  releaseDir = tempDir("klaxon-release-");
-  const result = spawnSync("npm", ["run", "--silent", "package", "--", "--arch", "arm64", "--out", releaseDir], {
-    cwd: ROOT,
-    encoding: "utf8"
-  });
-  if (result.status !== 0) throw new Error(`npm run package failed:\n${result.stdout}\n${result.stderr}`);
-  tarball = result.stdout.trim().split("\n").at(-1)!;
-}, 300_000);
-
-function install(...args: string[]) {
-  return spawnSync("bash", [INSTALL, ...args], {encoding: "utf8"});
-}
+});
+// One arm64 release for the file, made exactly as `npm run package -- --arch arm64` makes it.
+const {release, tempDir: scratchDir} = useRelease("arm64");
 
 const elfMachine = (path: string) => readFileSync(path).readUInt16LE(18);
 
@@ -117,16 +93,16 @@ async function startInstalled(root: string, dataDir: string): Promise<Started> {
 describe("the arm64 release", () => {
   // install.sh reads RELEASE, the tarball's first file, and stops there: nothing else is unpacked.
   it("is refused by a box of the other CPU before anything is installed", {timeout: 60_000}, () => {
-    expect(tarball.endsWith(`/klaxon-${VERSION}-linux-arm64.tar.gz`)).toBe(true);
+    expect(release.tarball.endsWith(`/klaxon-${VERSION}-linux-arm64.tar.gz`)).toBe(true);
     const root = scratchDir("klaxon-root-");
-    const refused = install("--root", root, "--arch", "x64", "--offline", tarball);
+    const refused = install(["--root", root, "--arch", "x64", "--offline", release.tarball]);
     expect(refused.stderr).toBe(
       `install.sh: this release is for linux-arm64, but this box is x64; install klaxon-${VERSION}-linux-x64.tar.gz (npm run package -- --arch x64)\n`
     );
     expect(refused.status).toBe(1);
     // Without --arch the box is this machine, found by dpkg: an x64 one refuses it the same way.
     if (process.arch === "x64")
-      expect(install("--root", root, "--offline", tarball).stderr).toContain("this box is x64");
+      expect(install(["--root", root, "--offline", release.tarball]).stderr).toContain("this box is x64");
     expect(existsSync(join(root, "opt/klaxon"))).toBe(false);
   });
 
@@ -135,7 +111,7 @@ describe("the arm64 release", () => {
     {timeout: 2 * START_LIMIT_MS + 60_000},
     async () => {
       const root = scratchDir("klaxon-root-");
-      const installed = install("--root", root, "--arch", "arm64", "--offline", tarball);
+      const installed = install(["--root", root, "--arch", "arm64", "--offline", release.tarball]);
       expect({status: installed.status, stderr: installed.stderr}).toEqual({status: 0, stderr: ""});
       // The arm64 Node 24 and only arm64 native modules, where the unit runs them.
       const app = join(root, "opt/klaxon");
