@@ -16,6 +16,9 @@
 #     other (see "Node" below; KLAXON_NODE24=off skips the Node 24 pass). Each pass prints its ten
 #     slowest files.
 #  5. The Python SDK's tests (pytest from the venv) and the Go library's (go vet, go test).
+#  3 to 5 run in two streams: the Node 22 pass, and beside it the checks, the Node 24 pass (one
+#  worker) and the SDKs one after the other (see there). The run ends with each pass's ten slowest
+#  files and the count.
 #
 # `npm test -- test/api/auth.test.ts -t "refuses"`: arguments go to vitest, and only vitest runs
 # (on the machine's Node, or Node 22 when the machine's is older than 22.14); `npm run test:unit`
@@ -225,22 +228,28 @@ if [ $# -gt 0 ]; then
   exit $?
 fi
 
-# --- 3. Checks -----------------------------------------------------------------------------------
+# --- 3. to 5., in two streams -------------------------------------------------------------------
+# On a 2-core machine vitest's two workers spend much of their time waiting (on timers, sockets and
+# the processes they start), so the rest runs beside them rather than after: the main stream is the
+# Node 22 pass (every suite), the side stream the checks, the Node 24 pass on one worker, the Python
+# SDK and the Go library, one after the other. The side stream's output is kept in
+# .ci-out/side-stream.log and printed once the Node 22 pass has ended.
 has_script() { node -e 'process.exit(require("./package.json").scripts?.[process.argv[1]] ? 0 : 1)' "$1"; }
-for check in typecheck lint depcheck; do
-  has_script "$check" || continue
-  say "npm run $check"
-  if npm run --silent "$check"; then record "$check" passed; else record "$check" failed; fi
-done
+checks() {
+  for check in typecheck lint depcheck; do
+    has_script "$check" || continue
+    say "npm run $check"
+    if npm run --silent "$check"; then record "$check" passed; else record "$check" failed; fi
+  done
+}
 
-# --- 4. vitest on Node 22, then on Node 24 ------------------------------------------------------
 # Node 22 runs every suite. Node 24 runs what can differ between the two lines (better-sqlite3 13's
 # one binary serves both): the native modules (the journal, serialport on a pty), the process life
 # cycle (signals, systemd, SIGKILL and restart, start-up refusals) and the HTTP edge. Everything else
 # is plain JavaScript that a second line only runs again, at minutes a pass. KLAXON_NODE24: "all"
-# (`npm run test:full`) runs every suite on Node 24 too, "off" skips the pass, a space-separated
-# list of test paths runs only those. A line's Node is the machine's when it is on that line (and
-# has Node-API 10), otherwise the registry's.
+# (`npm run test:full`) runs every suite on Node 24 too (after the Node 22 pass, with both workers),
+# "off" skips the pass, a space-separated list of test paths runs only those. A line's Node is the
+# machine's when it is on that line (and has Node-API 10), otherwise the registry's.
 NODE24_SUITES="test/store test/crash test/api/process.test.ts test/ops/systemd.test.ts test/ops/start-state.test.ts
   test/ops/backup-restore.test.ts test/modem/modem-dialects.test.ts test/channels/voice-call-in.test.ts
   test/api/lane.test.ts test/api/problem.test.ts test/api/auth.test.ts test/security/idle-connections.test.ts
@@ -253,52 +262,71 @@ vitest_pass() { # major [vitest args...]
   fi
   run_vitest "node$major" "$node" "$@"
   say "vitest on Node $major took $((SECONDS - pass_started)) s"
-  slowest_files "$OUT/vitest-node$major.json"
 }
 
-# The ten test files that took longest in a pass: where the next minutes of CI are to be won.
-slowest_files() { # report
-  [ -f "$1" ] || return 0
-  node - "$1" <<'EOF2'
+# The ten test files that took longest in a pass, printed at the end of the run: where the next
+# minutes of CI are to be won.
+slowest_files() { # label
+  [ -f "$OUT/vitest-$1.json" ] || return 0
+  node - "$OUT/vitest-$1.json" "$1" <<'EOF2'
 const report = JSON.parse(require("fs").readFileSync(process.argv[2], "utf8"));
 const files = report.testResults.map((f) => [(f.endTime - f.startTime) / 1000, f.name.replace(process.cwd() + "/", "")]);
-console.log("[npm test] the ten slowest files:");
+console.log(`[npm test] the ten slowest files on ${process.argv[3]}:`);
 for (const [seconds, name] of files.sort((a, b) => b[0] - a[0]).slice(0, 10)) console.log(`  ${seconds.toFixed(1).padStart(6)} s  ${name}`);
 EOF2
 }
 
-vitest_pass 22
+node24_side=()
+node24_after=""
 case ${KLAXON_NODE24:-subset} in
-  off) say "KLAXON_NODE24=off: vitest did not run on Node 24" ;;
-  subset)
-    read -r -a node24_suites <<<"$(echo $NODE24_SUITES)"
-    vitest_pass 24 "${node24_suites[@]}"
-    ;;
+  off) ;;
+  subset) read -r -a node24_side <<<"$(echo $NODE24_SUITES)" ;;
   # The release and install tests run the release's own Node 24 (under qemu for arm64), whatever
   # Node runs vitest, and take minutes each: once, in the Node 22 pass, proves them.
-  all) vitest_pass 24 --exclude test/ops/release-arm64.test.ts --exclude test/ops/install.test.ts \
-    --exclude test/ops/install-roles.test.ts ;;
-  *)
-    read -r -a node24_suites <<<"$KLAXON_NODE24"
-    vitest_pass 24 "${node24_suites[@]}"
-    ;;
+  all) node24_after=1 ;;
+  *) read -r -a node24_side <<<"$KLAXON_NODE24" ;;
 esac
 
 # --- 5. The Python SDK and the Go library, each against a real gateway started from this checkout
-say "Python SDK (pytest)"
-(cd sdk/python && "$KLAXON_PYTHON" -m pytest -q -p no:cacheprovider --junitxml="$OUT/pytest.xml")
-[ -f "$OUT/pytest.xml" ] || record "pytest (no report)" failed
+sdk_tests() {
+  say "Python SDK (pytest)"
+  (cd sdk/python && "$KLAXON_PYTHON" -m pytest -q -p no:cacheprovider --junitxml="$OUT/pytest.xml")
+  [ -f "$OUT/pytest.xml" ] || record "pytest (no report)" failed
 
-GO=$(command -v go || { [ -x /usr/local/go/bin/go ] && echo /usr/local/go/bin/go; } || true)
-if [ -n "$GO" ]; then
-  # GOTOOLCHAIN=local: never download a toolchain; the module needs only the standard library.
-  say "Go library ($("$GO" version | awk '{print $3}'))"
-  if (cd sdk/go && GOTOOLCHAIN=local "$GO" vet ./...); then record "go vet" passed; else record "go vet" failed; fi
-  # 20 minutes: the device CLI's test cross-builds five release binaries, slow on a cold build cache.
-  (cd sdk/go && GOTOOLCHAIN=local "$GO" test -count=1 -timeout 20m -json ./... >"$OUT/go-test.json")
-else
-  say "go is not installed (Go 1.21 or newer, on PATH or in /usr/local/go): the Go library was NOT tested"
+  local go
+  go=$(command -v go || { [ -x /usr/local/go/bin/go ] && echo /usr/local/go/bin/go; } || true)
+  if [ -n "$go" ]; then
+    # GOTOOLCHAIN=local: never download a toolchain; the module needs only the standard library.
+    say "Go library ($("$go" version | awk '{print $3}'))"
+    if (cd sdk/go && GOTOOLCHAIN=local "$go" vet ./...); then record "go vet" passed; else record "go vet" failed; fi
+    # 20 minutes: the device CLI's test cross-builds five release binaries, slow on a cold build cache.
+    (cd sdk/go && GOTOOLCHAIN=local "$go" test -count=1 -timeout 20m -json ./... >"$OUT/go-test.json")
+  else
+    say "go is not installed (Go 1.21 or newer, on PATH or in /usr/local/go): the Go library was NOT tested"
+  fi
+}
+
+side_stream() {
+  local side_started=$SECONDS
+  checks
+  if [ ${#node24_side[@]} -gt 0 ]; then vitest_pass 24 --maxWorkers=1 "${node24_side[@]}"; fi
+  sdk_tests
+  say "the side stream took $((SECONDS - side_started)) s"
+}
+say "the side stream (checks, vitest on Node 24, the Python SDK, the Go library) runs beside vitest on Node 22"
+side_stream >"$OUT/side-stream.log" 2>&1 &
+side_pid=$!
+
+vitest_pass 22
+wait "$side_pid"
+say "the side stream's output (.ci-out/side-stream.log):"
+cat "$OUT/side-stream.log"
+if [ -n "$node24_after" ]; then
+  vitest_pass 24 --exclude test/ops/release-arm64.test.ts --exclude test/ops/install.test.ts \
+    --exclude test/ops/install-roles.test.ts
 fi
+[ "${KLAXON_NODE24:-subset}" != off ] || say "KLAXON_NODE24=off: vitest did not run on Node 24"
 
+for pass in node22 node24; do slowest_files "$pass"; done
 say "all of it took $((SECONDS - started)) s; reports in .ci-out/"
 summary
