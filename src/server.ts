@@ -11,6 +11,7 @@ import "./api/http/framework-overrides.js";
 import {NotificationsController} from "./api/controllers/notifications.controller.js";
 import {RecipientsController} from "./api/controllers/recipients.controller.js";
 import {GroupsController} from "./api/controllers/groups.controller.js";
+import {EscalationPoliciesController} from "./api/controllers/escalation-policies.controller.js";
 import {SchedulesController} from "./api/controllers/schedules.controller.js";
 import {TargetsController} from "./api/controllers/targets.controller.js";
 import {RecipientPreviewController} from "./api/controllers/recipient-preview.controller.js";
@@ -41,6 +42,7 @@ export const API_CONTROLLERS = [
   NotificationsController,
   RecipientsController,
   GroupsController,
+  EscalationPoliciesController,
   SchedulesController,
   TargetsController,
   RecipientPreviewController,

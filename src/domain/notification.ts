@@ -5,7 +5,7 @@ export interface NotificationRecord {
   id: string;
   status: NotificationStatus;
   target_uuid: string;
-  target_kind: "recipient" | "group" | "schedule";
+  target_kind: "recipient" | "group" | "schedule" | "policy";
   message: string;
   priority: Priority;
   source: string | null;

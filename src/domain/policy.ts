@@ -25,12 +25,39 @@ export interface MemberPolicy {
  * new snapshot when that changes (docs/schedules.md).
  */
 export interface PolicySnapshot {
-  target: {uuid: string; kind: "recipient" | "group" | "schedule"; name: string};
+  target: {uuid: string; kind: "recipient" | "group" | "schedule" | "policy"; name: string};
   priority: Priority;
   strategy: GroupStrategy;
+  /** For an escalation policy: every level's members, once each (names and contacts are looked up here). */
   members: MemberPolicy[];
   /** For a schedule: the recipient or group on call (or the fallback) the members are from; null for nobody. */
   on_call?: string | null;
+  /** For an escalation policy: its levels in order (domain/policy-levels.ts); absent for every other target. */
+  levels?: LevelSnapshot[];
+  /** For an escalation policy: how many times the whole policy runs again when nobody acknowledges. */
+  repeat?: number;
+}
+
+/** One target of a policy level as frozen: a schedule also names whom it paged when its level started. */
+export interface LevelTarget {
+  uuid: string;
+  kind: "recipient" | "group" | "schedule";
+  name: string;
+  on_call?: string | null;
+  /** The recipients it pages in this level (a schedule's: those of whoever was on call when the level started). */
+  recipients: string[];
+}
+
+/**
+ * One level of an escalation policy as frozen onto an alert. Its members' own chains run side by
+ * side from the level's start; the level's steps and their waits are fixed when the alert is
+ * accepted (`step_waits_seconds`, adding up to `escalate_after_minutes` for every level but the
+ * last), so re-resolving a schedule when the level starts never moves another level's steps.
+ */
+export interface LevelSnapshot {
+  targets: LevelTarget[];
+  members: MemberPolicy[];
+  step_waits_seconds: number[];
 }
 
 /** A recipient or a group: who is paged, as opposed to a schedule, which says who that is at a time. */

@@ -66,6 +66,7 @@ export const EVENT_TYPES = [
   "notification.undeliverable",
   "escalation.started",
   "escalation.step",
+  "escalation.level",
   "escalation.exhausted",
   "contact.failed"
 ] as const;

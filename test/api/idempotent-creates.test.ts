@@ -22,6 +22,7 @@ interface CreateEndpoint {
 const ENDPOINTS: CreateEndpoint[] = [
   {path: "/api/v1/recipients", body: (tag) => ({name: `Bob ${tag}`, email: "bob@example.com"})},
   {path: "/api/v1/groups", body: (tag) => ({name: `Shift ${tag}`, members: [alice]})},
+  {path: "/api/v1/escalation-policies", body: (tag) => ({name: `Line ${tag}`, levels: [{targets: [alice]}]})},
   {path: "/api/v1/keys", body: (tag) => ({name: `sender ${tag}`, scopes: ["notifications:send"]}), secret: "key"},
   {path: "/api/v1/webhooks", body: (tag) => ({url: `http://127.0.0.1:9/${tag}`, events: ["*"]}), secret: "secret"},
   {

@@ -50,7 +50,7 @@ describe("a schedule as a target", () => {
     });
     expect(sent.status).toBe(422);
     expect(sent.body.errors).toEqual([
-      {pointer: "/recipient_uuid", detail: `no recipient, group or schedule has the uuid ${unknown}`}
+      {pointer: "/recipient_uuid", detail: `no recipient, group, schedule or escalation policy has the uuid ${unknown}`}
     ]);
   });
 });

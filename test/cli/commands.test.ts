@@ -197,7 +197,7 @@ describe("notifications", () => {
     expect(ambiguous.stderr).toContain(`group "Maintenance on-call" (${group.body.uuid})`);
     const unknown = await klaxonAdmin(["send", "--to", "Nobody here", "--priority", "high", "belt 4"]);
     expect(unknown.code).not.toBe(0);
-    expect(unknown.stderr).toMatch(/no recipient, group or schedule has the uuid or name "Nobody here"/);
+    expect(unknown.stderr).toMatch(/no recipient, group, schedule or policy has the uuid or name "Nobody here"/);
   });
 
   it("acknowledges with who and a note, then resolves", async () => {

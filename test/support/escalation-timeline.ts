@@ -30,6 +30,8 @@ export function render(effect: EscalationEffect): string {
       return `wake_at ${iso(effect.at)} gen ${effect.generation}`;
     case "step":
       return `step #${effect.step}`;
+    case "level":
+      return `level ${effect.level} run ${effect.run}`;
     case "exhausted":
       return "exhausted";
   }

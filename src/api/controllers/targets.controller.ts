@@ -24,9 +24,9 @@ export class TargetsController {
   // notifications:send, not recipients:read: a device that may page a target by uuid may page it by name.
   @Get("/:ref")
   @Authorize("notifications:send")
-  @Summary("The recipient, group or schedule a uuid or a name names")
+  @Summary("The recipient, group, schedule or escalation policy a uuid or a name names")
   @Returns(200, TargetModel)
-  @(Returns(404, ProblemModel).Description("No recipient, group or schedule has this uuid or name"))
+  @(Returns(404, ProblemModel).Description("No recipient, group, schedule or escalation policy has this uuid or name"))
   @(Returns(409, ProblemModel).Description(
     "ambiguous_name: several targets have this name; `detail` lists each with its uuid"
   ))

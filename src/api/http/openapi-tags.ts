@@ -36,6 +36,11 @@ export const API_TAGS = {
     description:
       "Key-less iCal (RFC 5545) feeds of on-call shifts, per schedule and per recipient, to subscribe to from a phone's calendar: the secret token in the path is the credential."
   },
+  escalation_policies: {
+    name: "policies",
+    description:
+      "Ordered levels of recipients, groups and schedules, each paged for a set time before the next level starts; a policy's uuid is a send target like a recipient's."
+  },
   schedules: {
     name: "schedules",
     description:

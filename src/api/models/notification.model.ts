@@ -94,6 +94,45 @@ export class LeftOutChannelModel {
   @Required() @Description('Why the box cannot use it, e.g. "no modem is configured (modem.port)"') reason: string;
 }
 
+export class LevelTargetModel {
+  @Required() uuid: string;
+  @Required() @Enum("recipient", "group", "schedule") kind: string;
+  @Required() name: string;
+  @Nullable(String) @Description("For a schedule: the recipient or group it paged when the level started") on_call?:
+    string | null;
+}
+
+export class LevelPageModel {
+  @Required() recipient_uuid: string;
+  @Required() name: string;
+  @Required() @Enum(...CHANNELS) channel: string;
+  @Required() @Format("date-time") @Description("When the level first paged this person") at: string;
+  @Required() @Integer() @Description("The run of the policy (from 1) it was in") run: number;
+}
+
+export class LevelProgressModel {
+  @Required() @Integer() number: number;
+  @Required() @CollectionOf(LevelTargetModel) targets: LevelTargetModel[];
+  @Required() @CollectionOf(LevelPageModel) paged: LevelPageModel[];
+}
+
+export class PolicyProgressModel {
+  @Required() @Format("uuid") uuid: string;
+  @Required() name: string;
+  @Required()
+  @Nullable(Number)
+  @Description("The level (from 1) of the step carried most recently; null before the first")
+  level: number | null;
+  @Required() @Nullable(Number) @Description("The run (from 1) that level is in") run: number | null;
+  @Required() @Integer() @Description("1 + the policy's repeat") runs: number;
+  @Required()
+  @Nullable(String)
+  @Format("date-time")
+  @Description("When the next level starts; null when the chain does not run or no level follows")
+  next_level_at: string | null;
+  @Required() @CollectionOf(LevelProgressModel) levels: LevelProgressModel[];
+}
+
 export class EscalationStateModel {
   @Required()
   @Integer()
@@ -124,6 +163,11 @@ export class EscalationStateModel {
     "The id of the alert whose paging this one joined (an alert storm to the same person): it is named in a page at next_step_at, at most storm.max_join_delay_seconds after it was accepted"
   )
   grouped_with: string | null;
+  @Property(PolicyProgressModel)
+  @Description(
+    "For an alert sent to an escalation policy: the level it is on, whom each level paged, when the next level starts"
+  )
+  policy?: PolicyProgressModel;
 }
 
 export class AttemptModel {

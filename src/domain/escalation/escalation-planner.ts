@@ -2,7 +2,7 @@ import type {EscalationProgress, WaitReason} from "../notification.js";
 import {leftOutChannels, type PolicySnapshot} from "../policy.js";
 import {emptyPlanReason} from "../plan-coverage.js";
 import type {Channel} from "../vocabulary.js";
-import {countSteps, stepSlots, type StepSlot} from "./escalation-steps.js";
+import {countSteps, levelOf, stepSlots, stepWaitSeconds, type StepSlot} from "./escalation-steps.js";
 import {quietHoursEnd} from "./quiet-hours.js";
 
 /** A chain waiting for a channel looks again at least this often, whatever it is told. */
@@ -34,7 +34,8 @@ interface Contact {
  * What the runner must do, as data, in causal order. `attempt` hands a contact to its channel;
  * `skip` records a contact the channel could not make now (outcome `skipped`, with the reason
  * and the address it would have used); `defer` records a contact held for quiet hours (outcome
- * `deferred`, tried at `until` if still due); `step` announces a carried step (0-based here) and
+ * `deferred`, tried at `until` if still due); `step` announces a carried step (0-based here),
+ * preceded by `level` (numbered from 1) when it starts a level of an escalation policy;
  * `exhausted` the end of a chain whose every step was carried; `wake_at` stores the next wake-up.
  */
 export type EscalationEffect =
@@ -42,6 +43,7 @@ export type EscalationEffect =
   | (Contact & {type: "skip"; reason: string; contact: string | null})
   | (Contact & {type: "defer"; until: number; contact: string | null})
   | {type: "step"; step: number}
+  | {type: "level"; level: number; run: number}
   | {type: "exhausted"}
   | {type: "wake_at"; at: number; generation: number};
 
@@ -116,7 +118,14 @@ function wake(state: EscalationState, now: number, ctx: EscalationContext): Esca
   const quietEnds: number[] = [];
   const remaining = stepsInTurn(state);
   for (const step of remaining) {
-    const decisions = stepSlots(ctx.policy, step).map((slot) => decide(slot, now, ctx));
+    const slots = stepSlots(ctx.policy, step);
+    // Only a policy's level can have nobody at all (a schedule with nobody on call): it moves on, and stays due.
+    if (slots.length === 0) {
+      const reason = `level ${(levelOf(ctx.policy, step)?.level ?? 0) + 1} of ${ctx.policy.target.name} has nobody to page`;
+      blocked.set(reason, {channel: null, reason});
+      continue;
+    }
+    const decisions = slots.map((slot) => decide(slot, now, ctx));
     const attempted = decisions.filter((decision) => decision.kind === "attempt");
     for (const decision of decisions) {
       if (decision.kind === "attempt") continue;
@@ -137,8 +146,13 @@ function wake(state: EscalationState, now: number, ctx: EscalationContext): Esca
         channel: decision.slot.channel,
         contact: decision.contact
       });
-    // For a parallel step the longest timeout wins, so every member paged gets their full time to answer.
-    const at = now + Math.max(...attempted.map((decision) => decision.slot.member.ack_timeout_seconds)) * 1000;
+    // For a parallel step the longest timeout wins, so every member paged gets their full time to answer;
+    // a policy's level keeps its own time, so the next level starts when the policy says.
+    const waitSeconds =
+      stepWaitSeconds(ctx.policy, step) ??
+      Math.max(...attempted.map((decision) => decision.slot.member.ack_timeout_seconds));
+    const at = now + waitSeconds * 1000;
+    effects.push(...levelStart(ctx.policy, step, state.progress.current));
     effects.push({type: "step", step}, {type: "wake_at", at, generation});
     const progress = {
       carried: [...state.progress.carried, step].sort((a, b) => a - b),
@@ -177,11 +191,39 @@ function wake(state: EscalationState, now: number, ctx: EscalationContext): Esca
 }
 
 /**
+ * For a policy's chain, the level (0-based in `levels`) its next wake-up would start: the level
+ * of the first step in turn, when it is not the level of the step carried last. Null otherwise.
+ */
+export function levelStarting(
+  policy: EscalationContext["policy"],
+  state: Pick<EscalationState, "progress" | "steps_total">
+): number | null {
+  const next = nextInTurn(state);
+  const level = next === null ? null : levelOf(policy, next);
+  if (level === null) return null;
+  const current = state.progress.current === null ? null : levelOf(policy, state.progress.current);
+  return current?.ordinal === level.ordinal ? null : level.level;
+}
+
+/** A `level` effect when `step` is in another level (or run) than the step carried before it. */
+function levelStart(policy: EscalationContext["policy"], step: number, previous: number | null): EscalationEffect[] {
+  const level = levelOf(policy, step);
+  if (level === null) return [];
+  if (previous !== null && levelOf(policy, previous)?.ordinal === level.ordinal) return [];
+  return [{type: "level", level: level.level + 1, run: level.run + 1}];
+}
+
+/** The step the next wake-up tries first (see `stepsInTurn`); null once every step was carried. */
+export function nextInTurn(state: Pick<EscalationState, "progress" | "steps_total">): number | null {
+  return stepsInTurn(state)[0] ?? null;
+}
+
+/**
  * The steps not yet carried, in the order they are tried: those after the current step first,
  * then, wrapping around, those passed over earlier. A chain that joined a storm at another
  * chain's step thus stays aligned with it, and runs the steps before that step afterwards.
  */
-function stepsInTurn(state: EscalationState): number[] {
+function stepsInTurn(state: Pick<EscalationState, "progress" | "steps_total">): number[] {
   const carried = new Set(state.progress.carried);
   const current = state.progress.current ?? -1;
   const open = Array.from({length: state.steps_total}, (_, step) => step).filter((step) => !carried.has(step));

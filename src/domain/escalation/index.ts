@@ -1,5 +1,5 @@
 /** The pure escalation planner: steps of a policy snapshot, quiet hours, and the reducer. */
-export {advance, startEscalation} from "./escalation-planner.js";
+export {advance, levelStarting, nextInTurn, startEscalation} from "./escalation-planner.js";
 export type {
   EscalationContext,
   EscalationEffect,
@@ -7,6 +7,14 @@ export type {
   EscalationState,
   EscalationTransition
 } from "./escalation-planner.js";
-export {countSteps, memberChainLength, planStep, stepSlots} from "./escalation-steps.js";
-export type {StepContact, StepSlot} from "./escalation-steps.js";
+export {
+  countSteps,
+  firstStepOfLevel,
+  levelOf,
+  memberChainLength,
+  planStep,
+  stepSlots,
+  stepWaitSeconds
+} from "./escalation-steps.js";
+export type {LevelPosition, StepContact, StepSlot} from "./escalation-steps.js";
 export {quietHoursEnd} from "./quiet-hours.js";

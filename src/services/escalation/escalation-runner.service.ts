@@ -308,9 +308,12 @@ export class EscalationRunner {
   ): Array<{channel: Channel; queued: QueuedAttempt}> {
     const record = this.notificationRecords.get(notificationId);
     const row = this.escalations.forNotification(notificationId);
-    const policy = this.escalations.policyOf(notificationId);
-    if (!record || !row || !policy) return [];
-    if (this.handedOff(record, policy, nowMs)) return this.fire(notificationId, nowMs, firedNow);
+    const stored = this.escalations.policyOf(notificationId);
+    if (!record || !row || !stored) return [];
+    if (this.handedOff(record, stored, nowMs)) return this.fire(notificationId, nowMs, firedNow);
+    // A policy's level about to start pages whoever its schedules put on call now; its steps stay where they were.
+    const policy = this.policies.levelResolved(stored, row, nowMs) ?? stored;
+    if (policy !== stored) this.escalations.rewritePolicy(notificationId, policy);
     if (row.grouped_with !== null) this.escalations.ungroup(record.id);
     const state: EscalationState = {
       steps_total: row.steps_total,

@@ -29,8 +29,8 @@ type ContactEffect = Extract<EscalationEffect, {type: "attempt" | "skip" | "defe
 
 /**
  * Carries out one wake-up's effects inside the runner's transaction, in the planner's causal
- * order: each contact recorded as it happens (a skip announced as `contact.failed`), then the
- * carried step as `escalation.step` with its number and targets, then `notification.sent` for
+ * order: each contact recorded as it happens (a skip announced as `contact.failed`), then a
+ * policy's level starting as `escalation.level`, the carried step as `escalation.step` with its number and targets, then `notification.sent` for
  * each contact handed to its channel, and last the chain's end. Each event shows the
  * notification as it is at that moment. Returns the attempts to hand to the channel queues
  * once the transaction has committed.
@@ -45,7 +45,7 @@ export class FireEffects {
   constructor(
     private readonly deps: FireEffectsDeps,
     private readonly record: NotificationRecord,
-    policy: PolicySnapshot,
+    private readonly policy: PolicySnapshot,
     private readonly stepsTotal: number,
     private readonly nowMs: number,
     /** Given, each contact also names the person's other open alerts (`QueuedAttempt.alsoOpen`). */
@@ -59,6 +59,7 @@ export class FireEffects {
   apply(effects: EscalationEffect[]): Array<{channel: Channel; queued: QueuedAttempt}> {
     for (const effect of effects) {
       if (effect.type === "attempt" || effect.type === "skip" || effect.type === "defer") this.contact(effect);
+      else if (effect.type === "level") this.levelStarted(effect.level, effect.run);
       else if (effect.type === "step") this.stepCarried(effect.step);
       else if (effect.type === "exhausted") this.exhausted();
     }
@@ -90,6 +91,16 @@ export class FireEffects {
     const targets = this.handedOver.map(({recipient_uuid, channel, target}) => ({recipient_uuid, channel, target}));
     this.deps.events.emitFor("escalation.step", this.current, this.nowMs, {step: {number: step + 1, targets}});
     for (const attempt of this.handedOver.splice(0)) this.emit("notification.sent", attempt);
+  }
+
+  private levelStarted(level: number, run: number): void {
+    const frozen = this.policy.levels?.[level - 1];
+    if (!frozen) return;
+    const targets = frozen.targets.map(({recipients: _recipients, ...target}) => target);
+    const paged = [...new Set(this.handedOver.map((attempt) => attempt.recipient_uuid))];
+    this.deps.events.emitFor("escalation.level", this.current, this.nowMs, {
+      level: {number: level, run, targets, paged}
+    });
   }
 
   private exhausted(): void {

@@ -178,7 +178,10 @@ export class MaintenanceService {
     const {directory} = this.deps;
     const {integrations, heartbeats} = directory;
     const known = {
-      targets: (uuid: string) => pagedTarget(uuid, directory) !== null || directory.schedules.get(uuid) !== null,
+      targets: (uuid: string) =>
+        pagedTarget(uuid, directory) !== null ||
+        directory.schedules.get(uuid) !== null ||
+        directory.policies.get(uuid) !== null,
       integrations: (id: string) => integrations.get(id) !== null,
       heartbeats: (name: string) => heartbeats.get(name) !== null
     };

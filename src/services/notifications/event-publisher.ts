@@ -14,10 +14,19 @@ export interface StepAnnouncement {
   targets: Array<Pick<AttemptRecord, "recipient_uuid" | "channel" | "target">>;
 }
 
+/** A level of an escalation policy starting, as `escalation.level` announces it: its 1-based number and run, its targets, whom it pages now. */
+export interface LevelAnnouncement {
+  number: number;
+  run: number;
+  targets: Array<{uuid: string; kind: string; name: string; on_call?: string | null}>;
+  paged: string[];
+}
+
 /** What an event may carry besides the notification's snapshot. */
 export interface EventDetail {
   attempt?: Omit<AttemptRecord, "notification_id">;
   step?: StepAnnouncement;
+  level?: LevelAnnouncement;
   /** For `notification.priority_raised`: the priority before the raise. */
   previous_priority?: string;
   /** For `notification.suppressed` and `notification.released`: the maintenance window's uuid. */

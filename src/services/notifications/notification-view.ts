@@ -7,6 +7,7 @@ import type {EscalationsRepository} from "../../store/journal/escalations.reposi
 import type {MaintenanceWindow} from "../../domain/maintenance.js";
 import type {MaintenanceWindowsRepository} from "../../store/journal/maintenance-windows.repository.js";
 import type {AttemptsRepository} from "../../store/journal/attempts.repository.js";
+import {policyProgress, type PolicyProgressView} from "./policy-progress.js";
 
 /** The long form of a notification (spec 2.2 plus CONTRACT section 2). */
 export interface NotificationView {
@@ -41,6 +42,8 @@ export interface NotificationView {
     waiting_for: WaitReason[] | null;
     /** The alert whose paging this one joined (an alert storm): it is paged with it at `next_step_at`. */
     grouped_with: string | null;
+    /** For an alert sent to an escalation policy: its levels, whom each paged, and when the next starts. */
+    policy?: PolicyProgressView;
   };
   attempts: Array<Omit<AttemptView, "id">>;
   /** The maintenance window that held (or holds) this alert, so a suppressed alert says what suppressed it. */
@@ -165,12 +168,10 @@ export class NotificationViews {
   of(record: NotificationRecord): NotificationView {
     const {escalations, attempts, windows} = this.deps;
     const policy = escalations.policyOf(record.id);
-    const view = longForm(
-      record,
-      escalations.forNotification(record.id),
-      attempts.forNotification(record.id),
-      policy ? leftOutChannels(policy) : []
-    );
+    const [chain, tried] = [escalations.forNotification(record.id), attempts.forNotification(record.id)];
+    const view = longForm(record, chain, tried, policy ? leftOutChannels(policy) : []);
+    const levels = policy ? policyProgress(policy, chain, tried) : null;
+    if (levels) view.escalation.policy = levels;
     const windowUuid = windows.suppressionOf(record.id);
     return windowUuid ? {...view, maintenance_window: heldBy(windows.get(windowUuid))} : view;
   }

@@ -5,6 +5,7 @@ import type {ChannelRegistry} from "../../channels/channel-registry.js";
 import {
   CalendarFeedsRepository,
   ContactVerificationsRepository,
+  EscalationPoliciesRepository,
   HeartbeatsRepository,
   IntegrationsRepository,
   SchedulesRepository,
@@ -21,6 +22,7 @@ import {OnCallService} from "./on-call.service.js";
 import {PagingReferences} from "./paging-references.js";
 import {RecipientsService} from "./recipients.service.js";
 import {SchedulesService} from "./schedules.service.js";
+import {EscalationPoliciesService} from "./escalation-policies.service.js";
 import {TestPageService} from "./test-page.service.js";
 import {HandoffNotices} from "./handoff-notices.service.js";
 import {TargetNames} from "./target-names.js";
@@ -46,7 +48,7 @@ export interface DirectoryDependencies {
 }
 
 /**
- * Who can be paged: recipients, groups and on-call schedules, with the repositories they and the
+ * Who can be paged: recipients, groups, on-call schedules and escalation policies, with the repositories they and the
  * paging services read, and the services the API injects (`providers`).
  */
 export function createDirectory(deps: DirectoryDependencies) {
@@ -55,13 +57,15 @@ export function createDirectory(deps: DirectoryDependencies) {
     groups: deps.groups,
     schedules: new SchedulesRepository(deps.config),
     heartbeats: new HeartbeatsRepository(deps.config),
-    integrations: new IntegrationsRepository(deps.config)
+    integrations: new IntegrationsRepository(deps.config),
+    policies: new EscalationPoliciesRepository(deps.config)
   };
   const {clock, audit, notifications} = deps;
   const pagingReferences = new PagingReferences(
     repositories.heartbeats,
     repositories.integrations,
-    repositories.schedules
+    repositories.schedules,
+    repositories.policies
   );
   const verifications = new ContactVerificationsRepository(deps.config);
   const recipients = new RecipientsService(
@@ -99,6 +103,13 @@ export function createDirectory(deps: DirectoryDependencies) {
     pagingReferences,
     publicBase: deps.publicBase
   });
+  const policies = new EscalationPoliciesService({
+    directory: repositories,
+    notifications,
+    audit,
+    clock,
+    pagingReferences
+  });
   const onCall = new OnCallService(schedules, repositories.recipients, repositories.groups, audit, clock);
   const calendarFeeds = new CalendarFeeds({
     schedules,
@@ -117,17 +128,18 @@ export function createDirectory(deps: DirectoryDependencies) {
     clock,
     logger: deps.logger.child({component: "handoff-notices"})
   });
-  // Escalation policies add themselves with targetNames.add when they exist.
   const targetNames = new TargetNames([
     {kind: "recipient", entries: () => repositories.recipients.all()},
     {kind: "group", entries: () => repositories.groups.all()},
-    {kind: "schedule", entries: () => repositories.schedules.all()}
+    {kind: "schedule", entries: () => repositories.schedules.all()},
+    {kind: "policy", entries: () => repositories.policies.all()}
   ]);
   return {
     repositories,
     recipients,
     groups,
     schedules,
+    policies,
     onCall,
     targetNames,
     /** The loop that tells people coming on shift (started once the gateway serves). */
@@ -136,6 +148,7 @@ export function createDirectory(deps: DirectoryDependencies) {
       {token: RecipientsService, use: recipients},
       {token: GroupsService, use: groups},
       {token: SchedulesService, use: schedules},
+      {token: EscalationPoliciesService, use: policies},
       {token: OnCallService, use: onCall},
       {token: CalendarFeeds, use: calendarFeeds},
       {token: TestPageService, use: testPages},

@@ -1,9 +1,11 @@
-import {snapshotPolicy, type PolicySnapshot, type Target} from "../../domain/policy.js";
+import type {PolicySnapshot} from "../../domain/policy.js";
+import {levelAtStart, snapshotTarget, type SendTarget} from "../../domain/policy-levels.js";
+import type {EscalationRecord} from "../../domain/notification.js";
 import type {BoxChannels} from "../../domain/plan-coverage.js";
 import {countSteps} from "../../domain/escalation/index.js";
 import type {Priority} from "../../domain/vocabulary.js";
 import type {Clock} from "../../lib/clock.js";
-import {pagedTarget, resolveTarget, type TargetDirectory} from "./paging-target.js";
+import {pagedTarget, resolveLevelTarget, resolveTarget, type TargetDirectory} from "./paging-target.js";
 
 /** What the paging policies are read from, by name. */
 export interface PagingPoliciesDeps {
@@ -23,18 +25,36 @@ export class PagingPolicies {
   constructor(private readonly deps: PagingPoliciesDeps) {}
 
   /** The target a send names, now; an unknown uuid is refused at `/recipient_uuid`. */
-  targetOf(uuid: string): Target {
+  targetOf(uuid: string): SendTarget {
     return resolveTarget(uuid, this.deps.targets, "/recipient_uuid", this.deps.clock.now());
   }
 
-  /** The policy of the recipient, group or schedule `uuid` names, as configured at `nowMs`. */
+  /** The policy of the recipient, group, schedule or escalation policy `uuid` names, as configured at `nowMs`. */
   current(uuid: string, priority: Priority, nowMs: number): PolicySnapshot {
     return this.snapshot(resolveTarget(uuid, this.deps.targets, "", nowMs), priority, nowMs);
   }
 
   /** A snapshot leaves out the channels this box has not configured: they would block the chain for nothing. */
-  snapshot(target: Target, priority: Priority, nowMs: number): PolicySnapshot {
-    return snapshotPolicy(target, priority, {now: nowMs, box: this.deps.box});
+  snapshot(target: SendTarget, priority: Priority, nowMs: number): PolicySnapshot {
+    return snapshotTarget(target, priority, {now: nowMs, box: this.deps.box});
+  }
+
+  /**
+   * For an escalation policy's chain whose next wake-up starts a level: the policy with that
+   * level's schedules taken at `nowMs` (`levelAtStart`), so it pages whoever is on call when the
+   * level starts; null when nothing changes, and for every other chain.
+   */
+  levelResolved(
+    policy: PolicySnapshot,
+    chain: Pick<EscalationRecord, "progress" | "steps_total">,
+    nowMs: number
+  ): PolicySnapshot | null {
+    const {targets} = this.deps;
+    return levelAtStart(policy, chain, (uuid) =>
+      targets.schedules.get(uuid)
+        ? this.snapshot(resolveLevelTarget(uuid, targets, "", nowMs), policy.priority, nowMs)
+        : null
+    );
   }
 
   /**

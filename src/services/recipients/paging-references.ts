@@ -1,4 +1,5 @@
 import type {
+  EscalationPoliciesRepository,
   HeartbeatsRepository,
   IntegrationsRepository,
   SchedulesRepository
@@ -7,7 +8,7 @@ import type {NotificationsRepository} from "../../store/journal/notifications.re
 import {AppError} from "../shared/errors.js";
 
 /** What an alert, heartbeat or integration can page. */
-export type PagedKind = "recipient" | "group" | "schedule";
+export type PagedKind = "recipient" | "group" | "schedule" | "escalation policy";
 
 // Enough to find them in the dashboard or with `klaxon ack`; the count says how many more there are.
 const NAMED_OPEN_NOTIFICATIONS = 20;
@@ -29,15 +30,16 @@ export function refuseIfOpenNotifications(notifications: NotificationsRepository
 }
 
 /**
- * Heartbeats and integrations page a recipient, group or schedule by its uuid, and schedules put
- * recipients and groups on call: deleting one they point at would leave their next page with
- * nowhere to go, so the delete is refused and names them.
+ * Heartbeats and integrations page a recipient, group, schedule or escalation policy by its uuid,
+ * schedules put recipients and groups on call, and policies' levels page all three: deleting one
+ * they point at would leave their next page with nowhere to go, so the delete is refused and names them.
  */
 export class PagingReferences {
   constructor(
     private readonly heartbeats: HeartbeatsRepository,
     private readonly integrations: IntegrationsRepository,
-    private readonly schedules: SchedulesRepository
+    private readonly schedules: SchedulesRepository,
+    private readonly policies: EscalationPoliciesRepository
   ) {}
 
   refuseIfPaged(kind: PagedKind, uuid: string): void {
@@ -50,7 +52,8 @@ export class PagingReferences {
         .all()
         .filter((integration) => integration.target === uuid)
         .map((integration) => `integration ${integration.name} (${integration.id})`),
-      ...this.schedules.referencing(uuid).map((schedule) => `schedule ${schedule.name} (${schedule.uuid})`)
+      ...this.schedules.referencing(uuid).map((schedule) => `schedule ${schedule.name} (${schedule.uuid})`),
+      ...this.policies.referencing(uuid).map((policy) => `escalation policy ${policy.name} (${policy.uuid})`)
     ];
     if (pagers.length)
       throw new AppError("in_use", `${kind} ${uuid} is paged by ${pagers.join(", ")}; point them elsewhere first`);

@@ -1,14 +1,21 @@
 import type {PagedTarget, Target} from "../../domain/policy.js";
 import {onCallAt} from "../../domain/schedules/on-call.js";
-import type {GroupsRepository, RecipientsRepository, SchedulesRepository} from "../../store/config/repositories.js";
+import type {SendTarget} from "../../domain/policy-levels.js";
+import type {
+  EscalationPoliciesRepository,
+  GroupsRepository,
+  RecipientsRepository,
+  SchedulesRepository
+} from "../../store/config/repositories.js";
 import {ANY_BOX, planWarnings, priorityGaps, type BoxChannels, type PlanWarning} from "../../domain/plan-coverage.js";
 import {unknownReference, type FieldError} from "../shared/errors.js";
 
-/** Where recipients, groups and schedules are looked up. */
+/** Where recipients, groups, schedules and escalation policies are looked up. */
 export interface TargetDirectory {
   recipients: RecipientsRepository;
   groups: GroupsRepository;
   schedules: SchedulesRepository;
+  policies: EscalationPoliciesRepository;
 }
 
 /** The recipient or group a uuid names, or null. A group's members that no longer exist are left out. */
@@ -25,16 +32,31 @@ export function pagedTarget(
 }
 
 /**
- * The recipient, group or schedule a uuid names: what an alert pages, and what a heartbeat or an
- * integration will page. A schedule comes with whoever is on call at `at`, or its fallback in a
- * gap. A uuid naming none is refused as unknown_reference, pointing at the field it came in
- * (`pointer`).
+ * The recipient, group, schedule or escalation policy a uuid names: what an alert pages, and what
+ * a heartbeat or an integration will page. A schedule comes with whoever is on call at `at`, or
+ * its fallback in a gap; a policy with each level's targets so resolved. A uuid naming none is
+ * refused as unknown_reference, pointing at the field it came in (`pointer`).
  */
-export function resolveTarget(uuid: string, directory: TargetDirectory, pointer: string, at: number): Target {
+export function resolveTarget(uuid: string, directory: TargetDirectory, pointer: string, at: number): SendTarget {
+  const policy = directory.policies.get(uuid);
+  if (!policy) return resolveLevelTarget(uuid, directory, pointer, at);
+  return {
+    kind: "policy",
+    policy: {uuid, name: policy.name, repeat: policy.repeat},
+    levels: policy.levels.map((level) => ({
+      escalate_after_minutes: level.escalate_after_minutes,
+      targets: level.targets.map((target) => resolveLevelTarget(target, directory, pointer, at))
+    }))
+  };
+}
+
+/** A recipient, group or schedule (what a policy's level may name), resolved as `resolveTarget` does. */
+export function resolveLevelTarget(uuid: string, directory: TargetDirectory, pointer: string, at: number): Target {
   const paged = pagedTarget(uuid, directory);
   if (paged) return paged;
   const schedule = directory.schedules.get(uuid);
-  if (!schedule) throw unknownReference(pointer, `no recipient, group or schedule has the uuid ${uuid}`);
+  if (!schedule)
+    throw unknownReference(pointer, `no recipient, group, schedule or escalation policy has the uuid ${uuid}`);
   const onCall = onCallAt(schedule, at)?.target ?? schedule.fallback;
   return {
     kind: "schedule",

@@ -7,6 +7,7 @@ const LATER_LISTS = {
   heartbeats: "name",
   integrations: "id",
   schedules: "uuid",
+  escalation_policies: "uuid",
   calendar_feeds: "recipient_uuid",
   contact_verifications: "recipient_uuid"
 } as const;

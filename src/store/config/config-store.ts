@@ -6,6 +6,7 @@ import type {Group, Recipient} from "../../domain/recipient.js";
 import type {Channel, Priority, Scope} from "../../domain/vocabulary.js";
 import type {HeartbeatDefinition} from "../../domain/heartbeat.js";
 import type {Schedule} from "../../domain/schedules/schedule.js";
+import type {EscalationPolicy} from "../../domain/policy-levels.js";
 import type {TextRule} from "../../domain/integration-rules.js";
 import type {MqttIntegrationFields} from "../../domain/mqtt.js";
 import type {SnmpTrapIntegrationFields} from "../../domain/snmp-trap.js";
@@ -106,6 +107,7 @@ export interface ConfigData {
   heartbeats: HeartbeatDefinition[];
   integrations: IntegrationRecord[];
   schedules: Schedule[];
+  escalation_policies: EscalationPolicy[];
   calendar_feeds: CalendarFeedRecord[];
   contact_verifications: ContactVerificationRecord[];
   /** Absent until a gateway has served on this data dir with a journal that knows itself. */
@@ -123,6 +125,7 @@ function emptyConfig(): ConfigData {
     heartbeats: [],
     integrations: [],
     schedules: [],
+    escalation_policies: [],
     calendar_feeds: [],
     contact_verifications: []
   };
@@ -222,6 +225,7 @@ type CollectionName =
   | "heartbeats"
   | "integrations"
   | "schedules"
+  | "escalation_policies"
   | "calendar_feeds"
   | "contact_verifications";
 type Item<N extends CollectionName> = ConfigData[N][number];

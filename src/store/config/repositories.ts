@@ -73,6 +73,18 @@ export class SchedulesRepository extends ConfigCollection<"schedules"> {
   }
 }
 
+/** Escalation policies, by uuid. */
+export class EscalationPoliciesRepository extends ConfigCollection<"escalation_policies"> {
+  constructor(store: ConfigStore) {
+    super(store, "escalation_policies", "uuid");
+  }
+
+  /** Policies with a level that pages `uuid` (a recipient, group or schedule). */
+  referencing(uuid: string) {
+    return this.all().filter((policy) => policy.levels.some((level) => level.targets.includes(uuid)));
+  }
+}
+
 /** Recipients' calendar feed tokens, by recipient uuid. */
 export class CalendarFeedsRepository extends ConfigCollection<"calendar_feeds"> {
   constructor(store: ConfigStore) {

@@ -17,6 +17,7 @@ const SQL = {
   release: `UPDATE escalations SET grouped_with = NULL, next_step_at = @now, progress = json_set(progress, '$.current', NULL)
     WHERE grouped_with = @anchor AND state = 'running'`,
   policy: `SELECT policy FROM escalations WHERE notification_id = ?`,
+  rewritePolicy: `UPDATE escalations SET policy = ? WHERE notification_id = ?`,
   anchorCandidate: `SELECT e.id, e.notification_id, e.step, e.steps_total, e.next_step_at, e.generation, e.state, e.grouped_with, e.progress, e.waiting_for, n.priority, n.target_uuid
     FROM escalations e JOIN notifications n ON n.id = e.notification_id WHERE e.notification_id = ?`,
   stop: `UPDATE escalations SET state = 'stopped', next_step_at = NULL, waiting_for = NULL, generation = generation + 1 WHERE notification_id = ? AND state = 'running'`,
@@ -142,6 +143,11 @@ export class EscalationsRepository {
     const row = this.statements.anchorCandidate.get(notificationId) as
       (EscalationRow & {priority: Priority; target_uuid: string}) | undefined;
     return row ? {...fromRow(row), priority: row.priority, target_uuid: row.target_uuid} : null;
+  }
+
+  /** Stores a chain's policy with the same steps (a policy's level that took its schedules again at its start). */
+  rewritePolicy(notificationId: string, policy: PolicySnapshot): void {
+    this.statements.rewritePolicy.run(JSON.stringify(policy), notificationId);
   }
 
   policyOf(notificationId: string): PolicySnapshot | null {
