@@ -213,6 +213,8 @@ describe("the escalation policies API", () => {
       body: {name: "press-7-plc", period_seconds: 60, target: policy}
     });
     expect(heartbeat.status).toBe(201);
+    const byName = await rig.gw.call("GET", `/api/v1/targets/${encodeURIComponent("press 7")}`);
+    expect(byName.body).toEqual({kind: "policy", uuid: policy, name: "Press 7"});
     const refused = await rig.gw.call("DELETE", `/api/v1/escalation-policies/${policy}`);
     expect(refused.status).toBe(409);
     expect(refused.body.detail).toMatch(/heartbeat press-7-plc/);
