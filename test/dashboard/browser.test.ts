@@ -59,6 +59,16 @@ describe("the dashboard in a real browser", () => {
     expect(await page.evaluate(() => document.cookie)).toBe("");
   });
 
+  it("on an empty box, says how to send the first alert and that a heartbeat needs someone to page", async () => {
+    await go("notifications");
+    const hint = page.locator(".first-alert");
+    await hint.waitFor();
+    expect(await hint.textContent()).toContain("No notifications yet. To send your first alert:");
+    expect(await hint.locator("a", {hasText: "Recipients"}).getAttribute("href")).toBe("#/recipients");
+    await go("integrations");
+    await page.locator(".notice", {hasText: "Nobody to page yet: add a recipient"}).waitFor();
+  });
+
   it("creates a recipient through the form, explaining bad input first", async () => {
     await go("recipients");
     await page.getByRole("button", {name: "New recipient"}).click();
@@ -97,7 +107,8 @@ describe("the dashboard in a real browser", () => {
       name: "Maria Schmidt",
       phone: "+4915123456789",
       email: "maria@factory.lan",
-      channel_order: ["email", "telegram_voice", "voice_call"],
+      // No Telegram chat id: the form checked only the channels she has a contact for (issue 33).
+      channel_order: ["email", "voice_call"],
       escalation: {ack_timeout_seconds: 60, repeat: 1},
       quiet_hours: {start: "22:00", end: "06:00", timezone: "Europe/Berlin", allow_priorities: ["critical"]}
     });
@@ -203,6 +214,15 @@ describe("the dashboard in a real browser", () => {
     });
     expect(answer).toMatchObject({status: 403, body: {code: "csrf_token_invalid"}});
     expect((await gw.call("GET", "/api/v1/recipients")).body.items).toHaveLength(1);
+  });
+
+  it("names outbound webhooks and inbound integrations apart, links the API docs, and tells an empty filter from an empty box", async () => {
+    const links = await page.locator("#nav a").allTextContents();
+    expect(links).toEqual(expect.arrayContaining(["Integrations and heartbeats", "Outbound webhooks", "API docs"]));
+    expect(await page.locator("#nav a", {hasText: "API docs"}).getAttribute("href")).toBe("/docs");
+    await go("notifications");
+    await page.getByLabel("Status").selectOption("suppressed");
+    await page.locator(".empty", {hasText: "No notifications match these filters."}).waitFor();
   });
 
   it("shows the gateway status with disk space and each channel", async () => {

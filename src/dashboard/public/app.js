@@ -19,7 +19,7 @@ const ROUTES = {
   schedules: {title: "Schedules", render: schedulesPage},
   maintenance: {title: "Maintenance", render: maintenancePage},
   keys: {title: "API keys", render: keysPage},
-  webhooks: {title: "Webhooks", render: webhooksPage},
+  webhooks: {title: "Outbound webhooks", render: webhooksPage},
   integrations: {title: "Integrations and heartbeats", render: integrationsPage},
   status: {title: "Gateway status", render: statusPage},
   audit: {title: "Audit log", render: auditPage}

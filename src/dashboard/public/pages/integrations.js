@@ -130,6 +130,15 @@ function heartbeatsSection(heartbeats, targets, reload) {
       })
     ),
     select({label: "Page when it goes silent", name: "target", options: pagedTargetOptions(targets)}),
+    pagedTargetOptions(targets).length
+      ? null
+      : h(
+          "p",
+          {class: "notice"},
+          "Nobody to page yet: add a recipient under ",
+          h("a", {href: "#/recipients"}, "Recipients"),
+          " first (or a group or schedule of them)."
+        ),
     select({label: "Priority", name: "priority", value: "high", options: PRIORITY_OPTIONS}),
     h("div", {class: "actions"}, h("button", {type: "submit", class: "button primary"}, "Add heartbeat"))
   );

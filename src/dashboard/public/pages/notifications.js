@@ -89,6 +89,37 @@ function joinedPaging(notification, messageOf) {
   );
 }
 
+// A box that never had an alert says how to send the first one; a filter that matches nothing says so.
+function emptyHint(filtered) {
+  if (filtered) return emptyState("No notifications match these filters.");
+  return h(
+    "div",
+    {class: "empty first-alert"},
+    h("p", {}, "No notifications yet. To send your first alert:"),
+    h(
+      "ol",
+      {},
+      h("li", {}, "Add a recipient with an email address under ", h("a", {href: "#/recipients"}, "Recipients"), "."),
+      h(
+        "li",
+        {},
+        "Create an API key with the scope notifications:send under ",
+        h("a", {href: "#/keys"}, "API keys"),
+        "."
+      ),
+      h(
+        "li",
+        {},
+        "Send: ",
+        h("code", {}, 'klaxon send --to "Maria" --priority high "Test alert"'),
+        " (or POST /api/v1/notifications/send, see the ",
+        h("a", {href: "/docs", target: "_blank", rel: "noopener"}, "API docs"),
+        ")."
+      )
+    )
+  );
+}
+
 /** Live notifications: filters, each with its attempt timeline, acknowledge and resolve; reloads when the gateway says something changed. */
 export async function notificationsPage(main, {params}) {
   const targets = await loadTargets();
@@ -256,7 +287,7 @@ export async function notificationsPage(main, {params}) {
   function render() {
     // Keep the keyboard focus on the same control across a reload of the list.
     const focused = document.activeElement?.getAttribute?.("data-focus");
-    fill(list, items.length ? items.map(card) : emptyState("No notifications match these filters."));
+    fill(list, items.length ? items.map(card) : emptyHint(Object.values(filters).some(Boolean)));
     more.hidden = !nextCursor;
     if (focused)
       (

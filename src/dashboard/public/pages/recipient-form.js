@@ -6,6 +6,25 @@ import {CHANNEL_NAMES, CHANNELS, PRIORITIES} from "../lib/format.js";
 const CHANNEL_OPTIONS = CHANNELS.map((channel) => [channel, CHANNEL_NAMES[channel]]);
 const PRIORITY_OPTIONS = PRIORITIES.map((priority) => [priority, priority]);
 const DEFAULT_ORDER = ["telegram_voice", "voice_call", "email"];
+// The contact field each channel needs, as the API's default order keeps only channels with a contact.
+const CONTACT_OF = {telegram_voice: "telegram_id", voice_call: "phone", sms: "phone", email: "email"};
+
+/**
+ * A new recipient's channel boxes follow the contacts typed, as the API's default does (a person
+ * with only an email gets email alone), until a channel box is changed by hand.
+ */
+function followContacts(form) {
+  let chosenByHand = false;
+  const boxes = () => [...form.querySelectorAll('input[name="channel_order"]')];
+  const sync = () => {
+    if (chosenByHand) return;
+    for (const box of boxes())
+      box.checked = DEFAULT_ORDER.includes(box.value) && Boolean(form.elements[CONTACT_OF[box.value]].value.trim());
+  };
+  for (const box of boxes()) box.addEventListener("change", () => (chosenByHand = true));
+  for (const name of ["phone", "email", "telegram_id"]) form.elements[name].addEventListener("input", sync);
+  sync();
+}
 const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 function zoneList() {
@@ -201,6 +220,7 @@ export function recipientForm(recipient, onDone) {
     };
   }
 
+  if (!recipient) followContacts(form);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const result = await submitting(form, () =>

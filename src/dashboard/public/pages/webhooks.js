@@ -184,11 +184,13 @@ export async function webhooksPage(main) {
 
   fill(
     main,
-    pageHeading("Webhooks"),
+    pageHeading("Outbound webhooks"),
     h(
       "p",
       {class: "hint"},
-      "Klaxon POSTs each notification event to these URLs, signed per Standard Webhooks; failed deliveries are retried for 72 hours."
+      "Klaxon POSTs each notification event to these URLs, signed per Standard Webhooks; failed deliveries are retried for 72 hours. Devices that send alerts in (webhooks, email, MQTT, SNMP) and heartbeats are under ",
+      h("a", {href: "#/integrations"}, "Integrations and heartbeats"),
+      "."
     ),
     secret,
     form,
