@@ -4,14 +4,21 @@ import {makeRig, stopRig, type Rig} from "../support/runner-rig.js";
 import {checkInvariants, settleEverything, type Observed} from "../support/escalation-invariants.js";
 import type {Script} from "../support/recording-driver.js";
 import {assertModel, modelDrivers, observingTick, openAlert, setChannel} from "../support/escalation-model-rig.js";
-import {SHRUNK, type Command, type Person, type Scenario, type ScheduleSpec} from "../support/escalation-scenarios.js";
+import {
+  SHRUNK,
+  type Command,
+  type Person,
+  type PolicySpec,
+  type Scenario,
+  type ScheduleSpec
+} from "../support/escalation-scenarios.js";
 import {CHANNELS, PRIORITIES} from "../../src/domain/vocabulary.js";
 
 afterEach(stopRig);
 
 /**
  * A model-based test of the escalation runner: random people, groups, on-call schedules
- * (rotations, fallbacks, overrides), quiet hours in several zones, routing rules, storms, merges,
+ * (rotations, fallbacks, overrides), escalation policies over all three, quiet hours in several zones, routing rules, storms, merges,
  * maintenance windows, acknowledgements, resolves, restarts, channels going away and coming back
  * and answering badly. After every command the invariants of
  * `escalation-invariants.ts` must hold; at the end, with every channel repaired, every alert
@@ -57,7 +64,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     weight: 4,
     arbitrary: fc.record({
       kind: fc.constant("send" as const),
-      target: fc.nat(5),
+      target: fc.nat(7),
       priority: fc.constantFrom(...PRIORITIES.slice(0, 4)),
       dedup: fc.option(fc.constantFrom("k1", "k2"))
     })
@@ -108,6 +115,17 @@ const scheduleSpec: fc.Arbitrary<ScheduleSpec> = fc.record({
   )
 });
 
+const policySpec: fc.Arbitrary<PolicySpec> = fc.record({
+  levels: fc.array(
+    fc.record({
+      targets: fc.uniqueArray(fc.nat(5), {minLength: 1, maxLength: 2}),
+      minutes: fc.integer({min: 1, max: 30})
+    }),
+    {minLength: 1, maxLength: 3}
+  ),
+  repeat: fc.integer({min: 0, max: 1})
+});
+
 const scenario = fc.record({
   people: fc.array(person, {minLength: 1, maxLength: 3}),
   groups: fc.array(
@@ -118,6 +136,7 @@ const scenario = fc.record({
     {maxLength: 2}
   ),
   schedules: fc.array(scheduleSpec, {maxLength: 1}),
+  policies: fc.array(policySpec, {maxLength: 1}),
   commands: fc.array(command, {minLength: 1, maxLength: 18})
 });
 
@@ -184,6 +203,18 @@ async function createSchedule(r: Rig, people: string[], spec: ScheduleSpec): Pro
   return answer.body.uuid;
 }
 
+async function createPolicy(r: Rig, pageable: string[], spec: PolicySpec): Promise<string> {
+  const levels = spec.levels.map((level) => ({
+    targets: [...new Set(level.targets.map((index) => pageable[index % pageable.length]))],
+    escalate_after_minutes: level.minutes
+  }));
+  const answer = await r.gw.call("POST", "/api/v1/escalation-policies", {
+    body: {name: `policy ${levels.length}`, repeat: spec.repeat, levels}
+  });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return answer.body.uuid;
+}
+
 async function run(s: Scenario): Promise<void> {
   const r = await makeRig();
   const observed: Observed = {voiceCalls: [], restarts: []};
@@ -198,6 +229,8 @@ async function run(s: Scenario): Promise<void> {
     targets.push(answer.body.uuid);
   }
   for (const spec of s.schedules ?? []) targets.push(await createSchedule(r, people, spec));
+  const pageable = [...targets];
+  for (const spec of s.policies ?? []) targets.push(await createPolicy(r, pageable, spec));
   const drivers = modelDrivers(r);
   const sent: string[] = [];
   const tick = observingTick(r, observed);

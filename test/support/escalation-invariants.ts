@@ -1,5 +1,5 @@
 import {expect} from "vitest";
-import {quietHoursEnd} from "../../src/domain/escalation/index.js";
+import {levelOf, quietHoursEnd} from "../../src/domain/escalation/index.js";
 import type {PolicySnapshot} from "../../src/domain/policy.js";
 import {urgencyRank, type Priority} from "../../src/domain/vocabulary.js";
 import {CONTACT_UNUSABLE} from "../../src/store/journal/contact-failures.repository.js";
@@ -95,7 +95,9 @@ export function checkInvariants(r: Rig, observed: Observed, {settled}: {settled:
     // I5: quiet hours are respected, except for the priorities they let through.
     const policy = JSON.parse(chain.policy) as PolicySnapshot;
     for (const attempt of attempts.filter((a) => !NOT_CARRIED.has(a.outcome))) {
-      const quiet = policy.members.find((member) => member.recipient_uuid === attempt.recipient_uuid)?.quiet_hours;
+      const quiet = membersOfStep(policy, attempt.step).find(
+        (member) => member.recipient_uuid === attempt.recipient_uuid
+      )?.quiet_hours;
       if (!quiet || quiet.allow_priorities.includes(chain.priority)) continue;
       expect(
         quietHoursEnd(quiet, Date.parse(attempt.started_at)),
@@ -114,7 +116,9 @@ export function checkInvariants(r: Rig, observed: Observed, {settled}: {settled:
         `${chain.id} (${chain.priority}, to a schedule) waits for quiet hours`
       ).not.toMatch(/quiet hours/);
     }
-    checkEvents(chain.id, eventsOf.all(chain.id) as Array<{type: string; sequence: number; body: string}>);
+    const events = eventsOf.all(chain.id) as Array<{type: string; sequence: number; body: string}>;
+    checkEvents(chain.id, events);
+    if (policy.levels) checkPolicyLevels(chain.id, policy, attempts, events);
   }
   checkOneCallPerInstant(r, observed);
   checkAuditorQuestion(r);
@@ -153,6 +157,45 @@ function checkJoinDelay(r: Rig): void {
       Date.parse(chain.next_step_at) - Date.parse(chain.created_at),
       `${chain.id} waits behind ${chain.grouped_with} longer than storm.max_join_delay_seconds`
     ).toBeLessThanOrEqual(limitMs);
+}
+
+/** The people a step may page: a policy's level's own (with that level's quiet hours), else every member. */
+function membersOfStep(policy: PolicySnapshot, step: number): PolicySnapshot["members"] {
+  const at = levelOf(policy, step);
+  return at === null ? policy.members : policy.levels![at.level].members;
+}
+
+/**
+ * I10 (issue 32), for an alert sent to an escalation policy: every page of a step goes to a
+ * person of that step's level; each level is announced (`escalation.level`) before its step; and
+ * an acknowledgement by anyone stops the whole policy: no level starts and no step pages after it.
+ */
+function checkPolicyLevels(
+  id: string,
+  policy: PolicySnapshot,
+  attempts: AttemptRow[],
+  events: Array<{type: string; body: string}>
+): void {
+  for (const attempt of attempts) {
+    const people = membersOfStep(policy, attempt.step).map((member) => member.recipient_uuid);
+    expect(people, `${id}: step ${attempt.step} paged someone outside its level`).toContain(attempt.recipient_uuid);
+  }
+  let levelAnnounced = false;
+  let acknowledged = false;
+  for (const event of events) {
+    if (event.type === "notification.acknowledged") acknowledged = true;
+    if (acknowledged)
+      expect(
+        ["escalation.level", "escalation.step", "notification.sent"],
+        `${id}: ${event.type} after the ack`
+      ).not.toContain(event.type);
+    if (event.type === "escalation.level") levelAnnounced = true;
+    if (event.type === "escalation.step") {
+      expect(levelAnnounced, `${id}: a step before any level was announced`).toBe(true);
+      const step = (JSON.parse(event.body) as {data: {step: {number: number}}}).data.step.number - 1;
+      expect(levelOf(policy, step), `${id}: step ${step} outside the policy`).not.toBeNull();
+    }
+  }
 }
 
 /** I6: each notification's events are numbered 1, 2, 3... in the order they happened, and that order is causal. */

@@ -41,11 +41,19 @@ export interface ScheduleSpec {
   override: {member: number; inMinutes: number; hours: number} | null;
 }
 
+/** An escalation policy over the other targets (people, groups, schedules, by index, wrapping round). */
+export interface PolicySpec {
+  levels: Array<{targets: number[]; minutes: number}>;
+  repeat: number;
+}
+
 export type Scenario = {
   people: Person[];
   groups: Array<{strategy: string; members: number[]}>;
   /** Absent in the scenarios kept from before schedules were generated. */
   schedules?: ScheduleSpec[];
+  /** Absent in the scenarios kept from before policies were generated. */
+  policies?: PolicySpec[];
   commands: Command[];
 };
 
@@ -183,6 +191,43 @@ export const SHRUNK: Array<[string, Scenario]> = [
       commands: [
         {kind: "send", target: 1, priority: "high", dedup: null},
         {kind: "wait", seconds: 90}
+      ]
+    }
+  ],
+  [
+    "a policy pages the schedule's on-call person through quiet hours, then the next level after a restart, and an ack stops it (issue 32)",
+    {
+      people: [
+        {
+          channels: ["voice_call"],
+          repeat: 0,
+          ack: 60,
+          retry: 0,
+          quiet: {start: 0, end: 23, zone: "UTC"},
+          routed: false
+        },
+        {channels: ["email", "voice_call"], repeat: 0, ack: 30, retry: 0, quiet: null, routed: false}
+      ],
+      groups: [],
+      schedules: [{members: [0], shiftHours: 8, intoShiftMinutes: 0, fallback: 0, override: null}],
+      policies: [
+        {
+          levels: [
+            {targets: [2], minutes: 5},
+            {targets: [1, 0], minutes: 10}
+          ],
+          repeat: 1
+        }
+      ],
+      commands: [
+        {kind: "send", target: 3, priority: "high", dedup: null},
+        {kind: "wait", seconds: 300},
+        {kind: "restart"},
+        {kind: "wait", seconds: 30},
+        {kind: "ack", pick: 0},
+        {kind: "wait", seconds: 900},
+        {kind: "send", target: 3, priority: "medium", dedup: null},
+        {kind: "wait", seconds: 3600}
       ]
     }
   ]
