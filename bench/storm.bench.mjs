@@ -15,7 +15,9 @@
 //
 // Env: BENCH_STORMS (default "5000/500,20000/1000": alerts/connections of each storm, each on a
 // fresh gateway), BENCH_STORM_GENERATORS (client processes, default 4), BENCH_STORM_TIMEOUT_SECONDS
-// (a client gives up on an answer after this long, default 30), and bench/harness.mjs's
+// (a client gives up on an answer after this long, default 30), BENCH_STORM_STOP_SECONDS (how long
+// the gateway may take to stop after the storm before it is killed, default 60; a CPU profile is
+// written only by a clean stop), and bench/harness.mjs's
 // BENCH_GATEWAY, BENCH_KEEP_DATA, BENCH_CPU_PROF.
 
 import {spawn} from "node:child_process";
@@ -53,6 +55,7 @@ const STORMS = (process.env.BENCH_STORMS ?? "5000/500,20000/1000").split(",").ma
 });
 const GENERATORS = Math.round(envNumber("BENCH_STORM_GENERATORS", 4));
 const CLIENT_TIMEOUT_MS = envNumber("BENCH_STORM_TIMEOUT_SECONDS", 30) * 1000;
+const STOP_TIMEOUT_MS = envNumber("BENCH_STORM_STOP_SECONDS", 60) * 1000;
 const READ_PATH = "/api/v1/notifications?limit=50";
 const READ_EVERY_MS = 100;
 // Issue 36 (20,000/1,000) and issue 31 (5,000/500): p99 and last answer are issue 36's, the first
@@ -184,7 +187,7 @@ async function storm({alerts, connections}) {
   const rssAfter = readProcStatus(record.child.pid);
   // A gateway still working through the storm may take a while to stop: reported, not a failure.
   const stopStartedAt = performance.now();
-  const stopped = await stopChild(record, 60_000);
+  const stopped = await stopChild(record, STOP_TIMEOUT_MS);
   const stop = `${stopped.code === 0 ? "clean" : JSON.stringify(stopped)} after ${fmt.ms(performance.now() - stopStartedAt)}`;
 
   const latencies = results.flatMap((result) => result.latencies).sort((a, b) => a - b);
