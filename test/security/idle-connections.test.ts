@@ -229,14 +229,16 @@ describe("timeouts of its own", () => {
         "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
     );
     expect(answer.slice(0, 12)).toBe("HTTP/1.1 408");
+    // Not before the 2 s limit; the 408 itself says the limit cut it, and the bound above only
+    // tells that from the trickle running on to the 8 s give-up (room for a busy CI machine).
     expect(seconds).toBeGreaterThan(1.5);
-    expect(seconds).toBeLessThan(4);
+    expect(seconds).toBeLessThan(7);
   });
 
   it("closes a connection that sends headers too slowly at the header timeout", async () => {
     const {answer, seconds} = await trickle("GET /healthz HTTP/1.1\r\nX-Slow: ");
     expect(answer.slice(0, 12)).toBe("HTTP/1.1 408");
-    expect(seconds).toBeLessThan(3);
+    expect(seconds).toBeLessThan(7);
   });
 });
 
