@@ -6,6 +6,7 @@ import {jsonText, scrub, type Output} from "./output.js";
 import {notificationCommands} from "./commands/notifications.js";
 import {recipientCommands} from "./commands/recipients.js";
 import {groupCommands} from "./commands/groups.js";
+import {policyCommands} from "./commands/policies.js";
 import {keyCommands} from "./commands/keys.js";
 import {heartbeatCommands} from "./commands/heartbeat.js";
 import {doctorCommand} from "./commands/doctor.js";
@@ -22,6 +23,7 @@ const COMMANDS: Command[] = [
   ...notificationCommands,
   ...recipientCommands,
   ...groupCommands,
+  ...policyCommands,
   ...keyCommands,
   ...heartbeatCommands,
   doctorCommand,

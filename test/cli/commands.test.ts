@@ -400,3 +400,38 @@ describe("heartbeats", () => {
     expect((await klaxonAdmin(["heartbeat", "ping", "no-such-job"])).code).toBe(3);
   });
 });
+
+describe("escalation policies", () => {
+  it("creates a policy with levels named by target name or uuid, and lists it", async () => {
+    const lead = await gw.call("POST", "/api/v1/recipients", {
+      body: {name: "Shift lead Ute", email: "ute@factory.lan"}
+    });
+    expect(lead.status).toBe(201);
+    const created = await json([
+      "policies",
+      "create",
+      "--name",
+      "Compressor hall",
+      "--level",
+      `${alice}@10`,
+      "--level",
+      "shift lead ute",
+      "--repeat",
+      "1"
+    ]);
+    expect(created).toMatchObject({
+      name: "Compressor hall",
+      repeat: 1,
+      levels: [
+        {targets: [alice], escalate_after_minutes: 10},
+        {targets: [lead.body.uuid], escalate_after_minutes: null}
+      ]
+    });
+    const listed = await klaxonAdmin(["policies", "list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${created.uuid}\\s+Compressor hall\\s+2\\s+1$`, "m"));
+    const sent = await json(["send", "--to", "compressor hall", "--priority", "high", "Compressor 2 tripped"]);
+    const alert = await gw.call("GET", `/api/v1/notifications/${sent.notification_uuid}`);
+    expect(alert.body.escalation.policy.uuid).toBe(created.uuid);
+  });
+});
