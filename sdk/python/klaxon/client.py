@@ -11,7 +11,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
 from ._failover import split_urls
 from ._http import CREATE, IDEMPOTENT, Transport
-from .models import MaintenanceWindow, Notification, OnCall, Recipient
+from .models import EscalationPolicy, MaintenanceWindow, Notification, OnCall, PolicyLevel, Recipient
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 PRIORITIES = ("critical", "high", "medium", "low", "info")
@@ -208,6 +208,27 @@ class Client:
         """The windows, latest start first; ``status`` is "upcoming", "active" or "ended"."""
         answer = self._http.request("GET", "api/v1/maintenance", query={"status": status})
         return [MaintenanceWindow.from_json(item) for item in answer.body["items"]]
+
+    # Escalation policies
+
+    def list_escalation_policies(self, *, page_size: Optional[int] = None) -> Iterator[EscalationPolicy]:
+        """Every escalation policy, in creation order, fetched page by page as you iterate."""
+        for item in self._pages("api/v1/escalation-policies", {}, page_size):
+            yield EscalationPolicy.from_json(item)
+
+    def create_escalation_policy(
+        self, name: str, levels: Sequence[PolicyLevel], *, repeat: int = 0, idempotency_key: Optional[str] = None
+    ) -> EscalationPolicy:
+        """Creates an escalation policy: ``levels`` in order, each paging its targets (recipient, group
+        or schedule uuids) until ``escalate_after_minutes`` start the next. A target that names
+        nothing, or a policy, raises InvalidRequestError. One Idempotency-Key serves every retry."""
+        body = {
+            "name": name,
+            "repeat": repeat,
+            "levels": [{"targets": list(level.targets), "escalate_after_minutes": level.escalate_after_minutes} for level in levels],
+        }
+        headers = {"Idempotency-Key": idempotency_key or f"klaxon-python-{uuid_module.uuid4()}"}
+        return EscalationPolicy.from_json(self._http.request("POST", "api/v1/escalation-policies", body=body, headers=headers, retry=IDEMPOTENT).body)
 
     def _pages(self, path: str, filters: Dict[str, Optional[str]], page_size: Optional[int]) -> Iterator[Dict[str, Any]]:
         cursor: Optional[str] = None

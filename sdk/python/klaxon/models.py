@@ -291,3 +291,42 @@ class MaintenanceWindow:
             created_by=dict(data.get("created_by") or {}),
             raw=dict(data),
         )
+
+
+@dataclass(frozen=True)
+class PolicyLevel:
+    """One level of an escalation policy: the recipient, group and schedule uuids it pages when it
+    starts, and the minutes until the next level (None on the last level)."""
+
+    targets: List[str]
+    escalate_after_minutes: Optional[int] = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "PolicyLevel":
+        return cls(targets=list(data["targets"]), escalate_after_minutes=data.get("escalate_after_minutes"))
+
+
+@dataclass(frozen=True)
+class EscalationPolicy:
+    """An escalation policy: ordered levels, and how many more times the whole policy runs while
+    nobody acknowledges. Its ``uuid`` is a send target like a recipient's."""
+
+    uuid: str
+    name: str
+    repeat: int
+    levels: List[PolicyLevel]
+    created_at: datetime
+    updated_at: datetime
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "EscalationPolicy":
+        return cls(
+            uuid=data["uuid"],
+            name=data["name"],
+            repeat=int(data["repeat"]),
+            levels=[PolicyLevel.from_json(level) for level in data["levels"]],
+            created_at=parse_time(data["created_at"]),  # type: ignore[arg-type]
+            updated_at=parse_time(data["updated_at"]),  # type: ignore[arg-type]
+            raw=dict(data),
+        )

@@ -56,6 +56,12 @@ func init() {
 		{words: []string{"maintenance", "list"}, summary: "list maintenance windows, latest start first", run: runMaintenanceList, flags: []flagSpec{
 			{name: "status", value: "S", help: strings.Join(maintenanceStatuses, ", "), choices: maintenanceStatuses},
 		}},
+		{words: []string{"policies", "list"}, summary: "list escalation policies", run: runPoliciesList},
+		{words: []string{"policies", "create"}, summary: "create an escalation policy: one --level per level, in order", run: runPoliciesCreate, flags: []flagSpec{
+			{name: "name", value: "NAME", help: "the policy's name"},
+			{name: "level", value: "TARGETS[@MIN]", repeatable: true, help: `a level: recipients, groups or schedules by name or uuid, comma-separated, then @ the minutes before the next level (e.g. "Line 3 on call@10"); repeat per level`},
+			{name: "repeat", value: "N", help: "how many more times the whole policy runs while nobody acknowledges (default 0)"},
+		}},
 		{words: []string{"completion"}, summary: "print the shell completion script: bash or zsh", args: "bash|zsh", minArgs: 1, maxArgs: 1, run: runCompletion},
 		{words: []string{"man"}, summary: "print the man page (roff)", hidden: true, run: runMan},
 	}

@@ -82,7 +82,7 @@ func TestBashCompletionOffersCommandsFlagsAndValues(t *testing.T) {
 			t.Errorf("%q: %q, want %q", line, got, want)
 		}
 	}
-	if got := complete(t, bash, "klaxon "); strings.Join(got, " ") != "send get list ack resolve fire heartbeat oncall maintenance completion" {
+	if got := complete(t, bash, "klaxon "); strings.Join(got, " ") != "send get list ack resolve fire heartbeat oncall maintenance policies completion" {
 		t.Errorf("commands: %q (man is hidden)", got)
 	}
 }
