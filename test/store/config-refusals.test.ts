@@ -92,6 +92,7 @@ describe("ConfigStore.open", () => {
     writeFileSync(path, text);
     const store = await ConfigStore.open(path);
     expect(store.data.heartbeats).toEqual([]);
+    expect(store.data.escalation_policies).toEqual([]);
     expect(store.data.dashboard).toEqual({password_hash: null, password_set_at: null});
     expect(readFileSync(path, "utf8")).toBe(text);
   });
