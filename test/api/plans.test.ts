@@ -142,7 +142,7 @@ describe("no plan without a step; on call means reachable", () => {
     expect(logged(gw, "warn", "an alert cannot reach anyone")).toEqual([
       expect.objectContaining({notification: alert.id, waiting_for: "no channel in the plan for priority critical"})
     ]);
-    const doctor = await checkGateway(gw.gateway.settings, gw.url, gw.adminKey);
+    const doctor = await checkGateway(gw.gateway.settings, gw.url, gw.adminKey, "test settings");
     expect(doctor).toEqual(
       expect.arrayContaining([
         {

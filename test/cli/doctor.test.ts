@@ -164,6 +164,21 @@ describe("klaxon-admin doctor", () => {
     rmSync(openDir, {recursive: true, force: true});
   });
 
+  it("says which configuration it read when the running gateway has channels that one lacks", async () => {
+    // Only where the gateway is, as a doctor run without the gateway's KLAXON_CONFIG would see it.
+    const config = writeConfig("bare.yaml", `data_dir: ${gw.dataDir}\nport: ${new URL(gw.url).port}\n`);
+    const {report, status} = await doctor(config);
+    expect(status.smtp).toBe("skip");
+    expect(status["config mismatch"]).toBe("warn");
+    const mismatch = report.checks.find((check) => check.name === "config mismatch")!;
+    expect(mismatch.detail).toContain(
+      `has telegram_voice, voice_call, sms, email working, but the settings read here (${config})`
+    );
+    expect(mismatch.detail).toContain("KLAXON_CONFIG");
+    // The gateway's own configuration: nothing to say.
+    expect((await doctor(writeConfig("matching.yaml", goodConfig()))).status["config mismatch"]).toBeUndefined();
+  });
+
   it("reports a config file that does not load, with exit 1", async () => {
     const config = writeConfig("typo.yaml", "smtp:\n  hots: mail.factory.lan\n");
     const {run, report} = await doctor(config);

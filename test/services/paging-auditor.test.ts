@@ -77,7 +77,7 @@ describe("the paging auditor, black-box", () => {
     expect(ready.body.auditor).toMatchObject({running: true, last_pass_failed: false});
     expect(await metric(gw, "klaxon_notifications_undeliverable")).toBe(1);
     expect(logged(gw, "error", `${NO_PAGE} (1 alert)`)).toMatchObject([{notifications: [stuck]}]);
-    const doctor = await checkGateway(gw.gateway.settings, gw.url);
+    const doctor = await checkGateway(gw.gateway.settings, gw.url, undefined, "test settings");
     expect(doctor.find((result) => result.name === "undeliverable")).toMatchObject({
       status: "fail",
       detail: `1 alert cannot reach anyone: ${NO_PAGE} (1 waiting)`

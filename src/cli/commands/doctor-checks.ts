@@ -230,7 +230,12 @@ function undeliverableCheck(undeliverable: Readiness["undeliverable"]): CheckRes
  * The running gateway's own view: /healthz, then /readyz with the journal and each channel (with
  * `apiKey`, the details; without, what /readyz tells anyone).
  */
-export async function checkGateway(settings: Settings, baseUrl: string, apiKey?: string): Promise<CheckResult[]> {
+export async function checkGateway(
+  settings: Settings,
+  baseUrl: string,
+  apiKey: string | undefined,
+  readFrom: string
+): Promise<CheckResult[]> {
   const at = (path: string) => new URL(path, baseUrl.replace(/\/?$/, "/")).toString();
   try {
     const health = await fetch(at("healthz"), {signal: AbortSignal.timeout(CHECK_TIMEOUT_MS)});
@@ -272,11 +277,22 @@ export async function checkGateway(settings: Settings, baseUrl: string, apiKey?:
   if (undeliverable) results.push(undeliverable);
   // Targets some priority would page on no channel, and contacts for channels this box lacks.
   for (const warning of readiness.plan_warnings ?? []) results.push(check("plans", "warn", warning.detail));
+  const unseen: string[] = [];
   for (const channel of readiness.channels ?? []) {
     const configured = CHANNEL_SETTING[channel.channel]?.(settings) ?? "";
     const name = `channel ${channel.channel}`;
     if (channel.available) results.push(check(name, "ok", "available"));
     else results.push(check(name, configured ? "fail" : "skip", channel.reason ?? "unavailable"));
+    if (channel.available && !configured) unseen.push(channel.channel);
   }
+  // The gateway runs a channel these settings lack: the checks below test another configuration.
+  if (unseen.length)
+    results.push(
+      check(
+        "config mismatch",
+        "warn",
+        `the gateway at ${baseUrl} has ${unseen.join(", ")} working, but the settings read here (${readFrom}) do not configure ${unseen.length === 1 ? "it" : "them"}: run with KLAXON_CONFIG set to the gateway's config file (or --config FILE) so the checks test what it runs`
+      )
+    );
   return results;
 }

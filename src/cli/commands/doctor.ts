@@ -54,7 +54,12 @@ export const doctorCommand: Command = {
       results.push(
         ...checkDataDir(settings),
         await checkJournal(settings),
-        ...(await checkGateway(settings, baseUrl, stringOption(ctx, "api-key") ?? env.KLAXON_API_KEY)),
+        ...(await checkGateway(
+          settings,
+          baseUrl,
+          stringOption(ctx, "api-key") ?? env.KLAXON_API_KEY,
+          loaded.configFile ?? "no config file: KLAXON_CONFIG unset, defaults and environment"
+        )),
         checkModemPort(settings)
       );
       results.push(...(await Promise.all([checkSmtp(settings), checkTelegram(settings)])));
