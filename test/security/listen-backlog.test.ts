@@ -2,7 +2,7 @@ import {execFileSync} from "node:child_process";
 import {readFileSync} from "node:fs";
 import {join} from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
+import {startTestGateway, type TestGateway} from "../support/gateway.js";
 import {listenBacklog} from "../../src/api/connections/listen-backlog.js";
 
 // Issue 36: a thousand devices connecting at once overflowed Node's default listen queue (511),
@@ -29,6 +29,6 @@ describe("the gateway's listen queue", () => {
   });
 
   it("falls back to Node's 511 where somaxconn cannot be read", () => {
-    expect(listenBacklog(join(tempDir(), "missing"))).toBe(511);
+    expect(listenBacklog(join(gw.dataDir, "no-such-somaxconn"))).toBe(511);
   });
 });
