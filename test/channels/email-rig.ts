@@ -1,4 +1,4 @@
-import {afterEach, expect} from "vitest";
+import {afterAll, afterEach, beforeAll, expect} from "vitest";
 import {
   startTestGateway,
   type SettingsOverrides,
@@ -33,6 +33,25 @@ export function stopEmailRigs(): void {
     }
     rigs = [];
   });
+}
+
+/**
+ * One rig for every test of the describe block that calls this (started in its beforeAll, stopped
+ * in its afterAll, never by `stopEmailRigs`): each test then keeps apart with its own recipients
+ * and addresses, and counts the peer's mail from where it started.
+ */
+export function shareEmailRig(options: EmailRigOptions = {}): () => EmailRig {
+  let shared: EmailRig | null = null;
+  beforeAll(async () => {
+    shared = await emailRig(options);
+    rigs = rigs.filter((rig) => rig !== shared);
+  });
+  afterAll(async () => {
+    await shared?.gw.stop();
+    await shared?.peer.stop();
+    shared = null;
+  });
+  return () => shared!;
 }
 
 export interface EmailRigOptions {
