@@ -26,6 +26,7 @@ import {MaintenanceController} from "./api/controllers/maintenance.controller.js
 import {PingController} from "./api/controllers/ping.controller.js";
 import {ProblemFilter} from "./api/errors/problem.filter.js";
 import {BackupsController} from "./api/controllers/backups.controller.js";
+import {ReplicationController} from "./api/controllers/replication.controller.js";
 import {MetricsController} from "./api/controllers/metrics.controller.js";
 import {DashboardController, DashboardEntryController} from "./api/controllers/dashboard.controller.js";
 import {openApiDocument} from "./api/http/openapi-document.js";
@@ -54,7 +55,8 @@ export const API_CONTROLLERS = [
   BackupsController,
   HeartbeatsController,
   IntegrationsController,
-  MaintenanceController
+  MaintenanceController,
+  ReplicationController
 ];
 
 /** Every controller, mounted at "/": Ts.ED routes them all, and the lane serves their `@Lane()` routes. */

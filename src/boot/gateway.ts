@@ -10,6 +10,7 @@ import {AttemptsRepository} from "../store/journal/attempts.repository.js";
 import {AuditRepository} from "../store/journal/audit.repository.js";
 import {EventsRepository} from "../store/journal/events.repository.js";
 import {IdempotencyRepository} from "../store/journal/idempotency.repository.js";
+import {TailRecoveryService} from "../services/notifications/tail-recovery.service.js";
 import {ContactFailuresRepository} from "../store/journal/contact-failures.repository.js";
 import {openStores} from "../store/open-stores.js";
 import {
@@ -131,7 +132,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const views = new NotificationViews({
     escalations: escalationsRepository,
     attempts: attemptsRepository,
-    windows: maintenanceWindows
+    windows: maintenanceWindows,
+    recovered: (id) => notificationsRepository.recovered(id)
   });
   const events = new EventPublisher({
     journal,
@@ -289,6 +291,10 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     () => integrations.service.unmappedWarnings()
   );
   const dashboard = createDashboard({settings, journal, config, keys, audit, clock, logger});
+  const tailRecovery = new TailRecoveryService({
+    ...{journal, notifications, records: notificationsRepository, idempotency: new IdempotencyRepository(journal)},
+    ...{documents: replication, audit, events, clock, logger, selfMonitoring: settings.self_monitoring}
+  });
 
   const providers = [
     {token: Runtime, use: runtime},
@@ -303,6 +309,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     ...integrations.providers,
     {token: MaintenanceService, use: maintenance.service},
     {token: AckLinksService, use: new AckLinksService(ackLinkSigner, notifications)},
+    {token: TailRecoveryService, use: tailRecovery},
     ...dashboard.providers,
     ...operations.providers
   ];

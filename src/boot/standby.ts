@@ -16,6 +16,8 @@ import {readBeaconFrom} from "../store/journal/replication.repository.js";
 import {openStores} from "../store/open-stores.js";
 import {JOURNAL_FILE_SUFFIXES} from "../store/journal/wal-guard.js";
 import {SYSTEM_ACTOR} from "../domain/actor.js";
+import {TAKEOVER_DOCUMENT, type TakeoverRecord} from "../domain/tail.js";
+import {FORMER_JOURNAL_PREFIX, TailHandOver} from "../ops/replication/tail-hand-over.js";
 
 /** How often the follower applies what reached the replica: a fifth of a second behind at most. */
 const FOLLOW_INTERVAL = "200ms";
@@ -130,12 +132,20 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
 
   const takeOver = async () => {
     await watch.stop();
+    await tail?.stop();
     await follower.stop();
     const beacon = readBeaconFrom(journalPath);
     rmSync(journalPath + TXID_SUFFIX, {force: true});
     await front?.close();
     const epoch = (beacon?.epoch ?? 0) + 1;
-    await raiseEpoch(settings, dataDir, journalPath, epoch, logger);
+    const takeover = beacon && {
+      epoch,
+      box,
+      from: beacon.box,
+      from_epoch: beacon.epoch,
+      copy_beacon_at: beacon.written_at
+    };
+    await raiseEpoch(settings, {dataDir, journalPath, epoch, takeover}, logger);
     gateway = await startGateway(asActive(settings), options);
     logger.warn("took over as the active box", {box, from: beacon?.box, epoch});
     await pageTakeover(gateway, settings, {box, from: beacon?.box ?? "the other box", epoch}, logger);
@@ -177,6 +187,9 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
   front = await openStandbyFront(settings, state, logger);
   const lock = DataDirLock.acquire(dataDir);
   moveJournalAside(dataDir, journalPath, box, clock.now(), logger);
+  // Before it stands by: what this box accepted as the active and never shipped goes to the active.
+  const tail = new TailHandOver(settings.replication.peer, dataDir, logger.child({component: "tail-hand-over"}));
+  tail.start();
   follower.start();
   watch.start();
   logger.info("standing by", {box, url: front.url, following: settings.replication.incoming});
@@ -187,6 +200,7 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
     takenOver,
     async stop() {
       await watch.stop();
+      await tail.stop();
       await follower.stop();
       await front?.close();
       await gateway?.stop();
@@ -221,14 +235,27 @@ function moveJournalAside(dataDir: string, journalPath: string, box: string, now
     logger.info("dropped the copy of the active's journal an earlier run followed: following afresh", {of: writer});
     return;
   }
-  const aside = join(dataDir, `former-journal-${isoTimestamp(now).replace(/:/g, "-")}`);
+  const aside = join(dataDir, `${FORMER_JOURNAL_PREFIX}${isoTimestamp(now).replace(/:/g, "-")}`);
   mkdirSync(aside, {recursive: true, mode: 0o700});
   for (const file of files) renameSync(file, join(aside, file.slice(dataDir.length + 1)));
   logger.warn("moved this box's own journal aside to follow the active's", {to: aside});
 }
 
-/** The new active's epoch, committed before it serves: higher than any beacon the old active wrote. */
-async function raiseEpoch(settings: Settings, dataDir: string, journalPath: string, epoch: number, logger: Logger) {
+/**
+ * The new active's epoch, committed before it serves: higher than any beacon the old active wrote;
+ * and what it took over (the old active's newest beacon in this copy), from which the old active,
+ * when it comes back, knows which of its changes this box lacks.
+ */
+async function raiseEpoch(
+  settings: Settings,
+  {
+    dataDir,
+    journalPath,
+    epoch,
+    takeover
+  }: {dataDir: string; journalPath: string; epoch: number; takeover: TakeoverRecord | null},
+  logger: Logger
+) {
   const stores = await openStores(
     asActive(settings),
     {
@@ -240,6 +267,7 @@ async function raiseEpoch(settings: Settings, dataDir: string, journalPath: stri
   );
   try {
     await stores.replication?.putDocument(EPOCH_DOCUMENT, String(epoch));
+    if (takeover) await stores.replication?.putDocument(TAKEOVER_DOCUMENT, JSON.stringify(takeover));
   } finally {
     await stores.journal.close();
   }

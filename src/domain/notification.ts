@@ -98,6 +98,15 @@ export type TransitionResult =
   | {kind: "unchanged"; record: NotificationRecord}
   | {kind: "conflict"; reason: string};
 
+/** A change a former active accepted and the new active lacked, handed over when the former came back (docs/high-availability.md). */
+export interface RecoveredChange {
+  change: "accepted" | "acknowledged" | "resolved";
+  from_box: string;
+  /** The hand-over it came with: the former active's journal, named by the folder it was kept in. */
+  hand_over: string;
+  recovered_at: string;
+}
+
 export interface Acknowledgement {
   by: string | null;
   note: string | null;

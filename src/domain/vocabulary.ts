@@ -64,6 +64,7 @@ export const EVENT_TYPES = [
   "notification.suppressed",
   "notification.released",
   "notification.undeliverable",
+  "notification.recovered",
   "escalation.started",
   "escalation.step",
   "escalation.level",

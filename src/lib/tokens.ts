@@ -19,3 +19,11 @@ export function tokensEqual(presented: string, stored: string): boolean {
 export function derivedToken(secret: string, purpose: string, hexChars = 24): string {
   return createHmac("sha256", secret).update(purpose).digest("hex").slice(0, hexChars);
 }
+
+/**
+ * What one box of a pair shows the other when it hands over the tail of its journal
+ * (docs/high-availability.md): derived from the ack-link key, which the journal carries to both.
+ */
+export function boxToken(ackLinkKeyHex: string): string {
+  return derivedToken(ackLinkKeyHex, "klaxon/box-hand-over/v1", 64);
+}

@@ -100,6 +100,9 @@ const KEYLESS: Record<string, string> = {
   "HEAD /ping/:token/fail": "heartbeat ping URL",
   "POST /ping/:token/fail": "heartbeat ping URL",
   "GET /ical/:file": "calendar feed URL: the token in the file name is the credential",
+  "GET /api/v1/replication/takeover":
+    "box to box: the pair's box token (from the shared ack-link key) is the credential",
+  "POST /api/v1/replication/tail": "box to box: the pair's box token (from the shared ack-link key) is the credential",
   "GET /dashboard/api/session": "tells the sign-in page what to show; no data",
   "GET /dashboard/api/vocabulary.js":
     "the words the page offers (priorities, scopes, event types); public in the API document too",

@@ -77,5 +77,10 @@ export const API_TAGS = {
     name: "integrations",
     description:
       "Inbound integrations: generic events and Prometheus Alertmanager webhooks become alerts, authenticated by an API key, a signature or a key-less URL."
+  },
+  replication: {
+    name: "replication",
+    description:
+      "Between the two boxes of a pair only: a former active hands the new active what it accepted and never shipped. Authenticated by the pair's box token (X-Klaxon-Box-Token), not an API key."
   }
 } satisfies Record<string, {name: string; description: string}>;

@@ -204,6 +204,13 @@ export class HoldingWindowModel {
 }
 
 // Echoed fields carry @Allow(""): the send and acknowledge bodies accept an empty string for them.
+export class RecoveredChangeModel {
+  @Required() @Enum("accepted", "acknowledged", "resolved") change: string;
+  @Required() @Description("The former active that had accepted it") from_box: string;
+  @Required() @Description("The hand-over it came with: the former active's journal") hand_over: string;
+  @Required() @Format("date-time") recovered_at: string;
+}
+
 export class NotificationModel {
   @Required() @Example("notif_01JD8X3Q4R5S6T7V8W9XAYBZC0") id: string;
   @Required() @Enum(...NOTIFICATION_STATUSES) status: string;
@@ -241,6 +248,11 @@ export class NotificationModel {
   @Nullable(HoldingWindowModel)
   @Description("The maintenance window that held (or holds) this alert; null for one no window held")
   maintenance_window: HoldingWindowModel | null;
+  @CollectionOf(RecoveredChangeModel)
+  @Description(
+    "Only on an alert a former active accepted and this box lacked after a takeover: which of its changes the former active handed over when it came back (docs/high-availability.md)"
+  )
+  recovered?: RecoveredChangeModel[];
 }
 
 export class NotificationPageModel {

@@ -3,8 +3,7 @@ import {newId} from "../../lib/ids.js";
 import type {EventsRepository} from "../../store/journal/events.repository.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {WebhooksRepository} from "../../store/config/repositories.js";
-import type {AttemptRecord} from "../../domain/notification.js";
-import type {NotificationRecord} from "../../domain/notification.js";
+import type {AttemptRecord, NotificationRecord, RecoveredChange} from "../../domain/notification.js";
 import type {NotificationView, NotificationViews} from "./notification-view.js";
 import {isoTimestamp} from "../../lib/clock.js";
 
@@ -33,6 +32,8 @@ export interface EventDetail {
   maintenance_window?: string;
   /** For `notification.undeliverable`: why, and who found it (the paging auditor, docs/reliability.md). */
   undeliverable?: {reason: string; found_by: "paging_auditor"};
+  /** For `notification.recovered`: which change the former active had accepted, and that box. */
+  recovered?: RecoveredChange;
 }
 
 /** What events are recorded with, by name. */

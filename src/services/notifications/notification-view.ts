@@ -1,4 +1,10 @@
-import type {AttemptRecord, EscalationRecord, NotificationRecord, WaitReason} from "../../domain/notification.js";
+import type {
+  AttemptRecord,
+  EscalationRecord,
+  NotificationRecord,
+  RecoveredChange,
+  WaitReason
+} from "../../domain/notification.js";
 import type {LeftOut} from "../../domain/plan-coverage.js";
 import type {AttemptOutcome} from "../../domain/vocabulary.js";
 import type {AlertSummary} from "../../channels/channel.js";
@@ -48,6 +54,8 @@ export interface NotificationView {
   attempts: Array<Omit<AttemptView, "id">>;
   /** The maintenance window that held (or holds) this alert, so a suppressed alert says what suppressed it. */
   maintenance_window: {uuid: string; reason: string; starts_at: string; ends_at: string} | null;
+  /** Only on an alert a former active accepted and this box lacked: which of its changes were handed over, from which box. */
+  recovered?: RecoveredChange[];
 }
 
 /** The short form answered with 202 (spec 2.2). */
@@ -86,7 +94,8 @@ export function longForm(
   record: NotificationRecord,
   escalation: EscalationRecord | null,
   attempts: AttemptRecord[],
-  leftOut: NotificationView["channels_left_out"] = []
+  leftOut: NotificationView["channels_left_out"] = [],
+  recovered: RecoveredChange[] = []
 ): NotificationView {
   const self = notificationPath(record.id);
   return {
@@ -124,7 +133,8 @@ export function longForm(
       const {id: _id, ...shown} = attemptView(attempt);
       return shown;
     }),
-    maintenance_window: null
+    maintenance_window: null,
+    ...(recovered.length ? {recovered} : {})
   };
 }
 
@@ -153,6 +163,8 @@ export interface NotificationViewsDeps {
   escalations: EscalationsRepository;
   attempts: AttemptsRepository;
   windows: Pick<MaintenanceWindowsRepository, "suppressionOf" | "get">;
+  /** The changes a former active handed over (docs/high-availability.md, "The tail comes home"). */
+  recovered: (notificationId: string) => RecoveredChange[];
 }
 
 /** The maintenance window as a suppressed alert names it: which, why, and until when. */
@@ -166,10 +178,10 @@ export class NotificationViews {
 
   /** The long form as the journal has it now; call inside a journal transaction or read. */
   of(record: NotificationRecord): NotificationView {
-    const {escalations, attempts, windows} = this.deps;
+    const {escalations, attempts, windows, recovered} = this.deps;
     const policy = escalations.policyOf(record.id);
     const [chain, tried] = [escalations.forNotification(record.id), attempts.forNotification(record.id)];
-    const view = longForm(record, chain, tried, policy ? leftOutChannels(policy) : []);
+    const view = longForm(record, chain, tried, policy ? leftOutChannels(policy) : [], recovered(record.id));
     const levels = policy ? policyProgress(policy, chain, tried) : null;
     if (levels) view.escalation.policy = levels;
     const windowUuid = windows.suppressionOf(record.id);

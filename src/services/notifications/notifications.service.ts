@@ -4,8 +4,7 @@ import {
   resolve,
   type Acknowledgement,
   type EscalationRecord,
-  type NotificationRecord,
-  type TransitionResult
+  type NotificationRecord
 } from "../../domain/notification.js";
 import {leftOutChannels, plannedChannels} from "../../domain/policy.js";
 import {countSteps} from "../../domain/escalation/index.js";
@@ -144,10 +143,14 @@ export class NotificationsService {
     return done.replayed ? {kind: "replayed", answer: done.answer} : done.value;
   }
 
-  /** The send's write function. A new chain, or one a merge re-planned, is due now: the runner hears of it after the commit. */
-  private accept(input: SendInput, actor: Actor): SendOutcome {
+  /**
+   * The send's write function, inside the caller's journal transaction. A new chain, or one a merge
+   * re-planned, is due now: the runner hears of it after the commit. `recovered`: an alert a former
+   * active accepted, kept under its id and acceptance time.
+   */
+  accept(input: SendInput, actor: Actor, recovered?: {id: string; acceptedAtMs: number}): SendOutcome {
     const target = this.policies.targetOf(input.recipient_uuid);
-    const nowMs = this.clock.now();
+    const nowMs = recovered?.acceptedAtMs ?? this.clock.now();
     const now = isoTimestamp(nowMs);
     if (input.dedup_key) {
       const open = this.notifications.findOpenByDedup(input.recipient_uuid, input.dedup_key);
@@ -165,7 +168,7 @@ export class NotificationsService {
     const origin = originOf(input, actor);
     const window = this.suppressions.windowFor(origin, nowMs);
     const record: NotificationRecord = {
-      id: newId("notif", nowMs),
+      id: recovered?.id ?? newId("notif", nowMs),
       status: window ? "suppressed" : "queued",
       target_uuid: input.recipient_uuid,
       target_kind: target.kind,
@@ -280,55 +283,36 @@ export class NotificationsService {
   }
 
   acknowledge(id: string, ack: Acknowledgement, actor: Actor): Promise<NotificationView> {
-    return this.transition(
-      id,
-      actor,
-      "notification.acknowledged",
-      "notification.acknowledged",
-      (record, now) => acknowledge(record, ack, now),
-      {by: ack.by, via: ack.via}
-    );
+    return this.journal.write(() => this.close(id, actor, {ack, nowIso: isoTimestamp(this.clock.now())}).view);
   }
 
   resolve(id: string, actor: Actor): Promise<NotificationView> {
-    return this.transition(
-      id,
-      actor,
-      "notification.resolved",
-      "notification.resolved",
-      (record, now) => resolve(record, now),
-      {}
-    );
+    return this.journal.write(() => this.close(id, actor, {ack: null, nowIso: isoTimestamp(this.clock.now())}).view);
   }
 
   /**
-   * A state change that ends the escalation: the new state, the stopped chain (its generation
-   * bumped so a wake-up already scheduled does nothing), the audit entry and the event commit
-   * together, so no attempt can start after it.
+   * Acknowledges (with `ack`) or resolves, inside the caller's journal transaction, as of `nowIso`:
+   * the new state, the stopped chain (its generation bumped so a wake-up already scheduled does
+   * nothing), the audit entry and the event commit together, so no attempt can start after it.
    */
-  private transition(
+  close(
     id: string,
     actor: Actor,
-    action: string,
-    event: EventType,
-    change: (record: NotificationRecord, nowIso: string) => TransitionResult,
-    detail: Record<string, unknown>
-  ): Promise<NotificationView> {
-    return this.journal.write(() => {
-      const record = this.notifications.get(id);
-      if (!record) throw notFound("notification", id);
-      const nowMs = this.clock.now();
-      const now = isoTimestamp(nowMs);
-      const result = change(record, now);
-      if (result.kind === "conflict") throw new AppError("conflict", result.reason);
-      if (result.kind === "unchanged") return this.view(result.record);
-      this.notifications.saveState(result.record);
-      this.escalations.stop(id, now);
-      this.audit.append(actor, action, {type: "notification", id}, {...detail, from: record.status}, record.source);
-      const changed = this.view(result.record);
-      this.events.emit(event, changed, nowMs);
-      return changed;
-    });
+    {ack, nowIso}: {ack: Acknowledgement | null; nowIso: string}
+  ): {view: NotificationView; changed: boolean} {
+    const record = this.notifications.get(id);
+    if (!record) throw notFound("notification", id);
+    const result = ack ? acknowledge(record, ack, nowIso) : resolve(record, nowIso);
+    if (result.kind === "conflict") throw new AppError("conflict", result.reason);
+    if (result.kind === "unchanged") return {view: this.view(result.record), changed: false};
+    const event: EventType = ack ? "notification.acknowledged" : "notification.resolved";
+    this.notifications.saveState(result.record);
+    this.escalations.stop(id, nowIso);
+    const detail = ack ? {by: ack.by, via: ack.via} : {};
+    this.audit.append(actor, event, {type: "notification", id}, {...detail, from: record.status}, record.source);
+    const changed = this.view(result.record);
+    this.events.emit(event, changed, this.clock.now());
+    return {view: changed, changed: true};
   }
 }
 

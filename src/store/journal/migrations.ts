@@ -334,6 +334,20 @@ export const MIGRATIONS: readonly string[] = [
     commits INTEGER NOT NULL
   ) STRICT;
   INSERT INTO journal_identity (singleton, id, commits) VALUES (1, lower(hex(randomblob(16))), 0);
+  `,
+  // The tail comes home (docs/high-availability.md): what a former active accepted and never
+  // shipped, handed to the new active: each change once per notification, so a replayed hand-over
+  // changes nothing, and the long form can say which of its changes came back this way.
+  `
+  CREATE TABLE recovered_changes (
+    notification_id TEXT NOT NULL REFERENCES notifications(id),
+    change TEXT NOT NULL,
+    from_box TEXT NOT NULL,
+    hand_over TEXT NOT NULL,
+    recovered_at TEXT NOT NULL,
+    PRIMARY KEY (notification_id, change)
+  ) STRICT;
+  CREATE INDEX recovered_changes_by_hand_over ON recovered_changes(hand_over);
   `
 ];
 

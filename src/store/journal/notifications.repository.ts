@@ -1,6 +1,6 @@
 import type {Statement} from "better-sqlite3";
 import {prepareAll, type Journal} from "./journal.js";
-import type {NotificationRecord} from "../../domain/notification.js";
+import type {NotificationRecord, RecoveredChange} from "../../domain/notification.js";
 import type {Channel, NotificationStatus, Priority} from "../../domain/vocabulary.js";
 import {SqlFilter} from "./sql-filter.js";
 
@@ -33,6 +33,10 @@ const SQL = {
   // Positional: binding 22 named parameters from an object cost a third more than the values in order.
   insert: `INSERT INTO notifications (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`,
   get: `SELECT * FROM notifications WHERE id = ?`,
+  markRecovered: `INSERT INTO recovered_changes (notification_id, change, from_box, hand_over, recovered_at)
+    VALUES (@notification_id, @change, @from_box, @hand_over, @recovered_at) ON CONFLICT DO NOTHING`,
+  recovered: `SELECT change, from_box, hand_over, recovered_at FROM recovered_changes WHERE notification_id = ? ORDER BY recovered_at, change`,
+  countRecovered: `SELECT COUNT(*) AS n FROM recovered_changes WHERE hand_over = ?`,
   openByDedup: `SELECT * FROM notifications WHERE target_uuid = ? AND dedup_key = ? AND status IN ('queued', 'notifying')`,
   bumpOccurrences: `UPDATE notifications SET occurrences = occurrences + 1, updated_at = ? WHERE id = ?`,
   raisePriority: `UPDATE notifications SET priority = @priority, channels_planned = @channels_planned, updated_at = @updated_at WHERE id = @id`,
@@ -83,6 +87,19 @@ export class NotificationsRepository {
 
   get(id: string): NotificationRecord | null {
     return fromRow(this.statements.get.get(id) as Row | undefined);
+  }
+
+  /** Notes a change as recovered from a former active; false when it was noted before (a replayed hand-over). */
+  markRecovered(id: string, change: RecoveredChange): boolean {
+    return this.statements.markRecovered.run({notification_id: id, ...change}).changes === 1;
+  }
+
+  recovered(id: string): RecoveredChange[] {
+    return this.statements.recovered.all(id) as RecoveredChange[];
+  }
+
+  countRecovered(handOver: string): number {
+    return (this.statements.countRecovered.get(handOver) as {n: number}).n;
   }
 
   findOpenByDedup(targetUuid: string, dedupKey: string): NotificationRecord | null {

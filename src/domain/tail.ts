@@ -1,0 +1,61 @@
+import type {NotificationRecord} from "./notification.js";
+
+/**
+ * "The tail comes home" (docs/high-availability.md): what a former active accepted and never
+ * shipped, as it hands it to the new active when it comes back.
+ */
+
+/** The journal document a takeover writes: whose copy this box took over, and how far that copy went. */
+export const TAKEOVER_DOCUMENT = "takeover";
+
+/** What a takeover noted about the copy it took over (the `takeover` document). */
+export interface TakeoverRecord {
+  epoch: number;
+  box: string;
+  /** The former active, its epoch, and its newest beacon in the copy: everything it committed before that beacon is here. */
+  from: string;
+  from_epoch: number;
+  copy_beacon_at: string;
+}
+
+/** An Idempotency-Key's stored answer, as the former active's journal holds it. */
+export interface HandedIdempotency {
+  api_key_id: string;
+  key: string;
+  fingerprint: string;
+  status: number;
+  body: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/** One notification as the former active's journal holds it, its target named `recipient_uuid` as a send names it. */
+export type HandedNotification = Pick<
+  NotificationRecord,
+  | "id"
+  | "message"
+  | "priority"
+  | "source"
+  | "dedup_key"
+  | "link"
+  | "service"
+  | "environment"
+  | "created_at"
+  | "status"
+  | "acknowledged_at"
+  | "acknowledged_by"
+  | "acknowledged_via"
+  | "ack_note"
+  | "resolved_at"
+  | "api_key_id"
+> & {recipient_uuid: string; idempotency: HandedIdempotency | null};
+
+/** The tail of a former active's journal: what it changed after the newest beacon the new active's copy holds. */
+export interface TailHandOver {
+  from_box: string;
+  /** Names this hand-over (the former journal's folder): a replay is known by it. */
+  hand_over: string;
+  notifications: HandedNotification[];
+  /** The hand-over's last request: the admin is told how many came home after it, not after each. */
+  last_batch: boolean;
+}
