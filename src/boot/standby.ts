@@ -132,7 +132,8 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
 
   const takeOver = async () => {
     await watch.stop();
-    await tail?.stop();
+    // Not awaited: a hand-over waiting on a peer that does not answer must not hold up the takeover.
+    void tail.stop();
     await follower.stop();
     const beacon = readBeaconFrom(journalPath);
     rmSync(journalPath + TXID_SUFFIX, {force: true});
