@@ -291,10 +291,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     () => integrations.service.unmappedWarnings()
   );
   const dashboard = createDashboard({settings, journal, config, keys, audit, clock, logger});
-  const tailRecovery = new TailRecoveryService({
-    ...{journal, notifications, records: notificationsRepository, idempotency: new IdempotencyRepository(journal)},
-    ...{documents: replication, audit, events, clock, logger, selfMonitoring: settings.self_monitoring}
-  });
+  const tail = {journal, notifications, records: notificationsRepository, audit, events, clock, logger};
 
   const providers = [
     {token: Runtime, use: runtime},
@@ -309,7 +306,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     ...integrations.providers,
     {token: MaintenanceService, use: maintenance.service},
     {token: AckLinksService, use: new AckLinksService(ackLinkSigner, notifications)},
-    {token: TailRecoveryService, use: tailRecovery},
+    {token: TailRecoveryService, use: new TailRecoveryService({...tail, documents: replication, settings})},
     ...dashboard.providers,
     ...operations.providers
   ];

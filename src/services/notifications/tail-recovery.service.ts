@@ -7,7 +7,7 @@ import type {Logger} from "../../lib/logger.js";
 import {boxToken, tokensEqual} from "../../lib/tokens.js";
 import type {Journal} from "../../store/journal/journal.js";
 import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
-import type {IdempotencyRepository} from "../../store/journal/idempotency.repository.js";
+import {IdempotencyRepository} from "../../store/journal/idempotency.repository.js";
 import type {ReplicationRepository} from "../../store/journal/replication.repository.js";
 import type {AuditService} from "../shared/audit.service.js";
 import type {EventPublisher} from "./event-publisher.js";
@@ -29,15 +29,14 @@ export interface TailRecoveryDeps {
   journal: Journal;
   notifications: NotificationsService;
   records: NotificationsRepository;
-  idempotency: IdempotencyRepository;
   /** The replicated documents: the ack-link key the token is derived from, the takeover, the notices sent; null on a single box. */
   documents: ReplicationRepository | null;
   audit: AuditService;
   events: EventPublisher;
   clock: Clock;
   logger: Logger;
-  /** Whom to tell, once per hand-over, how many changes came home (settings.self_monitoring). */
-  selfMonitoring: {recipient: string; priority: Priority};
+  /** Whom to tell, once per hand-over, how many changes came home. */
+  settings: {self_monitoring: {recipient: string; priority: Priority}};
 }
 
 const ACK_LINK_KEY_DOCUMENT = "ack_link_key";
@@ -48,7 +47,12 @@ const ACK_LINK_KEY_DOCUMENT = "ack_link_key";
  * notification id and change), so a hand-over interrupted by a crash of either box is simply sent again.
  */
 export class TailRecoveryService {
-  constructor(private readonly deps: TailRecoveryDeps) {}
+  private readonly idempotency: IdempotencyRepository;
+
+  constructor(private readonly deps: TailRecoveryDeps) {
+    // The raw answers: a handed-over key's answer is stored as the former active stored it.
+    this.idempotency = new IdempotencyRepository(deps.journal);
+  }
 
   /** Whether `presented` is the pair's box token; throws `unauthenticated` otherwise. */
   admit(presented: string | undefined): void {
@@ -115,7 +119,8 @@ export class TailRecoveryService {
 
   /** Accepts it as its first acceptance did (its id, time and key's answer); false when this box refuses it (its recipient is gone). */
   private acceptAgain(handed: HandedNotification): boolean {
-    const {notifications, idempotency} = this.deps;
+    const {notifications} = this.deps;
+    const {idempotency} = this;
     try {
       notifications.accept(inputOf(handed), actorOf(handed), {
         id: handed.id,
@@ -139,7 +144,8 @@ export class TailRecoveryService {
 
   /** A client that sent it again to this box (same Idempotency-Key), or an open alert it merges into (same dedup key): this box has it. */
   private sentAgain(handed: HandedNotification): boolean {
-    const {idempotency, records, clock} = this.deps;
+    const {records, clock} = this.deps;
+    const {idempotency} = this;
     const key = handed.idempotency;
     if (key && idempotency.find(key.api_key_id, key.key, isoTimestamp(clock.now()))) return true;
     return handed.dedup_key !== null && records.findOpenByDedup(handed.recipient_uuid, handed.dedup_key) !== null;
@@ -160,7 +166,8 @@ export class TailRecoveryService {
   }
 
   private async tellOnce(handOver: TailHandOver, total: number): Promise<void> {
-    const {documents, notifications, selfMonitoring, logger} = this.deps;
+    const {documents, notifications, settings, logger} = this.deps;
+    const selfMonitoring = settings.self_monitoring;
     const told = `recovery-notice:${handOver.hand_over}`;
     if (!documents || documents.document(told) !== null) return;
     const message = `Klaxon: ${total} change(s) that ${handOver.from_box} accepted before it went down and never shipped (alerts, acknowledgements, resolves) came home from its journal when it returned; each is marked recovered`;
