@@ -4,6 +4,7 @@ import {signInPage} from "./pages/sign-in.js";
 import {notificationsPage} from "./pages/notifications.js";
 import {recipientsPage} from "./pages/recipients.js";
 import {schedulesPage} from "./pages/schedules.js";
+import {policiesPage} from "./pages/policies.js";
 import {maintenancePage} from "./pages/maintenance.js";
 import {keysPage} from "./pages/keys.js";
 import {webhooksPage} from "./pages/webhooks.js";
@@ -17,6 +18,7 @@ const ROUTES = {
   notifications: {title: "Notifications", render: notificationsPage},
   recipients: {title: "Recipients and groups", render: recipientsPage},
   schedules: {title: "Schedules", render: schedulesPage},
+  policies: {title: "Escalation policies", render: policiesPage},
   maintenance: {title: "Maintenance", render: maintenancePage},
   keys: {title: "API keys", render: keysPage},
   webhooks: {title: "Outbound webhooks", render: webhooksPage},
