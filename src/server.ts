@@ -1,5 +1,5 @@
 import type {AddressInfo} from "node:net";
-import {Server as HttpServer} from "node:http";
+import {createServer, Server as HttpServer} from "node:http";
 import {Configuration, type TokenProvider} from "@tsed/di";
 import {application, type PlatformBuilder} from "@tsed/platform-http";
 import {PlatformExpress} from "@tsed/platform-express";
@@ -149,13 +149,15 @@ export interface HttpFrontParts {
 /** Ts.ED on Express with the lane in front and the connection limits on the socket, listening. */
 export async function openHttpFront(settings: Settings, parts: HttpFrontParts): Promise<HttpFront> {
   const platform = await PlatformExpress.bootstrap(Server, {
-    httpPort: `${settings.host}:${settings.port}`,
+    // The gateway makes its own server: Ts.ED's is a singleton of its process-wide injector, so a
+    // second gateway in one process (tests, a standby taking over) got the first one's server back.
+    httpPort: false,
     httpsPort: false,
     middlewares: [requestLog(parts.recordRequest), ...BODY_PIPELINE],
     statics: parts.statics,
     imports: parts.providers
   });
-  const server = platform.injector.get<HttpServer>(HttpServer);
+  const server = createServer(platform.callback());
   // Built either way: a @Lane() route the lane cannot serve stops the start.
   const lane = new LaneServer(laneRoutes(CONTROLLERS, platform.injector), parts.recordRequest, parts.logger);
   if (parts.lane !== false) serveLane(server, lane);
