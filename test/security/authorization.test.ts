@@ -38,6 +38,17 @@ const SCOPE_OF: Record<string, Scope> = {
   "GET /api/v1/schedules/:uuid/on-call": "recipients:read",
   "GET /api/v1/schedules/:uuid/shifts": "recipients:read",
   "GET /api/v1/schedules/:uuid/overrides": "recipients:read",
+  "GET /api/v1/escalation-policies": "recipients:read",
+  "POST /api/v1/escalation-policies": "recipients:write",
+  "GET /api/v1/escalation-policies/:uuid": "recipients:read",
+  "PATCH /api/v1/escalation-policies/:uuid": "recipients:write",
+  "DELETE /api/v1/escalation-policies/:uuid": "recipients:write",
+  "GET /api/v1/targets": "recipients:read",
+  // A device CLI's send key resolves `--to NAME` before it sends.
+  "GET /api/v1/targets/:ref": "notifications:send",
+  // Renders what each channel would send; nothing is sent.
+  "POST /api/v1/recipients/:uuid/preview": "recipients:read",
+  "GET /api/v1/recipients/:uuid/preview/:file": "recipients:read",
   "POST /api/v1/schedules/:uuid/overrides": "recipients:write",
   "DELETE /api/v1/schedules/:uuid/overrides/:id": "recipients:write",
   "GET /api/v1/maintenance": "recipients:read",
