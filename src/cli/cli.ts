@@ -9,6 +9,7 @@ import {groupCommands} from "./commands/groups.js";
 import {policyCommands} from "./commands/policies.js";
 import {keyCommands} from "./commands/keys.js";
 import {heartbeatCommands} from "./commands/heartbeat.js";
+import {operationsCommands} from "./commands/operations.js";
 import {doctorCommand} from "./commands/doctor.js";
 import {backupCommands} from "./commands/backup.js";
 import {restoreCommand} from "./commands/restore.js";
@@ -25,6 +26,7 @@ const COMMANDS: Command[] = [
   ...groupCommands,
   ...policyCommands,
   ...keyCommands,
+  ...operationsCommands,
   ...heartbeatCommands,
   doctorCommand,
   ...backupCommands,

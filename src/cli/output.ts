@@ -15,7 +15,7 @@ export function jsonText(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-type Cell = string | number | boolean | null | undefined;
+export type Cell = string | number | boolean | null | undefined;
 
 function cellText(value: Cell): string {
   if (value === null || value === undefined || value === "") return "-";

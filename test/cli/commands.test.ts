@@ -200,6 +200,50 @@ describe("notifications", () => {
     expect(unknown.stderr).toMatch(/no recipient, group, schedule or policy has the uuid or name "Nobody here"/);
   });
 
+  it("covers schedules, maintenance windows, heartbeats and integrations as the device CLI does", async () => {
+    const rotation = {type: "rotation", members: [alice], starts_at: "2026-01-05T06:00:00Z", shift_length_hours: 12};
+    const schedule = await gw.call("POST", "/api/v1/schedules", {
+      body: {name: "Boiler house", timezone: "Europe/Berlin", layers: [rotation], fallback: alice}
+    });
+    expect(schedule.status).toBe(201);
+    const oncall = await klaxonAdmin(["oncall", "Boiler house"]);
+    expect(oncall.code, oncall.stderr).toBe(0);
+    expect(oncall.stdout).toMatch(/^on call\s+Alice$/m);
+    expect(oncall.stdout).toMatch(/^paged\s+Alice \(recipient\)$/m);
+    expect((await klaxonAdmin(["schedules", "list"])).stdout).toMatch(
+      new RegExp(`^${schedule.body.uuid}\\s+Boiler house\\s+Europe/Berlin`, "m")
+    );
+
+    const window = await json([
+      "maintenance",
+      "start",
+      "--reason",
+      "boiler service",
+      "--for",
+      "1h30m",
+      "--target",
+      "Boiler house"
+    ]);
+    expect(window).toMatchObject({status: "active", reason: "boiler service", targets: [schedule.body.uuid]});
+    expect(Date.parse(window.ends_at) - Date.parse(window.starts_at)).toBeGreaterThanOrEqual(90 * 60_000 - 2000);
+    expect((await klaxonAdmin(["maintenance", "list", "--status", "active"])).stdout).toContain(window.uuid);
+    expect(await json(["maintenance", "end", window.uuid])).toMatchObject({uuid: window.uuid, status: "ended"});
+    expect((await klaxonAdmin(["maintenance", "start", "--reason", "x", "--for", "soon"])).code).toBe(2);
+
+    const heartbeat = await gw.call("POST", "/api/v1/heartbeats", {
+      body: {name: "boiler-plc", period_seconds: 60, target: alice}
+    });
+    expect(heartbeat.status).toBe(201);
+    expect((await klaxonAdmin(["heartbeats", "list"])).stdout).toMatch(/^boiler-plc\s+\S+\s+60\s/m);
+    const integration = await gw.call("POST", "/api/v1/integrations", {
+      body: {name: "boiler-scada", kind: "generic", target: alice}
+    });
+    expect(integration.status).toBe(201);
+    expect((await klaxonAdmin(["integrations", "list"])).stdout).toMatch(
+      new RegExp(`^${integration.body.id}\\s+boiler-scada\\s+generic`, "m")
+    );
+  });
+
   it("acknowledges with who and a note, then resolves", async () => {
     const sent = await json(["send", "--to", alice, "--priority", "high", "ack me"]);
     const acked = await klaxonAdmin(["ack", sent.notification_uuid, "--by", "maria", "--note", "valve closed"]);
