@@ -1,15 +1,23 @@
 import {afterEach, describe, expect, it} from "vitest";
 import {spawnSync} from "node:child_process";
-import {existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from "node:fs";
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from "node:fs";
 import {join} from "node:path";
 import {startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
 import {ManualClock} from "../../src/lib/clock.js";
+import {createLogger} from "../../src/lib/logger.js";
+import {BackupService} from "../../src/ops/backups.js";
 import {RestoreError, restoreBackup} from "../../src/ops/restore.js";
+import {AuditService} from "../../src/services/shared/audit.service.js";
+import {ConfigStore} from "../../src/store/config/config-store.js";
+import {AuditRepository} from "../../src/store/journal/audit.repository.js";
+import {Journal} from "../../src/store/journal/journal.js";
 
 let gw: TestGateway | null = null;
+const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   await gw?.stop();
   gw = null;
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 const T0 = Date.UTC(2026, 10, 23, 2, 30, 0);
@@ -77,39 +85,6 @@ describe("backups", () => {
     expect((await gw.call("GET", `/api/v1/recipients/${recipient}`)).status).toBe(200);
   });
 
-  it("keeps only the newest backup.keep backups and names two in one second apart", async () => {
-    const clock = new ManualClock(T0);
-    gw = await startTestGateway({backup: {keep: 2}}, {clock});
-    const names: string[] = [];
-    for (const step of [0, 0, 60_000, 60_000]) {
-      clock.advance(step);
-      const answer = await gw.call("POST", "/api/v1/backups");
-      expect(answer.status).toBe(201);
-      names.push(answer.body.name);
-    }
-    expect(names).toEqual([
-      "2026-11-23T02-30-00Z",
-      "2026-11-23T02-30-00Z-2",
-      "2026-11-23T02-31-00Z",
-      "2026-11-23T02-32-00Z"
-    ]);
-    expect((await gw.call("GET", "/api/v1/backups")).body.items.map((item: {name: string}) => item.name)).toEqual([
-      "2026-11-23T02-32-00Z",
-      "2026-11-23T02-31-00Z"
-    ]);
-    expect(readdirSync(join(gw.dataDir, "backups")).sort()).toEqual(["2026-11-23T02-31-00Z", "2026-11-23T02-32-00Z"]);
-  });
-
-  it("never names two backups alike, even when one was pruned within its second", async () => {
-    gw = await startTestGateway({backup: {keep: 1}}, {clock: new ManualClock(T0)});
-    const names: string[] = [];
-    for (let i = 0; i < 3; i++) names.push((await gw.call("POST", "/api/v1/backups")).body.name);
-    // keep 1: each backup prunes the one before, whose name would otherwise be free again.
-    expect(names).toEqual(["2026-11-23T02-30-00Z", "2026-11-23T02-30-00Z-2", "2026-11-23T02-30-00Z-3"]);
-    expect((await gw.call("GET", `/api/v1/backups/${names[0]}`)).status).toBe(404);
-    expect((await gw.call("GET", `/api/v1/backups/${names[2]}`)).status).toBe(200);
-  });
-
   it("audits every backup with who asked for it and which old ones it deleted", async () => {
     gw = await startTestGateway({backup: {keep: 1}}, {clock: new ManualClock(T0)});
     const first = (await gw.call("POST", "/api/v1/backups")).body;
@@ -137,6 +112,54 @@ describe("backups", () => {
     expect(missing.status).toBe(404);
     expect(missing.headers.get("content-type")).toContain("application/problem+json");
     expect(existsSync(join(gw.dataDir, "backups"))).toBe(false);
+  });
+});
+
+/**
+ * The backup service in process: a journal and config store in a temp dir, on a manual clock. How
+ * backups are named and pruned is its own rule; "backs up online" and "audits every backup" above
+ * keep the black-box proof of both through the API.
+ */
+async function backupService(keep: number): Promise<{service: BackupService; dataDir: string; clock: ManualClock}> {
+  const dataDir = tempDir();
+  const logger = createLogger("error", () => undefined);
+  const clock = new ManualClock(T0);
+  const journal = new Journal({path: join(dataDir, "journal.sqlite"), logger, checkpointIntervalMs: 60_000});
+  await ConfigStore.open(join(dataDir, "config.json"));
+  cleanups.push(
+    () => rmSync(dataDir, {recursive: true, force: true}),
+    () => journal.close()
+  );
+  const audit = new AuditService(journal, new AuditRepository(journal), clock);
+  return {service: new BackupService(dataDir, journal, clock, logger, keep, audit), dataDir, clock};
+}
+
+describe("backup names and backup.keep", () => {
+  it("keeps only the newest backup.keep backups and names two in one second apart", async () => {
+    const {service, dataDir, clock} = await backupService(2);
+    const names: string[] = [];
+    for (const step of [0, 0, 60_000, 60_000]) {
+      clock.advance(step);
+      names.push((await service.create()).name);
+    }
+    expect(names).toEqual([
+      "2026-11-23T02-30-00Z",
+      "2026-11-23T02-30-00Z-2",
+      "2026-11-23T02-31-00Z",
+      "2026-11-23T02-32-00Z"
+    ]);
+    expect((await service.list()).map((item) => item.name)).toEqual(["2026-11-23T02-32-00Z", "2026-11-23T02-31-00Z"]);
+    expect(readdirSync(join(dataDir, "backups")).sort()).toEqual(["2026-11-23T02-31-00Z", "2026-11-23T02-32-00Z"]);
+  });
+
+  it("never names two backups alike, even when one was pruned within its second", async () => {
+    const {service} = await backupService(1);
+    const names: string[] = [];
+    for (let i = 0; i < 3; i++) names.push((await service.create()).name);
+    // keep 1: each backup prunes the one before, whose name would otherwise be free again.
+    expect(names).toEqual(["2026-11-23T02-30-00Z", "2026-11-23T02-30-00Z-2", "2026-11-23T02-30-00Z-3"]);
+    // GET /api/v1/backups/{name} answers from this list: the first is gone (404), the last is there.
+    expect((await service.list()).map((item) => item.name)).toEqual([names[2]]);
   });
 });
 
