@@ -120,6 +120,16 @@ describe("the audit log page with integrations as actors", () => {
         .first()
         .locator(".clip");
       expect(await actor.getAttribute("title")).toBe(integrationId);
+      // Who by name, not only by id (issue 33): the integration's name stands beside its id.
+      expect(
+        await page
+          .locator("tbody tr", {hasText: "notification.accepted"})
+          .first()
+          .locator("td")
+          .first()
+          .locator(".audit-name")
+          .textContent()
+      ).toBe("go-services-production-cluster-eu-central-monitoring");
       expect(await page.locator(".clip", {hasText: "prometheus-k8s"}).getAttribute("title")).toBe(
         "prometheus-k8s-production-eu-central-1.monitoring.svc.cluster.local"
       );

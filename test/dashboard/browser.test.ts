@@ -143,6 +143,8 @@ describe("the dashboard in a real browser", () => {
     expect(await card.getByRole("button", {name: "Acknowledge"}).count()).toBe(0);
     await card.locator("summary").click();
     expect(await card.locator(".timeline").textContent()).toContain("Acknowledged by dashboard via dashboard");
+    // The admin sees whom each attempt went to by name, with the contact in full (the API masks it).
+    expect(await card.locator(".timeline").textContent()).toContain("Email to Maria Schmidt (maria@factory.lan)");
     const stored = await gw.call("GET", `/api/v1/notifications/${sent.body.notification_uuid}`);
     expect(stored.body).toMatchObject({status: "acknowledged", acknowledged_via: "dashboard"});
   });

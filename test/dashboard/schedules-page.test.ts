@@ -174,6 +174,10 @@ describe("the Schedules page", () => {
     await openSchedules(page);
     const creator = page.locator("details.new-schedule");
     await creator.locator("summary").click();
+    // The layer buttons stand apart from the Fallback field under them (issue 33: they were cramped).
+    const adder = (await creator.getByRole("button", {name: "Add rotation layer"}).boundingBox())!;
+    const fallback = (await creator.locator(".field", {has: page.getByLabel("Fallback")}).boundingBox())!;
+    expect(fallback.y - (adder.y + adder.height)).toBeGreaterThanOrEqual(16);
     await creator.getByLabel("Name", {exact: true}).fill("Forklift service");
     await creator.getByLabel("Time zone").fill("America/New_York");
     await creator.getByRole("button", {name: "Create schedule"}).click();

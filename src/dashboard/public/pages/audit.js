@@ -1,4 +1,5 @@
-import {api} from "../lib/api.js";
+import {api, apiIfAvailable} from "../lib/api.js";
+import {loadTargets} from "../lib/targets.js";
 import {dataTable, emptyState, fill, h, pageHeading} from "../lib/dom.js";
 import {field, submitting} from "../lib/forms.js";
 import {timeElement} from "../lib/format.js";
@@ -18,9 +19,28 @@ function clipped(text, tag = "span") {
   return h(tag, {class: "clip", title: text}, text);
 }
 
-/** "api key g9mo2gva", "integration int_01…": the kind on one line, the id (clipped) under it. */
-function labelledId(kind, id) {
-  return h("span", {class: "labelled-id"}, kind, id ? [" ", clipped(id, "code")] : null);
+/** "api key “plc-gateway” g9mo2gva", "integration “tank sensors” int_01…": kind and name, the id (clipped) under them. */
+function labelledId(kind, id, name) {
+  return h(
+    "span",
+    {class: "labelled-id"},
+    kind,
+    name ? [" ", h("strong", {class: "audit-name", title: name}, name)] : null,
+    id ? [" ", clipped(id, "code")] : null
+  );
+}
+
+/** Names for the ids the log records: keys, integrations, recipients, groups and schedules (deleted ones keep their id). */
+async function loadNames() {
+  const [keys, integrations, targets] = await Promise.all([
+    apiIfAvailable("GET", "/api/v1/keys"),
+    apiIfAvailable("GET", "/api/v1/integrations?limit=200"),
+    loadTargets()
+  ]);
+  const names = new Map([...(keys?.items ?? []), ...(integrations?.items ?? [])].map((item) => [item.id, item.name]));
+  for (const target of [...targets.recipients, ...targets.groups, ...targets.schedules])
+    names.set(target.uuid, target.name);
+  return (id) => (id ? names.get(id) : undefined);
 }
 
 function detailCell(detail) {
@@ -37,6 +57,7 @@ function detailCell(detail) {
 
 /** The audit log, newest first, filtered by action, subject or actor. */
 export async function auditPage(main, {params}) {
+  const nameOf = await loadNames();
   let items = [];
   let nextCursor = null;
   const table = h("div", {class: "audit-log"});
@@ -107,7 +128,7 @@ export async function auditPage(main, {params}) {
   function render() {
     const rows = items.map((entry) => [
       timeElement(h, entry.at),
-      labelledId(entry.actor.type.replace("_", " "), entry.actor.id),
+      labelledId(entry.actor.type.replace("_", " "), entry.actor.id, nameOf(entry.actor.id)),
       // notification.<wbr>deduplicated: a narrow column breaks after the dot, not inside a word.
       h(
         "span",
@@ -116,7 +137,7 @@ export async function auditPage(main, {params}) {
           .split(".")
           .map((part, index, parts) => (index < parts.length - 1 ? [`${part}.`, h("wbr", {})] : part))
       ),
-      labelledId(entry.subject.type, entry.subject.id),
+      labelledId(entry.subject.type, entry.subject.id, nameOf(entry.subject.id)),
       entry.source ? clipped(entry.source) : "—",
       detailCell(entry.detail)
     ]);

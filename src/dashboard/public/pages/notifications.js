@@ -10,7 +10,17 @@ const MAX_PAGE = 200;
 const RELOAD_DELAY_MS = 300;
 const ACKNOWLEDGEABLE = new Set(["queued", "notifying", "exhausted"]);
 
-function timeline(notification) {
+// The contact field behind each channel (domain/recipient.ts).
+const CONTACT_FIELD = {telegram_voice: "telegram_id", voice_call: "phone", sms: "phone", email: "email"};
+
+/** Who an attempt went to, for the admin: the name and the contact in full (the API masks it); masked when the recipient is gone. */
+function attemptTarget(attempt, targets) {
+  const person = targets.recipients.find((recipient) => recipient.uuid === attempt.recipient_uuid);
+  const contact = person?.[CONTACT_FIELD[attempt.channel]];
+  return person ? `${person.name}${contact ? ` (${contact})` : ""}` : attempt.target;
+}
+
+function timeline(notification, targets) {
   const entries = [
     {
       at: notification.created_at,
@@ -31,7 +41,7 @@ function timeline(notification) {
       kind: "suppressed"
     });
   for (const attempt of notification.attempts) {
-    const detail = `Step ${attempt.step}: ${channelName(attempt.channel)} to ${attempt.target}${attempt.detail ? ` — ${attempt.detail}` : ""}`;
+    const detail = `Step ${attempt.step}: ${channelName(attempt.channel)} to ${attemptTarget(attempt, targets)}${attempt.detail ? ` — ${attempt.detail}` : ""}`;
     entries.push({at: attempt.started_at, text: detail, outcome: attempt.outcome});
   }
   if (notification.acknowledged_at) {
@@ -222,7 +232,7 @@ export async function notificationsPage(main, {params}) {
         {"data-focus": `${notification.id}:timeline`},
         `Timeline (${notification.attempts.length} attempt${notification.attempts.length === 1 ? "" : "s"})`
       ),
-      timeline(notification)
+      timeline(notification, targets)
     );
     details.addEventListener("toggle", () =>
       details.open ? expanded.add(notification.id) : expanded.delete(notification.id)
