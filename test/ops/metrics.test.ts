@@ -1,4 +1,4 @@
-import {afterEach, describe, expect, it} from "vitest";
+import {afterAll, afterEach, beforeAll, describe, expect, it} from "vitest";
 import {readdirSync, readFileSync, writeFileSync} from "node:fs";
 import {join} from "node:path";
 import {performance} from "node:perf_hooks";
@@ -108,53 +108,63 @@ describe("/metrics", () => {
     expect(text).not.toContain("+4915112345678");
   });
 
-  it("labels requests no endpoint matched as unmatched, so random paths add no series", async () => {
-    gw = await startTestGateway();
-    for (const path of ["/wp-login.php", "/etc/passwd", "/api/v1/nothing-here"])
-      expect((await fetch(gw.url + path)).status).toBe(404);
-    const metrics = parseExposition(await (await fetch(`${gw.url}/metrics`)).text());
-    expect(
-      metrics.value("klaxon_http_request_duration_seconds_count", {method: "GET", route: "unmatched", status: "404"})
-    ).toBe(3);
-    expect(metrics.samples.some((sample) => sample.labels.route?.includes("wp-login"))).toBe(false);
-  });
+  // Neither changes what the other reads (their own unmatched paths; the process and the runtime), so
+  // they share one gateway.
+  describe("on a gateway with no channel configured", () => {
+    let plain: TestGateway;
+    beforeAll(async () => {
+      plain = await startTestGateway();
+    });
+    afterAll(async () => {
+      await plain.stop();
+    });
 
-  it("reports the process, the Node.js runtime and the build, as Prometheus client libraries name them", async () => {
-    gw = await startTestGateway();
-    // Hold the event loop for 300 ms: the delay gauges must see it.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const blockedUntil = performance.now() + 300;
-    while (performance.now() < blockedUntil);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const metrics = parseExposition(await (await fetch(`${gw.url}/metrics`)).text());
-    const value = (name: string) => metrics.value(name) as number;
+    it("labels requests no endpoint matched as unmatched, so random paths add no series", async () => {
+      for (const path of ["/wp-login.php", "/etc/passwd", "/api/v1/nothing-here"])
+        expect((await fetch(plain.url + path)).status).toBe(404);
+      const metrics = parseExposition(await (await fetch(`${plain.url}/metrics`)).text());
+      expect(
+        metrics.value("klaxon_http_request_duration_seconds_count", {method: "GET", route: "unmatched", status: "404"})
+      ).toBe(3);
+      expect(metrics.samples.some((sample) => sample.labels.route?.includes("wp-login"))).toBe(false);
+    });
 
-    expect(metrics.types.get("process_cpu_seconds_total")).toBe("counter");
-    expect(value("process_cpu_seconds_total")).toBeGreaterThan(0.3);
-    // The gateway runs in this process, so /proc and Node must agree with what the test reads.
-    expect(value("process_resident_memory_bytes")).toBeGreaterThan(20e6);
-    expect(
-      Math.abs(value("process_resident_memory_bytes") - process.memoryUsage.rss()) / process.memoryUsage.rss()
-    ).toBeLessThan(0.5);
-    expect(value("process_start_time_seconds")).toBeCloseTo(performance.timeOrigin / 1000, 0);
-    // Sockets of other tests' leftovers may come and go between the two readings: close, not equal.
-    expect(Math.abs(value("process_open_fds") - (readdirSync("/proc/self/fd").length - 1))).toBeLessThanOrEqual(4);
-    expect(value("process_open_fds")).toBeLessThan(value("process_max_fds"));
-    expect(value("nodejs_heap_size_used_bytes")).toBeGreaterThan(1e6);
-    expect(value("nodejs_heap_size_used_bytes")).toBeLessThanOrEqual(value("nodejs_heap_size_total_bytes"));
-    expect(value("nodejs_eventloop_delay_max_seconds")).toBeGreaterThan(0.25);
-    expect(value("nodejs_eventloop_delay_p99_seconds")).toBeGreaterThan(0.25);
-    // Percentiles cover the time since the previous scrape: the held loop is not counted twice.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(
-      parseExposition(await (await fetch(`${gw.url}/metrics`)).text()).value("nodejs_eventloop_delay_max_seconds")
-    ).toBeLessThan(0.25);
+    it("reports the process, the Node.js runtime and the build, as Prometheus client libraries name them", async () => {
+      // Hold the event loop for 300 ms: the delay gauges must see it.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const blockedUntil = performance.now() + 300;
+      while (performance.now() < blockedUntil);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const metrics = parseExposition(await (await fetch(`${plain.url}/metrics`)).text());
+      const value = (name: string) => metrics.value(name) as number;
 
-    const version = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")).version;
-    // A checkout has no RELEASE file, so no commit label rather than a guess.
-    expect(metrics.samples.filter((sample) => sample.name === "klaxon_build_info")).toEqual([
-      {name: "klaxon_build_info", labels: {version, node: process.version}, value: 1}
-    ]);
+      expect(metrics.types.get("process_cpu_seconds_total")).toBe("counter");
+      expect(value("process_cpu_seconds_total")).toBeGreaterThan(0.3);
+      // The gateway runs in this process, so /proc and Node must agree with what the test reads.
+      expect(value("process_resident_memory_bytes")).toBeGreaterThan(20e6);
+      expect(
+        Math.abs(value("process_resident_memory_bytes") - process.memoryUsage.rss()) / process.memoryUsage.rss()
+      ).toBeLessThan(0.5);
+      expect(value("process_start_time_seconds")).toBeCloseTo(performance.timeOrigin / 1000, 0);
+      // Sockets of other tests' leftovers may come and go between the two readings: close, not equal.
+      expect(Math.abs(value("process_open_fds") - (readdirSync("/proc/self/fd").length - 1))).toBeLessThanOrEqual(4);
+      expect(value("process_open_fds")).toBeLessThan(value("process_max_fds"));
+      expect(value("nodejs_heap_size_used_bytes")).toBeGreaterThan(1e6);
+      expect(value("nodejs_heap_size_used_bytes")).toBeLessThanOrEqual(value("nodejs_heap_size_total_bytes"));
+      expect(value("nodejs_eventloop_delay_max_seconds")).toBeGreaterThan(0.25);
+      expect(value("nodejs_eventloop_delay_p99_seconds")).toBeGreaterThan(0.25);
+      // Percentiles cover the time since the previous scrape: the held loop is not counted twice.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(
+        parseExposition(await (await fetch(`${plain.url}/metrics`)).text()).value("nodejs_eventloop_delay_max_seconds")
+      ).toBeLessThan(0.25);
+
+      const version = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")).version;
+      // A checkout has no RELEASE file, so no commit label rather than a guess.
+      expect(metrics.samples.filter((sample) => sample.name === "klaxon_build_info")).toEqual([
+        {name: "klaxon_build_info", labels: {version, node: process.version}, value: 1}
+      ]);
+    });
   });
 
   it("labels the build with the commit a release was packaged from", () => {
