@@ -143,6 +143,9 @@ describe("heartbeats API", () => {
     const afterSilence = await pagesOf("line-3-plc");
     expect(afterSilence).toHaveLength(3);
     expect(afterSilence[0].message).toContain("no ping in time");
+    // The last ping as people read it, with the zone named; no raw ISO instant in the message.
+    expect(afterSilence[0].message).toMatch(/\(last ping \d{1,2} \w{3} \d{4}, \d\d:\d\d:\d\d \S+\)$/);
+    expect(afterSilence[0].message).not.toMatch(/\d{4}-\d\d-\d\dT/);
 
     // A good ping brings it up and resolves the open page; a page resolved by hand is left alone.
     await gw.call("POST", pingPath(url), {key: null});

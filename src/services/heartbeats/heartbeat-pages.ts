@@ -1,6 +1,6 @@
 import type {HeartbeatDefinition, HeartbeatEffect, HeartbeatStatus} from "../../domain/heartbeat.js";
 import {SYSTEM_ACTOR} from "../../domain/actor.js";
-import {isoTimestamp} from "../../lib/clock.js";
+import {readableTime} from "../../lib/local-time.js";
 import type {Logger} from "../../lib/logger.js";
 import type {StoredHeartbeatState} from "../../store/journal/heartbeat-states.repository.js";
 import type {NotificationsService} from "../notifications/notifications.service.js";
@@ -48,7 +48,8 @@ export class HeartbeatPages {
     before: StoredHeartbeatState,
     {reason, exit_code}: Extract<HeartbeatEffect, {type: "page"}>
   ): Promise<string | null> {
-    const lastPing = before.last_ping_at === null ? "never pinged" : `last ping ${isoTimestamp(before.last_ping_at)}`;
+    // Read by people: the box's wall clock with its zone, not a raw ISO instant (issue 33).
+    const lastPing = before.last_ping_at === null ? "never pinged" : `last ping ${readableTime(before.last_ping_at)}`;
     const message =
       reason === "failed"
         ? `Heartbeat ${definition.name} reported a failure${exit_code === undefined ? "" : ` (exit code ${exit_code})`}`
