@@ -87,8 +87,10 @@ describe("escalation runner", () => {
     ).toEqual([
       // A skipped step still says whom it would have reached, masked like any attempt's target.
       ["voice_call", "+49********678", "skipped", "modem not registered on the network"],
-      ["email", "m****@factory.lan", "sent", "recorded"]
+      ["email", "m****@factory.lan", "sent", null]
     ]);
+    // A delivery's answer is its detail, not an error.
+    expect(n.attempts[1].detail).toBe("recorded");
     expect(eventTypes(r.gw, id)).toContain("contact.failed");
   });
 
@@ -103,8 +105,9 @@ describe("escalation runner", () => {
     const n = await r.notification(id);
     expect(n.attempts.map((a: {outcome: string; error: string | null}) => [a.outcome, a.error])).toEqual([
       ["failed", "NO CARRIER"],
-      ["sent", "recorded"]
+      ["sent", null]
     ]);
+    expect(n.attempts[1].detail).toBe("recorded");
   });
 
   it("does nothing on a wake-up that comes after an acknowledgement", async () => {
