@@ -232,8 +232,10 @@ describe("quiet hours", () => {
     expect(r.dialled()).toEqual([r.contacts("Frank").phone]);
     expect(n.attempts.map((a: any) => [a.recipient_uuid, a.outcome, a.error])).toEqual([
       [quinn, "deferred", `quiet hours until ${endsAt}`],
-      [frank, "answered", expect.any(String)]
+      [frank, "answered", null]
     ]);
+    // The call's answer is the attempt's detail; error is for failures.
+    expect(n.attempts[1].detail).toEqual(expect.any(String));
     expect(n.status).toBe("notifying");
   });
 
