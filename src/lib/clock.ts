@@ -1,3 +1,4 @@
+import {readableTime} from "./local-time.js";
 /** The only reader of the system clock; everything else is handed a Clock so tests can set time exactly. */
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
@@ -37,7 +38,8 @@ export function isoTimestamp(ms: number): string {
   return lastIso;
 }
 
-/** A time as people read it in emails and on pages: to the minute, in UTC. */
+/** A time as people read it in emails and on pages: on the box's wall clock, with the zone's abbreviation. */
 export function formatTime(date: Date | null): string {
-  return date ? `${date.toISOString().slice(0, 16).replace("T", " ")} UTC` : "unknown";
+  // People read these (mails, the ack page): the box's wall clock with the zone named, not UTC (issue 33).
+  return date ? readableTime(date.getTime()) : "unknown";
 }

@@ -4,6 +4,7 @@ import {describe, expect, it} from "vitest";
 import {emailRig, PUBLIC_URL, shareEmailRig, stopEmailRigs, type EmailRig} from "./email-rig.js";
 import {AckLinkSigner} from "../../src/lib/ack-link.js";
 import {ManualClock} from "../../src/lib/clock.js";
+import {readableTime} from "../../src/lib/local-time.js";
 import {launchChromium, openContext, PHONE} from "../dashboard/support/browser.js";
 
 stopEmailRigs();
@@ -222,7 +223,9 @@ describe("email acknowledge links on a gateway of their own", () => {
     const r = await emailRig({gateway: {clock}});
     const id = await r.send(await r.recipient());
     const link = linkIn((await r.peer.next()).text);
-    expect(r.peer.messages[0].text).toContain("It works until 2026-11-30 09:00 UTC.");
+    // On the box's wall clock with its zone named (issue 33), not a bare UTC time.
+    expect(r.peer.messages[0].text).toContain(`It works until ${readableTime(Date.parse("2026-11-30T09:00:00Z"))}.`);
+    expect(readableTime(Date.parse("2026-11-30T09:00:00Z"))).toMatch(/^30 Nov 2026, \d\d:\d\d:00 \S+$/);
 
     clock.set(T0 + 7 * DAY_MS);
     for (const method of ["GET", "POST"] as const) {
