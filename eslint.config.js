@@ -24,6 +24,25 @@ export default tseslint.config(
     }
   },
   {
+    // Dependencies as one named object (DESIGN rule 15): a constructor or function that needs more
+    // than four things takes them by name, so a call reads without counting positions.
+    files: ["src/**/*.ts"],
+    rules: {"@typescript-eslint/max-params": ["error", {max: 4}]}
+  },
+  {
+    // A Ts.ED handler takes each request part (a query field, a header) as its own decorated
+    // parameter, which is also how each is documented; folding them into one object would need a
+    // query model with other validation. These are bindings, not dependencies.
+    files: ["src/api/controllers/*.controller.ts"],
+    rules: {"@typescript-eslint/max-params": "off"}
+  },
+  {
+    // Still positional, left to the helpers changing these files now (issue 31 "one door", issue
+    // 34 hand-over): the lane (to be deleted), the edge's problem writer, and the standby's raiseEpoch.
+    files: ["src/api/fast-lane/lane.ts", "src/api/errors/problem.ts", "src/boot/standby.ts"],
+    rules: {"@typescript-eslint/max-params": "off"}
+  },
+  {
     // Tests read JSON answers, whose type is what the test checks: `any` there is the point.
     files: ["test/**"],
     rules: {

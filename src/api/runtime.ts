@@ -20,25 +20,32 @@ export class Runtime {
   /** The limits `rate_limit` sets: requests per key, and failed authentications per address. */
   static fromSettings(settings: Settings, logger: Logger, clock: Clock): Runtime {
     const {per_second, burst, auth_failures_per_minute} = settings.rate_limit;
-    return new Runtime(
+    return new Runtime({
       settings,
       logger,
       clock,
-      new RateLimiter(per_second, burst, clock),
-      new RateLimiter(auth_failures_per_minute / 60, auth_failures_per_minute, clock)
-    );
+      keyLimiter: new RateLimiter(per_second, burst, clock),
+      authFailureLimiter: new RateLimiter(auth_failures_per_minute / 60, auth_failures_per_minute, clock)
+    });
   }
 
-  constructor(
-    readonly settings: Settings,
-    readonly logger: Logger,
-    readonly clock: Clock,
-    /** Requests per API key. */
-    readonly keyLimiter: RateLimiter,
-    /** Failed authentications per client address (guessing keys, signatures, ping tokens). */
-    readonly authFailureLimiter: RateLimiter
-  ) {
-    this.authFailures = new FailedAuthThrottle(authFailureLimiter, clock, logger);
+  readonly settings: Settings;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** Requests per API key. */
+  readonly keyLimiter: RateLimiter;
+  /** Failed authentications per client address (guessing keys, signatures, ping tokens). */
+  readonly authFailureLimiter: RateLimiter;
+
+  constructor(deps: Pick<Runtime, "settings" | "logger" | "clock" | "keyLimiter" | "authFailureLimiter">) {
+    ({
+      settings: this.settings,
+      logger: this.logger,
+      clock: this.clock,
+      keyLimiter: this.keyLimiter,
+      authFailureLimiter: this.authFailureLimiter
+    } = deps);
+    this.authFailures = new FailedAuthThrottle(deps.authFailureLimiter, deps.clock, deps.logger);
   }
 
   /**

@@ -97,10 +97,13 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   const recipientsRepository = new RecipientsRepository(config);
   const groupsRepository = new GroupsRepository(config);
   const audit = new AuditService(journal, new AuditRepository(journal), clock);
-  const remoteControl = new RemoteControlService(journal, recipientsRepository, notificationsRepository, audit, {
+  const remoteControl = new RemoteControlService({
+    journal,
+    recipients: recipientsRepository,
+    records: notificationsRepository,
+    audit,
     // Called only once serving, when `notifications` below exists.
-    acknowledge: (id, ack, actor) => notifications.acknowledge(id, ack, actor),
-    resolve: (id, actor) => notifications.resolve(id, actor)
+    lifecycle: {acknowledge: (...a) => notifications.acknowledge(...a), resolve: (...a) => notifications.resolve(...a)}
   });
   const registry = new ChannelRegistry(
     options.drivers ??
@@ -173,11 +176,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   });
   const {recipients, groups, repositories} = directory;
   const storms = new StormGrouping(journal, escalationsRepository, settings.storm.max_join_delay_seconds * 1000);
-  const policies = new PagingPolicies({
-    targets: directory.repositories,
-    clock,
-    box: channelStatus.missingSetting.bind(channelStatus)
-  });
+  const box = channelStatus.missingSetting.bind(channelStatus);
+  const policies = new PagingPolicies({targets: directory.repositories, clock, box});
   const notifications = new NotificationsService({
     journal,
     notifications: notificationsRepository,
@@ -276,20 +276,20 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       schedules: directory.repositories.schedules
     }
   });
-  const readiness = new ReadinessService(
+  const readiness = new ReadinessService({
     journal,
-    eventsRepository,
-    escalationsRepository,
-    channelStatus,
+    events: eventsRepository,
+    escalations: escalationsRepository,
+    channels: channelStatus,
     clock,
     dataDir,
-    {heartbeats: heartbeatMonitor, maintenance: maintenance.releaser, auditor: operations.auditor},
-    directory.repositories.schedules,
-    () => mqtt.connections.states(),
-    () => parserWorkers.reports(),
-    () => configurationWarnings(directory.repositories, channelStatus.missingSetting.bind(channelStatus)),
-    () => integrations.service.unmappedWarnings()
-  );
+    sweeps: {heartbeats: heartbeatMonitor, maintenance: maintenance.releaser, auditor: operations.auditor},
+    schedules: directory.repositories.schedules,
+    mqttBrokers: () => mqtt.connections.states(),
+    parserWorkers: () => parserWorkers.reports(),
+    planWarnings: () => configurationWarnings(directory.repositories, box),
+    unmappedKept: () => integrations.service.unmappedWarnings()
+  });
   const dashboard = createDashboard({settings, journal, config, keys, audit, clock, logger});
   const tail = {journal, notifications, records: notificationsRepository, audit, events, clock, logger};
 

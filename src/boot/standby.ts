@@ -164,13 +164,10 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
     });
     takeOver().catch((error: unknown) => logger.error("takeover failed", {error: error as Error}));
   };
-  const watch = new PeerWatch(
-    settings.replication.peer,
-    clock,
-    logger.child({component: "peer-watch"}),
+  const watch = new PeerWatch(settings.replication.peer, clock, logger.child({component: "peer-watch"}), {
     onPass,
-    (peer) => servesOrOutranks(peer, readBeaconFrom(journalPath)?.epoch ?? null, box)
-  );
+    counts: (peer) => servesOrOutranks(peer, readBeaconFrom(journalPath)?.epoch ?? null, box)
+  });
 
   const state = () => {
     const beacon = readBeaconFrom(journalPath);

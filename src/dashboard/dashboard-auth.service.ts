@@ -25,6 +25,18 @@ export interface SignedIn {
   session: DashboardSession;
 }
 
+/** What DashboardAuthService works with, by name. */
+export interface DashboardAuthDeps {
+  credential: AdminCredentialRepository;
+  keys: ApiKeysService;
+  sessions: SessionStore;
+  /** Sign-in and set-password attempts per client address. */
+  attempts: RateLimiter;
+  audit: AuditService;
+  clock: Clock;
+  logger: Logger;
+}
+
 /**
  * The dashboard's one user: an admin password (stored as a scrypt hash), sessions, and the CSRF
  * check. Setting the password needs an admin API key, so on first start only whoever can read
@@ -32,34 +44,29 @@ export interface SignedIn {
  * for resetting a forgotten password.
  */
 export class DashboardAuthService {
-  constructor(
-    private readonly credential: AdminCredentialRepository,
-    private readonly keys: ApiKeysService,
-    readonly sessions: SessionStore,
-    /** Sign-in and set-password attempts per client address. */
-    private readonly attempts: RateLimiter,
-    private readonly audit: AuditService,
-    private readonly clock: Clock,
-    private readonly logger: Logger
-  ) {}
+  constructor(private readonly deps: DashboardAuthDeps) {}
+
+  get sessions(): SessionStore {
+    return this.deps.sessions;
+  }
 
   get passwordSet(): boolean {
-    return this.credential.get().password_hash !== null;
+    return this.deps.credential.get().password_hash !== null;
   }
 
   /** The caller has charged the attempt (`chargeAttempt`) before reading the body. */
   async setPassword(adminKey: string, password: string, address: string): Promise<void> {
-    const key = this.keys.authenticate(adminKey);
+    const key = this.deps.keys.authenticate(adminKey);
     if (!key || !hasScope(key, "admin")) {
-      this.logger.warn("dashboard password change refused: not an admin key", {address});
+      this.deps.logger.warn("dashboard password change refused: not an admin key", {address});
       throw new AppError("unauthenticated", "that is not an active admin API key", {
         errors: [{pointer: "/admin_key", detail: "not an active admin API key"}]
       });
     }
     const hash = await hashPassword(password);
-    await this.credential.save({password_hash: hash, password_set_at: isoTimestamp(this.clock.now())});
-    this.sessions.revokeAll();
-    await this.audit.record(
+    await this.deps.credential.save({password_hash: hash, password_set_at: isoTimestamp(this.deps.clock.now())});
+    this.deps.sessions.revokeAll();
+    await this.deps.audit.record(
       {type: "api_key", id: key.id},
       "dashboard.password_set",
       {type: "dashboard", id: "admin"},
@@ -69,16 +76,16 @@ export class DashboardAuthService {
 
   /** The caller has charged the attempt (`chargeAttempt`) before reading the body. */
   async signIn(password: string, address: string): Promise<SignedIn> {
-    const stored = this.credential.get().password_hash;
+    const stored = this.deps.credential.get().password_hash;
     if (!stored) throw new AppError("conflict", "no admin password is set yet: set one with an admin API key first");
     if (!(await verifyPassword(password, stored))) {
-      this.logger.warn("dashboard sign-in refused: wrong password", {address});
+      this.deps.logger.warn("dashboard sign-in refused: wrong password", {address});
       throw new AppError("unauthenticated", "wrong password", {
         errors: [{pointer: "/password", detail: "wrong password"}]
       });
     }
-    const signedIn = this.sessions.create();
-    await this.audit.record(
+    const signedIn = this.deps.sessions.create();
+    await this.deps.audit.record(
       DASHBOARD_ACTOR,
       "dashboard.signed_in",
       {type: "dashboard_session", id: signedIn.session.id},
@@ -88,8 +95,13 @@ export class DashboardAuthService {
   }
 
   async signOut(token: string, session: DashboardSession): Promise<void> {
-    this.sessions.revoke(token);
-    await this.audit.record(DASHBOARD_ACTOR, "dashboard.signed_out", {type: "dashboard_session", id: session.id}, {});
+    this.deps.sessions.revoke(token);
+    await this.deps.audit.record(
+      DASHBOARD_ACTOR,
+      "dashboard.signed_out",
+      {type: "dashboard_session", id: session.id},
+      {}
+    );
   }
 
   /**
@@ -98,7 +110,7 @@ export class DashboardAuthService {
    * it, not that our page did.
    */
   sessionFor(request: Pick<Request, "headers" | "method">): DashboardSession | null {
-    const session = this.sessions.find(sessionTokenOf(request));
+    const session = this.deps.sessions.find(sessionTokenOf(request));
     if (!session) return null;
     const presented = request.headers[CSRF_HEADER];
     if (
@@ -121,9 +133,9 @@ export class DashboardAuthService {
    * often than the limit.
    */
   chargeAttempt(address: string): void {
-    const decision = this.attempts.take(address);
+    const decision = this.deps.attempts.take(address);
     if (!decision.allowed) {
-      this.logger.warn("dashboard sign-in throttled", {address});
+      this.deps.logger.warn("dashboard sign-in throttled", {address});
       throw new AppError("rate_limited", "too many sign-in attempts from this address; wait and try again", {
         retryAfterSeconds: decision.resetSeconds
       });

@@ -33,15 +33,15 @@ export function createDashboard({settings, journal, config, keys, audit, clock, 
   const sessions = new SessionStore(clock, sessionHours * 3600_000);
   const attempts = new RateLimiter(attemptsPerMinute / 60, attemptsPerMinute, clock);
   const dashboardLogger = logger.child({component: "dashboard"});
-  const auth = new DashboardAuthService(
-    new AdminCredentialRepository(config),
+  const auth = new DashboardAuthService({
+    credential: new AdminCredentialRepository(config),
     keys,
     sessions,
     attempts,
     audit,
     clock,
-    dashboardLogger
-  );
+    logger: dashboardLogger
+  });
   const feed = new LiveFeed(new EventFeedRepository(journal), clock, dashboardLogger);
   return {
     feed,

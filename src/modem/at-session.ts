@@ -50,13 +50,17 @@ export class AtCommandError extends Error {
     readonly command: string,
     /** The modem's answer (`BUSY`, `+CME ERROR: 10 (SIM not inserted)`) or what went wrong locally. */
     readonly reason: string,
-    /** Numeric +CME/+CMS code when known (also mapped back from CMEE=2 text). */
-    readonly code: number | null = null,
-    readonly lines: string[] = []
+    answer: {code?: number | null; lines?: string[]} = {}
   ) {
     super(`${command}: ${reason}`);
     this.name = "AtCommandError";
+    this.code = answer.code ?? null;
+    this.lines = answer.lines ?? [];
   }
+
+  /** Numeric +CME/+CMS code when known (also mapped back from CMEE=2 text). */
+  readonly code: number | null;
+  readonly lines: string[];
 }
 
 /** The modem answered the command with a refusal (ERROR, +CME or +CMS ERROR), as opposed to a timeout or a lost link. */
@@ -155,7 +159,9 @@ export class AtSession extends EventEmitter<AtSessionEvents> {
     clearTimeout(pending.timer);
     pending.timer = setTimeout(() => {
       if (this.current !== pending) return;
-      this.finish(new AtCommandError("timeout", pending.name, `no answer within ${timeoutMs} ms`, null, pending.lines));
+      this.finish(
+        new AtCommandError("timeout", pending.name, `no answer within ${timeoutMs} ms`, {lines: pending.lines})
+      );
     }, timeoutMs);
   }
 
@@ -223,11 +229,14 @@ function looksUnsolicited(line: string): boolean {
 function toError(pending: Pending, final: Exclude<FinalResult, {kind: "ok" | "connect"}>): AtCommandError {
   switch (final.kind) {
     case "error":
-      return new AtCommandError("error", pending.name, "ERROR", null, pending.lines);
+      return new AtCommandError("error", pending.name, "ERROR", {lines: pending.lines});
     case "call_result":
-      return new AtCommandError("call_result", pending.name, final.code, null, pending.lines);
+      return new AtCommandError("call_result", pending.name, final.code, {lines: pending.lines});
     default:
-      return new AtCommandError(final.kind, pending.name, extendedErrorReason(final), final.code, pending.lines);
+      return new AtCommandError(final.kind, pending.name, extendedErrorReason(final), {
+        code: final.code,
+        lines: pending.lines
+      });
   }
 }
 

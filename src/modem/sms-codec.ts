@@ -104,8 +104,7 @@ export function parseCmgr(index: number, lines: string[], charset: ListingCharse
   const body = lines[header + 1];
   return storedSms(
     index,
-    lines[header],
-    headerFields(lines[header]),
+    {header: lines[header], fields: headerFields(lines[header])},
     body?.startsWith("+CMGR:") ? "" : (body ?? ""),
     charset
   );
@@ -120,7 +119,12 @@ export function parseCmgl(lines: string[], charset: ListingCharset): StoredSms[]
     if (!/^\d+$/.test(index)) return;
     const body = lines[position + 1];
     messages.push(
-      storedSms(Number(index), line, fields, body === undefined || body.startsWith("+CMGL:") ? "" : body, charset)
+      storedSms(
+        Number(index),
+        {header: line, fields},
+        body === undefined || body.startsWith("+CMGL:") ? "" : body,
+        charset
+      )
     );
   });
   return messages;
@@ -129,7 +133,12 @@ export function parseCmgl(lines: string[], charset: ListingCharset): StoredSms[]
 // `fields` start at <stat>. PDU form: <stat>,[<alpha>],<length> with a numeric <stat>, whatever
 // mode was set (some firmware lists PDUs in text mode). Text form: "<stat>","<oa>",[<alpha>],[<scts>];
 // a stored status report in text form has <fo>,<mr>,... and no body.
-function storedSms(index: number, header: string, fields: string[], body: string, charset: ListingCharset): StoredSms {
+function storedSms(
+  index: number,
+  {header, fields}: {header: string; fields: string[]},
+  body: string,
+  charset: ListingCharset
+): StoredSms {
   const raw = `${header}\n${body}`;
   if (/^\d+$/.test(fields[0] ?? "")) return pduSms(index, body, Number(fields.at(-1)));
   if (/^\d+$/.test(fields[1] ?? "") && fields.length >= 8) {

@@ -4,6 +4,15 @@ import type {Logger} from "../lib/logger.js";
 import {WakeTimer} from "../lib/wake-timer.js";
 import type {BackupService} from "./backups.js";
 
+/** What BackupSchedule works with, by name. */
+export interface BackupScheduleDeps {
+  expression: string;
+  zone: string;
+  backups: BackupService;
+  clock: Clock;
+  logger: Logger;
+}
+
 /**
  * Runs the nightly backup on the `backup.schedule` cron expression, read in the box's time zone;
  * an empty one turns it off. The expression is read by domain/cron.ts, the parser heartbeat
@@ -17,13 +26,8 @@ export class BackupSchedule {
   private nextAtMs: number | null = null;
   private running = false;
 
-  constructor(
-    private readonly expression: string,
-    private readonly zone: string,
-    private readonly backups: BackupService,
-    private readonly clock: Clock,
-    private readonly logger: Logger
-  ) {
+  constructor(private readonly deps: BackupScheduleDeps) {
+    const {expression, zone, clock} = deps;
     const problem = expression ? cronProblem(expression, zone, clock.now()) : null;
     if (problem) throw new Error(`backup.schedule: "${expression}": ${problem}`);
     this.cron = expression ? parseCron(expression) : null;
@@ -37,11 +41,11 @@ export class BackupSchedule {
 
   start(): void {
     if (!this.cron || this.nextAtMs !== null) return;
-    this.nextAtMs = nextCronTime(this.cron, this.zone, this.clock.now());
+    this.nextAtMs = nextCronTime(this.cron, this.deps.zone, this.deps.clock.now());
     this.timer.aim(this.nextAtMs);
-    this.logger.info("backups scheduled", {
-      schedule: this.expression,
-      timezone: this.zone,
+    this.deps.logger.info("backups scheduled", {
+      schedule: this.deps.expression,
+      timezone: this.deps.zone,
       next: this.nextAtMs === null ? null : isoTimestamp(this.nextAtMs)
     });
   }
@@ -49,19 +53,21 @@ export class BackupSchedule {
   /** One pass: when the due time has come, aims at the following one and runs the backup. */
   async tick(): Promise<void> {
     if (!this.cron || this.nextAtMs === null) return;
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const due = now >= this.nextAtMs;
-    if (due) this.nextAtMs = nextCronTime(this.cron, this.zone, now);
+    if (due) this.nextAtMs = nextCronTime(this.cron, this.deps.zone, now);
     // The wake timer sleeps at most a few minutes, so most passes only aim again.
     this.timer.aim(this.nextAtMs);
     if (!due) return;
     if (this.running) {
-      this.logger.warn("scheduled backup skipped: the previous one is still running", {schedule: this.expression});
+      this.deps.logger.warn("scheduled backup skipped: the previous one is still running", {
+        schedule: this.deps.expression
+      });
       return;
     }
     this.running = true;
     try {
-      await this.backups.create();
+      await this.deps.backups.create();
     } catch {
       // BackupService logged why; the next slot tries again, and /metrics shows the last success.
     } finally {

@@ -34,6 +34,16 @@ interface Manifest {
 
 const NO_SPACE = new Set(["ENOSPC", "EDQUOT", "EROFS"]);
 
+/** What BackupService works with, by name. */
+export interface BackupDeps {
+  dataDir: string;
+  journal: Journal;
+  clock: Clock;
+  logger: Logger;
+  keep: number;
+  audit: AuditService;
+}
+
 /**
  * Online backups: the journal through SQLite's backup API (consistent while the gateway keeps
  * writing) and a copy of the config store's file (always whole: it is replaced by rename).
@@ -44,20 +54,13 @@ export class BackupService {
   /** The last name handed out: within one second, later backups take the next suffix even if it was pruned. */
   private lastName: {base: string; suffix: number} | null = null;
 
-  constructor(
-    private readonly dataDir: string,
-    private readonly journal: Journal,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly keep: number,
-    private readonly audit: AuditService
-  ) {
-    if (!Number.isInteger(keep) || keep < 1)
-      throw new Error(`backup.keep: must be a whole number of at least 1, got ${keep}`);
+  constructor(private readonly deps: BackupDeps) {
+    if (!Number.isInteger(deps.keep) || deps.keep < 1)
+      throw new Error(`backup.keep: must be a whole number of at least 1, got ${deps.keep}`);
   }
 
   get directory(): string {
-    return join(this.dataDir, BACKUPS_DIR);
+    return join(this.deps.dataDir, BACKUPS_DIR);
   }
 
   /**
@@ -89,41 +92,42 @@ export class BackupService {
    * replicate, the configuration lives in the journal (docs/high-availability.md) and is written out.
    */
   private async copyConfig(to: string): Promise<void> {
-    const file = join(this.dataDir, BACKUP_FILES.config);
-    const replicated = existsSync(file) ? null : this.journal.read((db) => readDocument(db, CONFIG_DOCUMENT));
+    const file = join(this.deps.dataDir, BACKUP_FILES.config);
+    const replicated = existsSync(file) ? null : this.deps.journal.read((db) => readDocument(db, CONFIG_DOCUMENT));
     if (replicated === null) await copyFile(file, to);
     else await writeFile(to, replicated, {mode: 0o600});
   }
 
   private async write(actor: Actor): Promise<BackupInfo> {
-    const createdAt = isoTimestamp(this.clock.now());
+    const createdAt = isoTimestamp(this.deps.clock.now());
     await mkdir(this.directory, {recursive: true, mode: 0o700});
     const name = await this.freeName(createdAt);
     const partial = join(this.directory, PARTIAL_PREFIX + name);
     try {
       await mkdir(partial, {mode: 0o700});
-      await this.journal.db.backup(join(partial, BACKUP_FILES.journal));
+      await this.deps.journal.db.backup(join(partial, BACKUP_FILES.journal));
       // SQLite makes the copy as the umask allows (0644 under npm start's 022); the copies below keep their source's 0600.
       await chmod(join(partial, BACKUP_FILES.journal), 0o600);
       await this.copyConfig(join(partial, BACKUP_FILES.config));
       for (const file of Object.values(OPTIONAL_BACKUP_FILES)) {
-        if (existsSync(join(this.dataDir, file))) await copyFile(join(this.dataDir, file), join(partial, file));
+        if (existsSync(join(this.deps.dataDir, file)))
+          await copyFile(join(this.deps.dataDir, file), join(partial, file));
       }
-      const manifest: Manifest = {created_at: createdAt, schema_version: this.journal.schemaVersion};
+      const manifest: Manifest = {created_at: createdAt, schema_version: this.deps.journal.schemaVersion};
       await writeFile(join(partial, MANIFEST), JSON.stringify(manifest, null, 2) + "\n", {mode: 0o600});
       await rename(partial, join(this.directory, name));
     } catch (error) {
       await rm(partial, {recursive: true, force: true});
-      this.logger.error("backup failed", {error: error as Error});
+      this.deps.logger.error("backup failed", {error: error as Error});
       if (NO_SPACE.has((error as NodeJS.ErrnoException).code ?? "")) throw new StorageUnavailableError(error as Error);
       throw error;
     }
     const info = await this.describe(name);
     const bytes = info.files.reduce((sum, file) => sum + file.bytes, 0);
-    this.logger.info("backup written", {path: info.path, bytes});
+    this.deps.logger.info("backup written", {path: info.path, bytes});
     const deleted = await this.prune();
     // A backup holds every secret the gateway has, so who made one (and which it deleted) is on record.
-    await this.audit.record(
+    await this.deps.audit.record(
       actor,
       "backup.created",
       {type: "backup", id: name},
@@ -148,10 +152,10 @@ export class BackupService {
 
   /** Deletes the oldest backups beyond `keep`; returns their names. */
   private async prune(): Promise<string[]> {
-    const old = (await this.list()).slice(this.keep);
+    const old = (await this.list()).slice(this.deps.keep);
     for (const backup of old) {
       await rm(backup.path, {recursive: true, force: true});
-      this.logger.info("old backup deleted", {path: backup.path});
+      this.deps.logger.info("old backup deleted", {path: backup.path});
     }
     return old.map((backup) => backup.name);
   }

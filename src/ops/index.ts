@@ -53,7 +53,7 @@ export interface OperationsContext {
   /** The replicated documents and beacon; null on a single box. */
   replication: ReplicationRepository | null;
   /** The supervised parser workers of the device doors, for /metrics. */
-  parserWorkers?: ParserWorkers;
+  parserWorkers: ParserWorkers;
 }
 
 const RETENTION_INTERVAL_MS = 3600_000;
@@ -64,17 +64,17 @@ const RETENTION_INTERVAL_MS = 3600_000;
  */
 export function createOperations(context: OperationsContext) {
   const {settings, dataDir, journal, clock, logger, repositories} = context;
-  const backups = new BackupService(
+  const backups = new BackupService({
     dataDir,
     journal,
     clock,
     logger,
-    settings.backup.keep,
-    new AuditService(journal, new AuditRepository(journal), clock)
-  );
+    keep: settings.backup.keep,
+    audit: new AuditService(journal, new AuditRepository(journal), clock)
+  });
   // The box's own zone (TZ, else /etc/localtime), as the system cron would read the expression.
   const boxZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-  const schedule = new BackupSchedule(settings.backup.schedule, boxZone, backups, clock, logger);
+  const schedule = new BackupSchedule({expression: settings.backup.schedule, zone: boxZone, backups, clock, logger});
   const processMetrics = new ProcessMetrics(readBuildInfo());
   const auditFindings = new PagingAuditRepository(journal);
   const auditor = new PagingAuditor({
@@ -86,20 +86,26 @@ export function createOperations(context: OperationsContext) {
     // The webhooks hear of it; nobody is paged by the auditor.
     announce: (id, reason, nowMs) => context.notifications.announceUndeliverable(id, reason, nowMs)
   });
-  const metrics = new GatewayMetrics(
+  const metrics = new GatewayMetrics({
     journal,
-    new MetricsRepository(journal),
-    repositories.escalations,
+    counts: new MetricsRepository(journal),
+    escalations: repositories.escalations,
     auditFindings,
-    repositories.events,
-    context.channelStatus,
-    context.runner,
+    events: repositories.events,
+    channels: context.channelStatus,
+    runner: context.runner,
     backups,
     clock,
-    processMetrics,
-    context.parserWorkers
-  );
-  const retention = new RetentionService(journal, new RetentionRepository(journal), settings.retention, clock, logger);
+    process: processMetrics,
+    parserWorkers: context.parserWorkers
+  });
+  const retention = new RetentionService({
+    journal,
+    retention: new RetentionRepository(journal),
+    days: settings.retention,
+    clock,
+    logger
+  });
   const replication = new Replication({
     settings,
     dataDir,
@@ -108,23 +114,23 @@ export function createOperations(context: OperationsContext) {
     clock,
     logger
   });
-  const selfMonitor = new SelfMonitorService(
-    settings.self_monitoring,
+  const selfMonitor = new SelfMonitorService({
+    settings: settings.self_monitoring,
     journal,
-    context.notifications,
-    repositories.notifications,
-    repositories.escalations,
+    notifications: context.notifications,
+    notificationRecords: repositories.notifications,
+    escalations: repositories.escalations,
     auditFindings,
-    repositories.events,
-    context.channelStatus,
-    context.registry,
-    repositories.recipients,
-    repositories.groups,
-    repositories.schedules,
+    events: repositories.events,
+    channelStatus: context.channelStatus,
+    registry: context.registry,
+    recipients: repositories.recipients,
+    groups: repositories.groups,
+    schedules: repositories.schedules,
     clock,
     logger,
-    () => replication.health()
-  );
+    replication: () => replication.health()
+  });
   if (!(settings.self_monitoring.interval_seconds >= 1))
     throw new Error(
       `self_monitoring.interval_seconds: must be at least 1, got ${settings.self_monitoring.interval_seconds}`

@@ -47,15 +47,15 @@ export function createWebhooks(deps: WebhooksDependencies): Webhooks {
     destinations: deps.destinations,
     resolveHost: deps.resolveHost
   });
-  const service = new WebhooksService(
+  const service = new WebhooksService({
     subscriptions,
-    deps.journal,
+    journal: deps.journal,
     outbox,
     deliveries,
-    deps.audit,
-    deps.clock,
-    () => dispatcher.nudge(),
-    deps.destinations
-  );
+    audit: deps.audit,
+    clock: deps.clock,
+    onQueued: () => dispatcher.nudge(),
+    destinations: deps.destinations
+  });
   return {service, dispatcher};
 }

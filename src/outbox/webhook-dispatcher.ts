@@ -168,7 +168,7 @@ export class WebhookDispatcher {
     const startedMs = this.options.clock.now();
     const outcome = await this.send(row, startedMs);
     const finishedMs = this.options.clock.now();
-    await this.record(row, deliveryId, outcome, startedMs, finishedMs);
+    await this.record(row, deliveryId, outcome, {startedMs, finishedMs});
     if (outcome.statusCode === GONE) {
       await this.disableGone(row.destination).catch((error) =>
         this.options.logger.error("could not disable a gone webhook subscription", {
@@ -243,8 +243,7 @@ export class WebhookDispatcher {
     row: ClaimedDelivery,
     deliveryId: number,
     outcome: Outcome,
-    startedMs: number,
-    finishedMs: number
+    {startedMs, finishedMs}: {startedMs: number; finishedMs: number}
   ): Promise<void> {
     const {journal, outbox, deliveries, logger} = this.options;
     const finishedAt = isoTimestamp(finishedMs);

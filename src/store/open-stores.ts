@@ -72,10 +72,10 @@ export async function openStores(settings: Settings, files: StoreFiles, options:
         `journal refused: ${files.journal} is damaged (quick_check: ${damage}). Restore a backup, or start once with ${ACCEPT_JOURNAL_LOSS} to serve from it as it is (docs/operations.md, "The journal's identity")`
       );
     const replication = new ReplicationRepository(journal);
-    await importOnce(replication, CONFIG_DOCUMENT, files.config, options.logger, async (path) =>
+    await importOnce(replication, {name: CONFIG_DOCUMENT, file: files.config}, options.logger, async (path) =>
       JSON.stringify((await ConfigStore.open(path)).data)
     );
-    await importOnce(replication, ACK_LINK_KEY_DOCUMENT, files.ackLinkKey, options.logger, (path) =>
+    await importOnce(replication, {name: ACK_LINK_KEY_DOCUMENT, file: files.ackLinkKey}, options.logger, (path) =>
       Promise.resolve(parseAckLinkKey(readFileSync(path, "utf8"), path).toString("hex"))
     );
     const keyHex = await replication.addDocument(ACK_LINK_KEY_DOCUMENT, newAckLinkKeyHex());
@@ -94,8 +94,7 @@ export async function openStores(settings: Settings, files: StoreFiles, options:
 /** Copies `file` into the journal as `name` unless the journal already has it, then renames the file aside. */
 async function importOnce(
   replication: ReplicationRepository,
-  name: string,
-  file: string,
+  {name, file}: {name: string; file: string},
   logger: Logger,
   read: (path: string) => Promise<string>
 ): Promise<void> {

@@ -168,8 +168,8 @@ describe("schedule evaluation invariants", () => {
         (zone, layer, {from, to}) => {
           const segments =
             layer.type === "rotation"
-              ? rotationSegments(layer, 0, zone, from, to)
-              : patternSegments(layer, 0, zone, from, to);
+              ? rotationSegments(layer, 0, zone, {from, to})
+              : patternSegments(layer, 0, zone, {from, to});
           const contiguous =
             (layer.type === "rotation" && !layer.restrictions) ||
             (layer.type === "shift_pattern" && layer.cycle.every((day) => day.every((crew) => crew !== null)));

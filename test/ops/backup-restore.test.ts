@@ -131,7 +131,7 @@ async function backupService(keep: number): Promise<{service: BackupService; dat
     () => journal.close()
   );
   const audit = new AuditService(journal, new AuditRepository(journal), clock);
-  return {service: new BackupService(dataDir, journal, clock, logger, keep, audit), dataDir, clock};
+  return {service: new BackupService({dataDir, journal, clock, logger, keep, audit}), dataDir, clock};
 }
 
 describe("backup names and backup.keep", () => {

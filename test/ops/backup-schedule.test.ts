@@ -16,13 +16,13 @@ function rig(expression: string, startIso: string, zone = "Europe/Berlin") {
     }
   } as unknown as BackupService;
   const lines: string[] = [];
-  const schedule = new BackupSchedule(
+  const schedule = new BackupSchedule({
     expression,
     zone,
     backups,
     clock,
-    createLogger("debug", (line) => lines.push(line))
-  );
+    logger: createLogger("debug", (line) => lines.push(line))
+  });
   return {clock, runs, lines, schedule, finish: () => finish?.()};
 }
 

@@ -67,13 +67,13 @@ export class EmailDriver implements ChannelDriver {
   constructor(private readonly parts: EmailDriverParts) {
     const {smtp, clock, logger} = parts;
     this.concurrency = Math.max(1, Math.floor(smtp.concurrency));
-    this.monitor = new SmtpServerMonitor(
-      () => this.pooled().then((transport) => transport.verify()),
-      (error) => classifySmtpFailure(error, smtp.password).reason,
-      Math.max(1, smtp.check_seconds) * 1000,
+    this.monitor = new SmtpServerMonitor({
+      verify: () => this.pooled().then((transport) => transport.verify()),
+      describeFailure: (error) => classifySmtpFailure(error, smtp.password).reason,
+      recheckMs: Math.max(1, smtp.check_seconds) * 1000,
       clock,
-      logger.child({channel: "email"})
-    );
+      logger: logger.child({channel: "email"})
+    });
   }
 
   private pooled(): Promise<Transport> {

@@ -3,6 +3,15 @@ import type {Logger} from "../../lib/logger.js";
 
 type ServerState = "unknown" | "ok" | "failing";
 
+/** What SmtpServerMonitor works with, by name. */
+export interface SmtpServerMonitorDeps {
+  verify: () => Promise<unknown>;
+  describeFailure: (error: unknown) => string;
+  recheckMs: number;
+  clock: Clock;
+  logger: Logger;
+}
+
 /**
  * Whether the SMTP server can be used, from every send and every check. Once a failure shows
  * the server itself is the problem (down, timing out, refusing the login), email is reported
@@ -20,13 +29,7 @@ export class SmtpServerMonitor {
   private checking: Promise<void> | null = null;
   private running = false;
 
-  constructor(
-    private readonly verify: () => Promise<unknown>,
-    private readonly describeFailure: (error: unknown) => string,
-    private readonly recheckMs: number,
-    private readonly clock: Clock,
-    private readonly logger: Logger
-  ) {}
+  constructor(private readonly deps: SmtpServerMonitorDeps) {}
 
   get failingReason(): string | null {
     return this.state === "failing" ? this.lastError : null;
@@ -57,11 +60,12 @@ export class SmtpServerMonitor {
 
   /** One check: connect, greet, start TLS when offered, log in, quit. Never throws. */
   check(): Promise<void> {
-    this.checking ??= this.verify()
+    this.checking ??= this.deps
+      .verify()
       .then(
         () => this.succeeded(),
         // A check only talks to the server, so whatever fails it is the server's problem.
-        (error: unknown) => this.failed(this.describeFailure(error))
+        (error: unknown) => this.failed(this.deps.describeFailure(error))
       )
       .finally(() => {
         this.checking = null;
@@ -70,8 +74,8 @@ export class SmtpServerMonitor {
   }
 
   succeeded(): void {
-    const now = isoTimestamp(this.clock.now());
-    if (this.state === "failing") this.logger.info("SMTP server works again", {down_since: this.since});
+    const now = isoTimestamp(this.deps.clock.now());
+    if (this.state === "failing") this.deps.logger.info("SMTP server works again", {down_since: this.since});
     if (this.state !== "ok") this.since = now;
     this.state = "ok";
     this.lastSuccessAt = now;
@@ -84,13 +88,13 @@ export class SmtpServerMonitor {
    * either: /readyz needs no key, and such a reply names the person.
    */
   failed(reason: string): void {
-    const now = isoTimestamp(this.clock.now());
+    const now = isoTimestamp(this.deps.clock.now());
     this.lastFailureAt = now;
     this.lastError = reason;
     if (this.state !== "failing") {
-      this.logger.warn("SMTP server failing: email is unavailable until a check passes", {
+      this.deps.logger.warn("SMTP server failing: email is unavailable until a check passes", {
         reason,
-        recheck_seconds: this.recheckMs / 1000
+        recheck_seconds: this.deps.recheckMs / 1000
       });
       this.since = now;
     }
@@ -103,7 +107,7 @@ export class SmtpServerMonitor {
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.check();
-    }, this.recheckMs);
+    }, this.deps.recheckMs);
     this.timer.unref();
   }
 }

@@ -36,6 +36,16 @@ export interface SmsAnswer {
 // per phone in this time is enough.
 const NOT_UNDERSTOOD_QUIET_MS = 10 * 60_000;
 
+/** What SmsCommandHandler works with, by name. */
+export interface SmsCommandHandlerDeps {
+  remote: RemoteControlPort;
+  journal: Journal;
+  codes: SmsReplyCodesRepository;
+  replyCodeTtlMs: number;
+  clock: Clock;
+  logger: Logger;
+}
+
 /**
  * Interprets SMS from known phones as commands (ACK, RES, STATUS, HELP; "1 <code>"), acts as the
  * recipient through the remote-control port, and says what to answer. A stranger's message gets
@@ -47,43 +57,38 @@ export class SmsCommandHandler {
   private readonly notUnderstoodAt = new Map<string, number>();
   private readonly wrongGuesses = new WrongGuesses();
 
-  constructor(
-    private readonly remote: RemoteControlPort,
-    private readonly journal: Journal,
-    private readonly codes: SmsReplyCodesRepository,
-    private readonly replyCodeTtlMs: number,
-    private readonly clock: Clock,
-    private readonly logger: Logger
-  ) {}
+  constructor(private readonly deps: SmsCommandHandlerDeps) {}
 
   async interpret(message: IncomingSms): Promise<SmsAnswer | null> {
     const from = maskContact(message.sender || "unknown");
-    const person = phoneOwnerOf(this.remote, message.sender);
+    const person = phoneOwnerOf(this.deps.remote, message.sender);
     if (!person) {
-      this.logger.info("sms: message from a number that is no recipient's; no answer", {from});
+      this.deps.logger.info("sms: message from a number that is no recipient's; no answer", {from});
       return null;
     }
-    if (this.wrongGuesses.blocked(person.phone, this.clock.now())) {
-      this.logger.warn("sms: too many wrong codes or PINs from this phone in 10 minutes; ignored, no answer", {from});
+    if (this.wrongGuesses.blocked(person.phone, this.deps.clock.now())) {
+      this.deps.logger.warn("sms: too many wrong codes or PINs from this phone in 10 minutes; ignored, no answer", {
+        from
+      });
       return null;
     }
     const {command: text, pin} = person.hasPin ? splitPin(message.text) : {command: message.text, pin: null};
     const command = parseSmsCommand(text);
     if (!command) return this.notUnderstood(person);
     const answer =
-      person.hasPin && command.kind !== "help" && !(pin !== null && (await this.remote.checkPin(person, pin)))
+      person.hasPin && command.kind !== "help" && !(pin !== null && (await this.deps.remote.checkPin(person, pin)))
         ? {reply: PIN_REPLY, outcome: "wrong or missing PIN"}
         : await this.run(command, person, message.sender);
     if (answer.outcome === "unknown code" || answer.outcome === "wrong or missing PIN")
-      this.wrongGuesses.record(person.phone, this.clock.now());
-    this.logger.info("sms: command", {from, command: command.kind, outcome: answer.outcome});
+      this.wrongGuesses.record(person.phone, this.deps.clock.now());
+    this.deps.logger.info("sms: command", {from, command: command.kind, outcome: answer.outcome});
     return answer;
   }
 
   private async run(command: SmsCommand, person: PhoneOwner, sender: string): Promise<SmsAnswer> {
     switch (command.kind) {
       case "help":
-        await this.remote.record(person, "sms", "HELP");
+        await this.deps.remote.record(person, "sms", "HELP");
         return {reply: HELP_REPLY, outcome: "help sent"};
       case "status":
         return this.status(person);
@@ -97,35 +102,35 @@ export class SmsCommandHandler {
   }
 
   private async status(person: PhoneOwner): Promise<SmsAnswer> {
-    await this.remote.record(person, "sms", "STATUS");
+    await this.deps.remote.record(person, "sms", "STATUS");
     return {reply: await this.statusText(person), outcome: "status sent"};
   }
 
   /** The STATUS list, with a code per alert this phone can use (one already sent is reused). */
   async statusText(person: PhoneOwner): Promise<string> {
-    const alerts = this.remote.openAlertsSentTo(person);
-    const nowMs = this.clock.now();
+    const alerts = this.deps.remote.openAlertsSentTo(person);
+    const nowMs = this.deps.clock.now();
     const now = isoTimestamp(nowMs);
-    const expires = isoTimestamp(nowMs + this.replyCodeTtlMs);
-    const codes = await this.journal.write(() =>
+    const expires = isoTimestamp(nowMs + this.deps.replyCodeTtlMs);
+    const codes = await this.deps.journal.write(() =>
       alerts.map(
         ({notification_id: id}) =>
-          this.codes.codeFor(person.phone, [id], now) ??
-          this.codes.issue(person.phone, [id], now, expires, candidateCode)
+          this.deps.codes.codeFor(person.phone, [id], now) ??
+          this.deps.codes.issue(person.phone, [id], {nowIso: now, expiresIso: expires}, candidateCode)
       )
     );
     return statusReply(alerts.map((alert, index) => ({alert, code: codes[index]})));
   }
 
   private async acknowledgeLatest(person: PhoneOwner): Promise<SmsAnswer> {
-    const [latest] = this.remote.openAlertsSentTo(person, ["sms", "voice_call"]);
+    const [latest] = this.deps.remote.openAlertsSentTo(person, ["sms", "voice_call"]);
     if (!latest) {
-      await this.remote.record(person, "sms", "ACK");
+      await this.deps.remote.record(person, "sms", "ACK");
       return {reply: "Klaxon: no open alert sent to you to acknowledge.", outcome: "nothing to acknowledge"};
     }
-    const change = await this.remote.acknowledge([latest.notification_id], person, "sms");
+    const change = await this.deps.remote.acknowledge([latest.notification_id], person, "sms");
     // What STATUS would list next: open alerts sent on any channel.
-    const others = this.remote.openAlertsSentTo(person).length;
+    const others = this.deps.remote.openAlertsSentTo(person).length;
     const more = others > 0 ? ` ${others} more open: send STATUS.` : "";
     // Closed elsewhere between the list and the change: say so rather than claim it.
     if (change.changed.length === 0)
@@ -134,28 +139,28 @@ export class SmsCommandHandler {
   }
 
   private async byCode(kind: "ack" | "resolve", code: string, person: PhoneOwner, sender: string): Promise<SmsAnswer> {
-    const entry = this.journal.read(() => this.codes.find(code, isoTimestamp(this.clock.now())));
+    const entry = this.deps.journal.read(() => this.deps.codes.find(code, isoTimestamp(this.deps.clock.now())));
     // A code sent to another phone is as unknown here as an expired one: it says nothing about it.
     if (!entry || !sameLine(sender, entry.contact)) {
       if (entry)
-        this.logger.warn("sms: reply code from a number it was not sent to; ignored", {
+        this.deps.logger.warn("sms: reply code from a number it was not sent to; ignored", {
           from: maskContact(sender),
           sent_to: maskContact(entry.contact)
         });
-      await this.remote.record(person, "sms", `${kind.toUpperCase()} ${code}`);
+      await this.deps.remote.record(person, "sms", `${kind.toUpperCase()} ${code}`);
       return {reply: unknownCodeReply(code), outcome: "unknown code"};
     }
     const change =
       kind === "ack"
-        ? await this.remote.acknowledge(entry.notificationIds, person, "sms")
-        : await this.remote.resolve(entry.notificationIds, person);
+        ? await this.deps.remote.acknowledge(entry.notificationIds, person, "sms")
+        : await this.deps.remote.resolve(entry.notificationIds, person);
     const verb = kind === "ack" ? "acknowledged" : "resolved";
     return {reply: changeReply(verb, code, change), outcome: `${verb} ${change.changed.length} alert(s)`};
   }
 
   private async notUnderstood(person: PhoneOwner): Promise<SmsAnswer> {
-    await this.remote.record(person, "sms", "not understood");
-    const nowMs = this.clock.now();
+    await this.deps.remote.record(person, "sms", "not understood");
+    const nowMs = this.deps.clock.now();
     const last = this.notUnderstoodAt.get(person.phone);
     if (last !== undefined && nowMs - last < NOT_UNDERSTOOD_QUIET_MS)
       return {reply: null, outcome: "not understood (answered recently)"};

@@ -34,6 +34,16 @@ const NEARLY_FULL = 0.8;
 // A concatenated reply whose missing part has not come within this time is handed on as it is.
 const PARTS_WAIT_MS = 10 * 60_000;
 
+/** What SmsInbox works with, by name. */
+export interface SmsInboxDeps {
+  modem: Modem;
+  journal: Journal;
+  inbound: InboundSmsRepository;
+  interpret: (message: InboundMessage) => Promise<void>;
+  clock: Clock;
+  logger: Logger;
+}
+
 /**
  * The SIM's incoming messages, never lost: each one is committed to the journal (as listed, and
  * what it says) before the modem deletes it; one that cannot be read stays on the SIM, is logged
@@ -46,14 +56,7 @@ export class SmsInbox {
   private storage: SmsStorage | null = null;
   private unreadable = new Map<number, UnreadableSms>();
 
-  constructor(
-    private readonly modem: Modem,
-    private readonly journal: Journal,
-    private readonly inbound: InboundSmsRepository,
-    private readonly interpret: (message: InboundMessage) => Promise<void>,
-    private readonly clock: Clock,
-    private readonly logger: Logger
-  ) {}
+  constructor(private readonly deps: SmsInboxDeps) {}
 
   /** Everything in storage (at start and after a reconnect); an empty SIM is not even listed. */
   async drain(): Promise<void> {
@@ -61,9 +64,9 @@ export class SmsInbox {
     if (storage?.used === 0) {
       this.unreadable.clear();
     } else {
-      const stored = await this.modem.listMessages();
+      const stored = await this.deps.modem.listMessages();
       this.unreadable.clear();
-      if (stored.length) this.logger.info("sms: reading the messages stored on the SIM", {count: stored.length});
+      if (stored.length) this.deps.logger.info("sms: reading the messages stored on the SIM", {count: stored.length});
       for (const sms of stored) await this.take(sms);
       if (stored.length) await this.checkStorage();
     }
@@ -72,7 +75,7 @@ export class SmsInbox {
 
   /** The message the modem announced at `index` (+CMTI, or +CDSI for a status report). */
   async arrived(index: number): Promise<void> {
-    const sms = await this.modem.readMessage(index);
+    const sms = await this.deps.modem.readMessage(index);
     if (sms) await this.take(sms);
     await this.checkStorage();
     await this.handOn();
@@ -84,19 +87,19 @@ export class SmsInbox {
 
   // Commit first, then delete: whatever happens after the commit, the content is in the journal.
   private async take(sms: StoredSms): Promise<void> {
-    const modem = this.modem;
+    const modem = this.deps.modem;
     // A status report settled by the modem as it was read: nothing in it to keep.
     if (sms.content?.kind === "status_report") return modem.deleteMessage(sms.index);
     const message = sms.content
       ? {sender: sms.content.sender, body: sms.content.text, sentAt: sms.content.sentAt, part: sms.content.concat}
       : null;
-    const storedAt = isoTimestamp(this.clock.now());
+    const storedAt = isoTimestamp(this.deps.clock.now());
     const record = {simIndex: sms.index, form: sms.form, raw: sms.raw, message, problem: sms.problem, storedAt};
-    const isNew = await this.journal.write(() => this.inbound.store(record));
+    const isNew = await this.deps.journal.write(() => this.deps.inbound.store(record));
     if (message) return modem.deleteMessage(sms.index);
     this.unreadable.set(sms.index, {sim_index: sms.index, form: sms.form, problem: sms.problem});
     if (isNew)
-      this.logger.warn("sms: a message on the SIM cannot be read; it stays there and is kept in the journal", {
+      this.deps.logger.warn("sms: a message on the SIM cannot be read; it stays there and is kept in the journal", {
         sim_index: sms.index,
         form: sms.form,
         problem: sms.problem
@@ -104,26 +107,28 @@ export class SmsInbox {
   }
 
   private async handOn(): Promise<void> {
-    const waiting = this.journal.read(() => this.inbound.waiting());
-    for (const message of assembleMessages(waiting, this.clock.now(), PARTS_WAIT_MS)) {
+    const waiting = this.deps.journal.read(() => this.deps.inbound.waiting());
+    for (const message of assembleMessages(waiting, this.deps.clock.now(), PARTS_WAIT_MS)) {
       try {
-        await this.interpret({sender: message.sender, text: message.text, receivedAt: message.receivedAt});
+        await this.deps.interpret({sender: message.sender, text: message.text, receivedAt: message.receivedAt});
       } catch (error) {
-        this.logger.warn("sms: acting on a message failed; it is tried again at the next drain", {
+        this.deps.logger.warn("sms: acting on a message failed; it is tried again at the next drain", {
           error: error as Error
         });
         continue;
       }
-      await this.journal.write(() => this.inbound.markHandled(message.ids, isoTimestamp(this.clock.now())));
+      await this.deps.journal.write(() =>
+        this.deps.inbound.markHandled(message.ids, isoTimestamp(this.deps.clock.now()))
+      );
     }
   }
 
   private async checkStorage(): Promise<SmsStorage | null> {
     const before = this.storage;
-    this.storage = await this.modem.smsStorage();
+    this.storage = await this.deps.modem.smsStorage();
     const nearlyFull = (storage: SmsStorage | null) => storage !== null && storage.used >= storage.total * NEARLY_FULL;
     if (nearlyFull(this.storage) && !nearlyFull(before))
-      this.logger.warn("sms: the SIM's message storage is nearly full; a full SIM takes no more replies", {
+      this.deps.logger.warn("sms: the SIM's message storage is nearly full; a full SIM takes no more replies", {
         ...this.storage
       });
     return this.storage;

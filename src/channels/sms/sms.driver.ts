@@ -38,6 +38,18 @@ interface LastSms {
   result: string;
 }
 
+/** What SmsDriver works with, by name. */
+export interface SmsDriverDeps {
+  shared: SharedModem;
+  options: SmsOptions;
+  journal: Journal;
+  codes: SmsReplyCodesRepository;
+  inbound: InboundSmsRepository;
+  commands: SmsCommandHandler;
+  clock: Clock;
+  logger: Logger;
+}
+
 /**
  * SMS through the same modem as the calls (PDU mode where the modem takes it, else text mode),
  * with a reply code per delivery. Inbound messages (+CMTI, and whatever is stored on the SIM when
@@ -66,21 +78,20 @@ export class SmsDriver implements ChannelDriver {
     this.handleInbound(() => this.inbox.drain());
   };
 
-  constructor(
-    private readonly shared: SharedModem,
-    private readonly options: SmsOptions,
-    private readonly journal: Journal,
-    private readonly codes: SmsReplyCodesRepository,
-    inbound: InboundSmsRepository,
-    private readonly commands: SmsCommandHandler,
-    private readonly clock: Clock,
-    private readonly logger: Logger
-  ) {
-    this.inbox = new SmsInbox(shared.modem, journal, inbound, (message) => this.handle(message), clock, logger);
+  constructor(private readonly deps: SmsDriverDeps) {
+    const {shared, journal, inbound, clock, logger} = deps;
+    this.inbox = new SmsInbox({
+      modem: shared.modem,
+      journal,
+      inbound,
+      interpret: (message) => this.handle(message),
+      clock,
+      logger
+    });
   }
 
   private get modem(): Modem {
-    return this.shared.modem;
+    return this.deps.shared.modem;
   }
 
   async start(): Promise<void> {
@@ -88,7 +99,7 @@ export class SmsDriver implements ChannelDriver {
     this.readySeen = false;
     this.modem.on("sms", this.onSms);
     this.modem.on("state", this.onState);
-    await this.shared.open();
+    await this.deps.shared.open();
     // Opened earlier by the voice channel: the "ready" that triggers a drain has already passed.
     if (this.modem.state === "ready" && !this.readySeen) this.handleInbound(() => this.inbox.drain());
   }
@@ -98,11 +109,11 @@ export class SmsDriver implements ChannelDriver {
     this.modem.off("sms", this.onSms);
     this.modem.off("state", this.onState);
     await this.inbound;
-    await this.shared.close();
+    await this.deps.shared.close();
   }
 
   unavailableReason(): string | null {
-    return modemUnavailableReason(this.modem.health(), this.options.path);
+    return modemUnavailableReason(this.modem.health(), this.deps.options.path);
   }
 
   details(): Record<string, unknown> {
@@ -112,23 +123,22 @@ export class SmsDriver implements ChannelDriver {
   async deliver(delivery: Delivery, signal: AbortSignal): Promise<DeliveryResult> {
     const unavailable = this.unavailableReason();
     if (unavailable) throw new ChannelError(unavailable, false);
-    const nowMs = this.clock.now();
+    const nowMs = this.deps.clock.now();
     const ids = delivery.alerts.map((alert) => alert.notification_id);
     // Stored before sending: a reply can come back faster than this delivery returns.
-    const code = await this.journal.write(() =>
-      this.codes.issue(
+    const code = await this.deps.journal.write(() =>
+      this.deps.codes.issue(
         delivery.contact,
         ids,
-        isoTimestamp(nowMs),
-        isoTimestamp(nowMs + this.options.replyCodeTtlMs),
+        {nowIso: isoTimestamp(nowMs), expiresIso: isoTimestamp(nowMs + this.deps.options.replyCodeTtlMs)},
         candidateCode
       )
     );
     const message = composeSms(delivery.alerts, code);
     // PDU mode: one concatenated message; text mode: numbered SMS, each sent on its own.
     const texts = this.modem.smsConcatenates
-      ? [planConcatenatedSms(message, this.options.maxParts)]
-      : planSms(message, this.options.maxParts);
+      ? [planConcatenatedSms(message, this.deps.options.maxParts)]
+      : planSms(message, this.deps.options.maxParts);
     const references: string[] = [];
     // Null once a part goes without a report: the message as a whole can then not be confirmed.
     let reports: Promise<SmsDeliveryReport | null>[] | null = [];
@@ -175,11 +185,11 @@ export class SmsDriver implements ChannelDriver {
   ): LateConfirmation | null {
     const to = maskContact(contact);
     if (!late) {
-      this.logger.info("sms: no status report within the limit, or the channel stopped; the SMS stays sent", {to});
+      this.deps.logger.info("sms: no status report within the limit, or the channel stopped; the SMS stays sent", {to});
       return null;
     }
     const confirmation = {outcome: late.outcome, detail: `${late.detail}; ${identity}`};
-    this.logger.info(`sms: ${late.outcome}`, {to, detail: confirmation.detail});
+    this.deps.logger.info(`sms: ${late.outcome}`, {to, detail: confirmation.detail});
     // /readyz shows the network's later word, unless another SMS has gone out since.
     if (this.lastSent === sent) this.lastSent = this.record(contact, confirmation.detail);
     return confirmation;
@@ -187,7 +197,7 @@ export class SmsDriver implements ChannelDriver {
 
   private handleInbound(work: () => Promise<void>): void {
     this.inbound = this.inbound.then(work).catch((error: unknown) =>
-      this.logger.warn("sms: reading the SIM failed; what was not committed stays there for the next drain", {
+      this.deps.logger.warn("sms: reading the SIM failed; what was not committed stays there for the next drain", {
         error: error as Error
       })
     );
@@ -196,7 +206,7 @@ export class SmsDriver implements ChannelDriver {
   // What the message asks is the command handler's business; the inbox has committed it to the
   // journal and deleted it from the SIM, and marks it handled once this returns.
   private async handle(message: InboundMessage): Promise<void> {
-    const answer = await this.commands.interpret(message);
+    const answer = await this.deps.commands.interpret(message);
     if (answer) this.lastReply = this.record(message.sender, answer.outcome);
     if (answer?.reply) await this.sendText(message.sender, answer.reply);
   }
@@ -209,7 +219,7 @@ export class SmsDriver implements ChannelDriver {
     try {
       await this.modem.sendSms(number, text, this.running.signal);
     } catch (error) {
-      this.logger.warn("sms: the answer to a command could not be sent", {
+      this.deps.logger.warn("sms: the answer to a command could not be sent", {
         to: maskContact(number),
         error: error as Error
       });
@@ -217,6 +227,6 @@ export class SmsDriver implements ChannelDriver {
   }
 
   private record(number: string, result: string): LastSms {
-    return {at: isoTimestamp(this.clock.now()), number: maskContact(number), result};
+    return {at: isoTimestamp(this.deps.clock.now()), number: maskContact(number), result};
   }
 }

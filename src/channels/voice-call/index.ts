@@ -30,32 +30,32 @@ export function createModemDrivers(context: ChannelContext): ChannelDriver[] {
   const replyCodeTtlMs = modem.sms_reply_code_hours * 3600_000;
   const codes = new SmsReplyCodesRepository(context.journal);
   const smsLogger = logger.child({channel: "sms"});
-  const commands = new SmsCommandHandler(
-    context.remoteControl,
-    context.journal,
+  const commands = new SmsCommandHandler({
+    remote: context.remoteControl,
+    journal: context.journal,
     codes,
     replyCodeTtlMs,
     clock,
-    smsLogger
-  );
-  const sms = new SmsDriver(
+    logger: smsLogger
+  });
+  const sms = new SmsDriver({
     shared,
-    {
+    options: {
       path: modem.port,
       replyCodeTtlMs,
       maxParts: Math.min(9, Math.max(1, Math.floor(modem.sms_max_parts)))
     },
-    context.journal,
+    journal: context.journal,
     codes,
-    new InboundSmsRepository(context.journal),
+    inbound: new InboundSmsRepository(context.journal),
     commands,
     clock,
-    smsLogger
-  );
+    logger: smsLogger
+  });
   const keys: CallKeys = {acknowledge: modem.ack_key, repeat: modem.repeat_key, passOn: modem.pass_key};
-  const voice = new VoiceCallDriver(
+  const voice = new VoiceCallDriver({
     shared,
-    {
+    options: {
       path: modem.port,
       keys,
       ringTimeoutMs: modem.ring_timeout_seconds * 1000,
@@ -64,12 +64,12 @@ export function createModemDrivers(context: ChannelContext): ChannelDriver[] {
       settingsProblem: keysProblem(keys)
     },
     clock,
-    logger.child({channel: "voice_call"}),
-    {
+    logger: logger.child({channel: "voice_call"}),
+    callIns: {
       remote: context.remoteControl,
       sendStatus: async (person) => sms.sendText(person.phone, await commands.statusText(person))
     }
-  );
+  });
   return [voice, sms];
 }
 

@@ -30,6 +30,16 @@ interface LastCall {
   detail: string | null;
 }
 
+/** What VoiceCallDriver works with, by name. */
+export interface VoiceCallDriverDeps {
+  shared: SharedModem;
+  options: VoiceCallOptions;
+  clock: Clock;
+  logger: Logger;
+  /** What answering a recipient's call to the modem needs; null leaves such calls ringing. */
+  callIns?: Pick<IncomingCallsParts, "remote" | "sendStatus"> | null;
+}
+
 /**
  * Calls the contact through the GSM modem and speaks the alerts, then the key prompt, up to
  * `speechRepeats` times. Key 1 acknowledges (committed before the confirmation is spoken), key 9
@@ -45,14 +55,8 @@ export class VoiceCallDriver implements ChannelDriver {
   private readonly conversation: CallConversation;
   private readonly incoming: IncomingCalls | null;
 
-  /** `callIns`: what answering a recipient's call to the modem needs; null leaves such calls ringing. */
-  constructor(
-    private readonly shared: SharedModem,
-    private readonly options: VoiceCallOptions,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    callIns: Pick<IncomingCallsParts, "remote" | "sendStatus"> | null = null
-  ) {
+  constructor(private readonly deps: VoiceCallDriverDeps) {
+    const {options, shared, logger, callIns} = deps;
     const {keyWaitMs, speechRepeats} = options;
     this.conversation = new CallConversation(shared.modem, {keyWaitMs, speechRepeats}, logger);
     this.incoming = callIns
@@ -68,23 +72,23 @@ export class VoiceCallDriver implements ChannelDriver {
   }
 
   private get modem(): Modem {
-    return this.shared.modem;
+    return this.deps.shared.modem;
   }
 
   start(): Promise<void> {
     this.incoming?.start();
-    return this.shared.open();
+    return this.deps.shared.open();
   }
 
   async stop(): Promise<void> {
     await this.incoming?.stop();
-    await this.shared.close();
+    await this.deps.shared.close();
   }
 
   unavailableReason(): string | null {
-    if (this.options.settingsProblem) return this.options.settingsProblem;
+    if (this.deps.options.settingsProblem) return this.deps.options.settingsProblem;
     const health = this.modem.health();
-    const reason = modemUnavailableReason(health, this.options.path);
+    const reason = modemUnavailableReason(health, this.deps.options.path);
     if (reason) return reason;
     return health.capabilities.includes("tts")
       ? null
@@ -111,7 +115,7 @@ export class VoiceCallDriver implements ChannelDriver {
     const hangUp = () => void this.modem.hangUp();
     signal.addEventListener("abort", hangUp);
     try {
-      const dialled = await this.modem.dial(delivery.contact, this.options.ringTimeoutMs, signal);
+      const dialled = await this.modem.dial(delivery.contact, this.deps.options.ringTimeoutMs, signal);
       if (signal.aborted) throw signal.reason;
       switch (dialled.result) {
         case "busy":
@@ -134,22 +138,23 @@ export class VoiceCallDriver implements ChannelDriver {
 
   // The answered part: speak, listen, act on the key. Any end of the call is still "answered".
   private async converse(delivery: Delivery, signal: AbortSignal): Promise<DeliveryResult> {
-    const {keys} = this.options;
+    const {keys} = this.deps.options;
     const speech = `${alertSpeech(delivery.alerts)} ${promptSpeech(keys)}`;
     const answer = await this.conversation.ask(speech, [keys.acknowledge, keys.passOn], keys.repeat);
     if (answer.kind === "ended") return answered(this.endedDetail(signal));
-    if (answer.kind === "no_key") return answered(`answered, no key pressed after ${this.options.speechRepeats} times`);
+    if (answer.kind === "no_key")
+      return answered(`answered, no key pressed after ${this.deps.options.speechRepeats} times`);
     if (answer.key === keys.acknowledge) return this.acknowledge(delivery);
     await this.say(PASSED_ON_SPEECH);
     return {outcome: "answered", detail: `key ${keys.passOn}: passed on to the next step`, passedOn: true};
   }
 
   private async acknowledge(delivery: Delivery): Promise<DeliveryResult> {
-    const key = this.options.keys.acknowledge;
+    const key = this.deps.options.keys.acknowledge;
     try {
       await delivery.acknowledge(delivery.contact);
     } catch (error) {
-      this.logger.error("voice call: key pressed but the acknowledgement could not be committed", {
+      this.deps.logger.error("voice call: key pressed but the acknowledgement could not be committed", {
         error: error as Error
       });
       await this.say("Sorry, the acknowledgement could not be saved. The alert stays open.");
@@ -170,7 +175,7 @@ export class VoiceCallDriver implements ChannelDriver {
   }
 
   private remember(delivery: Delivery, outcome: DeliveryResult["outcome"], detail: string | null): void {
-    this.lastCall = {at: isoTimestamp(this.clock.now()), to: maskContact(delivery.contact), outcome, detail};
+    this.lastCall = {at: isoTimestamp(this.deps.clock.now()), to: maskContact(delivery.contact), outcome, detail};
   }
 }
 

@@ -62,19 +62,19 @@ function restrictionIntervals(restrictions: LayerRestrictions, zone: string, fro
   return merged;
 }
 
+/** The instants [from, to) a layer's shifts are wanted for, in ms since the epoch. */
+export interface Span {
+  from: number;
+  to: number;
+}
+
 /**
  * The rotation's shifts that reach into [from, to), whole, cut to its restrictions. Hand-off k
  * is the first instant the wall clock reads `starts_at`'s wall time plus k shift lengths, so a
  * shift holding a daylight-saving change is that much shorter or longer, and one that falls
  * entirely in a skipped hour is empty and left out.
  */
-export function rotationSegments(
-  layer: RotationLayer,
-  index: number,
-  zone: string,
-  from: number,
-  to: number
-): Segment[] {
+export function rotationSegments(layer: RotationLayer, index: number, zone: string, {from, to}: Span): Segment[] {
   const origin = Date.parse(layer.starts_at);
   if (to <= origin) return [];
   const length = shiftLengthHours(layer) * MS_PER_HOUR;
@@ -113,13 +113,7 @@ export function rotationSegments(
  * shift's start (the first shift of the next day for the last one), so Berlin's 22:00-06:00
  * night lasts 7 hours when clocks spring forward and 9 when they fall back.
  */
-export function patternSegments(
-  layer: ShiftPatternLayer,
-  index: number,
-  zone: string,
-  from: number,
-  to: number
-): Segment[] {
+export function patternSegments(layer: ShiftPatternLayer, index: number, zone: string, {from, to}: Span): Segment[] {
   const firstDay = wallOfDate(layer.starts_on) as number;
   const offsets = layer.shifts.map((shift) => minutesOf(shift.starts) * MS_PER_MINUTE);
   const ends = offsets.map((_, s) => (s + 1 < offsets.length ? offsets[s + 1] : MS_PER_DAY + offsets[0]));

@@ -21,8 +21,8 @@ export interface Gap {
 function paintersTopFirst(rules: ScheduleRules, from: number, to: number): Segment[][] {
   const layers = rules.layers.map((layer, index) =>
     layer.type === "rotation"
-      ? rotationSegments(layer, index, rules.timezone, from, to)
-      : patternSegments(layer, index, rules.timezone, from, to)
+      ? rotationSegments(layer, index, rules.timezone, {from, to})
+      : patternSegments(layer, index, rules.timezone, {from, to})
   );
   const overrides = rules.overrides
     .map((override): Segment => {

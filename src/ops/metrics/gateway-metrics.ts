@@ -12,7 +12,7 @@ import type {BackupService} from "../backups.js";
 import {escalationLagMs} from "../liveness.js";
 import {Histogram, renderExposition, type Labels, type MetricFamily, type Sample} from "./exposition.js";
 import type {ProcessMetrics} from "./process-metrics.js";
-import {ParserWorkers} from "../../lib/parser-workers.js";
+import type {ParserWorkers} from "../../lib/parser-workers.js";
 import {parserWorkerFamilies} from "./parser-worker-metrics.js";
 
 /** The integration kinds whose messages arrive by a transport of their own, and are counted. */
@@ -47,6 +47,21 @@ function flattenDetails(
   });
 }
 
+/** What GatewayMetrics works with, by name. */
+export interface GatewayMetricsDeps {
+  journal: Journal;
+  counts: MetricsRepository;
+  escalations: EscalationsRepository;
+  auditFindings: PagingAuditRepository;
+  events: EventsRepository;
+  channels: ChannelStatusService;
+  runner: EscalationRunner;
+  backups: BackupService;
+  clock: Clock;
+  process: ProcessMetrics;
+  parserWorkers: ParserWorkers;
+}
+
 /**
  * What /metrics reports: read from the journal and the live services at scrape time, so the
  * numbers are the same ones the API shows. Counts of notifications and attempts are gauges of
@@ -55,19 +70,7 @@ function flattenDetails(
 export class GatewayMetrics {
   readonly http = new Histogram();
 
-  constructor(
-    private readonly journal: Journal,
-    private readonly counts: MetricsRepository,
-    private readonly escalations: EscalationsRepository,
-    private readonly auditFindings: PagingAuditRepository,
-    private readonly events: EventsRepository,
-    private readonly channels: ChannelStatusService,
-    private readonly runner: EscalationRunner,
-    private readonly backups: BackupService,
-    private readonly clock: Clock,
-    private readonly process: ProcessMetrics,
-    private readonly parserWorkers: ParserWorkers = new ParserWorkers()
-  ) {}
+  constructor(private readonly deps: GatewayMetricsDeps) {}
 
   /** Records one answered HTTP request; `route` is the endpoint's template, never a raw path. */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
@@ -75,18 +78,18 @@ export class GatewayMetrics {
   }
 
   async render(): Promise<string> {
-    const nowMs = this.clock.now();
-    const backups = await this.backups.list();
-    const {notifications, attempts, running, lagMs, outbox, undeliverable, intake} = this.journal.read(() => ({
-      notifications: this.counts.notificationsByStatusAndPriority(),
-      intake: this.counts.integrationMessagesByKindAndOutcome(),
-      attempts: this.counts.attemptsByChannelAndOutcome(),
-      running: this.counts.runningEscalations(),
-      lagMs: escalationLagMs(this.journal, this.escalations, nowMs),
-      outbox: this.events.backlog(),
-      undeliverable: withAuditFindings(this.escalations.undeliverable(), this.auditFindings.findings())
+    const nowMs = this.deps.clock.now();
+    const backups = await this.deps.backups.list();
+    const {notifications, attempts, running, lagMs, outbox, undeliverable, intake} = this.deps.journal.read(() => ({
+      notifications: this.deps.counts.notificationsByStatusAndPriority(),
+      intake: this.deps.counts.integrationMessagesByKindAndOutcome(),
+      attempts: this.deps.counts.attemptsByChannelAndOutcome(),
+      running: this.deps.counts.runningEscalations(),
+      lagMs: escalationLagMs(this.deps.journal, this.deps.escalations, nowMs),
+      outbox: this.deps.events.backlog(),
+      undeliverable: withAuditFindings(this.deps.escalations.undeliverable(), this.deps.auditFindings.findings())
     }));
-    const states = this.channels.all();
+    const states = this.deps.channels.all();
     const details = states.flatMap((state) =>
       state.details ? flattenDetails(state.details).map((item) => ({...item, channel: state.channel})) : []
     );
@@ -158,7 +161,7 @@ export class GatewayMetrics {
         name: "klaxon_channel_queue_depth",
         type: "gauge",
         help: "Deliveries waiting for the channel's driver.",
-        samples: byChannel((channel) => this.runner.queueDepth(channel))
+        samples: byChannel((channel) => this.deps.runner.queueDepth(channel))
       },
       {
         name: "klaxon_channel_detail",
@@ -183,25 +186,25 @@ export class GatewayMetrics {
         name: "klaxon_journal_can_commit",
         type: "gauge",
         help: "0 after a commit failed for lack of storage (disk full), until one succeeds again.",
-        samples: [{value: this.journal.isStorageFailing ? 0 : 1}]
+        samples: [{value: this.deps.journal.isStorageFailing ? 0 : 1}]
       },
       {
         name: "klaxon_journal_commits_total",
         type: "counter",
         help: "Journal transactions committed since start.",
-        samples: [{value: this.journal.stats.commits}]
+        samples: [{value: this.deps.journal.stats.commits}]
       },
       {
         name: "klaxon_journal_writes_total",
         type: "counter",
         help: "Writes committed since start (writes per commit is the group-commit factor).",
-        samples: [{value: this.journal.stats.writes}]
+        samples: [{value: this.deps.journal.stats.writes}]
       },
       {
         name: "klaxon_journal_syncs_total",
         type: "counter",
         help: "Flushes of the journal's WAL to disk since start (commits per flush: their group-commit factor).",
-        samples: [{value: this.journal.syncs}]
+        samples: [{value: this.deps.journal.syncs}]
       },
       {
         name: "klaxon_backups",
@@ -221,8 +224,8 @@ export class GatewayMetrics {
         help: "HTTP answers by method, endpoint template and status.",
         samples: this.http.samples()
       },
-      ...this.process.families(),
-      ...parserWorkerFamilies(this.parserWorkers)
+      ...this.deps.process.families(),
+      ...parserWorkerFamilies(this.deps.parserWorkers)
     ];
     return renderExposition(families);
   }

@@ -31,6 +31,14 @@ export async function askPeer(peer: string): Promise<PeerAnswer | null> {
   }
 }
 
+/** What a watcher is told and asked on each look at the peer. */
+export interface PeerWatchHooks {
+  /** Called after every question, answered or not. */
+  onPass?: () => void;
+  /** Which answers show the peer doing its part; any answer at all, unless told otherwise. */
+  counts?: (answer: PeerAnswer) => boolean;
+}
+
 /**
  * One box watching the other: its /healthz every second. `silentMs()` is how long since it last
  * gave an answer that `counts` (counted from the start when it never has), which decides the
@@ -45,10 +53,7 @@ export class PeerWatch {
     private readonly peer: string,
     private readonly clock: Clock,
     logger: Logger,
-    /** Called after every question, answered or not. */
-    onPass: () => void = () => undefined,
-    /** Which answers show the peer doing its part; any answer at all, unless told otherwise. */
-    counts: (answer: PeerAnswer) => boolean = () => true
+    {onPass = () => undefined, counts = () => true}: PeerWatchHooks = {}
   ) {
     this.lastAnswerAt = clock.now();
     this.task = new PeriodicTask(

@@ -108,7 +108,11 @@ export class AttemptOutcomes {
     // A page that did not reach the person is no page for a storm's newcomers to join.
     if (outcome === "failed") journal.afterCommit(() => storms.forget(record.id));
     if (permanent)
-      contactFailures.mark(attempt.recipient.uuid, stored.channel, attempt.contact, error ?? "failed", now);
+      contactFailures.mark(
+        {recipientUuid: attempt.recipient.uuid, channel: stored.channel, contact: attempt.contact},
+        error ?? "failed",
+        now
+      );
     if (REACHED.has(outcome) && contactFailures.clear(attempt.recipient.uuid, stored.channel, attempt.contact)) {
       journal.afterCommit(() =>
         logger.info("a contact marked unusable reached someone again: it is usable again", {

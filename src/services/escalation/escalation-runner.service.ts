@@ -276,8 +276,7 @@ export class EscalationRunner {
    * `storm.max_join_delay_seconds` of its acceptance.
    */
   private waitsBehindAnotherChain(
-    record: NotificationRecord,
-    row: EscalationRecord,
+    {record, row}: {record: NotificationRecord; row: EscalationRecord},
     contacted: string[],
     nowMs: number,
     firedNow: Set<string>
@@ -338,7 +337,7 @@ export class EscalationRunner {
     // Whom this wake-up would really contact (a quiet or blocked first step passes to later ones).
     const contacted = effects.flatMap((effect) => (effect.type === "attempt" ? [effect.recipient_uuid] : []));
     // Planned but not applied: a chain that would page someone another chain is paging waits for it instead.
-    if (row.grouped_with === null && this.waitsBehindAnotherChain(record, row, contacted, nowMs, firedNow)) return [];
+    if (row.grouped_with === null && this.waitsBehindAnotherChain({record, row}, contacted, nowMs, firedNow)) return [];
     firedNow.add(notificationId);
     this.escalations.save({
       notification_id: notificationId,
@@ -363,7 +362,9 @@ export class EscalationRunner {
     const anchorId =
       storm && StormGrouping.canJoin(storm, record.priority) ? storm.row.notification_id : notificationId;
     const namesOpen = !firedNow.has(anchorId) && !this.firedThisPass.has(anchorId) ? this.openAlerts : null;
-    return new FireEffects(this.effectsDeps, record, policy, next.steps_total, nowMs, namesOpen).apply(effects);
+    return new FireEffects(this.effectsDeps, {record, policy, stepsTotal: next.steps_total, nowMs, namesOpen}).apply(
+      effects
+    );
   }
 
   /**
@@ -375,13 +376,13 @@ export class EscalationRunner {
   private handedOff(record: NotificationRecord, policy: PolicySnapshot, nowMs: number): boolean {
     const next = this.policies.handOff(policy, nowMs);
     if (!next) return false;
-    if (!this.escalations.replan(record.id, next, countSteps(next), freshProgress(), isoTimestamp(nowMs))) return false;
+    const plan = {policy: next, stepsTotal: countSteps(next), progress: freshProgress()};
+    if (!this.escalations.replan(record.id, plan, isoTimestamp(nowMs))) return false;
     this.audit.append(
       SYSTEM_ACTOR,
       policy.target.kind === "schedule" ? "escalation.handed_off" : "escalation.replanned",
-      {type: "notification", id: record.id},
-      {schedule: policy.target.uuid, from: policy.on_call ?? null, to: next.on_call ?? null},
-      record.source
+      {type: "notification", id: record.id, source: record.source},
+      {schedule: policy.target.uuid, from: policy.on_call ?? null, to: next.on_call ?? null}
     );
     return true;
   }

@@ -22,6 +22,16 @@ export interface FireEffectsDeps {
   audit: AuditService;
 }
 
+/** The wake-up whose effects are carried out: the alert, its policy snapshot, its plan's length, the time. */
+export interface WakeUp {
+  record: NotificationRecord;
+  policy: PolicySnapshot;
+  stepsTotal: number;
+  nowMs: number;
+  /** Given, each contact also names the person's other open alerts (`QueuedAttempt.alsoOpen`). */
+  namesOpen?: OpenAlertsOfPerson | null;
+}
+
 // A page names at most this many of the person's other open alerts: what a written page lists one by one (storm-listing.ts).
 const MAX_ALSO_OPEN = 50;
 
@@ -42,15 +52,21 @@ export class FireEffects {
   private readonly dispatch: Array<{channel: Channel; queued: QueuedAttempt}> = [];
   private readonly handedOver: AttemptRecord[] = [];
 
+  private readonly record: NotificationRecord;
+  private readonly policy: PolicySnapshot;
+  private readonly stepsTotal: number;
+  private readonly nowMs: number;
+  private readonly namesOpen: OpenAlertsOfPerson | null;
+
   constructor(
     private readonly deps: FireEffectsDeps,
-    private readonly record: NotificationRecord,
-    private readonly policy: PolicySnapshot,
-    private readonly stepsTotal: number,
-    private readonly nowMs: number,
-    /** Given, each contact also names the person's other open alerts (`QueuedAttempt.alsoOpen`). */
-    private readonly namesOpen: OpenAlertsOfPerson | null = null
+    {record, policy, stepsTotal, nowMs, namesOpen = null}: WakeUp
   ) {
+    this.record = record;
+    this.policy = policy;
+    this.stepsTotal = stepsTotal;
+    this.nowMs = nowMs;
+    this.namesOpen = namesOpen;
     this.current = record;
     this.now = isoTimestamp(nowMs);
     this.names = new Map(policy.members.map((member) => [member.recipient_uuid, member.name]));
@@ -108,9 +124,8 @@ export class FireEffects {
     this.deps.audit.append(
       SYSTEM_ACTOR,
       "notification.exhausted",
-      {type: "notification", id: this.record.id},
-      {steps: this.stepsTotal},
-      this.record.source
+      {type: "notification", id: this.record.id, source: this.record.source},
+      {steps: this.stepsTotal}
     );
     this.deps.events.emitFor("escalation.exhausted", this.current, this.nowMs);
   }

@@ -94,7 +94,7 @@ export class DeviceIntake {
       const reason = `rate limited: ${sender} sends faster than ${this.deps.limiter.perSecond}/s`;
       this.said("refused", integration, message, reason);
       // Not kept: a flood would push every useful message out of the log.
-      await this.record(integration.id, integration.kind, message, "refused", reason, false);
+      await this.record(integration, message, "refused", {reason, keep: false});
       return {status: "refused", reason, temporary: true};
     }
     if (!actions.length) {
@@ -106,7 +106,7 @@ export class DeviceIntake {
           message,
           `${why}; kept in the integration's log, nobody paged (unmapped: keep)`
         );
-        await this.record(integration.id, integration.kind, message, "unmapped", note, true);
+        await this.record(integration, message, "unmapped", {reason: note, keep: true});
         return {status: "unmapped"};
       }
       // Nobody wrote a rule for it, yet a device sent it: page rather than keep it silently.
@@ -126,16 +126,16 @@ export class DeviceIntake {
       // message is refused and kept. Anything else (the journal cannot commit) is the transport's to report.
       if (!(error instanceof AppError)) throw error;
       this.said("refused", integration, message, error.message);
-      await this.record(integration.id, integration.kind, message, "refused", error.message, true);
+      await this.record(integration, message, "refused", {reason: error.message, keep: true});
       return {status: "refused", reason: error.message, temporary: false};
     }
-    await this.record(integration.id, integration.kind, message, "accepted", null, false);
+    await this.record(integration, message, "accepted", {reason: null, keep: false});
     return {status: "accepted", results};
   }
 
   /** A message with nothing left to do (a retained copy of a state already acted on): counted as accepted, after its commit. */
   noted(integration: IntegrationRecord, message: DeviceMessage): Promise<void> {
-    return this.record(integration.id, integration.kind, message, "accepted", null, false);
+    return this.record(integration, message, "accepted", {reason: null, keep: false});
   }
 
   /**
@@ -145,13 +145,12 @@ export class DeviceIntake {
    */
   refuse(integration: IntegrationRecord | null, message: DeviceMessage, reason: string): void {
     this.said("refused", integration, message, reason);
-    const id = integration?.id ?? `*${message.transport}`;
-    this.record(id, integration?.kind ?? message.transport, message, "refused", reason, integration !== null).catch(
-      (error: unknown) =>
-        this.deps.logger.warn("could not record a refused device message", {
-          transport: message.transport,
-          error: (error as Error).message
-        })
+    const counted = {id: integration?.id ?? `*${message.transport}`, kind: integration?.kind ?? message.transport};
+    this.record(counted, message, "refused", {reason, keep: integration !== null}).catch((error: unknown) =>
+      this.deps.logger.warn("could not record a refused device message", {
+        transport: message.transport,
+        error: (error as Error).message
+      })
     );
   }
 
@@ -175,12 +174,10 @@ export class DeviceIntake {
   }
 
   private record(
-    integrationId: string,
-    kind: string,
+    {id: integrationId, kind}: {id: string; kind: string},
     message: DeviceMessage,
     outcome: IntakeOutcomeName,
-    reason: string | null,
-    keep: boolean
+    {reason, keep}: {reason: string | null; keep: boolean}
   ): Promise<void> {
     const atIso = isoTimestamp(this.deps.clock.now());
     const error = outcome === "refused" && reason !== null ? cap(reason, REASON_MAX) : null;

@@ -48,9 +48,8 @@ export class DedupMerge {
     audit.append(
       actor,
       "notification.deduplicated",
-      {type: "notification", id: into.id},
-      {dedup_key: repeat.dedup_key, priority: repeat.priority, status: into.status},
-      repeat.source
+      {type: "notification", id: into.id, source: repeat.source},
+      {dedup_key: repeat.dedup_key, priority: repeat.priority, status: into.status}
     );
     // PRIORITIES runs from the most urgent down. A held alert (suppressed) is raised too, so its
     // release pages at the priority its sender reached; its stopped chain is not re-planned.
@@ -63,14 +62,13 @@ export class DedupMerge {
     const {notifications, escalations, audit, events} = this.deps;
     const now = isoTimestamp(nowMs);
     const policy = this.deps.policy(into.target_uuid, repeat.priority, nowMs);
-    escalations.replan(into.id, policy, countSteps(policy), freshProgress(), now);
+    escalations.replan(into.id, {policy, stepsTotal: countSteps(policy), progress: freshProgress()}, now);
     notifications.raisePriority(into.id, repeat.priority, plannedChannels(policy), now);
     audit.append(
       actor,
       "notification.priority_raised",
-      {type: "notification", id: into.id},
-      {from: into.priority, to: repeat.priority, dedup_key: repeat.dedup_key},
-      repeat.source
+      {type: "notification", id: into.id, source: repeat.source},
+      {from: into.priority, to: repeat.priority, dedup_key: repeat.dedup_key}
     );
     // Emitted after both rows changed, so the event's snapshot shows the new priority and plan.
     events.emitFor("notification.priority_raised", notifications.get(into.id) as NotificationRecord, nowMs, {

@@ -65,7 +65,7 @@ export class EventPublisher {
 
   /** An event showing `notification`, a long form already read in this transaction. */
   emit(type: EventType, notification: NotificationView, nowMs: number, detail: EventDetail = {}): void {
-    this.record(type, notification, nowMs, detail, this.deps.events.nextSequence(notification.id));
+    this.record(type, notification, detail, {nowMs, sequence: this.deps.events.nextSequence(notification.id)});
   }
 
   /**
@@ -73,15 +73,14 @@ export class EventPublisher {
    * its sequence is 1 without asking the journal (a query on every accepted alert otherwise).
    */
   emitFirst(type: EventType, notification: NotificationView, nowMs: number, detail: EventDetail = {}): void {
-    this.record(type, notification, nowMs, detail, 1);
+    this.record(type, notification, detail, {nowMs, sequence: 1});
   }
 
   private record(
     type: EventType,
     notification: NotificationView,
-    nowMs: number,
     detail: EventDetail,
-    sequence: number
+    {nowMs, sequence}: {nowMs: number; sequence: number}
   ): void {
     const id = newId("evt", nowMs);
     const createdAt = isoTimestamp(nowMs);

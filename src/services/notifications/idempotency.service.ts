@@ -129,8 +129,7 @@ export class IdempotencyService {
       request.apiKeyId,
       request.key,
       {fingerprint: request.fingerprint, status: answer.status, body: JSON.stringify(answer.body)},
-      isoTimestamp(nowMs),
-      isoTimestamp(nowMs + this.retentionHours * 3600_000)
+      {nowIso: isoTimestamp(nowMs), expiresIso: isoTimestamp(nowMs + this.retentionHours * 3600_000)}
     );
   }
 

@@ -94,8 +94,7 @@ export function longForm(
   record: NotificationRecord,
   escalation: EscalationRecord | null,
   attempts: AttemptRecord[],
-  leftOut: NotificationView["channels_left_out"] = [],
-  recovered: RecoveredChange[] = []
+  {leftOut = [], recovered = []}: {leftOut?: NotificationView["channels_left_out"]; recovered?: RecoveredChange[]} = {}
 ): NotificationView {
   const self = notificationPath(record.id);
   return {
@@ -181,7 +180,10 @@ export class NotificationViews {
     const {escalations, attempts, windows, recovered} = this.deps;
     const policy = escalations.policyOf(record.id);
     const [chain, tried] = [escalations.forNotification(record.id), attempts.forNotification(record.id)];
-    const view = longForm(record, chain, tried, policy ? leftOutChannels(policy) : [], recovered(record.id));
+    const view = longForm(record, chain, tried, {
+      leftOut: policy ? leftOutChannels(policy) : [],
+      recovered: recovered(record.id)
+    });
     const levels = policy ? policyProgress(policy, chain, tried) : null;
     if (levels) view.escalation.policy = levels;
     const windowUuid = windows.suppressionOf(record.id);

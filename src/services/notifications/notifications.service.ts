@@ -210,15 +210,14 @@ export class NotificationsService {
     this.audit.append(
       actor,
       "notification.accepted",
-      {type: "notification", id: record.id},
-      {target: record.target_uuid, priority: record.priority, dedup_key: record.dedup_key},
-      record.source
+      {type: "notification", id: record.id, source: record.source},
+      {target: record.target_uuid, priority: record.priority, dedup_key: record.dedup_key}
     );
     // Built from the rows just written rather than read back: a new notification has no attempts.
-    const view = longForm(record, escalation, [], leftOutChannels(policy));
+    const view = longForm(record, escalation, [], {leftOut: leftOutChannels(policy)});
     if (window) {
       const held = {...view, maintenance_window: heldBy(window)};
-      this.suppressions.hold(held, window, origin, actor, nowMs);
+      this.suppressions.hold(held, {window, origin}, actor, nowMs);
       return {kind: "created", view: held};
     }
     this.events.emitFirst("escalation.started", view, nowMs);
@@ -309,7 +308,12 @@ export class NotificationsService {
     this.notifications.saveState(result.record);
     this.escalations.stop(id, nowIso);
     const detail = ack ? {by: ack.by, via: ack.via} : {};
-    this.audit.append(actor, event, {type: "notification", id}, {...detail, from: record.status}, record.source);
+    this.audit.append(
+      actor,
+      event,
+      {type: "notification", id, source: record.source},
+      {...detail, from: record.status}
+    );
     const changed = this.view(result.record);
     this.events.emit(event, changed, this.clock.now());
     return {view: changed, changed: true};

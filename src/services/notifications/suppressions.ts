@@ -39,14 +39,18 @@ export class Suppressions {
   }
 
   /** Records the hold of a notification just inserted as `suppressed`, with its stopped chain. */
-  hold(view: NotificationView, window: MaintenanceWindow, origin: AlertOrigin, actor: Actor, nowMs: number): void {
+  hold(
+    view: NotificationView,
+    {window, origin}: {window: MaintenanceWindow; origin: AlertOrigin},
+    actor: Actor,
+    nowMs: number
+  ): void {
     this.deps.windows.suppress(view.id, window.uuid, origin.integration, origin.heartbeat);
     this.deps.audit.append(
       actor,
       "notification.suppressed",
-      {type: "notification", id: view.id},
-      {maintenance_window: window.uuid},
-      view.source
+      {type: "notification", id: view.id, source: view.source},
+      {maintenance_window: window.uuid}
     );
     this.deps.events.emitFirst("notification.suppressed", view, nowMs, {maintenance_window: window.uuid});
   }
@@ -78,15 +82,14 @@ export class Suppressions {
     const now = isoTimestamp(nowMs);
     const policy = this.currentPolicy(record.target_uuid, record.priority, nowMs);
     if (!policy) return false;
-    if (!escalations.reopen(id, policy, countSteps(policy), freshProgress(), now)) return false;
+    if (!escalations.reopen(id, {policy, stepsTotal: countSteps(policy), progress: freshProgress()}, now)) return false;
     notifications.raisePriority(id, record.priority, plannedChannels(policy), now);
     notifications.saveState({...record, status: "queued", updated_at: now});
     audit.append(
       SYSTEM_ACTOR,
       "notification.released",
-      {type: "notification", id},
-      {maintenance_window: ended.uuid},
-      record.source
+      {type: "notification", id, source: record.source},
+      {maintenance_window: ended.uuid}
     );
     events.emitFor("notification.released", notifications.get(id) as NotificationRecord, nowMs, {
       maintenance_window: ended.uuid

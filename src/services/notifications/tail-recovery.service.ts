@@ -136,8 +136,7 @@ export class TailRecoveryService {
         key.api_key_id,
         key.key,
         {fingerprint: key.fingerprint, status: key.status, body: key.body},
-        key.created_at,
-        key.expires_at
+        {nowIso: key.created_at, expiresIso: key.expires_at}
       );
     return true;
   }
@@ -158,9 +157,8 @@ export class TailRecoveryService {
     audit.append(
       SYSTEM_ACTOR,
       "notification.recovered",
-      {type: "notification", id: record.id},
-      {change: change.change, from_box: change.from_box, hand_over: change.hand_over},
-      record.source
+      {type: "notification", id: record.id, source: record.source},
+      {change: change.change, from_box: change.from_box, hand_over: change.hand_over}
     );
     events.emit("notification.recovered", notifications.view(record), clock.now(), {recovered: change});
   }

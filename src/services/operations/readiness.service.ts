@@ -68,30 +68,33 @@ export interface Readiness {
   unmapped_kept: UnmappedWarning[];
 }
 
+/** What ReadinessService works with, by name. */
+export interface ReadinessDeps {
+  journal: Journal;
+  events: EventsRepository;
+  escalations: EscalationsRepository;
+  channels: ChannelStatusService;
+  clock: Clock;
+  dataDir: string;
+  sweeps: {
+    heartbeats: TimedSweep;
+    maintenance: TimedSweep;
+    auditor: Pick<TimedSweep, "health"> & {findings(): AuditFinding[]};
+  };
+  schedules: SchedulesRepository;
+  mqttBrokers: () => MqttBrokerState[];
+  parserWorkers: () => ParserWorkerReport[];
+  planWarnings: () => PlanWarning[];
+  unmappedKept: () => UnmappedWarning[];
+}
+
 /**
  * What /readyz reports: can the journal commit, can every open alert reach someone, do the
  * background sweeps run, and what state each channel is in. Not ready while any of the first three
  * fails: monitors watch the status code. No secrets.
  */
 export class ReadinessService {
-  constructor(
-    private readonly journal: Journal,
-    private readonly events: EventsRepository,
-    private readonly escalations: EscalationsRepository,
-    private readonly channels: ChannelStatusService,
-    private readonly clock: Clock,
-    private readonly dataDir: string,
-    private readonly sweeps: {
-      heartbeats: TimedSweep;
-      maintenance: TimedSweep;
-      auditor: Pick<TimedSweep, "health"> & {findings(): AuditFinding[]};
-    },
-    private readonly schedules: SchedulesRepository,
-    private readonly mqttBrokers: () => MqttBrokerState[] = () => [],
-    private readonly parserWorkers: () => ParserWorkerReport[] = () => [],
-    private readonly planWarnings: () => PlanWarning[] = () => [],
-    private readonly unmappedKept: () => UnmappedWarning[] = () => []
-  ) {}
+  constructor(private readonly deps: ReadinessDeps) {}
 
   /** `throttledAddresses` comes from the HTTP edge, which alone counts failed authentications. */
   async check(throttledAddresses: string[]): Promise<Readiness> {
@@ -103,21 +106,21 @@ export class ReadinessService {
     };
     try {
       // Damage seen once stays the reason (a latch): a probe that misses the damaged pages proves nothing.
-      if (this.journal.damage === null) {
-        await this.journal.probe(isoTimestamp(this.clock.now()));
-        counts = this.journal.read(() => ({
-          outbox: this.events.backlog(),
-          undeliverable: withAuditFindings(this.escalations.undeliverable(), this.sweeps.auditor.findings())
+      if (this.deps.journal.damage === null) {
+        await this.deps.journal.probe(isoTimestamp(this.deps.clock.now()));
+        counts = this.deps.journal.read(() => ({
+          outbox: this.deps.events.backlog(),
+          undeliverable: withAuditFindings(this.deps.escalations.undeliverable(), this.deps.sweeps.auditor.findings())
         }));
       }
     } catch (failure) {
       error = (failure as Error).message;
     }
-    error = this.journal.damage ?? error;
+    error = this.deps.journal.damage ?? error;
     const {outbox, undeliverable} = counts;
-    const heartbeats = this.sweeps.heartbeats.health;
-    const maintenance = this.sweeps.maintenance.health;
-    const auditor = this.sweeps.auditor.health;
+    const heartbeats = this.deps.sweeps.heartbeats.health;
+    const maintenance = this.deps.sweeps.maintenance.health;
+    const auditor = this.deps.sweeps.auditor.health;
     return {
       ready:
         error === null &&
@@ -125,11 +128,11 @@ export class ReadinessService {
         ![heartbeats, maintenance, auditor].some((sweep) => sweep.last_pass_failed),
       journal: {
         can_commit: error === null,
-        schema_version: this.journal.schemaVersion,
+        schema_version: this.deps.journal.schemaVersion,
         error,
-        damaged: this.journal.damage !== null
+        damaged: this.deps.journal.damage !== null
       },
-      channels: this.channels.all(),
+      channels: this.deps.channels.all(),
       outbox,
       undeliverable,
       disk: await this.disk(),
@@ -137,26 +140,26 @@ export class ReadinessService {
       maintenance,
       auditor,
       throttled_addresses: throttledAddresses,
-      schedule_gaps: upcomingGaps(this.schedules, this.clock.now()),
-      mqtt_brokers: this.mqttBrokers(),
-      parser_workers: this.parserWorkers(),
-      plan_warnings: this.planWarnings(),
-      unmapped_kept: this.unmappedKept()
+      schedule_gaps: upcomingGaps(this.deps.schedules, this.deps.clock.now()),
+      mqtt_brokers: this.deps.mqttBrokers(),
+      parser_workers: this.deps.parserWorkers(),
+      plan_warnings: this.deps.planWarnings(),
+      unmapped_kept: this.deps.unmappedKept()
     };
   }
 
   private async disk(): Promise<Readiness["disk"]> {
     try {
-      const stats = await statfs(this.dataDir);
+      const stats = await statfs(this.deps.dataDir);
       // bavail, not bfree: the blocks an unprivileged process (the gateway) may still use.
       return {
-        path: this.dataDir,
+        path: this.deps.dataDir,
         free_bytes: stats.bavail * stats.bsize,
         total_bytes: stats.blocks * stats.bsize,
         error: null
       };
     } catch (failure) {
-      return {path: this.dataDir, free_bytes: null, total_bytes: null, error: (failure as Error).message};
+      return {path: this.deps.dataDir, free_bytes: null, total_bytes: null, error: (failure as Error).message};
     }
   }
 }

@@ -39,6 +39,26 @@ const ADOPT_LIMIT = 1000;
 
 export const dedupKeyOf = (condition: Pick<Condition, "key">) => `${DEDUP_PREFIX}${condition.key}`;
 
+/** What SelfMonitorService works with, by name. */
+export interface SelfMonitorDeps {
+  settings: SelfMonitorSettings;
+  journal: Journal;
+  notifications: NotificationsService;
+  notificationRecords: NotificationsRepository;
+  escalations: EscalationsRepository;
+  auditFindings: PagingAuditRepository;
+  events: EventsRepository;
+  channelStatus: ChannelStatusService;
+  registry: ChannelRegistry;
+  recipients: RecipientsRepository;
+  groups: GroupsRepository;
+  schedules: SchedulesRepository;
+  clock: Clock;
+  logger: Logger;
+  /** The standby as this box sees it when it is the active of two; null otherwise. */
+  replication: () => ReplicationHealth | null;
+}
+
 /**
  * The gateway watching its own paging path. Each condition (selfCheck) raises one alert to the
  * configured admin recipient through the normal escalation, which skips channels that are down,
@@ -56,27 +76,10 @@ export class SelfMonitorService {
   private adopted = false;
   private pagedJournalOutage = false;
 
-  constructor(
-    private readonly settings: SelfMonitorSettings,
-    private readonly journal: Journal,
-    private readonly notifications: NotificationsService,
-    private readonly notificationRecords: NotificationsRepository,
-    private readonly escalations: EscalationsRepository,
-    private readonly auditFindings: PagingAuditRepository,
-    private readonly events: EventsRepository,
-    private readonly channelStatus: ChannelStatusService,
-    private readonly registry: ChannelRegistry,
-    private readonly recipients: RecipientsRepository,
-    private readonly groups: GroupsRepository,
-    private readonly schedules: SchedulesRepository,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    /** The standby as this box sees it when it is the active of two; null otherwise. */
-    private readonly replication: () => ReplicationHealth | null = () => null
-  ) {}
+  constructor(private readonly deps: SelfMonitorDeps) {}
 
   get enabled(): boolean {
-    return this.settings.recipient !== "";
+    return this.deps.settings.recipient !== "";
   }
 
   /** One pass: checks the journal first (everything else needs it), then every condition. */
@@ -86,31 +89,31 @@ export class SelfMonitorService {
       await this.pageJournalOutage();
       return;
     }
-    if (this.pagedJournalOutage) this.logger.info("self-monitoring: the journal commits again");
+    if (this.pagedJournalOutage) this.deps.logger.info("self-monitoring: the journal commits again");
     this.pagedJournalOutage = false;
     if (!this.adopted) this.adoptEarlierAlerts();
     const own = new Set(this.raised.values());
-    const {outbox, undeliverable} = this.journal.read(() => ({
-      outbox: this.events.backlog(),
+    const {outbox, undeliverable} = this.deps.journal.read(() => ({
+      outbox: this.deps.events.backlog(),
       undeliverable: othersWaiting(
         withAuditFindings(
-          this.escalations.undeliverable(),
+          this.deps.escalations.undeliverable(),
           // Its own page, found stuck by the auditor, would keep its own condition alive.
-          this.auditFindings.findings().filter((finding) => !own.has(finding.notification_id))
+          this.deps.auditFindings.findings().filter((finding) => !own.has(finding.notification_id))
         ).reasons,
-        [...own].map((id) => this.escalations.forNotification(id)?.waiting_for ?? [])
+        [...own].map((id) => this.deps.escalations.forNotification(id)?.waiting_for ?? [])
       )
     }));
     const conditions = selfCheck(
       {
-        channels: this.registry.all().map((driver) => this.channelStatus.gatewayChannel(driver.channel)),
+        channels: this.deps.registry.all().map((driver) => this.deps.channelStatus.gatewayChannel(driver.channel)),
         outbox,
         undeliverable,
-        scheduleGaps: upcomingGaps(this.schedules, this.clock.now()),
-        replication: this.replication(),
-        nowMs: this.clock.now()
+        scheduleGaps: upcomingGaps(this.deps.schedules, this.deps.clock.now()),
+        replication: this.deps.replication(),
+        nowMs: this.deps.clock.now()
       },
-      this.settings
+      this.deps.settings
     );
     const problems = conditions.filter(
       (condition): condition is Condition & {problem: string} => condition.problem !== null
@@ -125,7 +128,7 @@ export class SelfMonitorService {
       try {
         await step.run();
       } catch (error) {
-        this.logger.error("self-monitoring could not raise or resolve an alert", {
+        this.deps.logger.error("self-monitoring could not raise or resolve an alert", {
           condition: step.key,
           error: error as Error
         });
@@ -135,7 +138,7 @@ export class SelfMonitorService {
 
   private async journalCommits(): Promise<boolean> {
     try {
-      await this.journal.probe(isoTimestamp(this.clock.now()));
+      await this.deps.journal.probe(isoTimestamp(this.deps.clock.now()));
       return true;
     } catch (error) {
       if (error instanceof StorageUnavailableError) return false;
@@ -148,9 +151,9 @@ export class SelfMonitorService {
    * not over): adopt them instead of paging again, and resolve them when their cause is gone.
    */
   private adoptEarlierAlerts(): void {
-    const open = this.journal.read(() =>
+    const open = this.deps.journal.read(() =>
       (["queued", "notifying", "acknowledged"] as const).flatMap((status) =>
-        this.notificationRecords.list({status, target_uuid: this.settings.recipient, limit: ADOPT_LIMIT})
+        this.deps.notificationRecords.list({status, target_uuid: this.deps.settings.recipient, limit: ADOPT_LIMIT})
       )
     );
     for (const alert of open) {
@@ -163,11 +166,11 @@ export class SelfMonitorService {
   private async raise(condition: Condition & {problem: string}): Promise<void> {
     if (this.raised.has(condition.key)) return;
     const problem = condition.problem;
-    const {view} = await this.notifications.send(
+    const {view} = await this.deps.notifications.send(
       {
-        recipient_uuid: this.settings.recipient,
+        recipient_uuid: this.deps.settings.recipient,
         message: `Klaxon gateway: ${problem}`,
-        priority: this.settings.priority,
+        priority: this.deps.settings.priority,
         source: SOURCE,
         dedup_key: dedupKeyOf(condition)
       },
@@ -175,26 +178,26 @@ export class SelfMonitorService {
     );
     const id = view.id;
     this.raised.set(condition.key, id);
-    this.logger.warn("self-monitoring raised an alert", {condition: condition.key, problem, notification_id: id});
+    this.deps.logger.warn("self-monitoring raised an alert", {condition: condition.key, problem, notification_id: id});
   }
 
   private async clear(key: string): Promise<void> {
     const id = this.raised.get(key) as string;
-    await this.notifications.resolve(id, SYSTEM_ACTOR);
+    await this.deps.notifications.resolve(id, SYSTEM_ACTOR);
     this.raised.delete(key);
-    this.logger.info("self-monitoring resolved an alert", {condition: key, notification_id: id});
+    this.deps.logger.info("self-monitoring resolved an alert", {condition: key, notification_id: id});
   }
 
   private async pageJournalOutage(): Promise<void> {
     if (this.pagedJournalOutage) return;
     const message =
       "Klaxon gateway: the journal cannot commit (disk full or failing); new alerts are refused with 503 until it recovers";
-    this.logger.error("self-monitoring: the journal cannot commit; paging out of band", {});
+    this.deps.logger.error("self-monitoring: the journal cannot commit; paging out of band", {});
     for (const member of this.members()) {
       for (const channel of OUT_OF_BAND_ORDER) {
-        const driver = this.registry.get(channel);
+        const driver = this.deps.registry.get(channel);
         const contact = member[CHANNEL_CONTACT[channel]];
-        if (!driver || !contact || this.channelStatus.gatewayChannel(channel).reason !== null) continue;
+        if (!driver || !contact || this.deps.channelStatus.gatewayChannel(channel).reason !== null) continue;
         try {
           const result = await driver.deliver(
             {
@@ -204,7 +207,7 @@ export class SelfMonitorService {
               alerts: [
                 {
                   notification_id: "klaxon:journal",
-                  priority: this.settings.priority,
+                  priority: this.deps.settings.priority,
                   message,
                   source: SOURCE,
                   link: null
@@ -215,7 +218,7 @@ export class SelfMonitorService {
             },
             AbortSignal.timeout(OUT_OF_BAND_TIMEOUT_MS)
           );
-          this.logger.warn("self-monitoring paged out of band", {
+          this.deps.logger.warn("self-monitoring paged out of band", {
             channel,
             recipient_uuid: member.uuid,
             outcome: result.outcome
@@ -223,16 +226,20 @@ export class SelfMonitorService {
           this.pagedJournalOutage = true;
           break;
         } catch (error) {
-          this.logger.error("out-of-band page failed", {channel, recipient_uuid: member.uuid, error: error as Error});
+          this.deps.logger.error("out-of-band page failed", {
+            channel,
+            recipient_uuid: member.uuid,
+            error: error as Error
+          });
         }
       }
     }
   }
 
   private members() {
-    const recipient = this.recipients.get(this.settings.recipient);
+    const recipient = this.deps.recipients.get(this.deps.settings.recipient);
     if (recipient) return [recipient];
-    const group = this.groups.get(this.settings.recipient);
-    return (group?.members ?? []).map((uuid) => this.recipients.get(uuid)).filter((member) => member !== null);
+    const group = this.deps.groups.get(this.deps.settings.recipient);
+    return (group?.members ?? []).map((uuid) => this.deps.recipients.get(uuid)).filter((member) => member !== null);
   }
 }

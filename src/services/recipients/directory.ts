@@ -68,17 +68,17 @@ export function createDirectory(deps: DirectoryDependencies) {
     repositories.policies
   );
   const verifications = new ContactVerificationsRepository(deps.config);
-  const recipients = new RecipientsService(
-    repositories.recipients,
-    repositories.groups,
+  const recipients = new RecipientsService({
+    recipients: repositories.recipients,
+    groups: repositories.groups,
     notifications,
-    deps.channelStatus,
-    deps.contactFailures,
+    channelStatus: deps.channelStatus,
+    contactFailures: deps.contactFailures,
     audit,
     clock,
     pagingReferences,
     verifications
-  );
+  });
   const testPages = new TestPageService({
     recipients: repositories.recipients,
     verifications,
@@ -87,14 +87,14 @@ export function createDirectory(deps: DirectoryDependencies) {
     audit,
     clock
   });
-  const groups = new GroupsService(
-    repositories.groups,
-    repositories.recipients,
+  const groups = new GroupsService({
+    groups: repositories.groups,
+    recipients: repositories.recipients,
     notifications,
     audit,
     clock,
     pagingReferences
-  );
+  });
   const schedules = new SchedulesService({
     ...repositories,
     notifications,
@@ -110,7 +110,13 @@ export function createDirectory(deps: DirectoryDependencies) {
     clock,
     pagingReferences
   });
-  const onCall = new OnCallService(schedules, repositories.recipients, repositories.groups, audit, clock);
+  const onCall = new OnCallService({
+    schedules,
+    recipients: repositories.recipients,
+    groups: repositories.groups,
+    audit,
+    clock
+  });
   const calendarFeeds = new CalendarFeeds({
     schedules,
     onCall,

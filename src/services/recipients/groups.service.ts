@@ -19,32 +19,35 @@ import {refuseIfOpenNotifications, type PagingReferences} from "./paging-referen
 export type GroupInput = Partial<Pick<Group, "name" | "members" | "strategy">>;
 const WRITABLE: (keyof GroupInput)[] = ["name", "members", "strategy"];
 
+/** What GroupsService works with, by name. */
+export interface GroupsDeps {
+  groups: GroupsRepository;
+  recipients: RecipientsRepository;
+  notifications: NotificationsRepository;
+  audit: AuditService;
+  clock: Clock;
+  pagingReferences: PagingReferences;
+}
+
 /** Recipient groups: members paged one after another or all at once. */
 export class GroupsService {
-  constructor(
-    private readonly groups: GroupsRepository,
-    private readonly recipients: RecipientsRepository,
-    private readonly notifications: NotificationsRepository,
-    private readonly audit: AuditService,
-    private readonly clock: Clock,
-    private readonly pagingReferences: PagingReferences
-  ) {}
+  constructor(private readonly deps: GroupsDeps) {}
 
   get(uuid: string): Group {
-    const group = this.groups.get(uuid);
+    const group = this.deps.groups.get(uuid);
     if (!group) throw notFound("group", uuid);
     return group;
   }
 
   list(limit: number, cursor: string | null): {items: Group[]; next: string | null} {
-    return pageOrInvalidCursor(this.groups.page(limit, cursor), "group");
+    return pageOrInvalidCursor(this.deps.groups.page(limit, cursor), "group");
   }
 
   private normalise(input: GroupInput, uuid: string, createdAt: string, nowIso: string): Group {
     const members = input.members ?? [];
     const unknown = members
       .map((member, index) => ({member, index}))
-      .filter(({member}) => !this.recipients.get(member));
+      .filter(({member}) => !this.deps.recipients.get(member));
     if (unknown.length) {
       throw new AppError("unknown_reference", `unknown recipient(s): ${unknown.map(({member}) => member).join(", ")}`, {
         errors: unknown.map(({member, index}) => ({
@@ -53,7 +56,7 @@ export class GroupsService {
         }))
       });
     }
-    const directory = {recipients: this.recipients, groups: this.groups};
+    const directory = {recipients: this.deps.recipients, groups: this.deps.groups};
     const gaps = members.flatMap((member, index) => priorityGapErrors(member, directory, `/members/${index}`));
     if (gaps.length) throw priorityWithoutChannel(gaps);
     return {
@@ -67,10 +70,10 @@ export class GroupsService {
   }
 
   async create(input: GroupInput, actor: Actor): Promise<Group> {
-    const now = isoTimestamp(this.clock.now());
+    const now = isoTimestamp(this.deps.clock.now());
     const group = this.normalise(input, randomUUID(), now, now);
-    await this.groups.insert(group);
-    await this.audit.record(
+    await this.deps.groups.insert(group);
+    await this.deps.audit.record(
       actor,
       "group.created",
       {type: "group", id: group.uuid},
@@ -87,9 +90,9 @@ export class GroupsService {
 
   async replace(uuid: string, input: GroupInput, actor: Actor): Promise<Group> {
     const current = this.get(uuid);
-    const updated = this.normalise(input, uuid, current.created_at, isoTimestamp(this.clock.now()));
-    if (!(await this.groups.replace(updated))) throw notFound("group", uuid);
-    await this.audit.record(
+    const updated = this.normalise(input, uuid, current.created_at, isoTimestamp(this.deps.clock.now()));
+    if (!(await this.deps.groups.replace(updated))) throw notFound("group", uuid);
+    await this.deps.audit.record(
       actor,
       "group.updated",
       {type: "group", id: uuid},
@@ -100,9 +103,9 @@ export class GroupsService {
 
   async remove(uuid: string, actor: Actor): Promise<void> {
     const group = this.get(uuid);
-    this.pagingReferences.refuseIfPaged("group", uuid);
-    refuseIfOpenNotifications(this.notifications, "group", uuid);
-    await this.groups.remove(uuid);
-    await this.audit.record(actor, "group.deleted", {type: "group", id: uuid}, {name: group.name});
+    this.deps.pagingReferences.refuseIfPaged("group", uuid);
+    refuseIfOpenNotifications(this.deps.notifications, "group", uuid);
+    await this.deps.groups.remove(uuid);
+    await this.deps.audit.record(actor, "group.deleted", {type: "group", id: uuid}, {name: group.name});
   }
 }

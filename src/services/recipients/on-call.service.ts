@@ -47,19 +47,22 @@ export interface OverrideInput {
   ends_at: string;
 }
 
+/** What OnCallService works with, by name. */
+export interface OnCallDeps {
+  schedules: SchedulesService;
+  recipients: RecipientsRepository;
+  groups: GroupsRepository;
+  audit: AuditService;
+  clock: Clock;
+}
+
 /** Who a schedule puts on call, its final shifts, and the overrides that change them. */
 export class OnCallService {
-  constructor(
-    private readonly schedules: SchedulesService,
-    private readonly recipients: RecipientsRepository,
-    private readonly groups: GroupsRepository,
-    private readonly audit: AuditService,
-    private readonly clock: Clock
-  ) {}
+  constructor(private readonly deps: OnCallDeps) {}
 
   /** A recipient or group by uuid, with the recipients it pages (a group's members that still exist). */
   private who(uuid: string): {target: ShiftView["target"]; recipients: NamedRecipient[]} {
-    const paged = pagedTarget(uuid, {recipients: this.recipients, groups: this.groups});
+    const paged = pagedTarget(uuid, {recipients: this.deps.recipients, groups: this.deps.groups});
     if (paged?.kind === "recipient")
       return {
         target: {uuid, kind: "recipient", name: paged.recipient.name},
@@ -85,7 +88,7 @@ export class OnCallService {
   }
 
   onCall(uuid: string, at: number): OnCallView {
-    const schedule = this.schedules.get(uuid);
+    const schedule = this.deps.schedules.get(uuid);
     const shift = onCallAt(schedule, at);
     if (shift) {
       const view = this.shiftView(shift);
@@ -104,7 +107,7 @@ export class OnCallService {
     if (to <= from) throw invalid([{pointer: "/to", detail: "must be later than from"}]);
     if (to - from > MAX_SHIFTS_RANGE_DAYS * MS_PER_DAY)
       throw invalid([{pointer: "/to", detail: `at most ${MAX_SHIFTS_RANGE_DAYS} days after from`}]);
-    const schedule = this.schedules.get(uuid);
+    const schedule = this.deps.schedules.get(uuid);
     return {
       shifts: finalShifts(schedule, from, to).map((shift) => this.shiftView(shift)),
       gaps: gaps(schedule, from, to).map((gap) => ({
@@ -116,26 +119,26 @@ export class OnCallService {
 
   /** The shifts overlapping [from, to), whole: the first and last are not cut at the range's ends. */
   wholeShifts(uuid: string, from: number, to: number): ShiftView[] {
-    return wholeShiftsOverlapping(this.schedules.get(uuid), from, to).map((shift) => this.shiftView(shift));
+    return wholeShiftsOverlapping(this.deps.schedules.get(uuid), from, to).map((shift) => this.shiftView(shift));
   }
 
   overrides(uuid: string): ScheduleOverride[] {
-    return this.schedules.get(uuid).overrides;
+    return this.deps.schedules.get(uuid).overrides;
   }
 
   /** Adds an override; one that shares time with another is refused (which would win is not obvious). */
   async addOverride(uuid: string, input: OverrideInput, actor: Actor): Promise<ScheduleOverride> {
     const [start, end] = [Date.parse(input.starts_at), Date.parse(input.ends_at)];
     if (!(end > start)) throw invalid([{pointer: "/ends_at", detail: "must be later than starts_at"}]);
-    if (this.groups.get(input.recipient_uuid))
+    if (this.deps.groups.get(input.recipient_uuid))
       throw unknownReference(
         "/recipient_uuid",
         `${input.recipient_uuid} is a group: an override puts one recipient on call (name one of its members, ` +
           `or give the group a crew in a shift pattern)`
       );
-    if (!this.recipients.get(input.recipient_uuid))
+    if (!this.deps.recipients.get(input.recipient_uuid))
       throw unknownReference("/recipient_uuid", `recipient ${input.recipient_uuid} does not exist`);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const override: ScheduleOverride = {
       id: newId("ovr", now),
       recipient_uuid: input.recipient_uuid,
@@ -143,7 +146,7 @@ export class OnCallService {
       ends_at: isoTimestamp(end),
       created_at: isoTimestamp(now)
     };
-    await this.schedules.modify(uuid, (schedule) => {
+    await this.deps.schedules.modify(uuid, (schedule) => {
       const clash = overlappingOverride(schedule.overrides, override);
       if (clash)
         throw new AppError(
@@ -155,17 +158,17 @@ export class OnCallService {
       );
       return {...schedule, overrides};
     });
-    await this.audit.record(actor, "schedule.override_created", {type: "schedule", id: uuid}, {...override});
+    await this.deps.audit.record(actor, "schedule.override_created", {type: "schedule", id: uuid}, {...override});
     return override;
   }
 
   async removeOverride(uuid: string, id: string, actor: Actor): Promise<void> {
     let override: ScheduleOverride | undefined;
-    await this.schedules.modify(uuid, (schedule) => {
+    await this.deps.schedules.modify(uuid, (schedule) => {
       override = schedule.overrides.find((candidate) => candidate.id === id);
       if (!override) throw notFound("override", id);
       return {...schedule, overrides: schedule.overrides.filter((candidate) => candidate.id !== id)};
     });
-    await this.audit.record(actor, "schedule.override_deleted", {type: "schedule", id: uuid}, {...override});
+    await this.deps.audit.record(actor, "schedule.override_deleted", {type: "schedule", id: uuid}, {...override});
   }
 }

@@ -112,33 +112,36 @@ function writableView(recipient: Recipient): RecipientInput {
   return Object.fromEntries(WRITABLE.map((field) => [field, recipient[field]]));
 }
 
+/** What RecipientsService works with, by name. */
+export interface RecipientsDeps {
+  recipients: RecipientsRepository;
+  groups: GroupsRepository;
+  notifications: NotificationsRepository;
+  channelStatus: ChannelStatusService;
+  contactFailures: ContactFailuresRepository;
+  audit: AuditService;
+  clock: Clock;
+  pagingReferences: PagingReferences;
+  verifications: ContactVerificationsRepository;
+}
+
 /** Recipients: people with contact details and their own escalation preferences. */
 export class RecipientsService {
-  constructor(
-    private readonly recipients: RecipientsRepository,
-    private readonly groups: GroupsRepository,
-    private readonly notifications: NotificationsRepository,
-    private readonly channelStatus: ChannelStatusService,
-    private readonly contactFailures: ContactFailuresRepository,
-    private readonly audit: AuditService,
-    private readonly clock: Clock,
-    private readonly pagingReferences: PagingReferences,
-    private readonly verifications: ContactVerificationsRepository
-  ) {}
+  constructor(private readonly deps: RecipientsDeps) {}
 
   view(recipient: Recipient): RecipientView {
     const channels = CHANNELS.map((channel) => {
       const contactMissing = missingContactReason(recipient, channel);
-      const gateway = this.channelStatus.gatewayChannel(channel);
+      const gateway = this.deps.channelStatus.gatewayChannel(channel);
       const reason =
         contactMissing ??
         (recipient.channel_order.includes(channel) ? gateway.reason : "not in channel_order") ??
-        this.contactFailures.detailFor(recipient.uuid, channel, contactFor(recipient, channel));
-      const verifiedAt = this.verifications.verifiedAt(recipient.uuid, channel, contactFor(recipient, channel));
+        this.deps.contactFailures.detailFor(recipient.uuid, channel, contactFor(recipient, channel));
+      const verifiedAt = this.deps.verifications.verifiedAt(recipient.uuid, channel, contactFor(recipient, channel));
       return {channel, available: reason === null, reason, verified_at: verifiedAt};
     });
     // A failure recorded for an earlier address or number no longer applies: correcting the contact clears it.
-    const contactFailures = this.contactFailures
+    const contactFailures = this.deps.contactFailures
       .forRecipient(recipient.uuid)
       .filter((failure) => failure.contact === contactFor(recipient, failure.channel))
       .map((failure) => ({...failure, contact: maskContact(failure.contact)}));
@@ -152,7 +155,7 @@ export class RecipientsService {
    * channel is the first of `contacts` to match one, else the system (an address no recipient has).
    */
   actorFor(channel: Channel, contacts: string[]): Actor {
-    const all = this.recipients.all();
+    const all = this.deps.recipients.all();
     for (const contact of contacts) {
       const recipient = all.find((candidate) => contactFor(candidate, channel) === contact);
       if (recipient) return recipientActor(recipient.uuid);
@@ -161,13 +164,13 @@ export class RecipientsService {
   }
 
   get(uuid: string): Recipient {
-    const recipient = this.recipients.get(uuid);
+    const recipient = this.deps.recipients.get(uuid);
     if (!recipient) throw notFound("recipient", uuid);
     return recipient;
   }
 
   list(limit: number, cursor: string | null): {items: Recipient[]; next: string | null} {
-    return pageOrInvalidCursor(this.recipients.page(limit, cursor), "recipient");
+    return pageOrInvalidCursor(this.deps.recipients.page(limit, cursor), "recipient");
   }
 
   private normalise(input: RecipientInput, uuid: string, createdAt: string, nowIso: string): Recipient {
@@ -202,12 +205,12 @@ export class RecipientsService {
   }
 
   async create(input: RecipientInput, actor: Actor): Promise<Recipient> {
-    const now = isoTimestamp(this.clock.now());
+    const now = isoTimestamp(this.deps.clock.now());
     const recipient = this.normalise(input, randomUUID(), now, now);
     const pinHash = await commandPinHash(input.command_pin, null);
     if (pinHash) recipient.command_pin_hash = pinHash;
-    await this.recipients.insert(recipient);
-    await this.audit.record(
+    await this.deps.recipients.insert(recipient);
+    await this.deps.audit.record(
       actor,
       "recipient.created",
       {type: "recipient", id: recipient.uuid},
@@ -224,14 +227,14 @@ export class RecipientsService {
 
   async replace(uuid: string, input: RecipientInput, actor: Actor): Promise<Recipient> {
     const current = this.get(uuid);
-    const updated = this.normalise(input, uuid, current.created_at, isoTimestamp(this.clock.now()));
+    const updated = this.normalise(input, uuid, current.created_at, isoTimestamp(this.deps.clock.now()));
     const pinHash = await commandPinHash(input.command_pin, current.command_pin_hash ?? null);
     if (pinHash) updated.command_pin_hash = pinHash;
-    if (!(await this.recipients.replace(updated))) throw notFound("recipient", uuid);
+    if (!(await this.deps.recipients.replace(updated))) throw notFound("recipient", uuid);
     const fields: string[] = WRITABLE.filter(
       (field) => JSON.stringify(current[field]) !== JSON.stringify(updated[field])
     );
-    await this.audit.record(
+    await this.deps.audit.record(
       actor,
       "recipient.updated",
       {type: "recipient", id: uuid},
@@ -242,16 +245,16 @@ export class RecipientsService {
 
   async remove(uuid: string, actor: Actor): Promise<void> {
     const recipient = this.get(uuid);
-    const groups = this.groups.containing(uuid);
+    const groups = this.deps.groups.containing(uuid);
     if (groups.length)
       throw new AppError(
         "in_use",
         `recipient ${uuid} is a member of group(s) ${groups.map((group) => `${group.name} (${group.uuid})`).join(", ")}`
       );
-    this.pagingReferences.refuseIfPaged("recipient", uuid);
-    refuseIfOpenNotifications(this.notifications, "recipient", uuid);
-    await this.recipients.remove(uuid);
-    await this.verifications.remove(uuid);
-    await this.audit.record(actor, "recipient.deleted", {type: "recipient", id: uuid}, {name: recipient.name});
+    this.deps.pagingReferences.refuseIfPaged("recipient", uuid);
+    refuseIfOpenNotifications(this.deps.notifications, "recipient", uuid);
+    await this.deps.recipients.remove(uuid);
+    await this.deps.verifications.remove(uuid);
+    await this.deps.audit.record(actor, "recipient.deleted", {type: "recipient", id: uuid}, {name: recipient.name});
   }
 }

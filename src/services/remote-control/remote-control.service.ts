@@ -14,22 +14,26 @@ import {alertSummary} from "../notifications/notification-view.js";
 // More than a phone can show or a caller will listen to; STATUS says "+N more" past what fits.
 const MAX_OPEN_ALERTS = 50;
 
+/** What RemoteControlService works with, by name. */
+export interface RemoteControlDeps {
+  journal: Journal;
+  recipients: RecipientsRepository;
+  records: NotificationsRepository;
+  audit: AuditService;
+  /** The owner of the alert lifecycle, which the changes go through. */
+  lifecycle: Pick<NotificationsService, "acknowledge" | "resolve">;
+}
+
 /**
  * The phone as a remote control (SMS commands, calls in): what a known recipient may see and do
  * from their phone. Changes go through the notifications service with the recipient as the actor,
  * so they are audited, announced and stop the escalation exactly as one from the API would.
  */
 export class RemoteControlService implements RemoteControlPort {
-  constructor(
-    private readonly journal: Journal,
-    private readonly recipients: RecipientsRepository,
-    private readonly records: NotificationsRepository,
-    private readonly audit: AuditService,
-    private readonly notifications: Pick<NotificationsService, "acknowledge" | "resolve">
-  ) {}
+  constructor(private readonly deps: RemoteControlDeps) {}
 
   phoneOwners(): PhoneOwner[] {
-    return this.recipients
+    return this.deps.recipients
       .all()
       .flatMap((recipient) =>
         recipient.phone
@@ -39,19 +43,21 @@ export class RemoteControlService implements RemoteControlPort {
   }
 
   async checkPin(person: PhoneOwner, pin: string): Promise<boolean> {
-    const stored = this.recipients.get(person.uuid)?.command_pin_hash;
+    const stored = this.deps.recipients.get(person.uuid)?.command_pin_hash;
     return !!stored && (await verifyPassword(pin, stored));
   }
 
   openAlertsSentTo(person: PhoneOwner, channels: readonly Channel[] = CHANNELS): AlertSummary[] {
-    return this.journal.read(() => this.records.openSentTo(person.uuid, channels, MAX_OPEN_ALERTS)).map(alertSummary);
+    return this.deps.journal
+      .read(() => this.deps.records.openSentTo(person.uuid, channels, MAX_OPEN_ALERTS))
+      .map(alertSummary);
   }
 
   acknowledge(ids: string[], person: PhoneOwner, via: "sms" | "voice_call"): Promise<RemoteChange> {
     return this.change(
       ids,
       (record) => record.status === "acknowledged" || record.status === "resolved",
-      (id) => this.notifications.acknowledge(id, {by: person.phone, note: null, via}, recipientActor(person.uuid))
+      (id) => this.deps.lifecycle.acknowledge(id, {by: person.phone, note: null, via}, recipientActor(person.uuid))
     );
   }
 
@@ -59,12 +65,12 @@ export class RemoteControlService implements RemoteControlPort {
     return this.change(
       ids,
       (record) => record.status === "resolved",
-      (id) => this.notifications.resolve(id, recipientActor(person.uuid))
+      (id) => this.deps.lifecycle.resolve(id, recipientActor(person.uuid))
     );
   }
 
   record(person: PhoneOwner, via: "sms" | "voice_call", command: string): Promise<void> {
-    return this.audit.record(
+    return this.deps.audit.record(
       recipientActor(person.uuid),
       "remote_control.used",
       {type: "recipient", id: person.uuid},
@@ -85,7 +91,7 @@ export class RemoteControlService implements RemoteControlPort {
     const result: RemoteChange = {changed: [], alreadyClosed: []};
     await Promise.all(
       ids.map(async (id) => {
-        const before = this.journal.read(() => this.records.get(id));
+        const before = this.deps.journal.read(() => this.deps.records.get(id));
         if (!before) return;
         if (alreadyDone(before)) return void result.alreadyClosed.push(id);
         try {

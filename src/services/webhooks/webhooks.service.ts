@@ -65,19 +65,22 @@ function checkWebhook(input: WebhookInput, policy: DestinationPolicy): FieldErro
   return errors;
 }
 
+/** What WebhooksService works with, by name. */
+export interface WebhooksDeps {
+  subscriptions: WebhooksRepository;
+  journal: Journal;
+  outbox: OutboxRepository;
+  deliveries: WebhookDeliveriesRepository;
+  audit: AuditService;
+  clock: Clock;
+  /** Told when rows became due outside an event emission (redelivery, a subscription enabled again). */
+  onQueued: () => void;
+  destinations?: DestinationPolicy;
+}
+
 /** Outbound webhook subscriptions, their deliveries log and manual redelivery. */
 export class WebhooksService {
-  constructor(
-    private readonly subscriptions: WebhooksRepository,
-    private readonly journal: Journal,
-    private readonly outbox: OutboxRepository,
-    private readonly deliveries: WebhookDeliveriesRepository,
-    private readonly audit: AuditService,
-    private readonly clock: Clock,
-    /** Told when rows became due outside an event emission (redelivery, a subscription enabled again). */
-    private readonly onQueued: () => void,
-    private readonly destinations: DestinationPolicy = STRICT_DESTINATIONS
-  ) {}
+  constructor(private readonly deps: WebhooksDeps) {}
 
   view(subscription: Subscription): WebhookView {
     const {id, url, events, enabled, created_at, updated_at} = subscription;
@@ -93,20 +96,20 @@ export class WebhooksService {
   }
 
   get(id: string): Subscription {
-    const subscription = this.subscriptions.get(id);
+    const subscription = this.deps.subscriptions.get(id);
     if (!subscription) throw notFound("webhook", id);
     return subscription;
   }
 
   list(limit: number, cursor: string | null): {items: Subscription[]; next: string | null} {
-    return pageOrInvalidCursor(this.subscriptions.page(limit, cursor), "webhook");
+    return pageOrInvalidCursor(this.deps.subscriptions.page(limit, cursor), "webhook");
   }
 
   /** Creates a subscription; the secret is returned here and never again. */
   async create(input: WebhookInput, actor: Actor): Promise<{subscription: Subscription; secret: string}> {
-    const errors = checkWebhook(input, this.destinations);
+    const errors = checkWebhook(input, this.deps.destinations ?? STRICT_DESTINATIONS);
     if (errors.length) throw invalid(errors);
-    const nowMs = this.clock.now();
+    const nowMs = this.deps.clock.now();
     const now = isoTimestamp(nowMs);
     const secret = newWebhookSecret();
     const subscription: Subscription = {
@@ -118,8 +121,8 @@ export class WebhooksService {
       created_at: now,
       updated_at: now
     };
-    await this.subscriptions.insert(subscription);
-    await this.audit.record(
+    await this.deps.subscriptions.insert(subscription);
+    await this.deps.audit.record(
       actor,
       "webhook.created",
       {type: "webhook", id: subscription.id},
@@ -136,7 +139,7 @@ export class WebhooksService {
   }
 
   async replace(id: string, input: WebhookInput, actor: Actor): Promise<Subscription> {
-    const errors = checkWebhook(input, this.destinations);
+    const errors = checkWebhook(input, this.deps.destinations ?? STRICT_DESTINATIONS);
     if (errors.length) throw invalid(errors);
     const current = this.get(id);
     const updated: Subscription = {
@@ -144,27 +147,27 @@ export class WebhooksService {
       url: input.url,
       events: [...input.events],
       enabled: input.enabled ?? true,
-      updated_at: isoTimestamp(this.clock.now())
+      updated_at: isoTimestamp(this.deps.clock.now())
     };
-    if (!(await this.subscriptions.replace(updated))) throw notFound("webhook", id);
-    await this.audit.record(
+    if (!(await this.deps.subscriptions.replace(updated))) throw notFound("webhook", id);
+    await this.deps.audit.record(
       actor,
       "webhook.updated",
       {type: "webhook", id},
       {fields: WRITABLE.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(updated[field]))}
     );
     // Deliveries paused while it was disabled resume, in order.
-    if (updated.enabled && !current.enabled) this.onQueued();
+    if (updated.enabled && !current.enabled) this.deps.onQueued();
     return updated;
   }
 
   /** Deletes the subscription; whatever it still had to deliver is given up. */
   async remove(id: string, actor: Actor): Promise<void> {
     const subscription = this.get(id);
-    await this.subscriptions.remove(id);
-    await this.journal.write(() => {
-      const failed = this.outbox.failOpen(id, "subscription deleted");
-      this.audit.append(
+    await this.deps.subscriptions.remove(id);
+    await this.deps.journal.write(() => {
+      const failed = this.deps.outbox.failOpen(id, "subscription deleted");
+      this.deps.audit.append(
         actor,
         "webhook.deleted",
         {type: "webhook", id},
@@ -180,7 +183,7 @@ export class WebhooksService {
    */
   async rotateSecret(id: string, actor: Actor): Promise<{subscription: Subscription; secret: string}> {
     const current = this.get(id);
-    const nowMs = this.clock.now();
+    const nowMs = this.deps.clock.now();
     const secret = newWebhookSecret();
     const expiresAt = isoTimestamp(nowMs + ROTATION_GRACE_MS);
     const rotated: Subscription = {
@@ -190,8 +193,8 @@ export class WebhooksService {
       previous_secret_expires_at: expiresAt,
       updated_at: isoTimestamp(nowMs)
     };
-    if (!(await this.subscriptions.replace(rotated))) throw notFound("webhook", id);
-    await this.audit.record(
+    if (!(await this.deps.subscriptions.replace(rotated))) throw notFound("webhook", id);
+    await this.deps.audit.record(
       actor,
       "webhook.secret_rotated",
       {type: "webhook", id},
@@ -207,7 +210,7 @@ export class WebhooksService {
     cursor: number | null
   ): {items: WebhookDelivery[]; next_cursor: string | null} {
     this.get(id);
-    const rows = this.journal.read(() => this.deliveries.list(id, limit + 1, cursor));
+    const rows = this.deps.journal.read(() => this.deps.deliveries.list(id, limit + 1, cursor));
     const items = rows.slice(0, limit);
     return {items, next_cursor: rows.length > limit ? String(items[items.length - 1].id) : null};
   }
@@ -221,12 +224,12 @@ export class WebhooksService {
     const subscription = this.get(id);
     if (!subscription.enabled)
       throw new AppError("conflict", `webhook ${id} is disabled; enable it before redelivering`);
-    const now = isoTimestamp(this.clock.now());
-    const eventId = await this.journal.write(() => {
-      const delivery = this.deliveries.get(id, deliveryId);
+    const now = isoTimestamp(this.deps.clock.now());
+    const eventId = await this.deps.journal.write(() => {
+      const delivery = this.deps.deliveries.get(id, deliveryId);
       if (!delivery) throw notFound("delivery", `${deliveryId} of webhook ${id}`);
-      this.outbox.requeue(id, delivery.event_id, now);
-      this.audit.append(
+      this.deps.outbox.requeue(id, delivery.event_id, now);
+      this.deps.audit.append(
         actor,
         "webhook.redelivery_queued",
         {type: "webhook", id},
@@ -234,7 +237,7 @@ export class WebhooksService {
       );
       return delivery.event_id;
     });
-    this.onQueued();
+    this.deps.onQueued();
     return {subscription_id: id, event_id: eventId, queued_at: now};
   }
 }

@@ -31,7 +31,11 @@ export class ContactFailuresRepository {
     this.statements = prepareAll(journal.db, SQL);
   }
 
-  mark(recipientUuid: string, channel: Channel, contact: string, reason: string, atIso: string): void {
+  mark(
+    {recipientUuid, channel, contact}: {recipientUuid: string; channel: Channel; contact: string},
+    reason: string,
+    atIso: string
+  ): void {
     this.statements.mark.run(recipientUuid, channel, contact, reason, atIso);
   }
 

@@ -56,6 +56,13 @@ export interface ChainWatcher {
   stopped?(notificationId: string): void;
 }
 
+/** A plan a chain starts afresh under: its policy snapshot, its number of steps, its progress from the start. */
+export interface ChainPlan {
+  policy: PolicySnapshot;
+  stepsTotal: number;
+  progress: EscalationProgress;
+}
+
 /** What the open chains waiting for a channel add up to: the undeliverable notifications. */
 export interface Undeliverable {
   count: number;
@@ -220,13 +227,7 @@ export class EscalationsRepository {
    * A new plan for a running chain (a merge raised its priority): progress starts again under
    * the new policy, due now; a wake-up already scheduled becomes stale.
    */
-  replan(
-    notificationId: string,
-    policy: PolicySnapshot,
-    stepsTotal: number,
-    progress: EscalationProgress,
-    nowIso: string
-  ): boolean {
+  replan(notificationId: string, {policy, stepsTotal, progress}: ChainPlan, nowIso: string): boolean {
     this.chainUpdates++;
     const changes = this.statements.replan.run({
       notification_id: notificationId,
@@ -245,13 +246,7 @@ export class EscalationsRepository {
    * Starts a stopped chain afresh under `policy`, from its first step, due now: an alert a
    * maintenance window held pages as a new one would. False when the chain was not stopped.
    */
-  reopen(
-    notificationId: string,
-    policy: PolicySnapshot,
-    stepsTotal: number,
-    progress: EscalationProgress,
-    nowIso: string
-  ): boolean {
+  reopen(notificationId: string, {policy, stepsTotal, progress}: ChainPlan, nowIso: string): boolean {
     this.chainUpdates++;
     const reopened =
       this.statements.reopen.run({

@@ -27,7 +27,12 @@ export class IdempotencyRepository {
     return (this.findStatement.get(apiKeyId, key, nowIso) as StoredResponse | undefined) ?? null;
   }
 
-  insert(apiKeyId: string, key: string, response: StoredResponse, nowIso: string, expiresIso: string): void {
+  insert(
+    apiKeyId: string,
+    key: string,
+    response: StoredResponse,
+    {nowIso, expiresIso}: {nowIso: string; expiresIso: string}
+  ): void {
     this.insertStatement.run(apiKeyId, key, response.fingerprint, response.status, response.body, nowIso, expiresIso);
   }
 

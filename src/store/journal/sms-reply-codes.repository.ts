@@ -34,8 +34,7 @@ export class SmsReplyCodesRepository {
   issue(
     contact: string,
     notificationIds: string[],
-    nowIso: string,
-    expiresIso: string,
+    {nowIso, expiresIso}: {nowIso: string; expiresIso: string},
     candidate: (attempt: number) => string
   ): string {
     this.statements.prune.run(nowIso);
