@@ -5,6 +5,12 @@ import type {NotificationRecord} from "./notification.js";
  * shipped, as it hands it to the new active when it comes back.
  */
 
+/**
+ * The most notifications one hand-over request carries. Few enough that a request over it still
+ * fits the 64 KiB body limit and is refused for its count (400), not for its size (413).
+ */
+export const TAIL_BATCH_MAX_ITEMS = 100;
+
 /** The journal document a takeover writes: whose copy this box took over, and how far that copy went. */
 export const TAKEOVER_DOCUMENT = "takeover";
 

@@ -6,6 +6,7 @@ import {notFound} from "../../services/shared/errors.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {TailHandOverModel, TailRecoveryOutcomeModel, TakeoverModel} from "../models/tail.model.js";
 import {API_TAGS} from "../http/openapi-tags.js";
+import {JsonBody} from "../http/respond.js";
 import {Public} from "../auth/public.js";
 
 const TOKEN = {expression: "x-klaxon-box-token", useValidation: false};
@@ -36,7 +37,7 @@ export class ReplicationController {
     "Each missing alert is accepted under its own id and acceptance time and pages as a new one; an acknowledgement or resolve is applied if the alert is still open here; each is marked recovered (audit entry, event notification.recovered, `recovered` in the long form). A replay changes nothing."
   )
   @Returns(200, TailRecoveryOutcomeModel)
-  @(Returns(400, ProblemModel).Description("The body is not a hand-over"))
+  @JsonBody()
   @(Returns(401, ProblemModel).Description("Missing or wrong box token"))
   recover(@HeaderParams(TOKEN) token: string | undefined, @BodyParams() body: TailHandOverModel) {
     this.tail.admit(token);

@@ -12,6 +12,7 @@ import {
   Required
 } from "@tsed/schema";
 import {ACK_VIA, NOTIFICATION_STATUSES, PRIORITIES} from "../../domain/vocabulary.js";
+import {TAIL_BATCH_MAX_ITEMS} from "../../domain/tail.js";
 
 /** An Idempotency-Key's stored answer, as the former active's journal holds it. */
 @AdditionalProperties(false)
@@ -20,7 +21,9 @@ export class HandedIdempotencyModel {
   @Required() @MinLength(1) @MaxLength(255) key: string;
   @Required() @MaxLength(128) fingerprint: string;
   @Required() @Integer() status: number;
-  @Required() @MaxLength(100_000) body: string;
+  // A send's stored answer is a few hundred bytes; the bound keeps one notification well inside
+  // the 64 KiB body limit, so an oversized item is refused for its field (400), not its size (413).
+  @Required() @MaxLength(32_000) body: string;
   @Required() @Format("date-time") created_at: string;
   @Required() @Format("date-time") expires_at: string;
 }
@@ -57,7 +60,7 @@ export class TailHandOverModel {
   @Description("Names this hand-over (the former journal's folder); a replay is known by it")
   hand_over: string;
   @Required()
-  @MaxItems(10_000)
+  @MaxItems(TAIL_BATCH_MAX_ITEMS)
   @CollectionOf(HandedNotificationModel)
   @Description("What the former active changed after the newest beacon of it in this box's copy")
   notifications: HandedNotificationModel[];

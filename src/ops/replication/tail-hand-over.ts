@@ -4,7 +4,7 @@ import type {Logger} from "../../lib/logger.js";
 import {isoTimestamp} from "../../lib/clock.js";
 import {PeriodicTask} from "../../lib/periodic-task.js";
 import {boxToken} from "../../lib/tokens.js";
-import type {HandedNotification, TakeoverRecord} from "../../domain/tail.js";
+import {TAIL_BATCH_MAX_ITEMS, type HandedNotification, type TakeoverRecord} from "../../domain/tail.js";
 import {markHandedOver, openFormerJournal, type FormerJournal} from "../../store/journal/former-journal.js";
 import {BACKUP_FILES} from "../backup-layout.js";
 
@@ -173,13 +173,13 @@ export class TailHandOver {
   }
 }
 
-/** The notifications in order, cut into requests of at most BATCH_BYTES of JSON (one each at least). */
+/** The notifications in order, cut into requests of at most BATCH_BYTES of JSON (one each at least) and TAIL_BATCH_MAX_ITEMS. */
 function batches(notifications: HandedNotification[]): HandedNotification[][] {
   const cut: HandedNotification[][] = [];
   let bytes = Infinity;
   for (const notification of notifications) {
     const size = Buffer.byteLength(JSON.stringify(notification));
-    if (bytes + size > BATCH_BYTES) {
+    if (bytes + size > BATCH_BYTES || cut.at(-1)?.length === TAIL_BATCH_MAX_ITEMS) {
       cut.push([]);
       bytes = 0;
     }
