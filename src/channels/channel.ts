@@ -16,7 +16,8 @@ export interface AlertSummary {
  */
 export interface Delivery {
   channel: Channel;
-  recipient: {uuid: string; name: string};
+  /** `timeZone`: the zone the person reads times in (policy.ts `time_zone`); absent: the box's. */
+  recipient: {uuid: string; name: string; timeZone?: string};
   /** The address on this channel: phone number, email address, Telegram chat id. */
   contact: string;
   alerts: AlertSummary[];

@@ -14,6 +14,11 @@ export interface MemberPolicy {
   retry_after_failure_seconds?: number;
   repeat: number;
   quiet_hours: QuietHours | null;
+  /**
+   * The zone the person reads times in (their quiet hours' zone, else that of the schedule that
+   * paged them); absent: the box's. Kept apart from `quiet_hours`, which a schedule drops.
+   */
+  time_zone?: string;
   /** Channels the member's settings allow that the box has not configured (absent: none), and why. */
   left_out?: LeftOut[];
 }
@@ -72,7 +77,7 @@ export type Target =
   | PagedTarget
   | {
       kind: "schedule";
-      schedule: {uuid: string; name: string};
+      schedule: {uuid: string; name: string; timezone: string};
       onCall: PagedTarget | null;
       fallback: PagedTarget | null;
     };
@@ -107,6 +112,7 @@ function memberPolicy(recipient: Recipient, priority: Priority, box: BoxChannels
     retry_after_failure_seconds: retryAfterFailureSeconds(recipient.escalation),
     repeat: recipient.escalation.repeat,
     quiet_hours: recipient.quiet_hours,
+    ...(recipient.quiet_hours ? {time_zone: recipient.quiet_hours.timezone} : {}),
     ...(left_out.length > 0 ? {left_out} : {})
   };
 }
@@ -127,17 +133,29 @@ function scheduleMembers(
   ctx: SnapshotContext
 ): {paged: PagedTarget | null; policy: Pick<PolicySnapshot, "strategy" | "members">} {
   if (!target.onCall) return {paged: null, policy: {strategy: "sequential", members: []}};
-  const onCall = snapshotPolicy(target.onCall, priority, ctx);
+  const {paged, policy} = scheduleChoice(target, target.onCall, priority, ctx);
+  // People without a zone of their own read the schedule's times in the schedule's zone.
+  const zoned = (member: MemberPolicy) => ({...member, time_zone: member.time_zone ?? target.schedule.timezone});
+  return {paged, policy: {...policy, members: policy.members.map(zoned)}};
+}
+
+function scheduleChoice(
+  target: Extract<Target, {kind: "schedule"}>,
+  onCallTarget: PagedTarget,
+  priority: Priority,
+  ctx: SnapshotContext
+): {paged: PagedTarget; policy: Pick<PolicySnapshot, "strategy" | "members">} {
+  const onCall = snapshotPolicy(onCallTarget, priority, ctx);
   if (!QUIET_FOR_ON_CALL.includes(priority))
     return {
-      paged: target.onCall,
+      paged: onCallTarget,
       policy: {...onCall, members: onCall.members.map((member) => ({...member, quiet_hours: null}))}
     };
   const fallback = target.fallback;
   const allQuiet = onCall.members.length > 0 && onCall.members.every((member) => quietAt(member, priority, ctx.now));
-  if (allQuiet && fallback && pagedUuid(fallback) !== pagedUuid(target.onCall))
+  if (allQuiet && fallback && pagedUuid(fallback) !== pagedUuid(onCallTarget))
     return {paged: fallback, policy: snapshotPolicy(fallback, priority, ctx)};
-  return {paged: target.onCall, policy: onCall};
+  return {paged: onCallTarget, policy: onCall};
 }
 
 /** The policy frozen onto an alert to `target` at `priority`, taken at `ctx.now` on a box that can do `ctx.box`. */

@@ -38,8 +38,11 @@ export function isoTimestamp(ms: number): string {
   return lastIso;
 }
 
-/** A time as people read it in emails and on pages: on the box's wall clock, with the zone's abbreviation. */
-export function formatTime(date: Date | null): string {
-  // People read these (mails, the ack page): the box's wall clock with the zone named, not UTC (issue 33).
-  return date ? readableTime(date.getTime()) : "unknown";
+/**
+ * A time as people read it in emails and on pages: in `timeZone` (the reader's; the box's when
+ * not given), with the zone's abbreviation.
+ */
+export function formatTime(date: Date | null, timeZone?: string): string {
+  // People read these (mails, the ack page): their wall clock with the zone named, not UTC (issue 33).
+  return date ? readableTime(date.getTime(), timeZone) : "unknown";
 }

@@ -76,6 +76,18 @@ describe("email message", () => {
     expect(message.html).not.toMatch(/\/ack\/|>Acknowledge/);
   });
 
+  it("gives times in the reader's zone with its abbreviation, not the box's UTC (issue 33)", () => {
+    const ack = {url: "https://klaxon.factory.lan/ack/x", validUntilMs: T0 + 7 * 86_400_000};
+    const email = composeEmail({recipientName: "Maria", alerts: [alert()], ack, timeZone: "Europe/Berlin"});
+    for (const part of [email.text, email.html]) {
+      expect(part).toMatch(/Raised:? +23 Nov 2026, 10:00:00 CET/);
+      expect(part).toContain("It works until 30 Nov 2026, 10:00:00 CET.");
+      expect(part).not.toContain("UTC");
+    }
+    const short = composeEmail({recipientName: "Maria", alerts: [alert()], ack, timeZone: "Europe/Berlin"}, "short");
+    expect(short.text).toContain("It works until 30 Nov 2026, 10:00:00 CET.");
+  });
+
   it("reads an alert's creation time from its id", () => {
     expect(createdAtOf(newId("notif", T0))?.getTime()).toBe(T0);
     expect(createdAtOf("notif_not-an-id")).toBeNull();

@@ -9,7 +9,9 @@ const attemptsOf = (n: any) =>
 describe("email channel", () => {
   it("mails an alert with its subject, plain text, HTML and an Acknowledge link, and records the server's reply", async () => {
     const r = await emailRig();
-    const maria = await r.recipient();
+    // Her quiet hours give her zone: the mail's times are in it, named, not in the box's UTC (issue 33).
+    const quiet_hours = {start: "22:00", end: "06:00", timezone: "America/New_York", allow_priorities: ["critical"]};
+    const maria = await r.recipient({quiet_hours});
     const id = await r.send(maria, {link: "https://scada.factory.lan/press/7"});
     const mail = await r.peer.next();
 
@@ -22,6 +24,8 @@ describe("email channel", () => {
     expect(mail.text).toContain("[CRITICAL] Oil temperature high");
     expect(mail.text).toContain("Source:  press-7");
     expect(mail.text).toContain("Link:    https://scada.factory.lan/press/7");
+    expect(mail.text).toMatch(/Raised: +\d+ \w+ \d{4}, \d\d:\d\d:\d\d (EST|EDT|GMT-[45])\s/);
+    expect(mail.text).toMatch(/It works until \d+ \w+ \d{4}, \d\d:\d\d:\d\d (EST|EDT|GMT-[45])\./);
     expect(mail.text).toContain(id);
     const link = /http:\/\/klaxon\.factory\.lan:8080\/ack\/\S+/.exec(mail.text ?? "")?.[0];
     expect(link).toBeDefined();

@@ -101,11 +101,17 @@ describe("plans", () => {
         (onCall, fallback, priority, now) => {
           const target: Target = {
             kind: "schedule",
-            schedule: {uuid: "s", name: "Line 3"},
+            schedule: {uuid: "s", name: "Line 3", timezone: "Europe/Berlin"},
             onCall: {kind: "recipient", recipient: onCall},
             fallback: fallback && {kind: "recipient", recipient: fallback}
           };
-          const wake = firstWake(snapshotPolicy(target, priority, {now, box: ANY_BOX}), now);
+          const policy = snapshotPolicy(target, priority, {now, box: ANY_BOX});
+          // Each person reads times in their own zone (quiet hours'), else the schedule's (issue 33).
+          for (const member of policy.members) {
+            const person = member.recipient_uuid === "maria" ? onCall : fallback;
+            expect(member.time_zone).toBe(person?.quiet_hours?.timezone ?? "Europe/Berlin");
+          }
+          const wake = firstWake(policy, now);
           const paged = attempted(wake);
           // Whatever happens, a schedule's alert pages someone now or says loudly why not.
           expect(paged.length > 0 || wake.state.waiting_for !== null).toBe(true);

@@ -21,6 +21,8 @@ export interface EmailContent {
   ack: {url: string; validUntilMs: number; covers?: number} | {url: null; missingBecause: string} | null;
   /** The dashboard's list of the person's alerts, where a storm's page sends them for the alerts it does not list. */
   moreLink?: string | null;
+  /** The zone the person reads times in (the delivery's); absent: the box's. */
+  timeZone?: string;
 }
 
 /**
@@ -117,7 +119,7 @@ function textOf(content: EmailContent, alerts: AlertSummary[], form: EmailForm):
     }
     lines.push(`[${alert.priority.toUpperCase()}] ${alert.message}`);
     if (alert.source) lines.push(`  Source:  ${alert.source}`);
-    lines.push(`  Raised:  ${formatTime(createdAtOf(alert.notification_id))}`);
+    lines.push(`  Raised:  ${formatTime(createdAtOf(alert.notification_id), content.timeZone)}`);
     if (alert.link) lines.push(`  Link:    ${alert.link}`);
     lines.push(`  Id:      ${alert.notification_id}`, "");
   }
@@ -132,7 +134,7 @@ function textOf(content: EmailContent, alerts: AlertSummary[], form: EmailForm):
     const unlisted = ackCovers(content) - alerts.length;
     if (unlisted > 0) lines.push(`The link also acknowledges the ${unlisted} alerts not listed here.`);
     lines.push(
-      `The link opens a confirmation page: nothing is acknowledged until you press its button. It works until ${formatTime(new Date(content.ack.validUntilMs))}.`
+      `The link opens a confirmation page: nothing is acknowledged until you press its button. It works until ${formatTime(new Date(content.ack.validUntilMs), content.timeZone)}.`
     );
   } else {
     lines.push(
@@ -143,13 +145,13 @@ function textOf(content: EmailContent, alerts: AlertSummary[], form: EmailForm):
   return lines.join("\n");
 }
 
-function alertBlock(alert: AlertSummary): SafeHtml {
+function alertBlock(alert: AlertSummary, timeZone?: string): SafeHtml {
   const colour = PRIORITY_COLOURS[alert.priority] ?? "#333333";
   return html`<tr><td style="padding:12px 0;border-bottom:1px solid #dddddd">
 <p style="margin:0 0 6px 0"><span style="display:inline-block;padding:2px 8px;border-radius:3px;background:${colour};color:#ffffff;font-weight:bold;font-size:12px">${alert.priority.toUpperCase()}</span>
 ${alert.source ? html` <strong>${alert.source}</strong>` : ""}</p>
 <p style="margin:0 0 6px 0;font-size:16px;white-space:pre-wrap">${alert.message}</p>
-<p style="margin:0;color:#555555;font-size:13px">Raised ${formatTime(createdAtOf(alert.notification_id))} · ${alert.notification_id}${
+<p style="margin:0;color:#555555;font-size:13px">Raised ${formatTime(createdAtOf(alert.notification_id), timeZone)} · ${alert.notification_id}${
     isWebLink(alert.link) ? html` · <a href="${alert.link}" rel="noreferrer">open in the source system</a>` : ""
   }</p>
 </td></tr>`;
@@ -173,13 +175,13 @@ function htmlOf(content: EmailContent, alerts: AlertSummary[]): string {
       ? html`<p style="margin:20px 0 0 0;color:#555555;font-size:13px">${NOTHING_TO_ACKNOWLEDGE}</p>`
       : content.ack.url !== null
         ? html`<p style="margin:20px 0 8px 0"><a href="${content.ack.url}" style="display:inline-block;padding:10px 18px;background:#1a56db;color:#ffffff;text-decoration:none;border-radius:4px;font-weight:bold">Acknowledge${ackAll}</a></p>
-<p style="margin:0;color:#555555;font-size:13px">Acknowledging stops the escalation. The link opens a confirmation page: nothing is acknowledged until you press its button. It works until ${formatTime(new Date(content.ack.validUntilMs))}.</p>`
+<p style="margin:0;color:#555555;font-size:13px">Acknowledging stops the escalation. The link opens a confirmation page: nothing is acknowledged until you press its button. It works until ${formatTime(new Date(content.ack.validUntilMs), content.timeZone)}.</p>`
         : html`<p style="margin:20px 0 0 0;color:#555555;font-size:13px">This email has no acknowledge link (${content.ack.missingBecause}). Acknowledge in the dashboard, or with <code>klaxon ack &lt;id&gt;</code>.</p>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title></head>
 <body style="margin:0;padding:16px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
 <h1 style="font-size:18px;margin:0 0 8px 0">${title}</h1>
-<table role="presentation" style="width:100%;max-width:640px;border-collapse:collapse">${alerts.map(alertBlock)}</table>
+<table role="presentation" style="width:100%;max-width:640px;border-collapse:collapse">${alerts.map((alert) => alertBlock(alert, content.timeZone))}</table>
 ${moreHtml(content, alerts.length)}
 ${ack}
 </body></html>`.value;

@@ -142,7 +142,8 @@ export class EmailDriver implements ChannelDriver {
       recipientName: delivery.recipient.name,
       alerts: delivery.alerts,
       ack: delivery.testPage ? null : this.ackFor(delivery, ids, listedIds),
-      moreLink: recipientAlertsLink(this.parts.publicUrl, delivery.recipient.uuid)
+      moreLink: recipientAlertsLink(this.parts.publicUrl, delivery.recipient.uuid),
+      timeZone: delivery.recipient.timeZone
     };
     let form: EmailForm = "long";
     let sent = await this.send(delivery, content, form, signal);

@@ -5,7 +5,7 @@ import {ChannelError} from "../../channels/channel.js";
 /** One pending attempt waiting for its channel. */
 export interface QueuedAttempt {
   attemptId: string;
-  recipient: {uuid: string; name: string};
+  recipient: Delivery["recipient"];
   contact: string;
   alert: AlertSummary;
   /**

@@ -1,6 +1,6 @@
 import type {EscalationEffect} from "../../domain/escalation/index.js";
 import type {AttemptRecord, NotificationRecord} from "../../domain/notification.js";
-import type {PolicySnapshot} from "../../domain/policy.js";
+import type {MemberPolicy, PolicySnapshot} from "../../domain/policy.js";
 import {maskContact} from "../../domain/recipient.js";
 import {CHANNELS, type Channel} from "../../domain/vocabulary.js";
 import {isoTimestamp} from "../../lib/clock.js";
@@ -48,7 +48,7 @@ type ContactEffect = Extract<EscalationEffect, {type: "attempt" | "skip" | "defe
 export class FireEffects {
   private current: NotificationRecord;
   private readonly now: string;
-  private readonly names: Map<string, string>;
+  private readonly members: Map<string, MemberPolicy>;
   private readonly dispatch: Array<{channel: Channel; queued: QueuedAttempt}> = [];
   private readonly handedOver: AttemptRecord[] = [];
 
@@ -69,7 +69,7 @@ export class FireEffects {
     this.namesOpen = namesOpen;
     this.current = record;
     this.now = isoTimestamp(nowMs);
-    this.names = new Map(policy.members.map((member) => [member.recipient_uuid, member.name]));
+    this.members = new Map(policy.members.map((member) => [member.recipient_uuid, member]));
   }
 
   apply(effects: EscalationEffect[]): Array<{channel: Channel; queued: QueuedAttempt}> {
@@ -86,9 +86,11 @@ export class FireEffects {
     this.setStatus("notifying");
     const attempt = this.attemptRow(effect);
     this.deps.attempts.insert(attempt);
+    const member = this.members.get(effect.recipient_uuid);
     const recipient = {
       uuid: effect.recipient_uuid,
-      name: this.names.get(effect.recipient_uuid) ?? effect.recipient_uuid
+      name: member?.name ?? effect.recipient_uuid,
+      ...(member?.time_zone ? {timeZone: member.time_zone} : {})
     };
     const alert = alertSummary(this.current);
     if (effect.type === "attempt") {

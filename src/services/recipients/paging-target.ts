@@ -60,7 +60,7 @@ export function resolveLevelTarget(uuid: string, directory: TargetDirectory, poi
   const onCall = onCallAt(schedule, at)?.target ?? schedule.fallback;
   return {
     kind: "schedule",
-    schedule: {uuid, name: schedule.name},
+    schedule: {uuid, name: schedule.name, timezone: schedule.timezone},
     onCall: onCall === null ? null : pagedTarget(onCall, directory),
     fallback: schedule.fallback === null ? null : pagedTarget(schedule.fallback, directory)
   };
