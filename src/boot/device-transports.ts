@@ -5,7 +5,7 @@ import type {Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
 import {TimedRegex} from "../lib/timed-regex.js";
 import type {IntegrationsRepository} from "../store/config/repositories.js";
-import type {DeviceIntake} from "../services/integrations/device-intake.js";
+import type {DeviceIntake} from "../services/integrations/intake/device-intake.js";
 import {EmailIntake} from "../services/integrations/email-intake.js";
 import type {SmtpListener} from "../inbound/email/smtp-listener.js";
 import {startTrapTransport} from "./snmp-trap-transport.js";

@@ -14,7 +14,7 @@ import type {Maintenance} from "../services/maintenance/index.js";
 import type {HandoffNotices} from "../services/recipients/handoff-notices.service.js";
 import type {Heartbeats} from "../services/heartbeats/index.js";
 import type {Webhooks} from "../outbox/index.js";
-import type {DeviceIntake} from "../services/integrations/device-intake.js";
+import type {DeviceIntake} from "../services/integrations/intake/device-intake.js";
 import type {ParserWorkers} from "../lib/parser-workers.js";
 import type {Operations} from "../ops/index.js";
 

@@ -1,10 +1,10 @@
 import {MqttConnections} from "../inbound/mqtt/mqtt-connections.js";
 import type {Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
-import type {DeviceIntake} from "../services/integrations/device-intake.js";
-import type {IntegrationEvents} from "../services/integrations/integration-events.js";
-import {MqttIntake} from "../services/integrations/mqtt-intake.js";
-import {SupervisedMqttMapper} from "../services/integrations/mqtt-mapper.js";
+import type {DeviceIntake} from "../services/integrations/intake/device-intake.js";
+import type {IntegrationEvents} from "../services/integrations/intake/integration-events.js";
+import {MqttIntake} from "../services/integrations/mqtt/mqtt-intake.js";
+import {SupervisedMqttMapper} from "../services/integrations/mqtt/mqtt-mapper.js";
 import type {IntegrationsRepository} from "../store/config/repositories.js";
 
 /** The MQTT integrations' clients and the intake they hand messages to. */

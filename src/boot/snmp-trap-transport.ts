@@ -4,8 +4,8 @@ import type {Logger} from "../lib/logger.js";
 import type {ParserWorkers} from "../lib/parser-workers.js";
 import {RateLimiter} from "../lib/rate-limiter.js";
 import type {IntegrationsRepository} from "../store/config/repositories.js";
-import type {DeviceIntake} from "../services/integrations/device-intake.js";
-import {SnmpTrapIntake} from "../services/integrations/snmp-intake.js";
+import type {DeviceIntake} from "../services/integrations/intake/device-intake.js";
+import {SnmpTrapIntake} from "../services/integrations/snmp/snmp-intake.js";
 import type {Settings} from "../settings/defaults.js";
 import {SettingsError} from "../settings/load-settings.js";
 

@@ -2,7 +2,7 @@ import type {Priority} from "./vocabulary.js";
 
 /**
  * One way to read a trap: the trap it is for, the bindings it needs, and what it does. Both the
- * built-in table (services/integrations/snmp-traps.ts) and an integration's own `trap_rules`
+ * built-in table (services/integrations/snmp/snmp-traps.ts) and an integration's own `trap_rules`
  * have this shape.
  *
  * `alert_key` and `title` are templates: `{OID}` stands for the value of the first binding whose

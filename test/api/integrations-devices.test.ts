@@ -1,8 +1,8 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {ManualClock} from "../../src/lib/clock.js";
 import type {IntegrationRecord} from "../../src/store/config/config-store.js";
-import type {DeviceMessage} from "../../src/services/integrations/device-intake.js";
-import {genericEventActions, textRuleActions} from "../../src/services/integrations/integration-payloads.js";
+import type {DeviceMessage} from "../../src/services/integrations/intake/device-intake.js";
+import {genericEventActions, textRuleActions} from "../../src/services/integrations/intake/integration-payloads.js";
 import {TimedRegex} from "../../src/lib/timed-regex.js";
 import {KEPT_PER_INTEGRATION} from "../../src/store/journal/integration-stats.repository.js";
 import {ALL_CHANNELS_CONFIGURED, createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";

@@ -3,7 +3,7 @@ import mqtt from "mqtt";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {emailRig, eventually, stopEmailRigs} from "../channels/email-rig.js";
 import {addConnectedMqttIntegration, startMosquitto, type Mosquitto} from "../support/mosquitto.js";
-import {MQTT_PAYLOAD_MAX_BYTES} from "../../src/services/integrations/mqtt-intake.js";
+import {MQTT_PAYLOAD_MAX_BYTES} from "../../src/services/integrations/mqtt/mqtt-intake.js";
 
 // Hostile MQTT payloads through mosquitto against a running gateway whose integration has every
 // mapping path on (a generic event, JSON pointers, text rules with regexes, heartbeat topics):

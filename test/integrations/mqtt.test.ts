@@ -2,7 +2,7 @@ import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {ManualClock} from "../../src/lib/clock.js";
 import {emailRig, eventually, stopEmailRigs, type EmailRig} from "../channels/email-rig.js";
 import {freePort, startMosquitto, type Mosquitto} from "../support/mosquitto.js";
-import {MQTT_PAYLOAD_MAX_BYTES} from "../../src/services/integrations/mqtt-intake.js";
+import {MQTT_PAYLOAD_MAX_BYTES} from "../../src/services/integrations/mqtt/mqtt-intake.js";
 import {DEFAULT_SETTINGS} from "../../src/settings/defaults.js";
 
 // The MQTT integration end to end: Debian's mosquitto on loopback, mosquitto_pub publishing at

@@ -1,5 +1,5 @@
 import {serveSupervisedWork} from "../../src/lib/supervised-worker.js";
-import type {MqttMappingEvent, MqttMappingWork} from "../../src/services/integrations/mqtt-mapping.js";
+import type {MqttMappingEvent, MqttMappingWork} from "../../src/services/integrations/mqtt/mqtt-mapping.js";
 
 // A stand-in for the MQTT mapping worker that misbehaves on command, as a parser bug would on a
 // crafted payload: "throw" throws, "hang" never yields, "memory" grows until the limit ends it.

@@ -6,14 +6,14 @@ import {Req, Res, type PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
 import {AnyOf, Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {IntegrationsService, type IntegrationInput} from "../../services/integrations/integrations.service.js";
-import {IntegrationEvents} from "../../services/integrations/integration-events.js";
+import {IntegrationEvents} from "../../services/integrations/intake/integration-events.js";
 import {bodyFingerprint, IdempotencyService} from "../../services/notifications/idempotency.service.js";
 import {
   actionFromGenericEvent,
   actionsFromAlertmanager,
   type AlertmanagerPayload,
   type GenericEvent
-} from "../../services/integrations/integration-payloads.js";
+} from "../../services/integrations/intake/integration-payloads.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {
   AlertmanagerWebhookModel,

@@ -3,8 +3,8 @@ import type {RegexMatcher} from "../../domain/integration-rules.js";
 import type {IntegrationRecord} from "../../store/config/config-store.js";
 import type {IntegrationsRepository} from "../../store/config/repositories.js";
 import {AppError} from "../shared/errors.js";
-import type {DeviceIntake, DeviceMessage, IntakeOutcome} from "./device-intake.js";
-import {genericEventActions, textRuleActions, type InboundAction} from "./integration-payloads.js";
+import type {DeviceIntake, DeviceMessage, IntakeOutcome} from "./intake/device-intake.js";
+import {genericEventActions, textRuleActions, type InboundAction} from "./intake/integration-payloads.js";
 import {emailAddressToken} from "./integrations.service.js";
 
 /** What the mail's sender is told. */

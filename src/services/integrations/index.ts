@@ -11,9 +11,9 @@ import type {IdempotencyService} from "../notifications/idempotency.service.js";
 import type {NotificationsService} from "../notifications/notifications.service.js";
 import type {TargetDirectory} from "../recipients/paging-target.js";
 import type {AuditService} from "../shared/audit.service.js";
-import {DeviceIntake} from "./device-intake.js";
+import {DeviceIntake} from "./intake/device-intake.js";
 import {IntegrationCredentials} from "./integration-credentials.js";
-import {IntegrationEvents} from "./integration-events.js";
+import {IntegrationEvents} from "./intake/integration-events.js";
 import {IntegrationsService, type IntegrationsServiceDeps} from "./integrations.service.js";
 
 /** What inbound integrations are built from. */

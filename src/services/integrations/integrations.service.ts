@@ -25,7 +25,7 @@ import {
   snmpTrapView,
   type SnmpTrapInput,
   type SnmpTrapView
-} from "./snmp-settings.js";
+} from "./snmp/snmp-settings.js";
 import type {MqttConnectionState} from "../../domain/mqtt.js";
 import {
   MQTT_FIELDS,
@@ -35,7 +35,7 @@ import {
   mqttView,
   type MqttInput,
   type MqttView
-} from "./mqtt-settings.js";
+} from "./mqtt/mqtt-settings.js";
 
 export type IntegrationKind = IntegrationRecord["kind"];
 export const INTEGRATION_KINDS: readonly IntegrationKind[] = ["generic", "alertmanager", "email", "mqtt", "snmp_trap"];

@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it} from "vitest";
 import {createLogger} from "../../../src/lib/logger.js";
-import {SupervisedMqttMapper} from "../../../src/services/integrations/mqtt-mapper.js";
+import {SupervisedMqttMapper} from "../../../src/services/integrations/mqtt/mqtt-mapper.js";
 import type {IntegrationRecord} from "../../../src/store/config/config-store.js";
 
 // The MQTT mapping's bulkhead with the real supervisor and a worker thread that misbehaves on

@@ -1,6 +1,6 @@
 import {describe, expect, it} from "vitest";
 import fc from "fast-check";
-import {defaultClientId, mqttActions} from "../../../src/services/integrations/mqtt-mapping.js";
+import {defaultClientId, mqttActions} from "../../../src/services/integrations/mqtt/mqtt-mapping.js";
 import {pointerValue, topicFilterProblem, topicMatches} from "../../../src/domain/mqtt.js";
 import {TimedRegex} from "../../../src/lib/timed-regex.js";
 import type {IntegrationRecord} from "../../../src/store/config/config-store.js";

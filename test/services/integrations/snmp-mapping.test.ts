@@ -3,9 +3,9 @@ import {dirname, join} from "node:path";
 import fc from "fast-check";
 import {createModuleStore, OidFormat} from "net-snmp";
 import {describe, expect, it} from "vitest";
-import {trapActions, trapText, type TrapFacts} from "../../../src/services/integrations/snmp-mapping.js";
+import {trapActions, trapText, type TrapFacts} from "../../../src/services/integrations/snmp/snmp-mapping.js";
 import type {TrapRule} from "../../../src/domain/snmp-trap.js";
-import {NAMED_TRAPS} from "../../../src/services/integrations/snmp-traps.js";
+import {NAMED_TRAPS} from "../../../src/services/integrations/snmp/snmp-traps.js";
 
 const UPS_ON_BATTERY = "1.3.6.1.2.1.33.2.1";
 const UPS_ALARM_ADDED = "1.3.6.1.2.1.33.2.3";

@@ -1,8 +1,8 @@
-import type {Priority} from "../../domain/vocabulary.js";
-import {HEARTBEAT_NAME} from "../../domain/heartbeat.js";
-import {matchRules, RULE_ACTIONS, type RegexMatcher, type RuleField} from "../../domain/integration-rules.js";
-import type {IntegrationRecord} from "../../store/config/config-store.js";
-import {invalid} from "../shared/errors.js";
+import type {Priority} from "../../../domain/vocabulary.js";
+import {HEARTBEAT_NAME} from "../../../domain/heartbeat.js";
+import {matchRules, RULE_ACTIONS, type RegexMatcher, type RuleField} from "../../../domain/integration-rules.js";
+import type {IntegrationRecord} from "../../../store/config/config-store.js";
+import {invalid} from "../../shared/errors.js";
 
 /** The generic integration's event (CONTRACT section 8), as validated by its schema. */
 export interface GenericEvent {

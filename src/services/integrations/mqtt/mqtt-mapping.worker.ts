@@ -1,6 +1,6 @@
-import {serveSupervisedWork} from "../../lib/supervised-worker.js";
-import {TimedRegex} from "../../lib/timed-regex.js";
-import {AppError} from "../shared/errors.js";
+import {serveSupervisedWork} from "../../../lib/supervised-worker.js";
+import {TimedRegex} from "../../../lib/timed-regex.js";
+import {AppError} from "../../shared/errors.js";
 import {mqttActions, type MqttMappingEvent, type MqttMappingResult, type MqttMappingWork} from "./mqtt-mapping.js";
 
 // The MQTT mapping's thread (design rule 14): payloads from the LAN are parsed (JSON), looked into

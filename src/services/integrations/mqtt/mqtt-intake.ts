@@ -1,9 +1,9 @@
-import type {MqttEndpoint, MqttIntegrationFields} from "../../domain/mqtt.js";
-import type {IntegrationRecord} from "../../store/config/config-store.js";
-import type {IntegrationsRepository} from "../../store/config/repositories.js";
-import {SerialByKey} from "../../lib/serial-by-key.js";
-import type {DeviceIntake, DeviceMessage} from "./device-intake.js";
-import type {InboundAction} from "./integration-payloads.js";
+import type {MqttEndpoint, MqttIntegrationFields} from "../../../domain/mqtt.js";
+import type {IntegrationRecord} from "../../../store/config/config-store.js";
+import type {IntegrationsRepository} from "../../../store/config/repositories.js";
+import {SerialByKey} from "../../../lib/serial-by-key.js";
+import type {DeviceIntake, DeviceMessage} from "../intake/device-intake.js";
+import type {InboundAction} from "../intake/integration-payloads.js";
 import {defaultClientId} from "./mqtt-mapping.js";
 import type {MqttMap} from "./mqtt-mapper.js";
 

@@ -1,12 +1,12 @@
-import type {Logger} from "../../lib/logger.js";
-import type {ParserWorkerReport} from "../../lib/parser-workers.js";
+import type {Logger} from "../../../lib/logger.js";
+import type {ParserWorkerReport} from "../../../lib/parser-workers.js";
 import {
   SupervisedWorker,
   workerModule,
   type SupervisedWorkerOptions,
   type SupervisedWorkerStats
-} from "../../lib/supervised-worker.js";
-import type {IntegrationRecord} from "../../store/config/config-store.js";
+} from "../../../lib/supervised-worker.js";
+import type {IntegrationRecord} from "../../../store/config/config-store.js";
 import type {
   MqttMapping,
   MqttMappingEvent,

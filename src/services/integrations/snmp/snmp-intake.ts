@@ -1,8 +1,8 @@
-import type {SnmpV3User} from "../../domain/snmp-trap.js";
-import type {RateLimiter} from "../../lib/rate-limiter.js";
-import type {IntegrationRecord} from "../../store/config/config-store.js";
-import type {IntegrationsRepository} from "../../store/config/repositories.js";
-import type {DeviceIntake, DeviceMessage} from "./device-intake.js";
+import type {SnmpV3User} from "../../../domain/snmp-trap.js";
+import type {RateLimiter} from "../../../lib/rate-limiter.js";
+import type {IntegrationRecord} from "../../../store/config/config-store.js";
+import type {IntegrationsRepository} from "../../../store/config/repositories.js";
+import type {DeviceIntake, DeviceMessage} from "../intake/device-intake.js";
 import {trapActions, trapName, trapText, type TrapFacts} from "./snmp-mapping.js";
 
 /** A trap as the listener hands it over. */

@@ -1,4 +1,4 @@
-import type {TrapRule} from "../../domain/snmp-trap.js";
+import type {TrapRule} from "../../../domain/snmp-trap.js";
 
 /** A rule of the built-in table, with the trap's name as its MIB gives it. */
 export interface NamedTrapRule extends TrapRule {

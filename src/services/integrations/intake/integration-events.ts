@@ -1,13 +1,13 @@
-import {isOpen, type NotificationRecord} from "../../domain/notification.js";
-import type {Actor} from "../../domain/actor.js";
-import type {Clock} from "../../lib/clock.js";
-import type {IntegrationRecord} from "../../store/config/config-store.js";
-import type {Journal} from "../../store/journal/journal.js";
-import type {NotificationsRepository} from "../../store/journal/notifications.repository.js";
-import type {IntegrationAlertsRepository} from "../../store/journal/integration-alerts.repository.js";
-import type {IdempotencyService, IdempotentRequest} from "../notifications/idempotency.service.js";
-import type {NotificationsService} from "../notifications/notifications.service.js";
-import type {HeartbeatsService} from "../heartbeats/heartbeats.service.js";
+import {isOpen, type NotificationRecord} from "../../../domain/notification.js";
+import type {Actor} from "../../../domain/actor.js";
+import type {Clock} from "../../../lib/clock.js";
+import type {IntegrationRecord} from "../../../store/config/config-store.js";
+import type {Journal} from "../../../store/journal/journal.js";
+import type {NotificationsRepository} from "../../../store/journal/notifications.repository.js";
+import type {IntegrationAlertsRepository} from "../../../store/journal/integration-alerts.repository.js";
+import type {IdempotencyService, IdempotentRequest} from "../../notifications/idempotency.service.js";
+import type {NotificationsService} from "../../notifications/notifications.service.js";
+import type {HeartbeatsService} from "../../heartbeats/heartbeats.service.js";
 import type {InboundAction} from "./integration-payloads.js";
 
 /** What became of one inbound alert. */

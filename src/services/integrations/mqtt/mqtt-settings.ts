@@ -1,8 +1,8 @@
 import {isAbsolute} from "node:path";
-import {HEARTBEAT_NAME} from "../../domain/heartbeat.js";
-import {topicFilterProblem, type MqttConnectionState, type MqttIntegrationFields} from "../../domain/mqtt.js";
-import type {IntegrationRecord} from "../../store/config/config-store.js";
-import type {FieldError} from "../shared/errors.js";
+import {HEARTBEAT_NAME} from "../../../domain/heartbeat.js";
+import {topicFilterProblem, type MqttConnectionState, type MqttIntegrationFields} from "../../../domain/mqtt.js";
+import type {IntegrationRecord} from "../../../store/config/config-store.js";
+import type {FieldError} from "../../shared/errors.js";
 import {defaultClientId} from "./mqtt-mapping.js";
 
 /** The MQTT fields a client writes (all optional in a request; broker_url and topics required for kind mqtt). */

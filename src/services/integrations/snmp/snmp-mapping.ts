@@ -1,6 +1,6 @@
-import type {Priority} from "../../domain/vocabulary.js";
-import type {InboundAction} from "./integration-payloads.js";
-import type {TrapRule} from "../../domain/snmp-trap.js";
+import type {Priority} from "../../../domain/vocabulary.js";
+import type {InboundAction} from "../intake/integration-payloads.js";
+import type {TrapRule} from "../../../domain/snmp-trap.js";
 import {NAMED_TRAPS, OID_NAMES} from "./snmp-traps.js";
 
 /** What the mapping reads of a received trap. */

@@ -1,6 +1,6 @@
-import type {SnmpTrapIntegrationFields, SnmpV3User} from "../../domain/snmp-trap.js";
-import type {IntegrationRecord} from "../../store/config/config-store.js";
-import type {FieldError} from "../shared/errors.js";
+import type {SnmpTrapIntegrationFields, SnmpV3User} from "../../../domain/snmp-trap.js";
+import type {IntegrationRecord} from "../../../store/config/config-store.js";
+import type {FieldError} from "../../shared/errors.js";
 
 /** The snmp_trap fields a client writes (all optional in a request). */
 export type SnmpTrapInput = SnmpTrapIntegrationFields;

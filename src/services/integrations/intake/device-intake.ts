@@ -1,11 +1,14 @@
 import {createHash} from "node:crypto";
-import {isoTimestamp, type Clock} from "../../lib/clock.js";
-import type {Logger} from "../../lib/logger.js";
-import {RateLimiter} from "../../lib/rate-limiter.js";
-import type {IntegrationRecord} from "../../store/config/config-store.js";
-import type {Journal} from "../../store/journal/journal.js";
-import type {IntakeOutcomeName, IntegrationStatsRepository} from "../../store/journal/integration-stats.repository.js";
-import {AppError} from "../shared/errors.js";
+import {isoTimestamp, type Clock} from "../../../lib/clock.js";
+import type {Logger} from "../../../lib/logger.js";
+import {RateLimiter} from "../../../lib/rate-limiter.js";
+import type {IntegrationRecord} from "../../../store/config/config-store.js";
+import type {Journal} from "../../../store/journal/journal.js";
+import type {
+  IntakeOutcomeName,
+  IntegrationStatsRepository
+} from "../../../store/journal/integration-stats.repository.js";
+import {AppError} from "../../shared/errors.js";
 import type {EventResult, IntegrationEvents} from "./integration-events.js";
 import type {InboundAction} from "./integration-payloads.js";
 

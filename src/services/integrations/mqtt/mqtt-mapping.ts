@@ -1,6 +1,6 @@
-import {pointerValue, topicMatches, type MqttIntegrationFields, type MqttJsonMapping} from "../../domain/mqtt.js";
-import type {RegexMatcher} from "../../domain/integration-rules.js";
-import type {IntegrationRecord} from "../../store/config/config-store.js";
+import {pointerValue, topicMatches, type MqttIntegrationFields, type MqttJsonMapping} from "../../../domain/mqtt.js";
+import type {RegexMatcher} from "../../../domain/integration-rules.js";
+import type {IntegrationRecord} from "../../../store/config/config-store.js";
 import {
   actionFromGenericEvent,
   genericEventActions,
@@ -8,7 +8,7 @@ import {
   textRuleActions,
   type GenericEvent,
   type InboundAction
-} from "./integration-payloads.js";
+} from "../intake/integration-payloads.js";
 
 /** What an MQTT message asks for; no actions means it is kept in the log, `note` saying why. */
 export interface MqttMapping {
