@@ -162,6 +162,18 @@ module.exports = {
       to: {path: "^src/services/notifications/notifications\\.service\\.ts$"}
     },
     {
+      // no-folder-circular does not see a circle between a folder and its own subfolder.
+      name: "integrations-subfolders-point-down",
+      severity: "error",
+      comment:
+        "Inside services/integrations/ imports point down: the service and email intake above the transports (mqtt/, snmp/), each transport above intake/ only, and intake/ (the device intake every transport hands to) at the bottom.",
+      from: {path: "^src/services/integrations/(mqtt|snmp|intake)/"},
+      to: {
+        path: "^src/services/integrations/",
+        pathNot: ["^src/services/integrations/$1/", "^src/services/integrations/intake/"]
+      }
+    },
+    {
       name: "outbox-at-services-level",
       severity: "error",
       comment: "outbox/ is a background sender beside the services: it uses them, they never use it.",
