@@ -58,6 +58,24 @@ func (o *OnCall) UnmarshalJSON(data []byte) error {
 	return keepRaw(data, (*plain)(o), &o.Raw)
 }
 
+// Schedule is an on-call schedule as a client reads it: its name, and the zone its shifts are read in.
+type Schedule struct {
+	UUID string `json:"uuid"`
+	Name string `json:"name"`
+	// Timezone is the IANA zone the schedule's shifts are read in (and told in).
+	Timezone string `json:"timezone"`
+}
+
+// Schedule reads a schedule (scope recipients:read).
+func (c *Client) Schedule(ctx context.Context, scheduleUUID string) (*Schedule, error) {
+	var answer Schedule
+	r := request{method: http.MethodGet, path: path("api", "v1", "schedules", scheduleUUID), policy: idempotent}
+	if _, err := c.t.do(ctx, r, &answer); err != nil {
+		return nil, err
+	}
+	return &answer, nil
+}
+
 // OnCall says who the schedule pages now (scope recipients:read).
 func (c *Client) OnCall(ctx context.Context, scheduleUUID string) (*OnCall, error) {
 	return c.onCall(ctx, scheduleUUID, nil)

@@ -210,6 +210,10 @@ describe("notifications", () => {
     expect(oncall.code, oncall.stderr).toBe(0);
     expect(oncall.stdout).toMatch(/^on call\s+Alice$/m);
     expect(oncall.stdout).toMatch(/^paged\s+Alice \(recipient\)$/m);
+    // The shift in the schedule's zone, named (issue 33); --json keeps the ISO instants.
+    expect(oncall.stdout).toMatch(/^from\s+\d+ \w+ \d{4}, \d\d:00:00 CES?T$/m);
+    expect(oncall.stdout).toMatch(/^until\s+\d+ \w+ \d{4}, \d\d:00:00 CES?T$/m);
+    expect((await json(["oncall", "Boiler house"])).shift.starts_at).toMatch(/^\d{4}-\d\d-\d\dT(06|18):00:00\.000Z$/);
     expect((await klaxonAdmin(["schedules", "list"])).stdout).toMatch(
       new RegExp(`^${schedule.body.uuid}\\s+Boiler house\\s+Europe/Berlin`, "m")
     );

@@ -1,8 +1,17 @@
-import {listOption, printResult, requiredOption, segment, stringOption, type Command} from "../command.js";
+import {
+  listOption,
+  printResult,
+  requiredOption,
+  segment,
+  stringOption,
+  type Command,
+  type CommandContext
+} from "../command.js";
 import {UsageError} from "../failures.js";
 import {clip, fieldsText, list, tableText, type Cell} from "../output.js";
 import {targetUuid} from "../targets.js";
 import {fetchPages, PAGE_OPTIONS} from "./pages.js";
+import {readableTime} from "../../lib/local-time.js";
 
 // The commands the device CLI has (oncall, maintenance) and the box's listings of schedules,
 // heartbeats and integrations: same flags, --json and exit codes as the Go `klaxon`.
@@ -63,20 +72,22 @@ function shiftReason(shift: NonNullable<OnCall["shift"]>): string {
   return parts.length ? parts.join(", ") : shift.source;
 }
 
-function onCallText(answer: OnCall): string {
+// Shift times as the plant reads them: in the schedule's zone, named (issue 33); --json keeps the ISO instants.
+function onCallText(answer: OnCall, timeZone: string | undefined): string {
+  const local = (iso: string) => readableTime(Date.parse(iso), timeZone);
   const names = list(answer.recipients.map((person) => person.name));
   if (!answer.shift)
     return fieldsText([
       ["on call", names],
       ["shift", `none: a gap, the fallback ${answer.fallback?.name ?? "-"} is paged`],
-      ["at", answer.at]
+      ["at", local(answer.at)]
     ]);
   return fieldsText([
     ["on call", names],
     ["paged", `${answer.shift.target.name} (${answer.shift.target.kind})`],
     ["shift", shiftReason(answer.shift)],
-    ["from", answer.shift.starts_at],
-    ["until", answer.shift.ends_at]
+    ["from", local(answer.shift.starts_at)],
+    ["until", local(answer.shift.ends_at)]
   ]);
 }
 
@@ -94,6 +105,15 @@ function windowText(window: Window): string {
   ]);
 }
 
+async function scheduleZone(ctx: CommandContext, schedule: string): Promise<string> {
+  const answer = await ctx.api().request<{timezone: string}>({
+    method: "GET",
+    path: `api/v1/schedules/${segment(schedule)}`,
+    retry: "idempotent"
+  });
+  return answer.body.timezone;
+}
+
 const oncall: Command = {
   words: ["oncall"],
   summary: "who a schedule (by name or uuid) pages now, or at --at, and the shift that puts them on call",
@@ -109,7 +129,8 @@ const oncall: Command = {
       query: {at: at === undefined ? undefined : isoOption("at", at)},
       retry: "idempotent"
     });
-    printResult(ctx, answer.body, () => onCallText(answer.body));
+    const timeZone = ctx.json ? undefined : await scheduleZone(ctx, schedule);
+    printResult(ctx, answer.body, () => onCallText(answer.body, timeZone));
   }
 };
 

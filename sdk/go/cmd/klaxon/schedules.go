@@ -35,7 +35,14 @@ func shiftReason(shift *klaxon.Shift) string {
 	return strings.Join(parts, ", ")
 }
 
-func onCallText(answer *klaxon.OnCall) string {
+// readableTime is an instant as people at the plant read it, in zone and named ("28 Nov 2026,
+// 07:30:33 CET"), as the gateway's mails give it; --json keeps the ISO instants.
+func readableTime(t time.Time, zone *time.Location) string {
+	return t.In(zone).Format("2 Jan 2006, 15:04:05 MST")
+}
+
+// onCallText tells the shift in the schedule's zone (issue 33), not in UTC.
+func onCallText(answer *klaxon.OnCall, zone *time.Location) string {
 	if answer.Shift == nil {
 		fallback := ""
 		if answer.Fallback != nil {
@@ -44,15 +51,15 @@ func onCallText(answer *klaxon.OnCall) string {
 		return fieldsText([][2]string{
 			{"on call", peopleText(answer.Recipients)},
 			{"shift", "none: a gap, the fallback " + cell(fallback) + " is paged"},
-			{"at", isoTime(answer.At)},
+			{"at", readableTime(answer.At, zone)},
 		})
 	}
 	return fieldsText([][2]string{
 		{"on call", peopleText(answer.Recipients)},
 		{"paged", answer.Shift.Target.Name + " (" + answer.Shift.Target.Kind + ")"},
 		{"shift", shiftReason(answer.Shift)},
-		{"from", isoTime(answer.Shift.StartsAt)},
-		{"until", isoTime(answer.Shift.EndsAt)},
+		{"from", readableTime(answer.Shift.StartsAt, zone)},
+		{"until", readableTime(answer.Shift.EndsAt, zone)},
 	})
 }
 
@@ -83,5 +90,26 @@ func runOnCall(in *invocation) error {
 	if err != nil {
 		return err
 	}
-	return in.print(answer.Raw, func() string { return onCallText(answer) })
+	if in.json {
+		return in.print(answer.Raw, nil)
+	}
+	zone, err := scheduleZone(in, client, schedule)
+	if err != nil {
+		return err
+	}
+	return in.print(answer.Raw, func() string { return onCallText(answer, zone) })
+}
+
+// scheduleZone is the zone the schedule's shifts are read in; the box's own when this machine
+// does not know it (no zone database), so the shift is still told, with the zone it is told in.
+func scheduleZone(in *invocation, client *klaxon.Client, schedule string) (*time.Location, error) {
+	read, err := client.Schedule(in.ctx, schedule)
+	if err != nil {
+		return nil, err
+	}
+	zone, err := time.LoadLocation(read.Timezone)
+	if err != nil {
+		return time.Local, nil
+	}
+	return zone, nil
 }

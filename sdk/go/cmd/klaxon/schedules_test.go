@@ -42,7 +42,7 @@ func TestOnCallSaysWhoAndWhy(t *testing.T) {
 	schedule, startsOn := crewSchedule(t)
 	// By name, as people know it (issue 33); case and blanks as typed.
 	r := klaxonRun(t, withKey(), "", "oncall", "maintenance  On-Call")
-	if r.code != 0 || !regexp.MustCompile(`^on call  Alice\npaged    Alice \(recipient\)\nshift    (early|late|night), crew A, Crews\nfrom     \S+Z\nuntil    \S+Z\n$`).MatchString(r.stdout) {
+	if r.code != 0 || !regexp.MustCompile(`^on call  Alice\npaged    Alice \(recipient\)\nshift    (early|late|night), crew A, Crews\nfrom     \d+ \w+ \d{4}, \d\d:00:00 UTC\nuntil    \d+ \w+ \d{4}, \d\d:00:00 UTC\n$`).MatchString(r.stdout) {
 		t.Fatalf("oncall: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 
@@ -62,6 +62,26 @@ func TestOnCallSaysWhoAndWhy(t *testing.T) {
 		} `json:"shift"`
 	}
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &answer) != nil || answer.Shift.ShiftName != "night" || answer.Shift.StartsAt != startsOn.Add(22*time.Hour).Format("2006-01-02T15:04:05.000Z") {
+		t.Fatalf("oncall --json: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestOnCallTellsTheShiftInTheSchedulesZone(t *testing.T) {
+	rotation := map[string]any{"type": "rotation", "members": []string{gateway.Alice}, "starts_at": "2026-01-05T06:00:00Z", "shift_length_hours": 12}
+	status, schedule := gateway.Call("POST", "/api/v1/schedules", map[string]any{
+		"name": "Boiler house", "timezone": "Europe/Berlin", "layers": []any{rotation}, "fallback": gateway.Alice,
+	})
+	if status != 201 {
+		t.Fatalf("schedule: %d %v", status, schedule)
+	}
+	// Shifts start at 06:00 and 18:00 UTC: 07:00 and 19:00 in Berlin (08:00 and 20:00 in summer), named (issue 33).
+	r := klaxonRun(t, withKey(), "", "oncall", "Boiler house")
+	local := `\d+ \w+ \d{4}, (07|08|19|20):00:00 CES?T`
+	if r.code != 0 || !regexp.MustCompile(`\nfrom     `+local+`\nuntil    `+local+`\n$`).MatchString(r.stdout) {
+		t.Fatalf("oncall: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = klaxonRun(t, withKey(), "", "oncall", "Boiler house", "--json")
+	if r.code != 0 || !regexp.MustCompile(`"starts_at": ?"\d{4}-\d\d-\d\dT(06|18):00:00\.000Z"`).MatchString(r.stdout) {
 		t.Fatalf("oncall --json: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }
