@@ -78,15 +78,17 @@ async function main(): Promise<void> {
     {},
     logFormatFor(settings.log.syslog_prefix, journalStream())
   );
+  // Heard from the first moment: a stop asked for while the gateway is still starting (its last steps
+  // come after "gateway serving") waits for the start to finish, then stops it cleanly. Before the
+  // first line: stdout to a pipe is written at once, so whoever reads "starting klaxon" and signals
+  // must find the handler already there, or the default action kills the process.
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => resolve(signal));
+  });
   logger.info("starting klaxon", {
     config_file: configFile ?? "(none: embedded defaults and environment)",
     host: settings.host,
     port: settings.port
-  });
-  // Heard from the first moment: a stop asked for while the gateway is still starting (its last steps
-  // come after "gateway serving") waits for the start to finish, then stops it cleanly.
-  const signalled = new Promise<NodeJS.Signals>((resolve) => {
-    for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => resolve(signal));
   });
   void signalled.then((signal) => logger.info("shutting down", {signal}));
   // One of two boxes may start as the standby, and become a gateway only when it takes over.
