@@ -58,9 +58,12 @@ describe("email acknowledge links", () => {
 
   it("shows a confirm page on GET that changes nothing, and acknowledges on the form POST as the recipient", async () => {
     const r = shared();
-    const maria = await r.recipient();
+    // Her quiet hours' zone: the page tells its times in it, as her email did (issue 33).
+    const quiet_hours = {start: "22:00", end: "06:00", timezone: "America/New_York", allow_priorities: ["critical"]};
+    const maria = await r.recipient({quiet_hours});
     const id = await r.send(maria);
     const link = await linkMailedTo(r, "maria@factory.lan");
+    const newYork = String.raw`\d+ \w+ \d{4}, \d\d:\d\d:\d\d (EST|EDT|GMT-[45])`;
 
     // Mail scanners and link previews open links, some more than once.
     for (let i = 0; i < 2; i++) {
@@ -77,6 +80,7 @@ describe("email acknowledge links", () => {
       expect(page.html).toContain("open: people are being paged");
       expect(page.html).toContain('<form method="post"><button type="submit">Acknowledge 1 alert</button></form>');
       expect(page.html).toContain("Maria &lt;maria@factory.lan&gt;");
+      expect(page.html).toMatch(new RegExp(`raised ${newYork}</p>`));
     }
     expect((await r.notification(id)).status).toBe("notifying");
     expect(await acknowledgements(r, id)).toHaveLength(0);
@@ -103,7 +107,7 @@ describe("email acknowledge links", () => {
     expect(again.html).toContain("Nothing left to acknowledge");
     const later = await open(r, link);
     expect(later.html).toContain("Already closed");
-    expect(later.html).toContain("acknowledged by Maria &lt;maria@factory.lan&gt; via email");
+    expect(later.html).toMatch(new RegExp(`acknowledged by Maria &lt;maria@factory.lan&gt; via email at ${newYork}<`));
     expect(later.html).not.toContain("<form");
     expect((await r.notification(id)).acknowledged_at).toBe(n.acknowledged_at);
     expect(await acknowledgements(r, id)).toHaveLength(1);

@@ -30,10 +30,10 @@ function page(title: string, body: SafeHtml): string {
 <body><main>${body}</main></body></html>`.value;
 }
 
-function stateOf(alert: LinkedAlert): string {
+function stateOf(alert: LinkedAlert, timeZone: string | undefined): string {
   switch (alert.status) {
     case "acknowledged":
-      return `acknowledged by ${alert.acknowledged_by ?? "someone"}${alert.acknowledged_via ? ` via ${alert.acknowledged_via}` : ""} at ${formatTime(alert.acknowledged_at ? new Date(alert.acknowledged_at) : null)}`;
+      return `acknowledged by ${alert.acknowledged_by ?? "someone"}${alert.acknowledged_via ? ` via ${alert.acknowledged_via}` : ""} at ${formatTime(alert.acknowledged_at ? new Date(alert.acknowledged_at) : null, timeZone)}`;
     case "resolved":
       return "resolved: nothing left to do";
     case "exhausted":
@@ -45,13 +45,15 @@ function stateOf(alert: LinkedAlert): string {
   }
 }
 
-function alertList(alerts: LinkedAlert[]): SafeHtml {
+// Times in the zone the person's email gave them (issue 33).
+function alertList({alerts, time_zone}: LinkedAlerts): SafeHtml {
+  const timeZone = time_zone ?? undefined;
   return html`<ul>${alerts.map(
     (
       alert
-    ) => html`<li><p class="meta"><span class="priority">${alert.priority}</span>${alert.source ? html` · ${alert.source}` : ""} · raised ${formatTime(new Date(alert.created_at))}</p>
+    ) => html`<li><p class="meta"><span class="priority">${alert.priority}</span>${alert.source ? html` · ${alert.source}` : ""} · raised ${formatTime(new Date(alert.created_at), timeZone)}</p>
 <p class="message">${alert.message}</p>
-<p class="meta">Status: <span class="state">${stateOf(alert)}</span></p></li>`
+<p class="meta">Status: <span class="state">${stateOf(alert, timeZone)}</span></p></li>`
   )}</ul>`;
 }
 
@@ -66,7 +68,7 @@ export function confirmPage(linked: LinkedAlerts): string {
   return page(
     "Acknowledge alerts",
     html`<h1>${open.length ? `Acknowledge ${count}?` : "Already closed"}</h1>
-${alertList(linked.alerts)}
+${alertList(linked)}
 ${action}`
   );
 }
@@ -82,7 +84,7 @@ export function donePage(confirmation: LinkConfirmation): string {
     heading,
     html`<h1 role="status">${heading}</h1>
 <p>${note}</p>
-${alertList(confirmation.alerts)}`
+${alertList(confirmation)}`
   );
 }
 

@@ -23,6 +23,8 @@ export interface LinkedAlerts {
   recipient: AckLinkClaims["recipient"];
   expires_at: string;
   alerts: LinkedAlert[];
+  /** The zone the person reads the page's times in, as their email gave them; null: the box's. */
+  time_zone: string | null;
 }
 
 export interface LinkConfirmation extends LinkedAlerts {
@@ -52,7 +54,13 @@ export class AckLinksService {
 
   inspect(token: string): LinkedAlerts {
     const claims = this.claims(token);
-    return {recipient: claims.recipient, expires_at: isoTimestamp(claims.expires_at_ms), alerts: this.alertsOf(claims)};
+    const alerts = this.alertsOf(claims);
+    return {
+      recipient: claims.recipient,
+      expires_at: isoTimestamp(claims.expires_at_ms),
+      alerts,
+      time_zone: this.zoneOf(claims, alerts)
+    };
   }
 
   async confirm(token: string): Promise<LinkConfirmation> {
@@ -78,8 +86,15 @@ export class AckLinksService {
       recipient: claims.recipient,
       expires_at: isoTimestamp(claims.expires_at_ms),
       alerts: after,
+      time_zone: this.zoneOf(claims, after),
       acknowledged_now: acknowledgedNow
     };
+  }
+
+  // One email, one zone: the first of its alerts still in the journal says it.
+  private zoneOf(claims: AckLinkClaims, alerts: LinkedAlert[]): string | null {
+    const [first] = alerts;
+    return first ? this.notifications.readingZone(first.id, claims.recipient.uuid) : null;
   }
 
   private claims(token: string): AckLinkClaims {

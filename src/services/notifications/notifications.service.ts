@@ -250,6 +250,12 @@ export class NotificationsService {
     return this.journal.read(() => this.view(record));
   }
 
+  /** The zone `recipientUuid` reads the alert's times in, as frozen with its policy (policy.ts `time_zone`); null: the box's. */
+  readingZone(id: string, recipientUuid: string): string | null {
+    const policy = this.journal.read(() => this.escalations.policyOf(id));
+    return policy?.members.find((member) => member.recipient_uuid === recipientUuid)?.time_zone ?? null;
+  }
+
   list(filter: ListFilter): {items: NotificationView[]; next_cursor: string | null} {
     if (filter.cursor !== undefined && !CURSOR_PATTERN.test(filter.cursor))
       throw invalid([{pointer: "/cursor", detail: "not a cursor returned by this endpoint"}]);
