@@ -152,7 +152,8 @@ export type SpokenChannel = (typeof SPOKEN_CHANNELS)[number];
 export interface MessagePreviewer {
   /** The alert every preview shows. */
   readonly sample: AlertSummary;
-  preview(channel: Channel, recipientName: string, nowMs: number): ChannelPreview;
+  /** `recipient.timeZone`: the zone their own times are in (their quiet hours'); absent: the box's. */
+  preview(channel: Channel, recipient: {name: string; timeZone?: string}, nowMs: number): ChannelPreview;
   /** The spoken channel's script as WAV; rejects when speech cannot be made on this box. */
   speech(channel: SpokenChannel): Promise<Buffer>;
 }

@@ -47,14 +47,19 @@ export class ChannelMessagePreviewer implements MessagePreviewer {
     this.synthesizer = new SpeechSynthesizer({voice: settings.voice, timeoutMs: SPEECH_TIMEOUT_MS});
   }
 
-  preview(channel: Channel, recipientName: string, nowMs: number): ChannelPreview {
+  preview(channel: Channel, recipient: {name: string; timeZone?: string}, nowMs: number): ChannelPreview {
     const alerts = [SAMPLE_ALERT];
     switch (channel) {
       case "email": {
         const url = `${this.settings.publicBase().replace(/\/+$/, "")}/ack/PREVIEW`;
         return {
           channel,
-          ...composeEmail({recipientName, alerts, ack: {url, validUntilMs: nowMs + SAMPLE_ACK_VALID_MS}})
+          ...composeEmail({
+            recipientName: recipient.name,
+            alerts,
+            ack: {url, validUntilMs: nowMs + SAMPLE_ACK_VALID_MS},
+            timeZone: recipient.timeZone
+          })
         };
       }
       case "sms": {

@@ -164,6 +164,18 @@ describe("recipients", () => {
     expect((await gw.call("GET", `/api/v1/recipients/${uuid}`)).body).toEqual(before);
   });
 
+  it("previews the email with its times in the recipient's own zone, named (issue 33)", async () => {
+    const quiet_hours = {start: "22:00", end: "06:00", timezone: "America/New_York"};
+    const created = await gw.call("POST", "/api/v1/recipients", {
+      body: {name: "Preview zone", email: "zone@factory.lan", quiet_hours}
+    });
+    expect(created.status).toBe(201);
+    const preview = await gw.call("POST", `/api/v1/recipients/${created.body.uuid}/preview`);
+    expect(preview.status).toBe(200);
+    const email = preview.body.channels.find((shown: {channel: string}) => shown.channel === "email");
+    expect(email.text).toMatch(/It works until \d+ \w+ \d{4}, \d\d:\d\d:\d\d (EST|EDT|GMT-[45])\./);
+  });
+
   it("answers 404 for an unknown recipient", async () => {
     const unknown = "0f8c5a2e-8a34-4c1e-9a7b-4c5d1e2f3a4b";
     expect((await gw.call("GET", `/api/v1/recipients/${unknown}`)).status).toBe(404);

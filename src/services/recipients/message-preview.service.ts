@@ -38,10 +38,12 @@ export class MessagePreviewService {
     const recipient = this.deps.recipients.get(recipientUuid);
     if (!recipient) throw notFound("recipient", recipientUuid);
     const nowMs = this.deps.clock.now();
+    // Times in the person's own zone, as their alert emails give them (a schedule's zone needs an alert through it).
+    const person = {name: recipient.name, timeZone: recipient.quiet_hours?.timezone};
     const channels = CHANNELS.flatMap((channel) => {
       const contact = contactFor(recipient, channel);
       if (contact === null) return [];
-      const shown = this.deps.previewer.preview(channel, recipient.name, nowMs);
+      const shown = this.deps.previewer.preview(channel, person, nowMs);
       const audio = isSpoken(channel) ? {audio_url: `/api/v1/recipients/${recipientUuid}/preview/${channel}.wav`} : {};
       return [{...shown, contact, ...audio}];
     });
