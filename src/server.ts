@@ -33,7 +33,6 @@ import {openApiDocument} from "./api/http/openapi-document.js";
 import {requestIdOf} from "./api/http/request-id.js";
 import {DOCS_UI, docsSecurityHeaders} from "./api/docs-ui/docs-ui.js";
 import {BODY_PIPELINE, requestLog, type RequestRecorder} from "./api/http/pipeline.js";
-import {LaneServer, laneRoutes, serveLane} from "./api/fast-lane/lane.js";
 import {limitConnections} from "./api/connections/connection-limits.js";
 import {listenBacklog, listenWithBacklog} from "./api/connections/listen-backlog.js";
 import type {Logger} from "./lib/logger.js";
@@ -59,7 +58,7 @@ export const API_CONTROLLERS = [
   ReplicationController
 ];
 
-/** Every controller, mounted at "/": Ts.ED routes them all, and the lane serves their `@Lane()` routes. */
+/** Every controller of an active box, mounted at "/". */
 export const CONTROLLERS = [
   HealthController,
   AckLinkController,
@@ -105,7 +104,7 @@ export const CONTROLLERS = [
             }
           }
         }
-      } as never
+      }
     }
   ]
 })
@@ -132,8 +131,6 @@ export interface HttpFront {
   server: HttpServer;
   /** Where it serves, with 127.0.0.1 for a wildcard bind. */
   url: string;
-  /** "METHOD template" of each route the lane serves (none when it is off). */
-  servedByLane: string[];
 }
 
 export interface HttpFrontParts {
@@ -142,11 +139,12 @@ export interface HttpFrontParts {
   statics: NonNullable<Parameters<typeof PlatformExpress.bootstrap>[1]>["statics"];
   recordRequest: RequestRecorder;
   logger: Logger;
-  /** false: every request goes through Ts.ED (a test compares both ways in). */
-  lane?: boolean;
 }
 
-/** Ts.ED on Express with the lane in front and the connection limits on the socket, listening. */
+/**
+ * The one door of the gateway: every request enters Ts.ED on Express (one listener, one router,
+ * one error writer, one request log), with the connection limits on the socket, listening.
+ */
 export async function openHttpFront(settings: Settings, parts: HttpFrontParts): Promise<HttpFront> {
   const platform = await PlatformExpress.bootstrap(Server, {
     // The gateway makes its own server: Ts.ED's is a singleton of its process-wide injector, so a
@@ -158,9 +156,6 @@ export async function openHttpFront(settings: Settings, parts: HttpFrontParts): 
     imports: parts.providers
   });
   const server = createServer(platform.callback());
-  // Built either way: a @Lane() route the lane cannot serve stops the start.
-  const lane = new LaneServer(laneRoutes(CONTROLLERS, platform.injector), parts.recordRequest, parts.logger);
-  if (parts.lane !== false) serveLane(server, lane);
   const limits = limitConnections(server, settings.http, parts.logger);
   // Ts.ED's own listen takes Node's backlog of 511; the app is made ready first, then listens with the system's.
   await platform.listen(false);
@@ -177,5 +172,5 @@ export async function openHttpFront(settings: Settings, parts: HttpFrontParts): 
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
-  return {platform, server, url, servedByLane: parts.lane !== false ? lane.routeNames() : []};
+  return {platform, server, url};
 }

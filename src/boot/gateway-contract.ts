@@ -25,8 +25,6 @@ export interface GatewayOptions extends Pick<OpenStoresOptions, "acceptWalLoss" 
   /** Channel drivers instead of the production ones built from settings (tests, development). */
   drivers?: ChannelDriver[];
   runner?: RunnerOptions;
-  /** Serve the `@Lane()` routes ahead of Express (default); false sends every request through Ts.ED (tests comparing the two ways in). */
-  lane?: boolean;
 }
 
 export interface Gateway {
@@ -54,7 +52,5 @@ export interface Gateway {
   parserWorkers: ParserWorkers;
   /** Metrics, backups, retention, self-monitoring and the watchdog's liveness probe. */
   operations: Operations;
-  /** The routes the lane serves ahead of Express ("POST /api/v1/notifications/send"); empty with `lane: false`. */
-  laneRoutes: string[];
   stop(): Promise<void>;
 }

@@ -323,8 +323,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       providers,
       statics: dashboard.statics,
       recordRequest: requestRecorder(logger, operations.observeRequest),
-      logger,
-      lane: options.lane
+      logger
     });
   } catch (error) {
     await listeners.stop();
@@ -394,7 +393,6 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     webhooks: {dispatcher: webhooks.dispatcher},
     deviceIntake: integrations.intake,
     parserWorkers,
-    laneRoutes: front.servedByLane,
     stop
   };
 }

@@ -98,7 +98,7 @@ const deep = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
 
 describe("deeply nested JSON", () => {
   it.each([
-    ["the send route (lane)", "/api/v1/notifications/send", undefined],
+    ["the send route", "/api/v1/notifications/send", undefined],
     ["a framework route", "/api/v1/recipients", undefined],
     ["dashboard sign-in", "/dashboard/api/sign-in", null],
     ["dashboard password", "/dashboard/api/password", null]
@@ -167,7 +167,7 @@ describe("/docs and X-Request-Id", () => {
 
   it.each([
     ["a framework route", "GET", "/healthz", undefined],
-    ["the send route (lane)", "POST", "/api/v1/notifications/send", {}]
+    ["the send route", "POST", "/api/v1/notifications/send", {}]
   ])("echoes a well-formed X-Request-Id on %s and replaces others", async (_what, method, path, body) => {
     const idOf = async (id: string) =>
       (await gw.call(method, path, {body, headers: {"X-Request-Id": id}})).headers.get("x-request-id");

@@ -221,7 +221,7 @@ describe("timeouts of its own", () => {
   };
 
   it.each([
-    ["the send route (lane)", "/api/v1/notifications/send"],
+    ["the send route", "/api/v1/notifications/send"],
     ["a framework route", "/api/v1/recipients"]
   ])("cuts off a body trickled on %s at the request timeout", async (_what, path) => {
     const {answer, seconds} = await trickle(

@@ -61,15 +61,13 @@ export interface TestGatewayOptions {
    */
   drivers?: ((logger: Logger) => ChannelDriver[]) | "production";
   runner?: RunnerOptions;
-  /** false: no lane, every request through Ts.ED (to compare the two ways in). */
-  lane?: boolean;
 }
 
 export async function startTestGateway(
   overrides: SettingsOverrides = {},
   options: TestGatewayOptions = {}
 ): Promise<TestGateway> {
-  const {clock, dataDir = tempDir(), drivers = logDrivers, runner, lane} = options;
+  const {clock, dataDir = tempDir(), drivers = logDrivers, runner} = options;
   const settings: Settings = settingsWith({host: "127.0.0.1", port: 0, data_dir: dataDir, ...overrides});
   const logLines: string[] = [];
   const logger = createLogger("debug", (line) => logLines.push(line));
@@ -77,7 +75,6 @@ export async function startTestGateway(
     logger,
     clock,
     runner,
-    lane,
     drivers: drivers === "production" ? undefined : drivers(logger)
   });
   let gateway = await startGateway(settings, gatewayOptions());

@@ -20,7 +20,8 @@ export interface Access {
   principal: Principal;
 }
 
-// Who each admitted request is, kept with the request itself: both ways in hand handlers the same object.
+// Who each admitted request is, kept with the request itself: the route reads it, and so does the
+// request log once the answer is written (after Ts.ED's context is gone).
 const callers = new WeakMap<IncomingMessage, Access>();
 
 /** Who an admitted request was made by; throws on a route that has no access check (a wiring error). */
@@ -71,8 +72,8 @@ function refusal(presented: PresentedKey | null): string {
  * then its scope. Only a failed attempt meets the client address's failure budget
  * (`Runtime.authenticationFailed`), whichever header carried it: a valid key is never refused for
  * what other senders behind the same address did. A request without a key may instead carry a dashboard session cookie (admin; state changes need
- * its CSRF token too). On plain node:http types, so the Ts.ED middleware and the lane check a
- * request the same way; the admitted caller is then `callerOf(request)`.
+ * its CSRF token too). Run by the routes' Ts.ED middlewares (`Authorize`) and by /readyz for its
+ * details; the admitted caller is then `callerOf(request)`.
  */
 export class ApiAccess {
   constructor(

@@ -1,7 +1,6 @@
 import {Middleware, UseAuth, type MiddlewareMethods} from "@tsed/platform-middlewares";
 import {Context} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
-import type {IncomingMessage, ServerResponse} from "node:http";
 import {combineMethodDecorators, expressRequest, expressResponse} from "../typed-tsed.js";
 import {inject} from "@tsed/di";
 import {Returns, Security} from "@tsed/schema";
@@ -12,19 +11,15 @@ import {ProblemModel} from "../models/problem.model.js";
 import {Runtime} from "../runtime.js";
 import {DashboardAuthService} from "../../dashboard/dashboard-auth.service.js";
 import {ApiAccess, callerOf, type Principal} from "./api-access.js";
-import {guardedRoute, type GuardedRoute, type RouteGuard} from "./route-guard.js";
 
 /** The routes' access check (`ApiAccess`), with the scope `Authorize` declared: on success the caller is `callerOf(request)`. */
 @Middleware()
-export class ApiKeyAuthMiddleware implements MiddlewareMethods, RouteGuard {
+export class ApiKeyAuthMiddleware implements MiddlewareMethods {
   private readonly access = new ApiAccess(inject(ApiKeysService), inject(Runtime), inject(DashboardAuthService));
 
   use(@Context() ctx: PlatformContext): void {
-    this.admit(expressRequest(ctx), expressResponse(ctx), guardedRoute(ctx));
-  }
-
-  admit(request: IncomingMessage, response: ServerResponse, route: GuardedRoute): void {
-    this.access.check(request, response, route.endpoint.get<{scope: Scope}>(ApiKeyAuthMiddleware).scope);
+    const {scope} = ctx.endpoint.get<{scope: Scope}>(ApiKeyAuthMiddleware);
+    this.access.check(expressRequest(ctx), expressResponse(ctx), scope);
   }
 }
 

@@ -1,15 +1,10 @@
-// Values, not types: Ts.ED reads a parameter's declared class to hand the node:http request and response.
-import {IncomingMessage, ServerResponse} from "node:http";
 import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
-import {Req, Res, type PlatformContext} from "@tsed/platform-http";
+import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
 import {Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {HeartbeatsService, type HeartbeatInput} from "../../services/heartbeats/heartbeats.service.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
-import {callerOf} from "../auth/api-access.js";
-import {Lane} from "../fast-lane/lane.js";
-import {writeAnswer} from "../http/write-json.js";
 import {
   HeartbeatCreateModel,
   HeartbeatInputModel,
@@ -126,7 +121,6 @@ export class HeartbeatsController {
   }
 
   @Post("/:name/ping")
-  @Lane()
   @Authorize("notifications:send")
   @Summary("Ping a heartbeat with an API key")
   @Description(
@@ -134,15 +128,7 @@ export class HeartbeatsController {
   )
   @Returns(200, PingAnswerModel)
   @Returns(404, ProblemModel)
-  async ping(
-    @PathParams("name") name: string,
-    @Req() request: IncomingMessage,
-    @Res() response: ServerResponse
-  ): Promise<void> {
-    writeAnswer(response, {
-      status: 200,
-      headers: {},
-      body: await this.heartbeats.ping(name, "ping", callerOf(request).actor)
-    });
+  ping(@PathParams("name") name: string, @Context() ctx: PlatformContext) {
+    return this.heartbeats.ping(name, "ping", actorOf(ctx));
   }
 }

@@ -1,4 +1,5 @@
 import type {IncomingMessage, ServerResponse} from "node:http";
+import type {Request} from "express";
 import {AuthOptions, Middleware, UseAuth, type MiddlewareMethods} from "@tsed/platform-middlewares";
 import {Context} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
@@ -10,7 +11,6 @@ import {IntegrationCredentials} from "../../services/integrations/integration-cr
 import type {IntegrationRecord} from "../../store/config/config-store.js";
 import {ApiKeyAuthMiddleware} from "../auth/authorize.js";
 import {presentedKey} from "../auth/api-access.js";
-import {guardedRoute, type GuardedRoute, type RouteGuard} from "../auth/route-guard.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {clientAddress, Runtime} from "../runtime.js";
 
@@ -25,7 +25,7 @@ export interface IntegrationCaller {
   eventId: string | null;
 }
 
-// Kept with the request, as `callerOf` keeps a key's caller: both ways in hand handlers the same request.
+// Kept with the request, as `callerOf` keeps a key's caller: the route reads it, and nothing outlives the request.
 const integrationCallers = new WeakMap<IncomingMessage, IntegrationCaller>();
 
 /** The integration a request was authenticated as by signature or token; null when a key was used. */
@@ -39,8 +39,8 @@ function header(request: IncomingMessage, name: string): string | undefined {
 }
 
 /** What a failed event presented as its credential: its signature, else its URL token, else nothing. */
-function presentedCredential(request: IncomingMessage, route: GuardedRoute): string | undefined {
-  const token = route.query.token;
+function presentedCredential(request: Request): string | undefined {
+  const token = request.query.token;
   return signatureOf(request) ?? (typeof token === "string" ? token : undefined);
 }
 
@@ -55,22 +55,20 @@ function signatureOf(request: IncomingMessage): string | undefined {
  * against the client address like a failed key; a valid one passes whatever others did from there.
  */
 @Middleware()
-export class IntegrationAuthMiddleware implements MiddlewareMethods, RouteGuard {
+export class IntegrationAuthMiddleware implements MiddlewareMethods {
   private readonly keyAuth = inject(ApiKeyAuthMiddleware);
   private readonly integrations = inject(IntegrationCredentials);
   private readonly runtime = inject(Runtime);
 
   use(@Context() ctx: PlatformContext): void {
-    this.admit(expressRequest(ctx), expressResponse(ctx), guardedRoute(ctx));
-  }
-
-  admit(request: IncomingMessage, response: ServerResponse, route: GuardedRoute): void {
-    if (presentedKey(request.headers) !== null) return this.keyAuth.admit(request, response, route);
+    const request = expressRequest(ctx);
+    const response = expressResponse(ctx);
+    if (presentedKey(request.headers) !== null) return this.keyAuth.use(ctx);
     let caller: IntegrationCaller;
     try {
-      caller = this.authenticate(request, route);
+      caller = this.authenticate(request);
     } catch (error) {
-      this.runtime.authenticationFailed(clientAddress(request), presentedCredential(request, route), response);
+      this.runtime.authenticationFailed(clientAddress(request), presentedCredential(request), response);
       throw error;
     }
     this.limit(response, caller.integration);
@@ -89,8 +87,8 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods, RouteGuard 
       });
   }
 
-  private authenticate(request: IncomingMessage, route: GuardedRoute): IntegrationCaller {
-    const id = String(route.params.id ?? "");
+  private authenticate(request: Request): IntegrationCaller {
+    const id = String(request.params.id ?? "");
     const eventId = header(request, "webhook-id");
     const signature = signatureOf(request);
     if (signature !== undefined || eventId !== undefined) {
@@ -100,7 +98,7 @@ export class IntegrationAuthMiddleware implements MiddlewareMethods, RouteGuard 
         eventId: eventId ?? null
       };
     }
-    const token = route.query.token;
+    const token = request.query.token;
     if (typeof token === "string" && token !== "")
       return {integration: this.integrations.authenticateToken(id, token), eventId: null};
     throw new AppError(

@@ -1,8 +1,6 @@
-// Values, not types: Ts.ED reads a parameter's declared class to hand the node:http request and response.
-import {IncomingMessage, ServerResponse} from "node:http";
 import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, PathParams, QueryParams} from "@tsed/platform-params";
-import {Req, Res, type PlatformContext} from "@tsed/platform-http";
+import type {PlatformContext} from "@tsed/platform-http";
 import {AjvService} from "@tsed/ajv";
 import {AnyOf, Delete, Description, Get, Patch, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {IntegrationsService, type IntegrationInput} from "../../services/integrations/integrations.service.js";
@@ -28,12 +26,11 @@ import {
 import {ProblemModel} from "../models/problem.model.js";
 import {invalid} from "../../services/shared/errors.js";
 import {parseLimit, requireObject} from "../http/query.js";
-import {JsonBody, noContent} from "../http/respond.js";
+import {answer, JsonBody, noContent} from "../http/respond.js";
 import {answerCreation, IdempotentCreate} from "../http/idempotent-create.js";
 import {AuthorizeIntegrationEvent, integrationCallerOf} from "./integration-auth.middleware.js";
 import {API_TAGS} from "../http/openapi-tags.js";
-import {Lane} from "../fast-lane/lane.js";
-import {writeAnswer} from "../http/write-json.js";
+import {expressRequest} from "../typed-tsed.js";
 
 @Controller("/api/v1/integrations")
 @Tags(API_TAGS.integrations)
@@ -134,7 +131,6 @@ export class IntegrationsController {
   }
 
   @Post("/:id/events")
-  @Lane()
   @AuthorizeIntegrationEvent()
   @JsonBody()
   @Summary("Send an integration's event")
@@ -157,12 +153,12 @@ export class IntegrationsController {
     @BodyParams({useValidation: false, useMapper: false})
     @AnyOf(GenericEventModel, AlertmanagerWebhookModel)
     body: unknown,
-    @Req() request: IncomingMessage,
-    @Res() response: ServerResponse,
+    @Context() ctx: PlatformContext,
     @QueryParams("token")
     @Description("The token of the integration's url, for senders that can neither sign nor set headers")
     _token?: string
-  ): Promise<void> {
+  ) {
+    const request = expressRequest(ctx);
     const caller = integrationCallerOf(request);
     const integration = caller?.integration ?? this.integrations.get(id);
     const actions =
@@ -194,7 +190,7 @@ export class IntegrationsController {
       {type: "integration", id: integration.id},
       repeat
     );
-    writeAnswer(response, {
+    return answer(ctx, {
       status: 202,
       headers: replayed ? {"Idempotent-Replayed": "true"} : {},
       body: {integration_id: integration.id, results}

@@ -1,15 +1,12 @@
-// Values, not types: Ts.ED reads a parameter's declared class to hand the node:http request and response.
-import {IncomingMessage, ServerResponse} from "node:http";
 import {Controller, inject} from "@tsed/di";
 import {BodyParams, Context, HeaderParams, PathParams, QueryParams} from "@tsed/platform-params";
-import {Req, Res, type PlatformContext} from "@tsed/platform-http";
+import type {PlatformContext} from "@tsed/platform-http";
 import {Description, Get, Pattern, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {NotificationsService} from "../../services/notifications/notifications.service.js";
 import {HeartbeatsService} from "../../services/heartbeats/heartbeats.service.js";
 import {acceptAlert, IDEMPOTENCY_KEY} from "../http/send-alert.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {callerOf} from "../auth/api-access.js";
-import {Lane} from "../fast-lane/lane.js";
 import {
   AcknowledgeModel,
   NotificationModel,
@@ -20,8 +17,8 @@ import {
 } from "../models/notification.model.js";
 import {ProblemModel} from "../models/problem.model.js";
 import {parseChoice, parseLimit} from "../http/query.js";
-import {JsonBody} from "../http/respond.js";
-import {writeAnswer} from "../http/write-json.js";
+import {answer, JsonBody} from "../http/respond.js";
+import {expressRequest} from "../typed-tsed.js";
 import {NOTIFICATION_STATUSES, PRIORITIES} from "../../domain/vocabulary.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 
@@ -32,7 +29,6 @@ export class NotificationsController {
   private readonly heartbeats = inject(HeartbeatsService);
 
   @Post("/send")
-  @Lane()
   @Authorize("notifications:send")
   @Summary("Send an alert")
   @Description(
@@ -50,18 +46,18 @@ export class NotificationsController {
     // Validated against the model's schema and documented from it, but not mapped into a class
     // instance: the service reads plain fields, and json-mapper cost more than ajv on this route.
     @Required() @BodyParams({useMapper: false}) body: SendNotificationModel,
-    @Req() request: IncomingMessage,
-    @Res() response: ServerResponse,
+    @Context() ctx: PlatformContext,
     // Any text: a header is always a string, so there is nothing to validate.
     @HeaderParams({expression: "prefer", useValidation: false}) prefer?: string,
     // Documented here, checked in acceptAlert: the check's own message says what a valid key is.
     @HeaderParams({expression: "idempotency-key", useValidation: false})
     @Pattern(IDEMPOTENCY_KEY)
     idempotencyKey?: string
-  ): Promise<void> {
+  ) {
+    const request = expressRequest(ctx);
     const rawBody = request.rawBody ?? Buffer.alloc(0);
-    writeAnswer(
-      response,
+    return answer(
+      ctx,
       await acceptAlert(this.notifications, {body, rawBody, prefer, idempotencyKey, access: callerOf(request)})
     );
   }
@@ -97,7 +93,6 @@ export class NotificationsController {
   }
 
   @Post("/:id/ack")
-  @Lane()
   @Authorize("notifications:ack")
   @Summary("Acknowledge: stops the escalation")
   @Description(
@@ -109,17 +104,15 @@ export class NotificationsController {
   @(Returns(409, ProblemModel).Description("The notification is resolved"))
   async acknowledge(
     @PathParams("id") id: string,
-    @Req() request: IncomingMessage,
-    @Res() response: ServerResponse,
+    @Context() ctx: PlatformContext,
     @BodyParams() body?: AcknowledgeModel
-  ): Promise<void> {
-    const {actor, principal} = callerOf(request);
-    const notification = await this.notifications.acknowledge(
+  ) {
+    const {actor, principal} = callerOf(expressRequest(ctx));
+    return this.notifications.acknowledge(
       id,
       {by: body?.by ?? principal.name, note: body?.note ?? null, via: "api"},
       actor
     );
-    writeAnswer(response, {status: 200, headers: {}, body: notification});
   }
 
   @Post("/:id/resolve")

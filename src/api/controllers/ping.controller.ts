@@ -1,10 +1,8 @@
-// Values, not types: Ts.ED reads a parameter's declared class to hand the node:http request and response.
-import {IncomingMessage, ServerResponse} from "node:http";
 import {Controller, inject} from "@tsed/di";
-import {PathParams} from "@tsed/platform-params";
-import {Req, Res} from "@tsed/platform-http";
+import {Context, PathParams} from "@tsed/platform-params";
+import type {PlatformContext} from "@tsed/platform-http";
 import {Description, Get, Head, Post, Returns, Summary, Tags} from "@tsed/schema";
-import {combineMethodDecorators} from "../typed-tsed.js";
+import {combineMethodDecorators, expressRequest, expressResponse} from "../typed-tsed.js";
 import {HeartbeatsService, type PingKind} from "../../services/heartbeats/heartbeats.service.js";
 import {AppError} from "../../services/shared/errors.js";
 import {PingAnswerModel} from "../models/heartbeat.model.js";
@@ -12,8 +10,6 @@ import {ProblemModel} from "../models/problem.model.js";
 import {clientAddress, Runtime} from "../runtime.js";
 import {API_TAGS} from "../http/openapi-tags.js";
 import {Public} from "../auth/public.js";
-import {Lane} from "../fast-lane/lane.js";
-import {writeAnswer} from "../http/write-json.js";
 
 const PING_DESCRIPTION =
   "No API key: the unguessable token in the path is the credential. A POST may carry no body or a JSON body (which is ignored).";
@@ -24,7 +20,6 @@ function PingRoute(path: string, summary: string, description = PING_DESCRIPTION
     Get(path),
     Head(path),
     Post(path),
-    Lane(),
     Summary(summary),
     Description(description),
     Returns(200, PingAnswerModel),
@@ -36,8 +31,7 @@ function PingRoute(path: string, summary: string, description = PING_DESCRIPTION
 }
 
 /** The exit code a failure's JSON body names, when it is a plausible one; the body is read by the pipeline, not checked. */
-function exitCodeOf(request: IncomingMessage): number | undefined {
-  const body = (request as {body?: unknown}).body;
+function exitCodeOf(body: unknown): number | undefined {
   const code = typeof body === "object" && body !== null ? (body as {exit_code?: unknown}).exit_code : undefined;
   return typeof code === "number" && Number.isInteger(code) && code >= 0 && code <= 255 ? code : undefined;
 }
@@ -51,13 +45,13 @@ export class PingController {
   private readonly runtime = inject(Runtime);
 
   @PingRoute("/:token", "Ping: the job ran, the device lives")
-  ping(@PathParams("token") token: string, @Req() request: IncomingMessage, @Res() response: ServerResponse) {
-    return this.signal(token, "ping", request, response);
+  ping(@PathParams("token") token: string, @Context() ctx: PlatformContext) {
+    return this.signal(token, "ping", ctx);
   }
 
   @PingRoute("/:token/start", "A run started: it must finish (ping or fail) within the grace time")
-  start(@PathParams("token") token: string, @Req() request: IncomingMessage, @Res() response: ServerResponse) {
-    return this.signal(token, "start", request, response);
+  start(@PathParams("token") token: string, @Context() ctx: PlatformContext) {
+    return this.signal(token, "start", ctx);
   }
 
   @PingRoute(
@@ -65,23 +59,17 @@ export class PingController {
     "The job failed: the heartbeat goes down and pages at once",
     'No API key: the unguessable token in the path is the credential. A POST may carry `{"exit_code": N}` (an integer from 0 to 255, as `klaxon heartbeat <url> -- <command>` sends it), which the page names; any other body is ignored, so a failure is never refused for what it carries.'
   )
-  fail(@PathParams("token") token: string, @Req() request: IncomingMessage, @Res() response: ServerResponse) {
-    return this.signal(token, "fail", request, response, exitCodeOf(request));
+  fail(@PathParams("token") token: string, @Context() ctx: PlatformContext) {
+    return this.signal(token, "fail", ctx, exitCodeOf(expressRequest(ctx).body));
   }
 
   // Guessing tokens counts against the address exactly like guessing API keys; a valid token always passes.
-  private async signal(
-    token: string,
-    kind: PingKind,
-    request: IncomingMessage,
-    response: ServerResponse,
-    exitCode?: number
-  ): Promise<void> {
+  private async signal(token: string, kind: PingKind, ctx: PlatformContext, exitCode?: number) {
     const answer = await this.heartbeats.pingByToken(token, kind, exitCode);
     if (!answer) {
-      this.runtime.authenticationFailed(clientAddress(request), token, response);
+      this.runtime.authenticationFailed(clientAddress(expressRequest(ctx)), token, expressResponse(ctx));
       throw new AppError("not_found", "no heartbeat has this ping URL");
     }
-    writeAnswer(response, {status: 200, headers: {}, body: answer});
+    return answer;
   }
 }

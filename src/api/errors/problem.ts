@@ -174,7 +174,7 @@ export function toProblem(error: unknown, instance: string): ProblemAnswer {
 
 /**
  * Answers a failed request with its problem document, logging what the client did not cause.
- * The one writer of problem answers: Ts.ED's exception filter and the lane.
+ * The one writer of problem answers, called by Ts.ED's exception filter (`ProblemFilter`).
  */
 export function answerWithProblem(
   request: Pick<IncomingMessage, "method">,

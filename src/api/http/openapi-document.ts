@@ -1,5 +1,5 @@
 import {constant, inject} from "@tsed/di";
-import {OpenAPIService} from "@tsed/openapi-utils";
+import {OpenAPIService, type OpenAPI3Settings} from "@tsed/openapi-utils";
 
 const PROBLEM_SCHEMA_REF = "#/components/schemas/ProblemModel";
 const PROBLEM_MEDIA_TYPE = "application/problem+json";
@@ -78,8 +78,8 @@ export function documentNullableReferences<T extends object>(document: T): T {
  * addresses serve the rewritten document.
  */
 export async function openApiDocument(): Promise<object> {
-  const [documentation] = constant<object[]>("swagger", []);
+  const [documentation] = constant<OpenAPI3Settings[]>("swagger", []);
   return documentNullableReferences(
-    documentProblemMediaType(await inject(OpenAPIService).getOpenAPISpec(documentation as never))
+    documentProblemMediaType(await inject(OpenAPIService).getOpenAPISpec(documentation))
   );
 }

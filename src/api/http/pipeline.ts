@@ -57,7 +57,7 @@ export function requestRecorder(logger: Logger, observe?: RequestObserver) {
 export type RequestRecorder = ReturnType<typeof requestRecorder>;
 
 /** Milliseconds since a `process.hrtime.bigint()` reading. */
-export function msSince(started: bigint): number {
+function msSince(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
@@ -167,23 +167,9 @@ const jsonBody: BodyStep = express.json({
 });
 
 /**
- * How every request's body is read, whichever way it comes in: Express runs these steps as its
- * application middlewares, the lane runs them with `readBody`. body-parser (express.json) does the
+ * How every request's body is read: Express runs these steps as application middlewares, ahead of
+ * every route. body-parser (express.json) does the
  * reading, the limit, the charset, BOM stripping and the parse, and names its failures
  * (`entity.parse.failed`, `entity.too.large`), which the problem catalogue words.
  */
 export const BODY_PIPELINE: BodyStep[] = [requireJsonBody, jsonBody];
-
-/** Runs the body pipeline on a bare node:http request: resolves once `request.body` is set, rejects with the step's error. */
-export function readBody(request: IncomingMessage, response: ServerResponse): Promise<void> {
-  return BODY_PIPELINE.reduce<Promise<void>>(
-    (previous, step) =>
-      previous.then(
-        () =>
-          new Promise<void>((resolve, reject) =>
-            step(request, response, (error) => (error === undefined ? resolve() : reject(error)))
-          )
-      ),
-    Promise.resolve()
-  );
-}

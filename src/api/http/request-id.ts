@@ -8,8 +8,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * A request's id, as the client sees it in X-Request-Id and the log line carries it: the
  * client's own X-Request-Id when it is up to 128 characters of `[A-Za-z0-9._:-]`, else a fresh
- * one. One definition for both ways in: Ts.ED builds its context's id with it
- * (`logger.reqIdBuilder` in server.ts) and the send route's fast lane calls it.
+ * one. Ts.ED builds each request context's id with it (`logger.reqIdBuilder` in server.ts).
  */
 export function requestIdOf(request: IncomingMessage): string {
   const given = request.headers["x-request-id"];

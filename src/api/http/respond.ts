@@ -2,7 +2,7 @@ import type {PlatformContext} from "@tsed/platform-http";
 import {combineMethodDecorators, expressResponse} from "../typed-tsed.js";
 import {Returns} from "@tsed/schema";
 import {ProblemModel} from "../models/problem.model.js";
-import {writeJson} from "./write-json.js";
+import {writeJson, type JsonAnswer} from "./write-json.js";
 
 /** Documents what any endpoint taking a JSON body can answer before its own logic runs. */
 export function JsonBody() {
@@ -17,6 +17,17 @@ export function JsonBody() {
 export function created<T>(ctx: PlatformContext, location: string, body: T): T {
   expressResponse(ctx).setHeader("Location", location);
   ctx.response.status(201);
+  return body;
+}
+
+/**
+ * An answer whose status and headers a service decided (`JsonAnswer`): they are set on the
+ * response and the body is returned, for Ts.ED to write as it writes every route's model.
+ */
+export function answer(ctx: PlatformContext, {status, headers, body}: JsonAnswer): unknown {
+  const response = expressResponse(ctx);
+  for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+  ctx.response.status(status);
   return body;
 }
 

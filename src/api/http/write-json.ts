@@ -4,7 +4,7 @@ export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
 /**
  * Writes a whole JSON answer on node:http, with the headers Express's `res.json` would send
- * (ETags are off): every JSON answer, Ts.ED's or the lane's, leaves through here.
+ * (ETags are off): for answers whose status is decided at run time (`sendJson`) and problems.
  */
 export function writeJson(
   response: ServerResponse,
@@ -19,15 +19,9 @@ export function writeJson(
   response.end(text);
 }
 
-/** A JSON answer decided at run time: what a route hands to `writeAnswer`. */
+/** A JSON answer decided at run time, status and headers included (`answer` in respond.ts). */
 export interface JsonAnswer {
   status: number;
   headers: Record<string, string>;
   body: unknown;
-}
-
-/** Writes a route's answer the same way whichever way in the request took. */
-export function writeAnswer(response: ServerResponse, answer: JsonAnswer): void {
-  for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
-  writeJson(response, answer.status, answer.body);
 }
