@@ -37,12 +37,6 @@ export default tseslint.config(
     rules: {"@typescript-eslint/max-params": "off"}
   },
   {
-    // Still positional, left to the helpers changing these files now (issue 31 "one door", issue
-    // 34 hand-over): the lane (to be deleted), the edge's problem writer, and the standby's raiseEpoch.
-    files: ["src/api/fast-lane/lane.ts", "src/api/errors/problem.ts", "src/boot/standby.ts"],
-    rules: {"@typescript-eslint/max-params": "off"}
-  },
-  {
     // Tests read JSON answers, whose type is what the test checks: `any` there is the point.
     files: ["test/**"],
     rules: {

@@ -184,7 +184,7 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
   // away the copy the first one follows (or ends that one's follower through litestream.pid).
   front = await openStandbyFront(settings, state, logger);
   const lock = DataDirLock.acquire(dataDir);
-  moveJournalAside(dataDir, journalPath, box, clock.now(), logger);
+  moveJournalAside({dataDir, journalPath, box}, clock.now(), logger);
   // Before it stands by: what this box accepted as the active and never shipped goes to the active.
   const tail = new TailHandOver(settings.replication.peer, dataDir, logger.child({component: "tail-hand-over"}));
   tail.start();
@@ -224,7 +224,11 @@ export function servesOrOutranks(peer: PeerAnswer, ownEpoch: number | null, box:
  * it); a journal this box wrote itself (it was the active) is kept aside for the operator, since it
  * may hold alerts it accepted and never shipped.
  */
-function moveJournalAside(dataDir: string, journalPath: string, box: string, now: number, logger: Logger): void {
+function moveJournalAside(
+  {dataDir, journalPath, box}: {dataDir: string; journalPath: string; box: string},
+  now: number,
+  logger: Logger
+): void {
   const files = [...JOURNAL_FILE_SUFFIXES, TXID_SUFFIX].map((suffix) => journalPath + suffix).filter(existsSync);
   if (!files.length) return;
   const writer = readBeaconFrom(journalPath)?.box;

@@ -20,8 +20,7 @@ export class ProblemFilter implements ExceptionFilterMethods {
     const request = expressRequest(ctx);
     const path = request.originalUrl.split("?")[0];
     answerWithProblem(
-      request,
-      expressResponse(ctx),
+      {request, response: expressResponse(ctx)},
       path,
       this.wrongMethod(error, request.method, path) ?? error,
       this.runtime.logger

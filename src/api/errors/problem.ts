@@ -177,8 +177,7 @@ export function toProblem(error: unknown, instance: string): ProblemAnswer {
  * The one writer of problem answers, called by Ts.ED's exception filter (`ProblemFilter`).
  */
 export function answerWithProblem(
-  request: Pick<IncomingMessage, "method">,
-  response: ServerResponse,
+  {request, response}: {request: Pick<IncomingMessage, "method">; response: ServerResponse},
   instance: string,
   error: unknown,
   logger: Logger

@@ -51,8 +51,7 @@ export async function openStandbyFront(
     response.setHeader("Link", `<${settings.replication.peer}>; rel="active"`);
     const detail = `this box (${state().box}) is the standby; the active box is ${settings.replication.peer}`;
     answerWithProblem(
-      request,
-      response,
+      {request, response},
       path,
       new AppError("standby", detail, {retryAfterSeconds: RETRY_AFTER_SECONDS}),
       logger
