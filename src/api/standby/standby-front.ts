@@ -5,6 +5,7 @@ import type {Logger} from "../../lib/logger.js";
 import {AppError} from "../../services/shared/errors.js";
 import {answerWithProblem} from "../errors/problem.js";
 import {writeJson} from "../http/write-json.js";
+import {listenBacklog, listenWithBacklog} from "../connections/listen-backlog.js";
 
 const RETRY_AFTER_SECONDS = 5;
 
@@ -57,10 +58,7 @@ export async function openStandbyFront(
       logger
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(settings.port, settings.host, () => resolve());
-  });
+  await listenWithBacklog(server, settings.host, settings.port, listenBacklog());
   const {port} = server.address() as AddressInfo;
   const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
   return {
