@@ -90,7 +90,8 @@ fi
 
 # --- 2. Python virtual environment -------------------------------------------------------------
 # Schemathesis 4.32.5 is the version the fuzz test's config and seed were written for.
-PY_REQUIREMENTS="schemathesis==4.32.5 pytest==9.2.0"
+# pymodbus and asyncua are the independent Modbus and OPC UA servers the PLC tests talk to.
+PY_REQUIREMENTS="schemathesis==4.32.5 pytest==9.2.0 pymodbus==3.16.1 pyserial==3.5 asyncua==2.1.0"
 if [ "$(cat .venv/.klaxon-requirements 2>/dev/null)" != "$PY_REQUIREMENTS" ]; then
   say "preparing .venv ($PY_REQUIREMENTS)"
   { [ -x .venv/bin/python ] || python3 -m venv .venv; } >"$OUT/venv.log" 2>&1 &&
