@@ -86,3 +86,6 @@ export function createIntegrations(deps: IntegrationsDependencies) {
     ]
   };
 }
+
+/** The seam of the PLC links (Modbus here, OPC UA in ./opcua), which the PLC wiring starts. */
+export type {PlcLink, PlcLinkListener, PointReading, LinkStatus, DeviceAlarm} from "./plc/plc-link.js";
