@@ -1,3 +1,4 @@
+import {readableTime} from "../lib/local-time.js";
 import {redactString} from "../lib/redact.js";
 
 /** Where a command writes: stdout for results, stderr for notes and errors. */
@@ -37,6 +38,15 @@ export function tableText(headers: string[], rows: Cell[][]): string {
       row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join("  ")
     )
     .join("\n");
+}
+
+/**
+ * An API time (ISO 8601) as a person reads it: in `timeZone` (a recipient's or schedule's) or this
+ * machine's zone, with the zone's abbreviation. `--json` keeps the API's ISO text untouched.
+ */
+export function timeText(iso: string | null | undefined, timeZone?: string): string {
+  const ms = iso ? Date.parse(iso) : NaN;
+  return Number.isNaN(ms) ? (iso ?? "") : readableTime(ms, timeZone);
 }
 
 /** Shortens free text for one table cell, on one line. */

@@ -104,6 +104,9 @@ describe("notifications", () => {
     expect(shown.stdout).toMatch(new RegExp(`^id\\s+${id}$`, "m"));
     expect(shown.stdout).toMatch(/^message\s+Press 7 hydraulic oil over 80 °C$/m);
     expect(shown.stdout).toMatch(/^source\s+plc-7$/m);
+    // People read times in a zone that is named, not ISO 8601 in UTC (issue 33); --json keeps ISO.
+    expect(shown.stdout).toMatch(/^created\s+\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d \S+$/m);
+    expect(shown.stdout).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
   });
 
   it("prints the API's JSON with --json, for the short form and the long form", async () => {
@@ -442,7 +445,7 @@ describe("heartbeats", () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const run = await klaxonAdmin(["heartbeat", "ping", "nightly-backup"]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^pinged nightly-backup: up, next ping expected by \d{4}-/);
+    expect(run.stdout).toMatch(/^pinged nightly-backup: up, next ping expected by \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d \S+$/m);
     expect((await gw.call("GET", "/api/v1/heartbeats/nightly-backup")).body.status).toBe("up");
     expect(await json(["heartbeat", "ping", "nightly-backup"])).toMatchObject({name: "nightly-backup", status: "up"});
     expect((await klaxonAdmin(["heartbeat", "ping", "no-such-job"])).code).toBe(3);

@@ -1,5 +1,5 @@
 import {printResult, type Command} from "../command.js";
-import {fieldsText, tableText} from "../output.js";
+import {fieldsText, tableText, timeText} from "../output.js";
 
 /** What POST /api/v1/backups answers. */
 interface Backup {
@@ -22,7 +22,7 @@ export const backupCommands: Command[] = [
         () =>
           fieldsText([
             ["backup", backup.name],
-            ["created", backup.created_at],
+            ["created", timeText(backup.created_at)],
             ["path", backup.path]
           ]) +
           "\n\n" +

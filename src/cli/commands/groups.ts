@@ -10,7 +10,7 @@ import {
   type OptionSpec
 } from "../command.js";
 import {UsageError} from "../failures.js";
-import {fieldsText, list, tableText} from "../output.js";
+import {fieldsText, list, tableText, timeText} from "../output.js";
 import {fetchPages, morePagesHint, PAGE_OPTIONS} from "./pages.js";
 
 /** A recipient group (CONTRACT section 4). */
@@ -56,8 +56,8 @@ function groupText(g: Group): string {
     ["name", g.name],
     ["strategy", g.strategy],
     ["members", list(g.members)],
-    ["created", g.created_at],
-    ["updated", g.updated_at]
+    ["created", timeText(g.created_at)],
+    ["updated", timeText(g.updated_at)]
   ]);
 }
 

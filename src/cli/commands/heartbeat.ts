@@ -1,4 +1,5 @@
 import {printResult, segment, type Command} from "../command.js";
+import {timeText} from "../output.js";
 
 /** What a ping answers: the heartbeat's state after it. */
 interface PingAnswer {
@@ -23,7 +24,7 @@ export const heartbeatCommands: Command[] = [
       printResult(
         ctx,
         answer.body,
-        () => `pinged ${name}: ${status}${expectedAt ? `, next ping expected by ${expectedAt}` : ""}`
+        () => `pinged ${name}: ${status}${expectedAt ? `, next ping expected by ${timeText(expectedAt)}` : ""}`
       );
     }
   }

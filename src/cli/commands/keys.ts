@@ -1,6 +1,6 @@
 import {listOption, printResult, requiredOption, segment, type Command} from "../command.js";
 import {UsageError} from "../failures.js";
-import {fieldsText, list, tableText} from "../output.js";
+import {fieldsText, list, tableText, timeText} from "../output.js";
 
 /** An API key as listed: never its secret (CONTRACT section 5). */
 interface ApiKey {
@@ -56,7 +56,14 @@ export const keyCommands: Command[] = [
       printResult(ctx, answer.body, () =>
         tableText(
           ["ID", "NAME", "SCOPES", "CREATED", "LAST USED", "REVOKED"],
-          answer.body.items.map((k) => [k.id, k.name, k.scopes.join(","), k.created_at, k.last_used_at, k.revoked_at])
+          answer.body.items.map((k) => [
+            k.id,
+            k.name,
+            k.scopes.join(","),
+            timeText(k.created_at),
+            timeText(k.last_used_at),
+            timeText(k.revoked_at)
+          ])
         )
       );
     }

@@ -1,7 +1,7 @@
 import {randomUUID} from "node:crypto";
 import {definedFields, printResult, requiredOption, segment, stringOption, type Command} from "../command.js";
 import {UsageError} from "../failures.js";
-import {clip, fieldsText, list, tableText} from "../output.js";
+import {clip, fieldsText, list, tableText, timeText} from "../output.js";
 import {targetOption, targetUuid} from "../targets.js";
 import {fetchPages, morePagesHint, PAGE_OPTIONS} from "./pages.js";
 
@@ -47,10 +47,10 @@ interface ShortForm {
 
 function notificationText(n: Notification): string {
   const acknowledged = n.acknowledged_at
-    ? `${n.acknowledged_at} by ${n.acknowledged_by ?? "?"} via ${n.acknowledged_via ?? "?"}`
+    ? `${timeText(n.acknowledged_at)} by ${n.acknowledged_by ?? "?"} via ${n.acknowledged_via ?? "?"}`
     : null;
   const escalation = n.escalation.steps_total
-    ? `step ${n.escalation.step} of ${n.escalation.steps_total}${n.escalation.next_step_at ? `, next at ${n.escalation.next_step_at}` : ""}`
+    ? `step ${n.escalation.step} of ${n.escalation.steps_total}${n.escalation.next_step_at ? `, next at ${timeText(n.escalation.next_step_at)}` : ""}`
     : "no steps";
   const fields = fieldsText([
     ["id", n.id],
@@ -66,15 +66,15 @@ function notificationText(n: Notification): string {
     ["occurrences", n.occurrences],
     ["channels planned", list(n.channels_planned)],
     ["escalation", escalation],
-    ["created", n.created_at],
+    ["created", timeText(n.created_at)],
     ["acknowledged", acknowledged],
     ["note", n.acknowledged_note],
-    ["resolved", n.resolved_at]
+    ["resolved", timeText(n.resolved_at)]
   ]);
   if (!n.attempts.length) return fields + "\n\nattempts: none yet";
   const attempts = tableText(
     ["STEP", "CHANNEL", "TARGET", "OUTCOME", "STARTED", "DETAIL"],
-    n.attempts.map((a) => [a.step, a.channel, a.target, a.outcome, a.started_at, clip(a.detail, 60)])
+    n.attempts.map((a) => [a.step, a.channel, a.target, a.outcome, timeText(a.started_at), clip(a.detail, 60)])
   );
   return `${fields}\n\nattempts:\n${attempts}`;
 }
@@ -189,7 +189,7 @@ const listCommand: Command = {
       if (!page.items.length) return "no notifications";
       const table = tableText(
         ["ID", "STATUS", "PRIORITY", "CREATED", "MESSAGE"],
-        page.items.map((n) => [n.id, n.status, n.priority, n.created_at, clip(n.message)])
+        page.items.map((n) => [n.id, n.status, n.priority, timeText(n.created_at), clip(n.message)])
       );
       const hint = morePagesHint("list", page);
       return hint ? `${table}\n${hint}` : table;

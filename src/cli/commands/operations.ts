@@ -8,10 +8,9 @@ import {
   type CommandContext
 } from "../command.js";
 import {UsageError} from "../failures.js";
-import {clip, fieldsText, list, tableText, type Cell} from "../output.js";
+import {clip, fieldsText, list, tableText, timeText, type Cell} from "../output.js";
 import {targetUuid} from "../targets.js";
 import {fetchPages, PAGE_OPTIONS} from "./pages.js";
-import {readableTime} from "../../lib/local-time.js";
 
 // The commands the device CLI has (oncall, maintenance) and the box's listings of schedules,
 // heartbeats and integrations: same flags, --json and exit codes as the Go `klaxon`.
@@ -74,7 +73,7 @@ function shiftReason(shift: NonNullable<OnCall["shift"]>): string {
 
 // Shift times as the plant reads them: in the schedule's zone, named (issue 33); --json keeps the ISO instants.
 function onCallText(answer: OnCall, timeZone: string | undefined): string {
-  const local = (iso: string) => readableTime(Date.parse(iso), timeZone);
+  const local = (iso: string) => timeText(iso, timeZone);
   const names = list(answer.recipients.map((person) => person.name));
   if (!answer.shift)
     return fieldsText([
@@ -98,8 +97,8 @@ function windowText(window: Window): string {
   return fieldsText([
     ["maintenance", window.uuid],
     ["status", window.status],
-    ["from", window.starts_at],
-    ["until", window.ends_at],
+    ["from", timeText(window.starts_at)],
+    ["until", timeText(window.ends_at)],
     ["reason", window.reason],
     ["holds", holds.join("; ")]
   ]);
@@ -222,7 +221,7 @@ const maintenanceList: Command = {
       page.items.length
         ? tableText(
             ["UUID", "STATUS", "FROM", "UNTIL", "REASON"],
-            page.items.map((w) => [w.uuid, w.status, w.starts_at, w.ends_at, clip(w.reason, 60)])
+            page.items.map((w) => [w.uuid, w.status, timeText(w.starts_at), timeText(w.ends_at), clip(w.reason, 60)])
           )
         : "no maintenance windows"
     );

@@ -7,7 +7,7 @@ import {
   type CommandContext
 } from "../command.js";
 import {UsageError} from "../failures.js";
-import {fieldsText, tableText} from "../output.js";
+import {fieldsText, tableText, timeText} from "../output.js";
 import {targetUuid} from "../targets.js";
 import {fetchPages, morePagesHint, PAGE_OPTIONS} from "./pages.js";
 
@@ -47,7 +47,7 @@ function policyText(p: Policy): string {
       `level ${index + 1}`,
       `${each.targets.join(", ")}${each.escalate_after_minutes === null ? "" : `, next level after ${each.escalate_after_minutes} min`}`
     ]),
-    ["created", p.created_at]
+    ["created", timeText(p.created_at)]
   ]);
 }
 

@@ -11,7 +11,7 @@ import {
   type OptionSpec
 } from "../command.js";
 import {UsageError} from "../failures.js";
-import {fieldsText, list, tableText} from "../output.js";
+import {fieldsText, list, tableText, timeText} from "../output.js";
 import {fetchPages, morePagesHint, PAGE_OPTIONS} from "./pages.js";
 
 /** A recipient (CONTRACT section 4), as far as the CLI shows it. */
@@ -95,8 +95,8 @@ function recipientText(r: Recipient): string {
       "routing rules",
       r.routing_rules.map((rule) => `${rule.priorities.join("/")} -> ${list(rule.channels)}`).join("; ")
     ],
-    ["created", r.created_at],
-    ["updated", r.updated_at]
+    ["created", timeText(r.created_at, r.quiet_hours?.timezone)],
+    ["updated", timeText(r.updated_at, r.quiet_hours?.timezone)]
   ]);
   const channels = tableText(
     ["CHANNEL", "AVAILABLE", "REASON"],

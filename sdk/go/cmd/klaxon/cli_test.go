@@ -98,7 +98,7 @@ func TestSendGetListAckResolve(t *testing.T) {
 		t.Fatalf("list: %d %q", r.code, r.stdout)
 	}
 	r = klaxonRun(t, withKey(), "", "ack", id, "--by", "maria", "--note", "valve closed")
-	if r.code != 0 || !regexp.MustCompile(`^acknowledged `+id+` at \S+Z by maria\n$`).MatchString(r.stdout) {
+	if r.code != 0 || !regexp.MustCompile(`^acknowledged `+id+` at `+readableTimePattern+` by maria\n$`).MatchString(r.stdout) {
 		t.Fatalf("ack: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	r = klaxonRun(t, withKey(), "", "resolve", id)

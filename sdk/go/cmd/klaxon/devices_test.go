@@ -11,7 +11,7 @@ import (
 func TestHeartbeatPingsItsURLWithoutAKey(t *testing.T) {
 	url := newPingURL(t, "cli-plc-3")
 	r := klaxonRun(t, nil, "", "heartbeat", url)
-	if r.code != 0 || !regexp.MustCompile(`^pinged cli-plc-3: up, next ping expected by \S+Z\n$`).MatchString(r.stdout) {
+	if r.code != 0 || !regexp.MustCompile(`^pinged cli-plc-3: up, next ping expected by `+readableTimePattern+`\n$`).MatchString(r.stdout) {
 		t.Fatalf("ping: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	r = klaxonRun(t, withKey(), "", "heartbeat", "ping", "cli-plc-3", "--json")

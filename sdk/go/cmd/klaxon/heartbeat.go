@@ -14,7 +14,7 @@ import (
 func pingText(answer *klaxon.PingAnswer) string {
 	text := fmt.Sprintf("pinged %s: %s", answer.Name, answer.Status)
 	if answer.ExpectedAt != nil {
-		text += ", next ping expected by " + isoTime(*answer.ExpectedAt)
+		text += ", next ping expected by " + localTime(*answer.ExpectedAt)
 	}
 	return text
 }

@@ -23,6 +23,9 @@ var (
 	standby *testgateway.Gateway
 )
 
+// readableTimePattern matches a time as the CLI prints it for people: in a named zone, not ISO.
+const readableTimePattern = `\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d \S+`
+
 func TestMain(m *testing.M) {
 	if state := os.Getenv("KLAXON_TEST_PRINT_STATE"); state != "" {
 		os.Exit(printState(state))

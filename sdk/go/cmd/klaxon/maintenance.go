@@ -68,8 +68,8 @@ func maintenanceText(window *klaxon.MaintenanceWindow) string {
 	return fieldsText([][2]string{
 		{"maintenance", window.UUID},
 		{"status", window.Status},
-		{"from", isoTime(window.StartsAt)},
-		{"until", isoTime(window.EndsAt)},
+		{"from", localTime(window.StartsAt)},
+		{"until", localTime(window.EndsAt)},
 		{"reason", window.Reason},
 		{"holds", strings.Join(holds, "; ")},
 	})
@@ -132,7 +132,7 @@ func runMaintenanceList(in *invocation) error {
 		}
 		rows := make([][]string, len(list.Items))
 		for i, window := range list.Items {
-			rows[i] = []string{window.UUID, window.Status, isoTime(window.StartsAt), isoTime(window.EndsAt), clip(window.Reason, 60)}
+			rows[i] = []string{window.UUID, window.Status, localTime(window.StartsAt), localTime(window.EndsAt), clip(window.Reason, 60)}
 		}
 		return tableText([]string{"UUID", "STATUS", "FROM", "UNTIL", "REASON"}, rows)
 	})

@@ -10,7 +10,7 @@ import (
 
 func TestMaintenanceStartListAndEnd(t *testing.T) {
 	r := klaxonRun(t, withKey(), "", "maintenance", "start", "--for", "2h", "--reason", "press 7 relined", "--target", gateway.Alice, "--source", "plc-7", "--source", "plc-8")
-	match := regexp.MustCompile(`^maintenance  (\S+)\nstatus       active\nfrom         \S+Z\nuntil        \S+Z\nreason       press 7 relined\nholds        targets: ` + gateway.Alice + `; sources: plc-7, plc-8\n$`).FindStringSubmatch(r.stdout)
+	match := regexp.MustCompile(`^maintenance  (\S+)\nstatus       active\nfrom         ` + readableTimePattern + `\nuntil        ` + readableTimePattern + `\nreason       press 7 relined\nholds        targets: ` + gateway.Alice + `; sources: plc-7, plc-8\n$`).FindStringSubmatch(r.stdout)
 	if r.code != 0 || match == nil {
 		t.Fatalf("start: %d %q %q", r.code, r.stdout, r.stderr)
 	}
@@ -27,7 +27,7 @@ func TestMaintenanceStartListAndEnd(t *testing.T) {
 	}
 
 	r = klaxonRun(t, withKey(), "", "maintenance", "list", "--status", "active")
-	if r.code != 0 || !regexp.MustCompile(`(?m)^UUID +STATUS +FROM +UNTIL +REASON\n`+uuid+` +active +\S+ +\S+ +press 7 relined$`).MatchString(r.stdout) {
+	if r.code != 0 || !regexp.MustCompile(`(?m)^UUID +STATUS +FROM +UNTIL +REASON\n`+uuid+` +active +`+readableTimePattern+` +`+readableTimePattern+` +press 7 relined$`).MatchString(r.stdout) {
 		t.Fatalf("list: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	r = klaxonRun(t, withKey(), "", "maintenance", "end", uuid, "--json")

@@ -105,13 +105,13 @@ func runSend(in *invocation) error {
 func notificationText(n *klaxon.Notification) string {
 	acknowledged := ""
 	if n.AcknowledgedAt != nil {
-		acknowledged = fmt.Sprintf("%s by %s via %s", isoTime(*n.AcknowledgedAt), orUnknown(n.AcknowledgedBy), orUnknown(n.AcknowledgedVia))
+		acknowledged = fmt.Sprintf("%s by %s via %s", localTime(*n.AcknowledgedAt), orUnknown(n.AcknowledgedBy), orUnknown(n.AcknowledgedVia))
 	}
 	escalation := "no steps"
 	if n.Escalation.StepsTotal > 0 {
 		escalation = fmt.Sprintf("step %d of %d", n.Escalation.Step, n.Escalation.StepsTotal)
 		if n.Escalation.NextStepAt != nil {
-			escalation += ", next at " + isoTime(*n.Escalation.NextStepAt)
+			escalation += ", next at " + localTime(*n.Escalation.NextStepAt)
 		}
 	}
 	fields := fieldsText([][2]string{
@@ -128,7 +128,7 @@ func notificationText(n *klaxon.Notification) string {
 		{"occurrences", strconv.Itoa(n.Occurrences)},
 		{"channels planned", listText(n.ChannelsPlanned)},
 		{"escalation", escalation},
-		{"created", isoTime(n.CreatedAt)},
+		{"created", localTime(n.CreatedAt)},
 		{"acknowledged", acknowledged},
 		{"note", optional(n.AcknowledgedNote)},
 		{"resolved", optionalTime(n.ResolvedAt)},
@@ -138,7 +138,7 @@ func notificationText(n *klaxon.Notification) string {
 	}
 	rows := make([][]string, len(n.Attempts))
 	for i, a := range n.Attempts {
-		rows[i] = []string{strconv.Itoa(a.Step), a.Channel, a.Target, a.Outcome, isoTime(a.StartedAt), clip(optional(a.Detail), 60)}
+		rows[i] = []string{strconv.Itoa(a.Step), a.Channel, a.Target, a.Outcome, localTime(a.StartedAt), clip(optional(a.Detail), 60)}
 	}
 	return fields + "\n\nattempts:\n" + tableText([]string{"STEP", "CHANNEL", "TARGET", "OUTCOME", "STARTED", "DETAIL"}, rows)
 }
@@ -205,7 +205,7 @@ func runList(in *invocation) error {
 	rows := make([][]string, len(items))
 	for i := range items {
 		shown.Items = append(shown.Items, items[i].Raw)
-		rows[i] = []string{items[i].ID, items[i].Status, items[i].Priority, isoTime(items[i].CreatedAt), clip(items[i].Message, 48)}
+		rows[i] = []string{items[i].ID, items[i].Status, items[i].Priority, localTime(items[i].CreatedAt), clip(items[i].Message, 48)}
 	}
 	return in.print(shown, func() string {
 		if len(items) == 0 {

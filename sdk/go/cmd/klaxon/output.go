@@ -32,16 +32,17 @@ func optional(value *string) string {
 	return *value
 }
 
-// isoTime writes a time as the gateway does (JavaScript's toISOString): UTC with milliseconds.
-func isoTime(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+// localTime writes a time for people (issue 33): in this machine's zone, named, never bare UTC;
+// --json keeps the gateway's ISO instants.
+func localTime(t time.Time) string {
+	return readableTime(t, time.Local)
 }
 
 func optionalTime(t *time.Time) string {
 	if t == nil {
 		return ""
 	}
-	return isoTime(*t)
+	return localTime(*t)
 }
 
 func pad(text string, width int) string {
