@@ -445,7 +445,9 @@ describe("heartbeats", () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const run = await klaxonAdmin(["heartbeat", "ping", "nightly-backup"]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^pinged nightly-backup: up, next ping expected by \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d \S+$/m);
+    expect(run.stdout).toMatch(
+      /^pinged nightly-backup: up, next ping expected by \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d \S+$/m
+    );
     expect((await gw.call("GET", "/api/v1/heartbeats/nightly-backup")).body.status).toBe("up");
     expect(await json(["heartbeat", "ping", "nightly-backup"])).toMatchObject({name: "nightly-backup", status: "up"});
     expect((await klaxonAdmin(["heartbeat", "ping", "no-such-job"])).code).toBe(3);
