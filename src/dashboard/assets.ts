@@ -17,10 +17,13 @@ export const DASHBOARD_ASSETS =
 
 export {DASHBOARD_PATH};
 
-// Everything the page loads comes from the box itself (it must work with no internet); nothing
-// inline, so an injected string can never run as script; no framing (clickjacking).
+// Everything the page loads comes from the box itself (it must work with no internet); no inline
+// script, so an injected string can never run as script; no framing (clickjacking). Style
+// attributes alone are allowed (style-src-attr, which cannot run code and admits no <style>
+// element): the recipient preview shows the mail in a sandboxed srcdoc frame, which inherits this
+// policy, and mail HTML is styled by attributes, since mail clients drop stylesheets.
 const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+  "default-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 function setSecurityHeaders(response: ServerResponse): void {
   response.setHeader("Content-Security-Policy", CONTENT_SECURITY_POLICY);

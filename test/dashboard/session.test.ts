@@ -264,7 +264,10 @@ describe("pages and readiness", () => {
     expect(root.headers.get("location")).toBe("/dashboard/");
     const page = await fetch(`${gw.url}/dashboard/`);
     expect(page.status).toBe(200);
-    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    const policy = page.headers.get("content-security-policy");
+    expect(policy).toContain("default-src 'self'");
+    // Inline is allowed for style attributes alone (the mail preview), never for script or <style>.
+    expect(policy).not.toMatch(/(default-src|script-src|style-src(-elem)?) [^;]*'unsafe-inline'/);
     const html = await page.text();
     expect(html).toContain('<script type="module" src="app.js"></script>');
     expect(html).not.toMatch(/https?:\/\//);
