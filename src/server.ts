@@ -17,6 +17,7 @@ import {TargetsController} from "./api/controllers/targets.controller.js";
 import {RecipientPreviewController} from "./api/controllers/recipient-preview.controller.js";
 import {CalendarFeedController, RecipientCalendarController} from "./api/controllers/calendar.controller.js";
 import {AuditController, KeysController} from "./api/controllers/admin.controller.js";
+import {UsersController} from "./api/controllers/users.controller.js";
 import {HealthController} from "./api/controllers/health.controller.js";
 import {AckLinkController} from "./api/controllers/ack-link.controller.js";
 import {WebhooksController} from "./api/controllers/webhooks.controller.js";
@@ -49,6 +50,7 @@ export const API_CONTROLLERS = [
   RecipientCalendarController,
   CalendarFeedController,
   KeysController,
+  UsersController,
   AuditController,
   WebhooksController,
   BackupsController,

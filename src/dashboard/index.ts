@@ -7,7 +7,9 @@ import type {AuditService} from "../services/shared/audit.service.js";
 import type {Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
 import {RateLimiter} from "../lib/rate-limiter.js";
-import {AdminCredentialRepository} from "./admin-credential.repository.js";
+import {DashboardUsersService} from "../services/users/dashboard-users.service.js";
+import {ActorNamesService} from "../services/users/actor-names.service.js";
+import {createUsers} from "../services/users/index.js";
 import {DashboardAuthService} from "./dashboard-auth.service.js";
 import {EventFeedRepository} from "./event-feed.repository.js";
 import {LiveFeed} from "./live-feed.js";
@@ -33,21 +35,16 @@ export function createDashboard({settings, journal, config, keys, audit, clock, 
   const sessions = new SessionStore(clock, sessionHours * 3600_000);
   const attempts = new RateLimiter(attemptsPerMinute / 60, attemptsPerMinute, clock);
   const dashboardLogger = logger.child({component: "dashboard"});
-  const auth = new DashboardAuthService({
-    credential: new AdminCredentialRepository(config),
-    keys,
-    sessions,
-    attempts,
-    audit,
-    clock,
-    logger: dashboardLogger
-  });
+  const {users, actorNames} = createUsers(config, {audit, clock});
+  const auth = new DashboardAuthService({users, keys, sessions, attempts, audit, logger: dashboardLogger});
   const feed = new LiveFeed(new EventFeedRepository(journal), clock, dashboardLogger);
   return {
     feed,
     statics: dashboardStatics,
     providers: [
       {token: DashboardAuthService, use: auth},
+      {token: DashboardUsersService, use: users},
+      {token: ActorNamesService, use: actorNames},
       {token: LiveFeed, use: feed}
     ]
   };

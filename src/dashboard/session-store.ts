@@ -6,11 +6,15 @@ import type {Clock} from "../lib/clock.js";
 export interface DashboardSession {
   /** A short public id for logs and the audit log; not usable to authenticate. */
   id: string;
+  /** The dashboard user signed in. */
+  userId: string;
+  /** The user's password hash at sign-in: a new password ends the session. */
+  passwordHash: string;
   /** Sent by the page in X-CSRF-Token on every state-changing request. */
   csrfToken: string;
   createdAtMs: number;
   expiresAtMs: number;
-  /** Set on sign-out, password change or eviction, so an open event stream notices at once. */
+  /** Set on sign-out or eviction, so an open event stream notices at once. */
   ended: boolean;
 }
 
@@ -32,12 +36,14 @@ export class SessionStore {
     private readonly maxSessions = 200
   ) {}
 
-  create(): {token: string; session: DashboardSession} {
+  create(user: {id: string; password_hash: string}): {token: string; session: DashboardSession} {
     this.forgetExpired();
     const token = secretToken(32);
     const now = this.clock.now();
     const session: DashboardSession = {
       id: randomBytes(6).toString("hex"),
+      userId: user.id,
+      passwordHash: user.password_hash,
       csrfToken: secretToken(32),
       createdAtMs: now,
       expiresAtMs: now + this.lifetimeMs,
@@ -68,11 +74,6 @@ export class SessionStore {
 
   revoke(token: string): void {
     this.end(digest(token));
-  }
-
-  /** After a password change: every browser signs in again with the new one. */
-  revokeAll(): void {
-    for (const key of [...this.sessions.keys()]) this.end(key);
   }
 
   private end(key: string): void {

@@ -40,10 +40,13 @@ describe("audit log", () => {
     });
     expect(acked).toMatchObject({actor: {type: "api_key", id: key.body.id}, detail: {from: "notifying", via: "api"}});
     const adminKeyId = gw.adminKey.split("_")[1];
+    // "Who" is named, not only by the key's id.
     expect(log.body.items.find((entry: {action: string}) => entry.action === "recipient.created").actor).toEqual({
       type: "api_key",
-      id: adminKeyId
+      id: adminKeyId,
+      name: "initial admin"
     });
+    expect(acked.actor.name).toBe("plc gateway");
     expect(log.body.items[log.body.items.length - 1]).toMatchObject({
       action: "api_key.created",
       actor: {type: "system", id: null},

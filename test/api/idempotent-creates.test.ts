@@ -24,6 +24,11 @@ const ENDPOINTS: CreateEndpoint[] = [
   {path: "/api/v1/groups", body: (tag) => ({name: `Shift ${tag}`, members: [alice]})},
   {path: "/api/v1/escalation-policies", body: (tag) => ({name: `Line ${tag}`, levels: [{targets: [alice]}]})},
   {path: "/api/v1/keys", body: (tag) => ({name: `sender ${tag}`, scopes: ["notifications:send"]}), secret: "key"},
+  {
+    path: "/api/v1/users",
+    body: (tag) => ({name: `Maria ${tag}`, role: "operator", password: "a long passphrase"}),
+    uniqueName: true
+  },
   {path: "/api/v1/webhooks", body: (tag) => ({url: `http://127.0.0.1:9/${tag}`, events: ["*"]}), secret: "secret"},
   {
     path: "/api/v1/integrations",

@@ -76,7 +76,7 @@ describe("generic events", () => {
       "notification.deduplicated",
       "notification.accepted"
     ]);
-    for (const entry of audit.body.items) expect(entry.actor).toEqual({type: "integration", id: generic.id});
+    for (const entry of audit.body.items) expect(entry.actor).toMatchObject({type: "integration", id: generic.id});
     expect(audit.body.items[2]).toMatchObject({source: "db1", detail: {target, priority: "high"}});
   });
 

@@ -89,7 +89,7 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("SMS commands from a kn
       ["remote_control.used", "HELP"],
       ["remote_control.used", "STATUS"]
     ]);
-    for (const entry of entries) expect(entry.actor).toEqual({type: "recipient", id: maria});
+    for (const entry of entries) expect(entry.actor).toMatchObject({type: "recipient", id: maria});
     expect(rig.simulator.storage.size).toBe(0);
   });
 });

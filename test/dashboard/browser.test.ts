@@ -3,7 +3,7 @@ import type {Page} from "playwright-core";
 import {ALL_CHANNELS_CONFIGURED, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {ManualClock} from "../../src/lib/clock.js";
 import {browserOn} from "./support/browser.js";
-import {ADMIN_PASSWORD} from "./support/dashboard-client.js";
+import {ADMIN_NAME, ADMIN_PASSWORD} from "./support/dashboard-client.js";
 
 // The callbacks given to page.evaluate run in the browser; the project compiles without DOM types.
 declare const document: any;
@@ -28,12 +28,13 @@ afterAll(() => session?.close());
 const go = (route: string) => session.go(route);
 
 describe("the dashboard in a real browser", () => {
-  it("asks for the admin password on first visit, and only with an admin key", async () => {
+  it("asks for the first admin's name and password on first visit, and only with an admin key", async () => {
     await page.goto(`${gw.url}/`);
     expect(new URL(page.url()).pathname).toBe("/dashboard/");
-    await expect.poll(() => page.locator("h1").textContent()).toBe("Set the admin password");
+    await expect.poll(() => page.locator("h1").textContent()).toBe("Make the first admin");
     await page.getByLabel("Admin API key").fill("klx_aaaaaaaa_" + "b".repeat(43));
-    await page.getByLabel("New admin password").fill(ADMIN_PASSWORD);
+    await page.getByLabel("Name").fill(ADMIN_NAME);
+    await page.getByLabel("New password").fill(ADMIN_PASSWORD);
     await page.getByLabel("Repeat the password").fill(ADMIN_PASSWORD);
     await page.getByRole("button", {name: "Set password and sign in"}).click();
     await expect.poll(() => page.locator(".field-error").textContent()).toBe("not an active admin API key");
@@ -142,7 +143,7 @@ describe("the dashboard in a real browser", () => {
     await expect.poll(() => card.locator(".badge-acknowledged").count()).toBe(1);
     expect(await card.getByRole("button", {name: "Acknowledge"}).count()).toBe(0);
     await card.locator("summary").click();
-    expect(await card.locator(".timeline").textContent()).toContain("Acknowledged by dashboard via dashboard");
+    expect(await card.locator(".timeline").textContent()).toContain("Acknowledged by admin via dashboard");
     // The admin sees whom each attempt went to by name, with the contact in full (the API masks it).
     expect(await card.locator(".timeline").textContent()).toContain("Email to Maria Schmidt (maria@factory.lan)");
     const stored = await gw.call("GET", `/api/v1/notifications/${sent.body.notification_uuid}`);
@@ -281,7 +282,8 @@ describe("the dashboard in a real browser", () => {
     // Three of the five attempts went on setting the password (one with a wrong key) and signing in.
     const messages: string[] = [];
     for (let attempt = 0; attempt < 3; attempt++) {
-      await page.getByLabel("Admin password").fill(`wrong guess ${attempt}`);
+      await page.getByLabel("Name").fill(ADMIN_NAME);
+      await page.getByLabel("Password", {exact: true}).fill(`wrong guess ${attempt}`);
       await page.getByRole("button", {name: "Sign in"}).click();
       await page.locator(".form-problem").waitFor();
       messages.push((await page.locator(".form-problem").textContent()) as string);

@@ -94,13 +94,13 @@ async function visit(page: Page, route: string, ready: string) {
 }
 
 describe("every page, on a desktop and on a phone", () => {
-  it("first visit: set the admin password", async () => {
+  it("first visit: make the first admin", async () => {
     for (const [size, viewport] of [
       ["desktop", DESKTOP],
       ["phone", PHONE]
     ] as const) {
       const {context, page} = await openContext(browser, viewport);
-      await visit(page, "", "text=Set the admin password");
+      await visit(page, "", "text=Make the first admin");
       await shoot(page, "set-password", size);
       await context.close();
     }

@@ -5,6 +5,7 @@ import {createRecipient, startTestGateway, type TestGateway} from "../support/ga
 import {ManualClock} from "../../src/lib/clock.js";
 import {DASHBOARD_ASSETS} from "../../src/dashboard/assets.js";
 import {CHANNELS, EVENT_TYPES, NOTIFICATION_STATUSES, PRIORITIES, SCOPES} from "../../src/domain/vocabulary.js";
+import {ROLES} from "../../src/domain/roles.js";
 import {ADMIN_PASSWORD, cookieOf, setAdminPassword, signIn} from "./support/dashboard-client.js";
 
 let gw: TestGateway;
@@ -25,10 +26,16 @@ async function nonAdminKey(): Promise<string> {
 describe("setting the admin password", () => {
   it("starts with no password and refuses sign-in until one is set", async () => {
     const status = await gw.call("GET", "/dashboard/api/session", {key: null});
-    expect(status.body).toEqual({password_set: false, signed_in: false, csrf_token: null, expires_at: null});
+    expect(status.body).toEqual({
+      password_set: false,
+      signed_in: false,
+      csrf_token: null,
+      expires_at: null,
+      user: null
+    });
     const refused = await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password: "anything at all"}});
     expect(refused.status).toBe(409);
-    expect(refused.body.detail).toContain("no admin password is set");
+    expect(refused.body.detail).toContain("no user exists yet");
   });
 
   it("refuses a key that is not an admin key, a short password and unknown fields, storing nothing", async () => {
@@ -53,11 +60,15 @@ describe("setting the admin password", () => {
     expect((await gw.call("GET", "/dashboard/api/session", {key: null})).body.password_set).toBe(true);
     const config = readFileSync(join(gw.dataDir, "config.json"), "utf8");
     expect(config).not.toContain(ADMIN_PASSWORD);
-    expect(JSON.parse(config).dashboard.password_hash).toMatch(
+    expect(JSON.parse(config).dashboard_users[0].password_hash).toMatch(
       /^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/
     );
-    const audit = await gw.call("GET", "/api/v1/audit?action=dashboard.password_set");
-    expect(audit.body.items[0]).toMatchObject({actor: {type: "api_key", id: gw.adminKey.split("_")[1]}});
+    // The first run's password makes the first admin, named "admin" when the request names nobody.
+    const audit = await gw.call("GET", "/api/v1/audit?action=user.created");
+    expect(audit.body.items[0]).toMatchObject({
+      actor: {type: "api_key", id: gw.adminKey.split("_")[1], name: "initial admin"},
+      detail: {name: "admin", role: "admin"}
+    });
   });
 });
 
@@ -69,7 +80,8 @@ describe("sessions", () => {
     expect(cookie).toMatch(/^klaxon_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict$/);
     expect(answer.body).toEqual({
       csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-      expires_at: new Date(clock.now() + 12 * 3600_000).toISOString()
+      expires_at: new Date(clock.now() + 12 * 3600_000).toISOString(),
+      user: {id: expect.stringMatching(/^usr_/), name: "admin", role: "admin"}
     });
     const status = await gw.call("GET", "/dashboard/api/session", {
       key: null,
@@ -100,7 +112,7 @@ describe("sessions", () => {
     expect(answer.status).toBe(401);
     expect(answer.body).toMatchObject({
       code: "unauthenticated",
-      errors: [{pointer: "/password", detail: "wrong password"}]
+      errors: [{pointer: "/password", detail: "wrong name or password"}]
     });
     expect(answer.headers.get("set-cookie")).toBeNull();
   });
@@ -131,7 +143,7 @@ describe("sessions", () => {
     });
     expect(created.status).toBe(201);
     const audit = await gw.call("GET", `/api/v1/audit?subject_id=${created.body.uuid}`);
-    expect(audit.body.items[0]).toMatchObject({action: "recipient.created", actor: {type: "dashboard", id: "admin"}});
+    expect(audit.body.items[0]).toMatchObject({action: "recipient.created", actor: {type: "dashboard", name: "admin"}});
   });
 
   it("keeps the key path as it was: a key wins over a cookie, a bad key is refused even with a good cookie", async () => {
@@ -216,7 +228,7 @@ describe("sessions", () => {
 });
 
 describe("acknowledging and the live stream", () => {
-  it("acknowledges as the dashboard and tells open streams what changed", async () => {
+  it("acknowledges as the signed-in user (not whoever the body names) and tells open streams what changed", async () => {
     const dashboard = await signIn(gw);
     const stream = await fetch(`${gw.url}/dashboard/api/events`, {headers: {Cookie: dashboard.cookie}});
     expect(stream.status).toBe(200);
@@ -236,12 +248,12 @@ describe("acknowledging and the live stream", () => {
     expect((await dashboard.call("POST", `/dashboard/api/notifications/${id}/ack`, {csrf: null})).status).toBe(403);
     const acked = await dashboard.call("POST", `/dashboard/api/notifications/${id}/ack`, {body: {by: "Maria"}});
     expect(acked.status).toBe(200);
-    expect(acked.body).toMatchObject({status: "acknowledged", acknowledged_by: "Maria", acknowledged_via: "dashboard"});
+    expect(acked.body).toMatchObject({status: "acknowledged", acknowledged_by: "admin", acknowledged_via: "dashboard"});
     while (!received.includes('"type":"notification.acknowledged"')) received += (await reader.read()).value;
     const audit = await gw.call("GET", `/api/v1/audit?subject_id=${id}&action=notification.acknowledged`);
     expect(audit.body.items[0]).toMatchObject({
-      actor: {type: "dashboard", id: "admin"},
-      detail: {via: "dashboard", by: "Maria"}
+      actor: {type: "dashboard", name: "admin"},
+      detail: {via: "dashboard", by: "admin"}
     });
     await reader.cancel();
   });
@@ -295,6 +307,7 @@ describe("the page's vocabulary", () => {
       priorities: [...PRIORITIES],
       statuses: [...NOTIFICATION_STATUSES],
       scopes: [...SCOPES],
+      roles: [...ROLES],
       event_types: [...EVENT_TYPES]
     });
     const format = readFileSync(join(DASHBOARD_ASSETS, "lib", "format.js"), "utf8");

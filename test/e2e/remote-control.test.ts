@@ -49,6 +49,6 @@ describe("the phone as a remote control, end to end", () => {
         ["notification.acknowledged", second, null]
       ]
     );
-    for (const entry of audit) expect(entry.actor).toEqual({type: "recipient", id: maria});
+    for (const entry of audit) expect(entry.actor).toMatchObject({type: "recipient", id: maria});
   });
 });

@@ -60,6 +60,12 @@ const SCOPE_OF: Record<string, Scope> = {
   "GET /api/v1/keys": "admin",
   "DELETE /api/v1/keys/:id": "admin",
   "GET /api/v1/audit": "admin",
+  "GET /api/v1/users": "admin",
+  "POST /api/v1/users": "admin",
+  "GET /api/v1/users/:id": "admin",
+  "PATCH /api/v1/users/:id": "admin",
+  "POST /api/v1/users/:id/password": "admin",
+  "DELETE /api/v1/users/:id": "admin",
   "GET /api/v1/webhooks": "admin",
   "POST /api/v1/webhooks": "admin",
   "GET /api/v1/webhooks/:id": "admin",
@@ -118,7 +124,7 @@ const KEYLESS: Record<string, string> = {
   "GET /dashboard/api/vocabulary.js":
     "the words the page offers (priorities, scopes, event types); public in the API document too",
   "POST /dashboard/api/password": "needs an admin API key in the body",
-  "POST /dashboard/api/sign-in": "the admin password",
+  "POST /dashboard/api/sign-in": "a user's name and password",
   "POST /dashboard/api/sign-out": "needs a session",
   "GET /dashboard/api/events": "needs a session",
   "POST /dashboard/api/notifications/:id/ack": "needs a session"

@@ -5,15 +5,16 @@ import type {Scope} from "../../domain/vocabulary.js";
 import type {Actor} from "../../domain/actor.js";
 import type {ApiKeyRecord} from "../../store/config/config-store.js";
 import {clientAddress, type Runtime} from "../runtime.js";
-import {DASHBOARD_ACTOR, type DashboardAuthService} from "../../dashboard/dashboard-auth.service.js";
+import {dashboardActor, type DashboardAuthService} from "../../dashboard/dashboard-auth.service.js";
+import {refusalFor, roleAllows, type RoleGrant} from "../../domain/roles.js";
 
 const KEY_POLICY = "per-key";
 
-/** Who made a request, as handlers need it: an API key, or the dashboard (which holds every scope). */
+/**
+ * Who made a request, as handlers need it: an API key, or a dashboard user (its rate-limit bucket
+ * is `dashboard <user id>`, which no 8-character key id can be; its name is the person's).
+ */
 export type Principal = Pick<ApiKeyRecord, "id" | "name">;
-
-/** Dashboard sessions share one rate-limit bucket; real key ids are 8 characters, so this never collides. */
-const DASHBOARD_PRINCIPAL: Principal = {id: "dashboard", name: "dashboard"};
 
 export interface Access {
   actor: Actor;
@@ -71,8 +72,9 @@ function refusal(presented: PresentedKey | null): string {
  * Checks the API key (`presentedKey`: X-API-Key or a Bearer token), then the key's request rate,
  * then its scope. Only a failed attempt meets the client address's failure budget
  * (`Runtime.authenticationFailed`), whichever header carried it: a valid key is never refused for
- * what other senders behind the same address did. A request without a key may instead carry a dashboard session cookie (admin; state changes need
- * its CSRF token too). Run by the routes' Ts.ED middlewares (`Authorize`) and by /readyz for its
+ * what other senders behind the same address did. A request without a key may instead carry a
+ * dashboard session cookie (state changes need its CSRF token too): its user's role must allow
+ * the route (`roleAllows`), or the answer is a 403 that says what the role may do. Run by the routes' Ts.ED middlewares (`Authorize`) and by /readyz for its
  * details; the admitted caller is then `callerOf(request)`.
  */
 export class ApiAccess {
@@ -82,15 +84,18 @@ export class ApiAccess {
     private readonly dashboard: DashboardAuthService
   ) {}
 
-  check(request: IncomingMessage, response: ServerResponse, scope: Scope): Access {
+  check(request: IncomingMessage, response: ServerResponse, scope: Scope, grant?: RoleGrant): Access {
     const presented = presentedKey(request.headers);
     const session =
       presented === null
         ? this.dashboard.sessionFor({headers: request.headers, method: request.method ?? "GET"})
         : null;
     if (session) {
-      this.limit(response, DASHBOARD_PRINCIPAL);
-      return this.admitted(request, {actor: DASHBOARD_ACTOR, principal: DASHBOARD_PRINCIPAL});
+      const {user} = session;
+      const principal = {id: `dashboard ${user.id}`, name: this.dashboard.users.personOf(user)};
+      this.limit(response, principal);
+      if (!roleAllows(user.role, scope, grant)) throw new AppError("forbidden", refusalFor(user.name, user.role));
+      return this.admitted(request, {actor: dashboardActor(user), principal});
     }
     const record = presented && "key" in presented && presented.key ? this.keys.authenticate(presented.key) : null;
     if (!record) {

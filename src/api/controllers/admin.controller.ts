@@ -4,6 +4,7 @@ import type {PlatformContext} from "@tsed/platform-http";
 import {Delete, Description, Get, Post, Required, Returns, Summary, Tags} from "@tsed/schema";
 import {ApiKeysService, describeKey} from "../../services/keys/api-keys.service.js";
 import {AuditService} from "../../services/shared/audit.service.js";
+import {ActorNamesService} from "../../services/users/actor-names.service.js";
 import {invalid} from "../../services/shared/errors.js";
 import {actorOf, Authorize} from "../auth/authorize.js";
 import {AuditPageModel, CreatedKeyModel, CreateKeyModel, KeyListModel} from "../models/admin.model.js";
@@ -30,7 +31,7 @@ export class KeysController {
   @IdempotentCreate()
   create(@Required() @BodyParams() body: CreateKeyModel, @Context() ctx: PlatformContext) {
     return answerCreation(ctx, this.idempotency, async () => {
-      const {record, key} = await this.keys.create(body.name, body.scopes as Scope[], actorOf(ctx));
+      const {record, key} = await this.keys.create(body.name, body.scopes as Scope[], actorOf(ctx), body.owner ?? null);
       return {location: `/api/v1/keys/${record.id}`, resource: describeKey(record), secrets: {key}};
     });
   }
@@ -58,11 +59,14 @@ export class KeysController {
 @Tags(API_TAGS.audit)
 export class AuditController {
   private readonly audit = inject(AuditService);
+  private readonly names = inject(ActorNamesService);
 
   @Get("/")
-  @Authorize("admin")
+  @Authorize("admin", "read")
   @Summary("The audit log, newest first")
-  @Description("Every accepted alert, every state change and every admin change, with the key that caused it.")
+  @Description(
+    "Every accepted alert, every state change and every admin change, with who caused it: the key, dashboard user, integration or recipient, by name."
+  )
   @Returns(200, AuditPageModel)
   @(Returns(400, ProblemModel).Description("Invalid limit or cursor"))
   list(
@@ -82,7 +86,7 @@ export class AuditController {
       subject_id: subjectId || undefined,
       actor_id: actorId || undefined
     });
-    const items = entries.slice(0, size);
+    const items = entries.slice(0, size).map((entry) => ({...entry, actor: this.names.named(entry.actor)}));
     return {items, next_cursor: entries.length > size ? String(items[items.length - 1].seq) : null};
   }
 }

@@ -4,8 +4,15 @@ import {BodyParams, Context, PathParams} from "@tsed/platform-params";
 import type {PlatformContext} from "@tsed/platform-http";
 import {Get, Hidden, Post, Required} from "@tsed/schema";
 import type {Request} from "express";
-import {DASHBOARD_ACTOR, DashboardAuthService} from "../../dashboard/dashboard-auth.service.js";
+import {
+  dashboardActor,
+  DashboardAuthService,
+  DEFAULT_USER_NAME,
+  type SessionUser
+} from "../../dashboard/dashboard-auth.service.js";
 import type {DashboardSession} from "../../dashboard/session-store.js";
+import type {DashboardUserRecord} from "../../store/config/config-store.js";
+import {refusalFor, roleAllows, ROLES} from "../../domain/roles.js";
 import {clearedSessionCookie, sessionCookie, sessionTokenOf} from "../../dashboard/session-cookie.js";
 import {LiveFeed} from "../../dashboard/live-feed.js";
 import {DASHBOARD_PATH} from "../../dashboard/assets.js";
@@ -37,16 +44,22 @@ const VOCABULARY_MODULE = `export const VOCABULARY = ${JSON.stringify({
   priorities: PRIORITIES,
   statuses: NOTIFICATION_STATUSES,
   scopes: SCOPES,
+  roles: ROLES,
   event_types: EVENT_TYPES
 })};\n`;
 
-function sessionView(session: DashboardSession) {
-  return {csrf_token: session.csrfToken, expires_at: isoTimestamp(session.expiresAtMs)};
+/** The session's CSRF token and end, and who is signed in (the page shows only what their role may do). */
+function sessionView(session: DashboardSession, user: DashboardUserRecord) {
+  return {
+    csrf_token: session.csrfToken,
+    expires_at: isoTimestamp(session.expiresAtMs),
+    user: {id: user.id, name: user.name, role: user.role}
+  };
 }
 
 /**
- * What only the dashboard page uses: the admin password, sign-in and sign-out, the live change
- * stream, and acknowledging as the dashboard. Everything else the page does goes through
+ * What only the dashboard page uses: the first admin and forgotten passwords, sign-in and
+ * sign-out, the live change stream, and acknowledging as the signed-in person. Everything else the page does goes through
  * /api/v1 with the session cookie. Not in the public API document.
  */
 @Controller(`${DASHBOARD_PATH}/api`)
@@ -69,21 +82,23 @@ export class DashboardController {
     response.send(VOCABULARY_MODULE);
   }
 
-  /** What the page should show: set the password, sign in, or the app (with the CSRF token). */
+  /** What the page should show: make the first admin, sign in, or the app (with the CSRF token and the user). */
   @Get("/session")
   session(@Context() ctx: PlatformContext) {
-    const session = this.auth.sessions.find(sessionTokenOf(expressRequest(ctx)));
+    const signedIn = this.auth.signedIn(sessionTokenOf(expressRequest(ctx)));
     return {
       password_set: this.auth.passwordSet,
-      signed_in: session !== null,
-      ...(session ? sessionView(session) : {csrf_token: null, expires_at: null})
+      signed_in: signedIn !== null,
+      ...(signedIn ? sessionView(signedIn.session, signedIn.user) : {csrf_token: null, expires_at: null, user: null})
     };
   }
 
+  /** With an admin API key: the first admin (by name), or a new password for a user who forgot theirs. */
   @Post("/password")
   @UseBefore(DashboardAttempt)
   async setPassword(@Required() @BodyParams() body: SetPasswordModel, @Context() ctx: PlatformContext) {
-    await this.auth.setPassword(body.admin_key, body.password, addressOf(expressRequest(ctx)));
+    const credentials = {name: body.name ?? DEFAULT_USER_NAME, password: body.password};
+    await this.auth.setPassword(body.admin_key, credentials, addressOf(expressRequest(ctx)));
     noContent(ctx);
   }
 
@@ -91,12 +106,13 @@ export class DashboardController {
   @UseBefore(DashboardAttempt)
   async signIn(@Required() @BodyParams() body: SignInModel, @Context() ctx: PlatformContext) {
     const request = expressRequest(ctx);
-    const {token, session} = await this.auth.signIn(body.password, addressOf(request));
+    const name = body.name ?? DEFAULT_USER_NAME;
+    const {token, session, user} = await this.auth.signIn(name, body.password, addressOf(request));
     expressResponse(ctx).setHeader(
       "Set-Cookie",
       sessionCookie(token, Math.floor(this.auth.sessions.lifetimeMs / 1000), request.secure)
     );
-    return sessionView(session);
+    return sessionView(session, user);
   }
 
   @Post("/sign-out")
@@ -111,7 +127,7 @@ export class DashboardController {
   @Get("/events")
   events(@Context() ctx: PlatformContext): void {
     const request = expressRequest(ctx);
-    const session = this.requireSession(request);
+    const {session} = this.requireSession(request);
     const response = expressResponse(ctx);
     response.writeHead(200, {
       "Content-Type": "text/event-stream",
@@ -120,7 +136,7 @@ export class DashboardController {
     });
     response.write("retry: 3000\n\n");
     const unsubscribe = this.feed.subscribe({
-      isLive: () => this.auth.sessions.isLive(session),
+      isLive: () => this.auth.isLive(session),
       send: (entry) => response.write(`event: change\ndata: ${JSON.stringify(entry)}\n\n`),
       keepAlive: () => response.write(": keep-alive\n\n"),
       close: (reason) => response.end(`event: ${reason}\ndata: {}\n\n`)
@@ -128,18 +144,24 @@ export class DashboardController {
     request.on("close", unsubscribe);
   }
 
-  /** Acknowledges as the dashboard (`acknowledged_via: dashboard`), by whoever the page names. */
+  /**
+   * Acknowledges via the dashboard as the signed-in person: their recipient's name when the user
+   * is linked to one, else the user's ("acknowledged by Maria via dashboard"). `by` in the body
+   * is not taken: a user acknowledges as themselves.
+   */
   @Post("/notifications/:id/ack")
   acknowledge(@PathParams("id") id: string, @Context() ctx: PlatformContext, @BodyParams() body?: AcknowledgeModel) {
-    this.requireSession(expressRequest(ctx));
+    const {user} = this.requireSession(expressRequest(ctx));
+    if (!roleAllows(user.role, "notifications:ack", undefined))
+      throw new AppError("forbidden", refusalFor(user.name, user.role));
     return this.notifications.acknowledge(
       id,
-      {by: body?.by || "dashboard", note: body?.note || null, via: "dashboard"},
-      DASHBOARD_ACTOR
+      {by: this.auth.users.personOf(user), note: body?.note || null, via: "dashboard"},
+      dashboardActor(user)
     );
   }
 
-  private requireSession(request: Request): DashboardSession {
+  private requireSession(request: Request): SessionUser {
     const session = this.auth.sessionFor(request);
     if (!session) throw new AppError("unauthenticated", "sign in to the dashboard first");
     return session;

@@ -30,7 +30,7 @@ export class MaintenanceController {
   }
 
   @Post("/")
-  @Authorize("recipients:write")
+  @Authorize("recipients:write", "operate")
   @JsonBody()
   @Summary("Plan a maintenance window")
   @Description(
@@ -58,7 +58,7 @@ export class MaintenanceController {
   }
 
   @Post("/:uuid/end")
-  @Authorize("recipients:write")
+  @Authorize("recipients:write", "operate")
   @Summary("End a window now: what it held and may still be firing pages at once")
   @Returns(200, MaintenanceModel)
   @Returns(404, ProblemModel)
@@ -68,7 +68,7 @@ export class MaintenanceController {
   }
 
   @Delete("/:uuid")
-  @Authorize("recipients:write")
+  @Authorize("recipients:write", "operate")
   @Summary("Delete a window that has not begun")
   @Returns(204)
   @Returns(404, ProblemModel)

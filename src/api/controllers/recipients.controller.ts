@@ -91,7 +91,7 @@ export class RecipientsController {
   }
 
   @Post("/:uuid/test")
-  @Authorize("recipients:write")
+  @Authorize("recipients:write", "operate")
   @JsonBody()
   @Summary("Send a recipient a test page now, outside any alert")
   @Description(

@@ -140,7 +140,7 @@ export class SchedulesController {
   }
 
   @Post("/:uuid/overrides")
-  @Authorize("recipients:write")
+  @Authorize("recipients:write", "operate")
   @JsonBody()
   @Summary("Put someone else on call for a while: wins over every layer")
   @Returns(201, ScheduleOverrideModel)
@@ -158,7 +158,7 @@ export class SchedulesController {
   }
 
   @Delete("/:uuid/overrides/:id")
-  @Authorize("recipients:write")
+  @Authorize("recipients:write", "operate")
   @Summary("Delete an override")
   @Returns(204)
   @Returns(404, ProblemModel)

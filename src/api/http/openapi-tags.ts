@@ -53,7 +53,12 @@ export const API_TAGS = {
   audit: {
     name: "audit",
     description:
-      "The audit log: who (an API key, the dashboard, an integration or the system) did what, newest first. Admin keys only."
+      "The audit log: who (an API key, a dashboard user, an integration or the system, each by name) did what, newest first. Admin keys only."
+  },
+  users: {
+    name: "users",
+    description:
+      "The people who sign in to the dashboard, each with a role (admin, operator, viewer) and optionally the recipient they are. Admin keys only; passwords are never shown."
   },
   webhooks: {
     name: "webhooks",

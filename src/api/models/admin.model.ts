@@ -21,6 +21,11 @@ export class CreateKeyModel {
   @Description("What the key is for, e.g. the integration's name")
   name: string;
   @Required() @CollectionOf(String) @Enum(...SCOPES) @MinItems(1) @UniqueItems() scopes: string[];
+  @MinLength(1)
+  @MaxLength(128)
+  @Nullable(String)
+  @Description("Who the key belongs to (a person or a team), shown beside its name in the audit log")
+  owner?: string | null;
 }
 
 export class KeyModel {
@@ -31,6 +36,7 @@ export class KeyModel {
   @Required() @Nullable(String) created_by: string | null;
   @Required() @Nullable(String) revoked_at: string | null;
   @Required() @Nullable(String) last_used_at: string | null;
+  @Required() @Nullable(String) owner: string | null;
 }
 
 export class CreatedKeyModel extends KeyModel {
@@ -46,6 +52,12 @@ export class KeyListModel {
 export class AuditActorModel {
   @Required() @Enum(...ACTOR_TYPES) type: string;
   @Required() @Nullable(String) id: string | null;
+  @Required()
+  @Nullable(String)
+  @Description(
+    "Who that is: the user's, key's (with its owner), recipient's or integration's name; null when unknown or deleted"
+  )
+  name: string | null;
 }
 
 export class AuditSubjectModel {

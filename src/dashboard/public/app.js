@@ -11,6 +11,8 @@ import {webhooksPage} from "./pages/webhooks.js";
 import {integrationsPage} from "./pages/integrations.js";
 import {statusPage} from "./pages/status.js";
 import {auditPage} from "./pages/audit.js";
+import {usersPage} from "./pages/users.js";
+import {setUser} from "./lib/session.js";
 import {watchUndeliverable} from "./lib/undeliverable.js";
 
 // Hash routes: the gateway serves one page, and a reload keeps the place (filters included).
@@ -24,12 +26,14 @@ const ROUTES = {
   webhooks: {title: "Outbound webhooks", render: webhooksPage},
   integrations: {title: "Integrations and heartbeats", render: integrationsPage},
   status: {title: "Gateway status", render: statusPage},
-  audit: {title: "Audit log", render: auditPage}
+  audit: {title: "Audit log", render: auditPage},
+  users: {title: "Users", render: usersPage}
 };
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
 const signOutButton = document.getElementById("sign-out");
+const signedInAs = document.getElementById("signed-in-as");
 const banner = document.getElementById("undeliverable");
 let session = null;
 let leavePage = null;
@@ -45,6 +49,9 @@ function currentRoute() {
 function showChrome(signedIn) {
   nav.hidden = !signedIn;
   signOutButton.hidden = !signedIn;
+  setUser(signedIn ? session.user : null);
+  signedInAs.hidden = !signedIn;
+  signedInAs.textContent = signedIn ? `${session.user.name} (${session.user.role})` : "";
   stopBanner?.();
   stopBanner = signedIn ? watchUndeliverable(banner) : null;
   if (!signedIn) banner.hidden = true;

@@ -31,10 +31,10 @@ function newPublicId(): string {
   return Array.from(randomBytes(8), (byte) => PUBLIC_ID_ALPHABET[byte % PUBLIC_ID_ALPHABET.length]).join("");
 }
 
-/** The public view of a key: everything but the hash. */
+/** The public view of a key: everything but the hash (owner null on keys made before owners). */
 export function describeKey(record: ApiKeyRecord) {
   const {secret_hash: _hash, ...visible} = record;
-  return visible;
+  return {...visible, owner: record.owner ?? null};
 }
 
 /** Where the first start leaves the admin key it made, in the data dir. */
@@ -58,7 +58,12 @@ export class ApiKeysService {
     private readonly logger: Logger
   ) {}
 
-  async create(name: string, scopes: Scope[], actor: Actor | null): Promise<{record: ApiKeyRecord; key: string}> {
+  async create(
+    name: string,
+    scopes: Scope[],
+    actor: Actor | null,
+    owner: string | null = null
+  ): Promise<{record: ApiKeyRecord; key: string}> {
     let id = newPublicId();
     while (this.keys.get(id)) id = newPublicId();
     const secret = secretToken(32);
@@ -70,14 +75,15 @@ export class ApiKeysService {
       created_at: isoTimestamp(this.clock.now()),
       created_by: actor?.id ?? null,
       revoked_at: null,
-      last_used_at: null
+      last_used_at: null,
+      owner
     };
     await this.keys.insert(record);
     await this.audit.record(
       actor ?? SYSTEM_ACTOR,
       "api_key.created",
       {type: "api_key", id},
-      {name, scopes: record.scopes}
+      {name, scopes: record.scopes, owner}
     );
     return {record, key: `klx_${id}_${secret}`};
   }

@@ -9,8 +9,32 @@ const LATER_LISTS = {
   schedules: "uuid",
   escalation_policies: "uuid",
   calendar_feeds: "recipient_uuid",
-  contact_verifications: "recipient_uuid"
+  contact_verifications: "recipient_uuid",
+  dashboard_users: "id"
 } as const;
+
+/** The id the single admin of releases before named users keeps as a user. */
+export const FORMER_ADMIN_ID = "usr_admin";
+
+/**
+ * A store from before named users holds one admin password: it becomes the admin user "admin"
+ * (the same hash, so the same password signs in), and the old field is emptied so it is moved once.
+ */
+function movedFormerAdmin(dashboard: Record<string, unknown>, users: unknown[]) {
+  if (users.length > 0 || typeof dashboard.password_hash !== "string") return {dashboard, users};
+  const at = typeof dashboard.password_set_at === "string" ? dashboard.password_set_at : "1970-01-01T00:00:00.000Z";
+  const admin = {
+    id: FORMER_ADMIN_ID,
+    name: "admin",
+    role: "admin",
+    recipient_uuid: null,
+    password_hash: dashboard.password_hash,
+    password_set_at: at,
+    created_at: at,
+    updated_at: at
+  };
+  return {dashboard: {password_hash: null, password_set_at: null}, users: [admin]};
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -26,7 +50,8 @@ function describe(value: unknown): string {
  * Checks the outline of a parsed config file: an object of version 1 with each list a list of
  * objects carrying their key field. `{}`, `[]` or `null` would otherwise read as an empty store,
  * and a list of the wrong type would fail every request that reads it; both stop the start here
- * with a message naming the file and its backup. Returns the data with later lists filled in.
+ * with a message naming the file and its backup. Returns the data with later lists filled in
+ * (and a former single admin password moved to a named user).
  */
 export function checkConfigShape<T>(parsed: unknown, path: string, backupNote: string): T {
   const refuse = (what: string): never => {
@@ -49,6 +74,8 @@ export function checkConfigShape<T>(parsed: unknown, path: string, backupNote: s
   if (!isRecord(dashboard) || !(dashboard.password_hash === null || typeof dashboard.password_hash === "string")) {
     return refuse(`has "dashboard" without a "password_hash" (text or null)`);
   }
+  const moved = movedFormerAdmin(dashboard, lists.dashboard_users);
+  lists.dashboard_users = moved.users;
   const journal = parsed.journal;
   if (
     journal !== undefined &&
@@ -61,5 +88,5 @@ export function checkConfigShape<T>(parsed: unknown, path: string, backupNote: s
   ) {
     return refuse(`has "journal" without its "id" (text), "commits" (a whole number) and "open" (true or false)`);
   }
-  return {...parsed, ...lists, dashboard} as T;
+  return {...parsed, ...lists, dashboard: moved.dashboard} as T;
 }

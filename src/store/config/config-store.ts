@@ -10,6 +10,7 @@ import type {EscalationPolicy} from "../../domain/policy-levels.js";
 import type {TextRule} from "../../domain/integration-rules.js";
 import type {MqttIntegrationFields} from "../../domain/mqtt.js";
 import type {SnmpTrapIntegrationFields} from "../../domain/snmp-trap.js";
+import type {Role} from "../../domain/roles.js";
 
 export interface ApiKeyRecord {
   /** The public part of the key (`klx_<id>_...`), safe to show and log. */
@@ -22,6 +23,8 @@ export interface ApiKeyRecord {
   created_by: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** Who the key belongs to, in words (a person or a team); absent on keys made before owners. */
+  owner?: string | null;
 }
 
 export interface WebhookRecord {
@@ -81,10 +84,27 @@ export interface ContactVerificationRecord {
   channels: Partial<Record<Channel, {contact: string; verified_at: string}>>;
 }
 
-/** The dashboard's admin credential: a scrypt hash (never the password), null until it is set. */
+/**
+ * The dashboard's single admin credential of releases before named users: a scrypt hash, null
+ * until set. Loading a store moves a set one into `dashboard_users` (config-shape.ts).
+ */
 export interface DashboardCredential {
   password_hash: string | null;
   password_set_at: string | null;
+}
+
+/** A person who signs in to the dashboard: a scrypt hash of the password (never the password) and a role. */
+export interface DashboardUserRecord {
+  id: string;
+  /** Unique regardless of case; typed at sign-in. */
+  name: string;
+  role: Role;
+  /** The recipient this person is, so an acknowledgement in the dashboard is recorded as them; null for none. */
+  recipient_uuid: string | null;
+  password_hash: string;
+  password_set_at: string;
+  created_at: string;
+  updated_at: string;
 }
 
 /**
@@ -104,6 +124,7 @@ export interface ConfigData {
   api_keys: ApiKeyRecord[];
   webhooks: WebhookRecord[];
   dashboard: DashboardCredential;
+  dashboard_users: DashboardUserRecord[];
   heartbeats: HeartbeatDefinition[];
   integrations: IntegrationRecord[];
   schedules: Schedule[];
@@ -122,6 +143,7 @@ function emptyConfig(): ConfigData {
     api_keys: [],
     webhooks: [],
     dashboard: {password_hash: null, password_set_at: null},
+    dashboard_users: [],
     heartbeats: [],
     integrations: [],
     schedules: [],
@@ -227,7 +249,8 @@ type CollectionName =
   | "schedules"
   | "escalation_policies"
   | "calendar_feeds"
-  | "contact_verifications";
+  | "contact_verifications"
+  | "dashboard_users";
 type Item<N extends CollectionName> = ConfigData[N][number];
 
 /** One list in the config store, addressed by a key field: the repositories' shared CRUD. */

@@ -113,3 +113,16 @@ export class ContactVerificationsRepository extends ConfigCollection<"contact_ve
     });
   }
 }
+
+/** People who sign in to the dashboard, by id. */
+export class DashboardUsersRepository extends ConfigCollection<"dashboard_users"> {
+  constructor(store: ConfigStore) {
+    super(store, "dashboard_users", "id");
+  }
+
+  /** The user with this name, regardless of case, or null. */
+  named(name: string) {
+    const wanted = name.trim().toLowerCase();
+    return this.all().find((user) => user.name.toLowerCase() === wanted) ?? null;
+  }
+}

@@ -2,7 +2,7 @@ import {mkdirSync} from "node:fs";
 import {join} from "node:path";
 import {expect} from "vitest";
 import {chromium, type Browser, type BrowserContext, type Page} from "playwright-core";
-import {ADMIN_PASSWORD} from "./dashboard-client.js";
+import {ADMIN_NAME, ADMIN_PASSWORD} from "./dashboard-client.js";
 import type {TestGateway} from "../../support/gateway.js";
 
 // The callbacks given to page.evaluate run in the browser; the project compiles without DOM types.
@@ -111,9 +111,15 @@ export async function shoot(page: Page, name: string, size: "desktop" | "phone")
   await page.screenshot({path: join(SCREENSHOTS, `${name}-${size}.png`), fullPage: true});
 }
 
-/** Opens a dashboard page signed out and signs in through the form, as a person would. */
-export async function signInThroughPage(page: Page, gatewayUrl: string, route: string) {
+/** Opens a dashboard page signed out and signs in through the form, as a person would (the first admin unless told). */
+export async function signInThroughPage(
+  page: Page,
+  gatewayUrl: string,
+  route: string,
+  who = {name: ADMIN_NAME, password: ADMIN_PASSWORD}
+) {
   await page.goto(`${gatewayUrl}/dashboard/#/${route}`);
-  await page.getByLabel("Admin password").fill(ADMIN_PASSWORD);
+  await page.getByLabel("Name").fill(who.name);
+  await page.getByLabel("Password", {exact: true}).fill(who.password);
   await page.getByRole("button", {name: "Sign in"}).click();
 }

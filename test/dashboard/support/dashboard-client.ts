@@ -1,6 +1,8 @@
 import type {TestGateway} from "../../support/gateway.js";
 
 export const ADMIN_PASSWORD = "correct horse battery";
+/** The first admin's name when the set-password request names nobody (as the helpers below). */
+export const ADMIN_NAME = "admin";
 
 /** A browser-less dashboard client: sets the password, signs in, and sends the cookie (and CSRF token) like the page does. */
 export interface DashboardClient {
@@ -21,8 +23,9 @@ export function cookieOf(headers: Headers): string {
   return (headers.get("set-cookie") ?? "").split(";")[0];
 }
 
-export async function signIn(gw: TestGateway, password = ADMIN_PASSWORD): Promise<DashboardClient> {
-  const answer = await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {password}});
+/** Signs in as `name` (absent: the request names nobody, which means "admin"). */
+export async function signIn(gw: TestGateway, password = ADMIN_PASSWORD, name?: string): Promise<DashboardClient> {
+  const answer = await gw.call("POST", "/dashboard/api/sign-in", {key: null, body: {name, password}});
   if (answer.status !== 200) throw new Error(`sign-in failed: ${answer.status} ${JSON.stringify(answer.body)}`);
   const client: DashboardClient = {
     cookie: cookieOf(answer.headers),

@@ -56,6 +56,8 @@ export const PRIORITIES = VOCABULARY.priorities;
 /** `suppressed`: held by a maintenance window, nobody paged. */
 export const STATUSES = VOCABULARY.statuses;
 export const SCOPES = VOCABULARY.scopes;
+/** Dashboard users' roles, widest first. */
+export const ROLES = VOCABULARY.roles;
 export const EVENT_TYPES = VOCABULARY.event_types;
 
 export function channelName(channel) {

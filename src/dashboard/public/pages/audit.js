@@ -107,7 +107,10 @@ export async function auditPage(main, {params}) {
         "webhook.created",
         "webhook.updated",
         "webhook.deleted",
-        "dashboard.password_set",
+        "user.created",
+        "user.updated",
+        "user.password_set",
+        "user.deleted",
         "dashboard.signed_in",
         "dashboard.signed_out"
       ].map((action) => h("option", {value: action}))
@@ -128,7 +131,7 @@ export async function auditPage(main, {params}) {
   function render() {
     const rows = items.map((entry) => [
       timeElement(h, entry.at),
-      labelledId(entry.actor.type.replace("_", " "), entry.actor.id, nameOf(entry.actor.id)),
+      labelledId(entry.actor.type.replace("_", " "), entry.actor.id, entry.actor.name ?? nameOf(entry.actor.id)),
       // notification.<wbr>deduplicated: a narrow column breaks after the dot, not inside a word.
       h(
         "span",

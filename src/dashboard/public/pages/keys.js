@@ -24,7 +24,7 @@ export async function keysPage(main) {
       items.length
         ? dataTable({
             caption: "API keys",
-            columns: ["Name", "Id", "Scopes", "Created", "Last used", "State", "Revoke"],
+            columns: ["Name", "Owner", "Id", "Scopes", "Created", "Last used", "State", "Revoke"],
             rows: items.map(cells)
           })
         : emptyState("No keys.")
@@ -51,6 +51,7 @@ export async function keysPage(main) {
         );
     return [
       key.name,
+      key.owner ?? "—",
       h("code", {}, `klx_${key.id}_…`),
       key.scopes.join(", "),
       timeElement(h, key.created_at),
@@ -65,6 +66,12 @@ export async function keysPage(main) {
     {novalidate: true, class: "card"},
     h("h2", {}, "Create a key"),
     field({label: "Name", name: "name", hint: "What uses it, e.g. plc-gateway or grafana", autocomplete: "off"}),
+    field({
+      label: "Owner",
+      name: "owner",
+      hint: "Optional: who looks after it, e.g. Maria or the PLC team",
+      autocomplete: "off"
+    }),
     checkboxes({
       legend: "Scopes",
       name: "scopes",
@@ -76,7 +83,11 @@ export async function keysPage(main) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const result = await submitting(form, () =>
-      api("POST", "/api/v1/keys", {name: form.elements.name.value.trim(), scopes: checkedValues(form, "scopes")})
+      api("POST", "/api/v1/keys", {
+        name: form.elements.name.value.trim(),
+        scopes: checkedValues(form, "scopes"),
+        owner: form.elements.owner.value.trim() || null
+      })
     );
     if (!result.ok) return;
     form.reset();

@@ -60,7 +60,8 @@ function windowCard(window, names, reload) {
           method: "POST",
           path: `${base}/end`,
           done: "Maintenance ended",
-          after: reload
+          after: reload,
+          needs: "operate"
         })
       : window.status === "upcoming"
         ? confirmedAction({
@@ -69,7 +70,8 @@ function windowCard(window, names, reload) {
             method: "DELETE",
             path: base,
             done: "Maintenance window deleted",
-            after: reload
+            after: reload,
+            needs: "operate"
           })
         : null;
   return h(
@@ -188,7 +190,7 @@ export async function maintenancePage(main) {
   const message = h("div", {class: "page-message", role: "status"});
   const starter = h(
     "details",
-    {class: "card new-maintenance"},
+    {class: "card new-maintenance", "data-needs": "operate"},
     h("summary", {}, "Start maintenance"),
     startForm(names, async (window) => {
       const started = window.status === "active" ? "started" : "planned";

@@ -84,6 +84,43 @@ function timeline(notification, targets) {
   );
 }
 
+// An alert sent to an escalation policy says the level it is on, whom each level paged, and when the next starts.
+function policyProgress(notification) {
+  const policy = notification.escalation?.policy;
+  if (!policy) return null;
+  const on = policy.level === null ? "no level paged yet" : `on level ${policy.level} of ${policy.levels.length}`;
+  return h(
+    "div",
+    {class: "policy-progress"},
+    h(
+      "p",
+      {class: "meta policy-level"},
+      `Escalation policy ${policy.name}: ${on}`,
+      policy.runs > 1 && policy.run ? ` (run ${policy.run} of ${policy.runs})` : "",
+      policy.next_level_at && ACKNOWLEDGEABLE.has(notification.status)
+        ? [" · next level ", timeElement(h, policy.next_level_at)]
+        : ""
+    ),
+    h(
+      "ol",
+      {class: "levels meta"},
+      policy.levels.map((level) =>
+        h(
+          "li",
+          {"aria-current": level.number === policy.level ? "step" : null},
+          `Level ${level.number}: `,
+          level.targets
+            .map((target) => (target.on_call ? `${target.name} (${target.on_call})` : target.name))
+            .join(", "),
+          level.paged.length
+            ? ` · paged ${[...new Set(level.paged.map((page) => page.name))].join(", ")}`
+            : " · not paged"
+        )
+      )
+    )
+  );
+}
+
 // An alert that joined another's paging (a storm to the same person) says whose, and by when it is paged.
 function joinedPaging(notification, messageOf) {
   const joined = notification.escalation?.grouped_with;
@@ -261,10 +298,11 @@ export async function notificationsPage(main, {params}) {
         link ? " · " : "",
         link
       ),
+      policyProgress(notification),
       joinedPaging(notification, (id) => items.find((item) => item.id === id)?.message ?? null),
       h(
         "div",
-        {class: "actions"},
+        {class: "actions", "data-needs": "operate"},
         ACKNOWLEDGEABLE.has(notification.status)
           ? h(
               "button",

@@ -5,32 +5,52 @@ import {checkboxes, checkedValues, field, numberOf, submitting} from "../lib/for
 import {levelTargetOptions, loadTargets} from "../lib/targets.js";
 
 /** One level's fields: its targets by name (schedules included) and the minutes before the next level. */
-function levelFields(index, options) {
+function levelFields(index, options, level) {
   return h(
     "fieldset",
     {class: "card level", "data-level": String(index)},
     h("legend", {}, `Level ${index + 1}`),
-    checkboxes({legend: "Page", name: `level-${index}`, options, pointer: `/levels/${index}/targets`}),
+    checkboxes({
+      legend: "Page",
+      name: `level-${index}`,
+      options,
+      checked: level?.targets ?? [],
+      pointer: `/levels/${index}/targets`
+    }),
     field({
       label: "Minutes before the next level",
       name: `minutes-${index}`,
       pointer: `/levels/${index}/escalate_after_minutes`,
       type: "number",
       min: "1",
+      value: level?.escalate_after_minutes == null ? "" : String(level.escalate_after_minutes),
       hint: "Leave empty on the last level"
     })
   );
 }
 
-/** The new-policy form: a name, how often it runs again, and levels added one by one. */
-function policyForm(targets, onDone) {
+/**
+ * A policy's form: a name, how often it runs again, and its levels as a list (added at the end,
+ * the last one removable). New, or editing `policy`: alerts already paging keep their levels.
+ */
+function policyForm(targets, onDone, policy = null) {
   const options = levelTargetOptions(targets);
-  const levels = h("div", {class: "stack"}, levelFields(0, options));
+  const levels = h(
+    "div",
+    {class: "stack"},
+    (policy?.levels ?? [null]).map((level, index) => levelFields(index, options, level))
+  );
   const form = h(
     "form",
     {novalidate: true, class: "card editor"},
-    field({label: "Name", name: "name", autocomplete: "off"}),
-    field({label: "Runs again (repeat)", name: "repeat", type: "number", min: "0", value: "0"}),
+    field({label: "Name", name: "name", autocomplete: "off", value: policy?.name}),
+    field({
+      label: "Runs again (repeat)",
+      name: "repeat",
+      type: "number",
+      min: "0",
+      value: String(policy?.repeat ?? 0)
+    }),
     levels,
     h(
       "div",
@@ -44,7 +64,16 @@ function policyForm(targets, onDone) {
         },
         "Add level"
       ),
-      h("button", {type: "submit", class: "button primary"}, "Create policy")
+      h(
+        "button",
+        {
+          type: "button",
+          class: "button",
+          onclick: () => levels.children.length > 1 && levels.lastElementChild.remove()
+        },
+        "Remove last level"
+      ),
+      h("button", {type: "submit", class: "button primary"}, policy ? "Save policy" : "Create policy")
     )
   );
   form.addEventListener("submit", async (event) => {
@@ -60,7 +89,11 @@ function policyForm(targets, onDone) {
         };
       })
     };
-    const result = await submitting(form, () => api("POST", "/api/v1/escalation-policies", body));
+    const result = await submitting(form, () =>
+      policy
+        ? api("PATCH", `/api/v1/escalation-policies/${policy.uuid}`, body)
+        : api("POST", "/api/v1/escalation-policies", body)
+    );
     if (result.ok) onDone(result.value);
   });
   return form;
@@ -114,6 +147,20 @@ export async function policiesPage(main) {
         policy.repeat ? `Runs ${policy.repeat} more time(s) while nobody acknowledges.` : "Runs once."
       ),
       h(
+        "details",
+        {class: "edit-policy", "data-needs": "admin"},
+        h("summary", {}, `Edit ${policy.name}`),
+        policyForm(
+          targets,
+          async (saved) => {
+            announce(`Policy ${saved.name} saved; alerts already paging keep the levels they started with`);
+            Object.assign(targets.policies.find((item) => item.uuid === saved.uuid) ?? {}, saved);
+            await load();
+          },
+          policy
+        )
+      ),
+      h(
         "div",
         {class: "actions"},
         confirmedAction({
@@ -136,7 +183,7 @@ export async function policiesPage(main) {
       creator,
       h(
         "details",
-        {class: "card new-policy"},
+        {class: "card new-policy", "data-needs": "admin"},
         h("summary", {}, "New escalation policy"),
         policyForm(targets, async (created) => {
           announce(`Policy ${created.name} created`);

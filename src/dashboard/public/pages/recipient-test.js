@@ -69,7 +69,7 @@ export function recipientTestPanel(recipient) {
   function testButton(channel, label, hiddenLabel, size = "small") {
     return h(
       "button",
-      {type: "button", class: `button ${size}`, onclick: () => void send(channel)},
+      {type: "button", class: `button ${size}`, "data-needs": "operate", onclick: () => void send(channel)},
       label,
       h("span", {class: "visually-hidden"}, hiddenLabel)
     );

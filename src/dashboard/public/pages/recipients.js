@@ -131,7 +131,7 @@ export async function recipientsPage(main) {
       recipientPreviewPanel(recipient),
       h(
         "div",
-        {class: "actions"},
+        {class: "actions", "data-needs": "admin"},
         h(
           "button",
           {
@@ -165,7 +165,7 @@ export async function recipientsPage(main) {
       ),
       h(
         "div",
-        {class: "actions"},
+        {class: "actions", "data-needs": "admin"},
         h(
           "button",
           {
@@ -194,7 +194,7 @@ export async function recipientsPage(main) {
         "Recipients and groups",
         h(
           "div",
-          {class: "head-actions"},
+          {class: "head-actions", "data-needs": "admin"},
           h(
             "button",
             {

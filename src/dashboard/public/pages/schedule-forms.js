@@ -13,7 +13,7 @@ export function overrideForm(schedule, targets, onAdded) {
   const zone = schedule.timezone;
   const form = h(
     "form",
-    {novalidate: true, class: "override-form"},
+    {novalidate: true, class: "override-form", "data-needs": "operate"},
     h("h4", {}, "Add an override"),
     select({
       label: "Who is on call instead",

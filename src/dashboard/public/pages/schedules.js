@@ -49,7 +49,8 @@ function overridesTable(schedule, nameOf, onDeleted) {
       method: "DELETE",
       path: `/api/v1/schedules/${schedule.uuid}/overrides/${override.id}`,
       done: "Override deleted",
-      after: onDeleted
+      after: onDeleted,
+      needs: "operate"
     });
   return dataTable({
     caption: `Overrides of ${schedule.name}`,
@@ -113,7 +114,7 @@ export async function schedulesPage(main) {
       ),
       h(
         "details",
-        {class: "edit-schedule"},
+        {class: "edit-schedule", "data-needs": "admin"},
         h("summary", {}, "Edit schedule"),
         scheduleForm(
           targets,
@@ -153,7 +154,7 @@ export async function schedulesPage(main) {
       creator,
       h(
         "details",
-        {class: "card new-schedule"},
+        {class: "card new-schedule", "data-needs": "admin"},
         h("summary", {}, "New schedule"),
         scheduleForm(targets, async (created) => {
           announce(`Schedule ${created.name} created`);

@@ -3,9 +3,10 @@ import {fill, h, pageHeading, focusHeading} from "../lib/dom.js";
 import {field, showProblem, submitting} from "../lib/forms.js";
 
 /**
- * Sign-in, and setting the admin password: on first visit (nobody can sign in yet) or to reset a
- * forgotten one. Setting it takes an admin API key, such as the one the gateway wrote to
- * data/initial-admin-key on first start, so nobody else on the network can claim the box.
+ * Sign-in by name and password, and with an admin API key: the first admin on first visit
+ * (nobody can sign in yet), or a new password for a forgotten one. The key, such as the one the
+ * gateway wrote to data/initial-admin-key on first start, keeps anyone else on the network from
+ * claiming the box. (An admin can also reset another user's password on the Users page.)
  */
 export function signInPage(main, {passwordSet, message, onSignedIn}) {
   const render = (mode) => {
@@ -18,8 +19,9 @@ export function signInPage(main, {passwordSet, message, onSignedIn}) {
       "form",
       {novalidate: true, class: "card"},
       message ? h("p", {class: "notice", role: "status"}, message) : null,
+      field({label: "Name", name: "name", autocomplete: "username", spellcheck: "false", required: true}),
       field({
-        label: "Admin password",
+        label: "Password",
         name: "password",
         type: "password",
         autocomplete: "current-password",
@@ -32,14 +34,17 @@ export function signInPage(main, {passwordSet, message, onSignedIn}) {
         h(
           "button",
           {type: "button", class: "link-button", onclick: () => render("set-password")},
-          "Forgot the password? Set a new one with an admin API key"
+          "Forgot a password? Set a new one with an admin API key"
         )
       )
     );
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const result = await submitting(form, () =>
-        api("POST", "/dashboard/api/sign-in", {password: form.elements.password.value})
+        api("POST", "/dashboard/api/sign-in", {
+          name: form.elements.name.value.trim(),
+          password: form.elements.password.value
+        })
       );
       if (result.ok) onSignedIn(result.value);
     });
@@ -54,8 +59,8 @@ export function signInPage(main, {passwordSet, message, onSignedIn}) {
         "p",
         {},
         resetting
-          ? "Setting a new password signs out every browser. It needs an admin API key."
-          : "No admin password is set yet. To prove this is your box, paste the admin API key the gateway wrote to ",
+          ? "Setting a user's new password signs out their browsers. It needs an admin API key."
+          : "Nobody can sign in yet: make the first admin. To prove this is your box, paste the admin API key the gateway wrote to ",
         resetting ? null : h("code", {}, "data/initial-admin-key"),
         resetting ? null : " on first start (installed: /var/lib/klaxon/initial-admin-key), or any other admin key."
       ),
@@ -69,7 +74,15 @@ export function signInPage(main, {passwordSet, message, onSignedIn}) {
         required: true
       }),
       field({
-        label: "New admin password",
+        label: "Name",
+        name: "name",
+        autocomplete: "username",
+        spellcheck: "false",
+        hint: resetting ? "The user whose password to set" : "What you will sign in with, e.g. your first name",
+        required: true
+      }),
+      field({
+        label: "New password",
         name: "password",
         type: "password",
         autocomplete: "new-password",
@@ -95,7 +108,7 @@ export function signInPage(main, {passwordSet, message, onSignedIn}) {
     );
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
-      const {admin_key: key, password, repeat} = form.elements;
+      const {admin_key: key, name, password, repeat} = form.elements;
       if (password.value !== repeat.value)
         return showProblem(form, {
           problem: {
@@ -104,12 +117,13 @@ export function signInPage(main, {passwordSet, message, onSignedIn}) {
           }
         });
       const result = await submitting(form, async () => {
-        await api("POST", "/dashboard/api/password", {admin_key: key.value.trim(), password: password.value});
-        return api("POST", "/dashboard/api/sign-in", {password: password.value});
+        const credentials = {name: name.value.trim(), password: password.value};
+        await api("POST", "/dashboard/api/password", {admin_key: key.value.trim(), ...credentials});
+        return api("POST", "/dashboard/api/sign-in", credentials);
       });
       if (result.ok) onSignedIn(result.value);
     });
-    return [pageHeading(resetting ? "Set a new admin password" : "Set the admin password"), form];
+    return [pageHeading(resetting ? "Set a new password" : "Make the first admin"), form];
   }
 
   render(passwordSet ? "sign-in" : "set-password");
