@@ -36,6 +36,7 @@ import {DOCS_UI, docsSecurityHeaders} from "./api/docs-ui/docs-ui.js";
 import {BODY_PIPELINE, requestLog, type RequestRecorder} from "./api/http/pipeline.js";
 import {limitConnections} from "./api/connections/connection-limits.js";
 import {listenBacklog, listenWithBacklog} from "./api/connections/listen-backlog.js";
+import {admitRequests} from "./api/connections/request-admission.js";
 import type {Logger} from "./lib/logger.js";
 import type {Settings} from "./settings/defaults.js";
 
@@ -153,7 +154,12 @@ export async function openHttpFront(settings: Settings, parts: HttpFrontParts): 
     // second gateway in one process (tests, a standby taking over) got the first one's server back.
     httpPort: false,
     httpsPort: false,
-    middlewares: [requestLog(parts.recordRequest), ...BODY_PIPELINE],
+    // Admission first: a request refused for overload costs nothing more than its answer.
+    middlewares: [
+      admitRequests(settings.http.max_requests_in_flight, parts.logger),
+      requestLog(parts.recordRequest),
+      ...BODY_PIPELINE
+    ],
     statics: parts.statics,
     imports: parts.providers
   });

@@ -16,6 +16,8 @@ export const DEFAULT_SETTINGS = {
     max_connections_per_address: 64,
     /** Loopback peers (a TLS proxy on this box, through which every client is 127.0.0.1) count only towards max_connections. */
     loopback_exempt: true,
+    /** Requests worked on at once (read, queued for the journal, answered); one more is answered 503 with Retry-After at once. */
+    max_requests_in_flight: 1024,
     headers_timeout_seconds: 10,
     request_timeout_seconds: 30,
     keep_alive_timeout_seconds: 5

@@ -163,6 +163,10 @@ function validate(settings: Settings): void {
     throw new SettingsError(
       `http.max_connections_per_address: must be a whole number >= 1, got ${http.max_connections_per_address}`
     );
+  if (!Number.isInteger(http.max_requests_in_flight) || http.max_requests_in_flight < 1)
+    throw new SettingsError(
+      `http.max_requests_in_flight: must be a whole number >= 1, got ${http.max_requests_in_flight}`
+    );
   if (!(http.headers_timeout_seconds > 0 && http.headers_timeout_seconds <= http.request_timeout_seconds))
     throw new SettingsError("http: headers_timeout_seconds must be > 0 and at most request_timeout_seconds");
   if (!(http.keep_alive_timeout_seconds > 0)) throw new SettingsError("http.keep_alive_timeout_seconds: must be > 0");

@@ -97,6 +97,12 @@ export const ERROR_CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     advice:
       "The gateway (or your address) holds the most connections it allows; close idle connections and retry after Retry-After seconds. The connection is closed."
   },
+  overloaded: {
+    status: 503,
+    title: "Overloaded",
+    advice:
+      "The gateway is working on the most requests it holds at once (http.max_requests_in_flight); nothing of this request was done or stored. Send it again after Retry-After seconds."
+  },
   standby: {
     status: 503,
     title: "Standby box",

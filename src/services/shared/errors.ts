@@ -26,6 +26,7 @@ export type ErrorCode =
   | "internal_error"
   | "storage_unavailable"
   | "too_many_connections"
+  | "overloaded"
   | "standby"
   | "csrf_token_invalid"
   | "ack_link_invalid"
