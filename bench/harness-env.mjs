@@ -24,3 +24,5 @@ export const CHANNEL = process.env.BENCH_CHANNEL ?? "email";
 if (!["email", "none"].includes(CHANNEL))
   throw new Error(`BENCH_CHANNEL must be email or none, got ${JSON.stringify(CHANNEL)}`);
 export const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
+// Extra node flags for the gateway, after the unit's (e.g. `--trace-gc`, or a V8 setting being weighed).
+export const GATEWAY_EXTRA_FLAGS = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean);

@@ -6,7 +6,7 @@ import {existsSync, readFileSync} from "node:fs";
 import {join, resolve} from "node:path";
 import Database from "better-sqlite3";
 import {SMTPServer} from "smtp-server";
-import {CHANNEL, CPU_PROFILE_DIR, ROOT} from "./harness-env.mjs";
+import {CHANNEL, CPU_PROFILE_DIR, GATEWAY_EXTRA_FLAGS, ROOT} from "./harness-env.mjs";
 import {request} from "./harness-processes.mjs";
 
 export const GATEWAY_ENTRY = process.env.BENCH_GATEWAY
@@ -82,6 +82,7 @@ export function klaxonSubject(entry = GATEWAY_ENTRY, label = "klaxon") {
       file: process.execPath,
       args: [
         ...GATEWAY_NODE_FLAGS,
+        ...GATEWAY_EXTRA_FLAGS,
         ...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : []),
         entry
       ],
