@@ -57,7 +57,9 @@ it("shows the preview on the recipient's card: the mail as HTML, the SMS's encod
   // The mail's own inline styles apply in the preview (the dashboard's CSP once blocked them): the
   // priority badge is on its red, as in the person's mail client.
   const badge = mail.locator("span", {hasText: "CRITICAL"}).first();
-  expect(await badge.evaluate((span) => getComputedStyle(span).backgroundColor)).not.toBe("rgba(0, 0, 0, 0)");
+  expect(
+    await badge.evaluate((span: any) => span.ownerDocument.defaultView.getComputedStyle(span).backgroundColor)
+  ).not.toBe("rgba(0, 0, 0, 0)");
   expect(await card.locator(".preview-sms-facts").textContent()).toBe(
     "UCS-2 (70 characters per SMS: the text has a character GSM-7 lacks); 2 SMS"
   );
