@@ -65,3 +65,48 @@ export interface TailHandOver {
   /** The hand-over's last request: the admin is told how many came home after it, not after each. */
   last_batch: boolean;
 }
+
+/**
+ * Bytes of notifications per hand-over request: under the API's 64 KiB body limit with room for the
+ * request's other fields. A tail of half a second is a request or two.
+ */
+export const TAIL_BATCH_MAX_BYTES = 48 * 1024;
+
+/** A tail cut into requests, and the notifications that had to go without their stored answer. */
+export interface TailBatches {
+  batches: HandedNotification[][];
+  /** Ids whose Idempotency-Key answer was left behind to make them fit (a retry of that send pages again). */
+  withoutIdempotency: string[];
+}
+
+const utf8 = new TextEncoder();
+const jsonBytes = (value: unknown) => utf8.encode(JSON.stringify(value)).length;
+
+/**
+ * The notifications in order, cut into requests of at most TAIL_BATCH_MAX_BYTES of JSON and
+ * TAIL_BATCH_MAX_ITEMS, one notification each at least. One too large for a request alone (its
+ * stored Idempotency-Key answer may be 32,000 characters) goes without that answer rather than
+ * never: the alert's own fields, at their API bounds and JSON's worst escaping (6 bytes a
+ * character), come to under 48 KiB, so every alert fits and the hand-over cannot stall on one.
+ */
+export function tailBatches(notifications: readonly HandedNotification[]): TailBatches {
+  const batches: HandedNotification[][] = [];
+  const withoutIdempotency: string[] = [];
+  let bytes = Infinity;
+  for (const handed of notifications) {
+    let notification = handed;
+    let size = jsonBytes(notification);
+    if (size > TAIL_BATCH_MAX_BYTES && notification.idempotency) {
+      notification = {...notification, idempotency: null};
+      size = jsonBytes(notification);
+      withoutIdempotency.push(notification.id);
+    }
+    if (bytes + size > TAIL_BATCH_MAX_BYTES || batches.at(-1)?.length === TAIL_BATCH_MAX_ITEMS) {
+      batches.push([]);
+      bytes = 0;
+    }
+    batches.at(-1)!.push(notification);
+    bytes += size + 1;
+  }
+  return {batches, withoutIdempotency};
+}

@@ -4,14 +4,12 @@ import type {Logger} from "../../lib/logger.js";
 import {isoTimestamp} from "../../lib/clock.js";
 import {PeriodicTask} from "../../lib/periodic-task.js";
 import {boxToken} from "../../lib/tokens.js";
-import {TAIL_BATCH_MAX_ITEMS, type HandedNotification, type TakeoverRecord} from "../../domain/tail.js";
+import {tailBatches, type HandedNotification, type TakeoverRecord} from "../../domain/tail.js";
 import {markHandedOver, openFormerJournal, type FormerJournal} from "../../store/journal/former-journal.js";
 import {BACKUP_FILES} from "../backup-layout.js";
 
 const RETRY_INTERVAL_MS = 2000;
 const ANSWER_TIMEOUT_MS = 10_000;
-/** Bytes of notifications per request: under the API's 64 KiB body limit (a tail of half a second is a request or two). */
-const BATCH_BYTES = 48 * 1024;
 /** A former active's own journal, moved aside when it came back to stand by (standby.ts). */
 export const FORMER_JOURNAL_PREFIX = "former-journal-";
 /**
@@ -109,7 +107,12 @@ export class TailHandOver {
     const since = isoTimestamp(Date.parse(takeover.copy_beacon_at) - BEACON_MARGIN_MS);
     const notifications = former.tail(since);
     const totals = {recovered: 0, applied: 0, present: 0, refused: [] as string[]};
-    const cut = batches(notifications);
+    const {batches: cut, withoutIdempotency} = tailBatches(notifications);
+    if (withoutIdempotency.length)
+      this.logger.warn(
+        "handing over alerts without their stored Idempotency-Key answer, too large to send with it: a retry of those sends will page again",
+        {notifications: withoutIdempotency}
+      );
     for (const [n, batch] of cut.entries()) {
       const sent = await this.send(token, {box: beacon.box, folder, last: n === cut.length - 1}, batch);
       if (sent.kind === "retry") return "retry";
@@ -171,20 +174,4 @@ export class TailHandOver {
         failures: this.failures
       });
   }
-}
-
-/** The notifications in order, cut into requests of at most BATCH_BYTES of JSON (one each at least) and TAIL_BATCH_MAX_ITEMS. */
-function batches(notifications: HandedNotification[]): HandedNotification[][] {
-  const cut: HandedNotification[][] = [];
-  let bytes = Infinity;
-  for (const notification of notifications) {
-    const size = Buffer.byteLength(JSON.stringify(notification));
-    if (bytes + size > BATCH_BYTES || cut.at(-1)?.length === TAIL_BATCH_MAX_ITEMS) {
-      cut.push([]);
-      bytes = 0;
-    }
-    cut.at(-1)!.push(notification);
-    bytes += size;
-  }
-  return cut;
 }
