@@ -45,7 +45,7 @@ import {createMaintenance, MaintenanceService} from "../services/maintenance/ind
 import {HeartbeatsService} from "../services/heartbeats/heartbeats.service.js";
 import {createHeartbeats} from "../services/heartbeats/index.js";
 import {createIntegrations} from "../services/integrations/index.js";
-import {createMqttTransport} from "./mqtt-transport.js";
+import {createDeviceLinks} from "./device-links.js";
 import {inboundEmailDomain, startDeviceListeners} from "./device-transports.js";
 import {RemoteControlService} from "../services/remote-control/remote-control.service.js";
 import {Runtime} from "../api/runtime.js";
@@ -238,13 +238,11 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     rateLimit: settings.rate_limit,
     publicBase,
     emailDomain: () => inboundEmailDomain(settings),
-    // Called only once serving, when `mqtt` below exists.
-    mqtt: {connection: (id) => mqtt.connections.state(id), changed: () => void mqtt.sync()}
+    // Called only once serving, when `mqtt` and `plc` below exist.
+    mqtt: {connection: (id) => mqtt.connections.state(id), changed: () => void mqtt.sync()},
+    plc: {state: (id) => plc.state(id), changed: () => void plc.sync(), readNow: (id) => plc.readNow(id)}
   });
-  const mqtt = createMqttTransport(
-    {integrations: repositories.integrations, intake: integrations.intake, events: integrations.events, clock},
-    logger
-  );
+  const {mqtt, plc} = createDeviceLinks({...integrations, integrations: repositories.integrations, clock}, logger);
   const maintenance = createMaintenance(
     {journal, windows: maintenanceWindows, notifications, directory: directory.repositories, audit, clock},
     logger
@@ -286,6 +284,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     sweeps: {heartbeats: heartbeatMonitor, maintenance: maintenance.releaser, auditor: operations.auditor},
     schedules: directory.repositories.schedules,
     mqttBrokers: () => mqtt.connections.states(),
+    plcLinks: () => plc.links(),
     parserWorkers: () => parserWorkers.reports(),
     planWarnings: () => configurationWarnings(directory.repositories, box),
     unmappedKept: () => integrations.service.unmappedWarnings()
@@ -350,7 +349,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   // Only now: a heartbeat's fresh grace after a restart counts from the moment the gateway serves.
   await heartbeatMonitor.start();
   await Promise.all([maintenance.releaser.start(), directory.handoffNotices.start()]);
-  await mqtt.sync();
+  await Promise.all([mqtt.sync(), plc.start()]);
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
@@ -359,7 +358,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
       // Open dashboard event streams never finish by themselves: end them first.
       await dashboard.feed.stop();
       await listeners.stop();
-      await mqtt.stop();
+      await Promise.all([mqtt.stop(), plc.stop()]);
       await new Promise<void>((done) => {
         httpServer.close(() => done());
         httpServer.closeIdleConnections();

@@ -79,6 +79,19 @@ export class IntegrationsController {
     return this.integrations.view(this.integrations.get(id));
   }
 
+  @Post("/:id/read")
+  @Authorize("admin")
+  @Summary("Read a modbus or opcua integration's points now")
+  @Description(
+    "Reads every point through the device link at once and answers the integration with each point's state and the link's: to see the values before anyone relies on them."
+  )
+  @Returns(200, IntegrationModel)
+  @Returns(404, ProblemModel)
+  @(Returns(400, ProblemModel).Description("Not a modbus or opcua integration"))
+  readNow(@PathParams("id") id: string) {
+    return this.integrations.readNow(id);
+  }
+
   @Get("/:id/log")
   @Authorize("admin")
   @Summary("Messages a device integration kept: they matched no rule, or were refused (newest first)")

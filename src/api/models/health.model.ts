@@ -95,6 +95,16 @@ export class UnmappedWarningModel {
   @Required() @Format("date-time") last_at: string;
 }
 
+export class PlcLinkStateModel {
+  @Required() integration_id: string;
+  @Required() name: string;
+  @Required() @Enum("modbus", "opcua") kind: string;
+  @Required() @Enum("connected", "unreachable") state: string;
+  @Required() @Description("When the state last changed") since: string;
+  @Required() @Nullable(String) @Description("The last failure in words, kept after a reconnect") last_error:
+    string | null;
+}
+
 export class MqttBrokerStateModel {
   @Required() integration_id: string;
   @Required() broker_url: string;
@@ -176,6 +186,8 @@ export class ReadinessCountsModel {
   @Required() @Integer() @Description("Schedules with a gap in the next 14 days") schedule_gaps: number;
   @Required() @Integer() mqtt_brokers: number;
   @Required() @Integer() mqtt_brokers_down: number;
+  @Required() @Integer() plc_links: number;
+  @Required() @Integer() @Description("Modbus or OPC UA devices not answering now") plc_links_unreachable: number;
   @Required()
   @Integer()
   @Description('Integrations with unmapped: "keep" that kept unmapped messages in the last 24 hours; a warning')
@@ -228,6 +240,11 @@ export class ReadinessModel {
   @CollectionOf(MqttBrokerStateModel)
   @Description("Each MQTT integration's broker connection. Does not make the gateway unready. With a key only")
   mqtt_brokers?: MqttBrokerStateModel[];
+  @CollectionOf(PlcLinkStateModel)
+  @Description(
+    "Each modbus or opcua integration's device link; an unreachable one pages its target after unreachable_after_seconds. Does not make the gateway unready. With a key only"
+  )
+  plc_links?: PlcLinkStateModel[];
   @CollectionOf(ParserWorkerModel)
   @Description("The supervised parsers of device input (SNMP...). Does not make the gateway unready. With a key only")
   parser_workers?: ParserWorkerModel[];

@@ -77,7 +77,7 @@ export class IntegrationInputModel extends MqttInputFieldsModel {
   @Required()
   @Enum(...INTEGRATION_KINDS)
   @Description(
-    "generic (Klaxon's event format), alertmanager (Prometheus Alertmanager's webhook body, version 4), or a device transport: email, mqtt, snmp_trap; fixed once created"
+    "generic (Klaxon's event format), alertmanager (Prometheus Alertmanager's webhook body, version 4), or a device transport: email, mqtt, snmp_trap, modbus, opcua; fixed once created"
   )
   kind: string;
   @Required() @Format("uuid") @Description("Recipient, group or schedule its alerts page") target: string;

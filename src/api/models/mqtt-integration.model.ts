@@ -13,6 +13,7 @@ import {
   Pattern,
   Required
 } from "@tsed/schema";
+import {PlcInputFieldsModel, PlcViewFieldsModel} from "./plc-integration.model.js";
 
 const POINTER = /^(\/([^~/]|~[01])*)*$/;
 const POINTER_HELP = 'A JSON pointer (RFC 6901) into the payload, e.g. "/state"';
@@ -63,7 +64,7 @@ export class MqttHeartbeatTopicModel {
 }
 
 /** The mqtt kind's writable fields, which the integration's input (POST, and what a merge patch must produce) extends. */
-export class MqttInputFieldsModel {
+export class MqttInputFieldsModel extends PlcInputFieldsModel {
   @MaxLength(512)
   @Description("mqtt only, required: mqtt://host[:port] or mqtts://host[:port] (TLS)")
   broker_url?: string;
@@ -96,7 +97,7 @@ export class MqttConnectionModel {
 }
 
 /** What an mqtt integration shows of its settings: never the password. */
-export class MqttViewFieldsModel {
+export class MqttViewFieldsModel extends PlcViewFieldsModel {
   @Description("mqtt only") broker_url?: string;
   @CollectionOf(String) @Description("mqtt only") topics?: string[];
   @Nullable(String) username?: string | null;

@@ -36,6 +36,8 @@ export interface IntegrationsDependencies {
   emailDomain: () => string;
   /** The MQTT clients, which the admin service shows and nudges after each change. */
   mqtt?: IntegrationsServiceDeps["mqtt"];
+  /** The PLC links, which the admin service shows and nudges after each change. */
+  plc?: IntegrationsServiceDeps["plc"];
 }
 
 /**
@@ -55,7 +57,8 @@ export function createIntegrations(deps: IntegrationsDependencies) {
     clock,
     publicBase: deps.publicBase,
     emailDomain: deps.emailDomain,
-    mqtt: deps.mqtt
+    mqtt: deps.mqtt,
+    plc: deps.plc
   });
   const credentials = new IntegrationCredentials(deps.integrations, clock);
   const events = new IntegrationEvents({
@@ -86,6 +89,3 @@ export function createIntegrations(deps: IntegrationsDependencies) {
     ]
   };
 }
-
-/** The seam of the PLC links (Modbus here, OPC UA in ./opcua), which the PLC wiring starts. */
-export type {PlcLink, PlcLinkListener, PointReading, LinkStatus, DeviceAlarm} from "./plc/plc-link.js";

@@ -36,9 +36,27 @@ import {
   type MqttInput,
   type MqttView
 } from "./mqtt/mqtt-settings.js";
+import {
+  PLC_FIELDS,
+  plcFieldProblems,
+  plcPatchBase,
+  plcRecordFields,
+  plcView,
+  type PlcInput,
+  type PlcLiveState,
+  type PlcView
+} from "./plc/plc-settings.js";
 
 export type IntegrationKind = IntegrationRecord["kind"];
-export const INTEGRATION_KINDS: readonly IntegrationKind[] = ["generic", "alertmanager", "email", "mqtt", "snmp_trap"];
+export const INTEGRATION_KINDS: readonly IntegrationKind[] = [
+  "generic",
+  "alertmanager",
+  "email",
+  "mqtt",
+  "snmp_trap",
+  "modbus",
+  "opcua"
+];
 
 /** The kinds whose messages are text mapped by rules, and the fields their rules may look at. */
 const RULE_FIELDS_BY_KIND: Partial<Record<IntegrationKind, readonly RuleField[]>> = {
@@ -50,7 +68,7 @@ const RULE_FIELDS_BY_KIND: Partial<Record<IntegrationKind, readonly RuleField[]>
 const DEVICE_KINDS: readonly IntegrationKind[] = ["email", "mqtt", "snmp_trap"];
 
 /** The fields a client may write; `kind` only at creation. */
-export interface IntegrationInput extends SnmpTrapInput, MqttInput {
+export interface IntegrationInput extends SnmpTrapInput, MqttInput, PlcInput {
   name: string;
   kind: IntegrationKind;
   target: string;
@@ -66,7 +84,8 @@ const WRITABLE = [
   "rules",
   "unmapped",
   ...SNMP_TRAP_FIELDS,
-  ...MQTT_FIELDS
+  ...MQTT_FIELDS,
+  ...PLC_FIELDS
 ] as const;
 
 /** A device kind's policy for what maps to nothing ("page" unless set); nothing for other kinds. */
@@ -80,7 +99,7 @@ export function emailAddressToken(integration: IntegrationRecord): string {
 }
 
 /** What the API shows of an integration: never its secret. */
-export interface IntegrationView extends Partial<SnmpTrapView>, Partial<MqttView> {
+export interface IntegrationView extends Partial<SnmpTrapView>, Partial<MqttView>, Partial<PlcView> {
   id: string;
   name: string;
   kind: IntegrationKind;
@@ -127,6 +146,12 @@ export interface IntegrationsServiceDeps {
   emailDomain: () => string;
   /** The MQTT clients: an integration's broker connection now, and a nudge after each change so they follow it. */
   mqtt?: {connection(integrationId: string): MqttConnectionState | null; changed(): void};
+  /** The PLC links (modbus, opcua): an integration's link and points now, and a nudge after each change. */
+  plc?: {
+    state(integrationId: string): PlcLiveState | null;
+    changed(): void;
+    readNow(id: string): Promise<PlcLiveState>;
+  };
 }
 
 /**
@@ -150,6 +175,7 @@ export class IntegrationsService {
     const stats = this.deps.journal.read(() => this.deps.stats.stats(id));
     const trap = kind === "snmp_trap" ? snmpTrapView(integration) : {};
     const mqtt = mqttView(integration, this.deps.mqtt?.connection(id) ?? null);
+    const plc = plcView(integration, this.deps.plc?.state(id) ?? null);
     return {
       id,
       name,
@@ -162,6 +188,7 @@ export class IntegrationsService {
       ...unmappedField(kind, integration.unmapped),
       ...trap,
       ...mqtt,
+      ...plc,
       stats,
       created_at,
       updated_at
@@ -173,6 +200,13 @@ export class IntegrationsService {
     this.get(id);
     const items = this.deps.journal.read(() => this.deps.stats.kept(id, limit, before));
     return {items, next: items.length === limit ? items[items.length - 1].id : null};
+  }
+
+  /** A PLC integration's points read now, through its link ("read now" on the dashboard and API). */
+  async readNow(id: string): Promise<IntegrationView> {
+    const integration = this.get(id);
+    await this.deps.plc?.readNow(id);
+    return this.view(integration);
   }
 
   get(id: string): IntegrationRecord {
@@ -240,11 +274,17 @@ export class IntegrationsService {
     if (errors.length) throw invalid(errors);
   }
 
-  /** MQTT fields only on an mqtt integration, which needs a broker, topic filters and a client id of its own. */
-  private checkMqttFields(kind: IntegrationKind, input: MqttInput, id: string | null): void {
+  /** MQTT fields only on an mqtt integration, which needs a broker, topic filters and a client id of its own; PLC fields only on a PLC. */
+  private checkMqttFields(kind: IntegrationKind, input: IntegrationInput, id: string | null): void {
     const others = this.integrations.all().filter((other) => other.id !== id);
-    const errors = mqttFieldProblems(kind, input, others);
+    const errors = [...mqttFieldProblems(kind, input, others), ...plcFieldProblems(kind, input)];
     if (errors.length) throw invalid(errors);
+  }
+
+  /** Changes of device integrations, told to the transports that follow them. */
+  private changed(): void {
+    this.deps.mqtt?.changed();
+    this.deps.plc?.changed();
   }
 
   /** Creates an integration; its secret is returned here and never again. */
@@ -268,11 +308,12 @@ export class IntegrationsService {
       ...unmappedField(input.kind, input.unmapped),
       ...snmpTrapFields(input),
       ...mqttRecordFields(input.kind, input),
+      ...plcRecordFields(input.kind, input),
       created_at: now,
       updated_at: now
     };
     await this.integrations.insert(integration);
-    this.deps.mqtt?.changed();
+    this.changed();
     await this.audit.record(
       actor,
       "integration.created",
@@ -287,10 +328,8 @@ export class IntegrationsService {
     refuseReadOnlyFields(patch, WRITABLE);
     const current = this.get(id);
     const {name, kind, target, default_priority, rules, unmapped} = current;
-    return applyMergePatch(
-      {name, kind, target, default_priority, rules, unmapped, ...snmpTrapFields(current), ...mqttPatchBase(current)},
-      patch
-    ) as IntegrationInput;
+    const base = {...snmpTrapFields(current), ...mqttPatchBase(current), ...plcPatchBase(current)};
+    return applyMergePatch({name, kind, target, default_priority, rules, unmapped, ...base}, patch) as IntegrationInput;
   }
 
   async replace(id: string, input: IntegrationInput, actor: Actor): Promise<IntegrationRecord> {
@@ -309,10 +348,11 @@ export class IntegrationsService {
       ...unmappedField(current.kind, input.unmapped),
       ...snmpTrapFields(input),
       ...mqttRecordFields(current.kind, input),
+      ...plcRecordFields(current.kind, input),
       updated_at: isoTimestamp(this.clock.now())
     };
     if (!(await this.integrations.replace(updated))) throw notFound("integration", id);
-    this.deps.mqtt?.changed();
+    this.changed();
     await this.audit.record(
       actor,
       "integration.updated",
@@ -345,7 +385,7 @@ export class IntegrationsService {
   async remove(id: string, actor: Actor): Promise<void> {
     const integration = this.get(id);
     await this.integrations.remove(id);
-    this.deps.mqtt?.changed();
+    this.changed();
     await this.audit.record(actor, "integration.deleted", {type: "integration", id}, {name: integration.name});
   }
 }

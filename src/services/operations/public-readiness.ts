@@ -22,6 +22,8 @@ export interface ReadinessCounts {
   schedule_gaps: number;
   mqtt_brokers: number;
   mqtt_brokers_down: number;
+  plc_links: number;
+  plc_links_unreachable: number;
   /** Integrations set to keep unmapped messages that kept some in the last 24 hours (nobody paged). */
   unmapped_kept: number;
 }
@@ -45,6 +47,8 @@ export function readinessCounts(readiness: Readiness): ReadinessCounts {
     schedule_gaps: readiness.schedule_gaps.length,
     mqtt_brokers: readiness.mqtt_brokers.length,
     mqtt_brokers_down: readiness.mqtt_brokers.filter((broker) => !broker.connected).length,
+    plc_links: readiness.plc_links.length,
+    plc_links_unreachable: readiness.plc_links.filter((link) => link.state === "unreachable").length,
     unmapped_kept: readiness.unmapped_kept.length
   };
 }

@@ -13,6 +13,7 @@ import type {TimedSweep} from "../../lib/timed-sweep.js";
 import type {SchedulesRepository} from "../../store/config/repositories.js";
 import {upcomingGaps, type ScheduleGapWarning} from "./schedule-gaps.js";
 import type {MqttBrokerState} from "../../domain/mqtt.js";
+import type {PlcLinkState} from "../integrations/plc/plc-links.service.js";
 import type {ParserWorkerReport} from "../../lib/parser-workers.js";
 import type {PlanWarning} from "../../domain/plan-coverage.js";
 import type {UnmappedWarning} from "../integrations/integrations.service.js";
@@ -54,6 +55,11 @@ export interface Readiness {
    */
   mqtt_brokers: MqttBrokerState[];
   /**
+   * Each modbus or opcua integration's device link: an unreachable device pages its target after
+   * unreachable_after_seconds. Does not make the gateway unready.
+   */
+  plc_links: PlcLinkState[];
+  /**
    * The supervised parser workers of the device doors (SNMP...): up or restarting, crashes by
    * kind, input dropped or lost. Does not make the gateway unready: a parser that crashes costs
    * that door's input, never paging.
@@ -83,6 +89,7 @@ export interface ReadinessDeps {
   };
   schedules: SchedulesRepository;
   mqttBrokers: () => MqttBrokerState[];
+  plcLinks: () => PlcLinkState[];
   parserWorkers: () => ParserWorkerReport[];
   planWarnings: () => PlanWarning[];
   unmappedKept: () => UnmappedWarning[];
@@ -142,6 +149,7 @@ export class ReadinessService {
       throttled_addresses: throttledAddresses,
       schedule_gaps: upcomingGaps(this.deps.schedules, this.deps.clock.now()),
       mqtt_brokers: this.deps.mqttBrokers(),
+      plc_links: this.deps.plcLinks(),
       parser_workers: this.deps.parserWorkers(),
       plan_warnings: this.deps.planWarnings(),
       unmapped_kept: this.deps.unmappedKept()

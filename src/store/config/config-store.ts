@@ -11,6 +11,7 @@ import type {TextRule} from "../../domain/integration-rules.js";
 import type {MqttIntegrationFields} from "../../domain/mqtt.js";
 import type {SnmpTrapIntegrationFields} from "../../domain/snmp-trap.js";
 import type {Role} from "../../domain/roles.js";
+import type {PlcIntegrationFields} from "../../domain/plc/plc-integration.js";
 
 export interface ApiKeyRecord {
   /** The public part of the key (`klx_<id>_...`), safe to show and log. */
@@ -44,15 +45,17 @@ export interface WebhookRecord {
 /**
  * An inbound integration: where its alerts go and the credentials its sender may use. A trap
  * integration also holds its community, v3 users and trap rules (domain/snmp-trap.ts); an mqtt
- * one its broker, topic filters and JSON mapping (domain/mqtt.ts).
+ * one its broker, topic filters and JSON mapping (domain/mqtt.ts); a modbus or opcua one its
+ * device and points (domain/plc/plc-integration.ts).
  */
 /** A device message no rule maps: paged as an alert (the default), or only kept in the integration's log. */
 export type UnmappedPolicy = "page" | "keep";
 
-export interface IntegrationRecord extends SnmpTrapIntegrationFields, Partial<MqttIntegrationFields> {
+export interface IntegrationRecord
+  extends SnmpTrapIntegrationFields, Partial<MqttIntegrationFields>, PlcIntegrationFields {
   id: string;
   name: string;
-  kind: "generic" | "alertmanager" | "email" | "mqtt" | "snmp_trap";
+  kind: "generic" | "alertmanager" | "email" | "mqtt" | "snmp_trap" | "modbus" | "opcua";
   /** Recipient or group uuid its alerts page. */
   target: string;
   default_priority: Priority;

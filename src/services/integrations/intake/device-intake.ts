@@ -14,7 +14,7 @@ import type {InboundAction} from "./integration-payloads.js";
 
 /** A message a device transport received, in the shape the intake counts and keeps. */
 export interface DeviceMessage {
-  transport: "email" | "mqtt" | "snmp_trap";
+  transport: "email" | "mqtt" | "snmp_trap" | "modbus" | "opcua";
   /** Who sent it: mail sender / MQTT topic / agent address. Rate limiting keys on it. */
   origin: string;
   /** One line for the log (subject, topic, trap OID name). */

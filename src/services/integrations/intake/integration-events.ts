@@ -61,6 +61,20 @@ export class IntegrationEvents {
   }
 
   /** Whether the integration's alert key has ever had an alert, open or closed. */
+  /**
+   * Acknowledges the integration's alert with this id, if one is open: an alarm acknowledged on
+   * the device's side (an OPC UA condition acknowledged at the SCADA), with the integration as the actor.
+   */
+  async acknowledge(integration: IntegrationRecord, alertId: string, by: string): Promise<void> {
+    const existing = this.deps.journal.read(() => this.deps.alerts.latestUnresolved(alertKey(integration, alertId)));
+    if (!existing || !isOpen(existing.status)) return;
+    await this.deps.notifications.acknowledge(
+      existing.id,
+      {by, note: null, via: "api"},
+      {type: "integration", id: integration.id}
+    );
+  }
+
   known(integration: IntegrationRecord, alertId: string): boolean {
     return this.deps.journal.read(() => this.deps.alerts.exists(alertKey(integration, alertId)));
   }

@@ -1,0 +1,245 @@
+import {
+  ALARM_START,
+  alarmLabel,
+  alarmStep,
+  type AlarmEffect,
+  type AlarmSpec,
+  type AlarmState
+} from "../../../domain/plc/alarm-conditioning.js";
+import {
+  alarmSpecOf,
+  PLC_DEFAULTS,
+  priorityOfOpcUaSeverity,
+  type PlcPointFields
+} from "../../../domain/plc/plc-integration.js";
+import {isoTimestamp, type Clock} from "../../../lib/clock.js";
+import type {Logger} from "../../../lib/logger.js";
+import type {IntegrationRecord} from "../../../store/config/config-store.js";
+import type {DeviceIntake, DeviceMessage} from "../intake/device-intake.js";
+import type {InboundAction} from "../intake/integration-payloads.js";
+import type {DeviceAlarm, LinkStatus, PlcLinkListener, PointReading} from "./plc-link.js";
+import type {PlcLiveState, PointStateView} from "./plc-settings.js";
+
+/** What a watch works with. */
+export interface PlcWatchDeps {
+  intake: DeviceIntake;
+  /** Whether an alert with this id was ever raised for the integration (an alarm open before a restart). */
+  known(integration: IntegrationRecord, alertId: string): boolean;
+  /** Acknowledges the integration's open alert with this id: an alarm acknowledged on the device or SCADA side. */
+  acknowledge(integration: IntegrationRecord, alertId: string, by: string): Promise<void>;
+  clock: Clock;
+  logger: Logger;
+}
+
+interface PointWatch {
+  readonly fields: PlcPointFields;
+  readonly spec: AlarmSpec | null;
+  alarm: AlarmState;
+  reading: PointReading | null;
+}
+
+/** The alert id of a point's alarm, of a device alarm (OPC UA condition), and of the link's page. */
+export const pointAlertId = (point: string) => `point:${point}`;
+export const conditionAlertId = (conditionId: string) => `condition:${conditionId}`;
+export const LINK_ALERT_ID = "link";
+
+/**
+ * One PLC integration's conditioning and link watch: readings step each point's alarm
+ * (domain/plc/alarm-conditioning.ts) and the link's state is watched; what pages or resolves
+ * goes through the device intake, as every device transport's alerts do, in order. An action the
+ * journal could not take stays queued and is tried again on the next tick.
+ */
+export class PlcWatch implements PlcLinkListener {
+  private readonly points = new Map<string, PointWatch>();
+  private linkState: {state: LinkStatus["state"]; since: number; lastError: string | null; paged: boolean};
+  private readonly queue: {action: InboundAction; summary: string}[] = [];
+  private sending: Promise<void> | null = null;
+
+  constructor(
+    private integration: IntegrationRecord,
+    private readonly deps: PlcWatchDeps
+  ) {
+    const now = deps.clock.now();
+    for (const fields of integration.points ?? []) {
+      const spec = fields.alarm ? alarmSpecOf(fields, fields.alarm, integration.default_priority) : null;
+      // An alarm that paged before a restart is taken as active, so its clear still resolves it.
+      const fired = spec !== null && deps.known(integration, pointAlertId(fields.name));
+      this.points.set(fields.name, {fields, spec, alarm: {...ALARM_START, fired}, reading: null});
+    }
+    // Unreachable until the first answer: a device that never answers is paged after the same wait.
+    const paged = deps.known(integration, LINK_ALERT_ID);
+    this.linkState = {state: "unreachable", since: now, lastError: null, paged};
+  }
+
+  reading(reading: PointReading): void {
+    const point = this.points.get(reading.point);
+    if (!point) return;
+    point.reading = reading;
+    this.step(point, reading.quality === "bad" ? null : reading.value);
+  }
+
+  link(status: LinkStatus): void {
+    const now = this.deps.clock.now();
+    if (status.state !== this.linkState.state) {
+      this.linkState.state = status.state;
+      this.linkState.since = now;
+    }
+    if (status.error) this.linkState.lastError = status.error;
+    if (status.state === "connected" && this.linkState.paged) {
+      this.linkState.paged = false;
+      this.enqueue({action: "resolve", alert_id: LINK_ALERT_ID}, `PLC ${this.integration.name} answers again`);
+    }
+    this.watchLink(now);
+  }
+
+  alarm(alarm: DeviceAlarm): void {
+    const alertId = conditionAlertId(alarm.conditionId);
+    if (!alarm.active) {
+      this.enqueue({action: "resolve", alert_id: alertId}, `${alarm.source}: ${alarm.message} (cleared)`);
+      return;
+    }
+    const text = `${alarm.source}: ${alarm.message}`;
+    this.enqueue(
+      {
+        action: "fire",
+        alert_id: alertId,
+        message: text,
+        priority: priorityOfOpcUaSeverity(alarm.severity, this.integration.opcua?.severity_bands),
+        source: this.integration.name,
+        link: null,
+        service: null,
+        environment: null
+      },
+      text
+    );
+    if (alarm.acknowledged)
+      void this.sent().then(() =>
+        this.deps
+          .acknowledge(this.integration, alertId, `${this.integration.name} (acknowledged on the device)`)
+          .catch((error: unknown) =>
+            this.deps.logger.warn("a device acknowledgement could not be applied", {
+              integration: this.integration.name,
+              error: (error as Error).message
+            })
+          )
+      );
+  }
+
+  /** Lets delays run out between readings, pages an unreachable device, retries what the journal refused. */
+  tick(): void {
+    for (const point of this.points.values()) this.step(point, null);
+    this.watchLink(this.deps.clock.now());
+    this.flush();
+  }
+
+  /** The integration record changed in ways that need no new link (name, target, priority). */
+  renamed(integration: IntegrationRecord): void {
+    this.integration = integration;
+  }
+
+  live(): PlcLiveState {
+    const points: Record<string, PointStateView> = {};
+    for (const [name, point] of this.points) {
+      points[name] = {
+        value: point.reading?.value ?? null,
+        quality: point.reading?.quality ?? "bad",
+        alarm: alarmLabel(point.alarm),
+        read_at: point.reading ? point.reading.readAt.toISOString() : null
+      };
+    }
+    const {state, since, lastError} = this.linkState;
+    return {link: {state, since: isoTimestamp(since), last_error: lastError}, points};
+  }
+
+  /** Resolves once everything queued so far was handed to the intake (or failed and waits for a tick). */
+  sent(): Promise<void> {
+    return this.sending ?? Promise.resolve();
+  }
+
+  private step(point: PointWatch, value: number | boolean | null): void {
+    if (!point.spec) return;
+    const numeric = typeof value === "boolean" ? Number(value) : value;
+    const {state, effects} = alarmStep(
+      point.spec,
+      point.alarm,
+      {value: numeric, unit: point.fields.unit ?? ""},
+      this.deps.clock.now()
+    );
+    point.alarm = state;
+    for (const effect of effects) this.enqueue(...this.pointAction(point, effect));
+  }
+
+  private pointAction(point: PointWatch, effect: AlarmEffect): [InboundAction, string] {
+    const alertId = pointAlertId(point.fields.name);
+    if (effect.kind === "resolve")
+      return [{action: "resolve", alert_id: alertId}, `${point.fields.name} back to normal`];
+    return [
+      {
+        action: "fire",
+        alert_id: alertId,
+        message: effect.title,
+        priority: effect.priority,
+        source: this.integration.name,
+        link: null,
+        service: null,
+        environment: null
+      },
+      effect.title
+    ];
+  }
+
+  private watchLink(now: number): void {
+    const {state, since, lastError, paged} = this.linkState;
+    const afterMs = (this.integration.unreachable_after_seconds ?? PLC_DEFAULTS.unreachable_after_seconds) * 1000;
+    if (state !== "unreachable" || paged || now - since < afterMs) return;
+    this.linkState.paged = true;
+    const title = `PLC ${this.integration.name} unreachable`;
+    this.enqueue(
+      {
+        action: "fire",
+        alert_id: LINK_ALERT_ID,
+        message: lastError ? `${title}: ${lastError}` : title,
+        priority: this.integration.default_priority,
+        source: this.integration.name,
+        link: null,
+        service: null,
+        environment: null
+      },
+      title
+    );
+  }
+
+  private enqueue(action: InboundAction, summary: string): void {
+    this.queue.push({action, summary});
+    this.flush();
+  }
+
+  private flush(): void {
+    if (this.sending || !this.queue.length) return;
+    this.sending = (async () => {
+      while (this.queue.length) {
+        const {action, summary} = this.queue[0];
+        const message: DeviceMessage = {
+          transport: this.integration.kind as DeviceMessage["transport"],
+          origin: `${this.integration.name}/${action.alert_id}`,
+          summary,
+          body: summary,
+          size: 0
+        };
+        try {
+          await this.deps.intake.take(this.integration, message, [action]);
+          this.queue.shift();
+        } catch (error) {
+          this.deps.logger.error("a PLC alarm could not be committed; tried again in a moment", {
+            integration: this.integration.name,
+            alert_id: action.alert_id,
+            error: (error as Error).message
+          });
+          return;
+        }
+      }
+    })().finally(() => {
+      this.sending = null;
+    });
+  }
+}

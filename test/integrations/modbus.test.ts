@@ -1,0 +1,159 @@
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {eventually, shareEmailRig} from "../channels/email-rig.js";
+import {ModbusServer} from "../support/modbus-server.js";
+
+// The modbus integration end to end against an independent device: pymodbus's server on
+// loopback (Modbus TCP), the gateway with its production drivers paging through a loopback SMTP
+// peer. One gateway, one device and one integration for the file; the tests run in order, as the
+// device's life goes: a value crosses its limit and clears, the device answers with an exception,
+// it is unplugged and plugged back in. Short poll intervals and delays keep it cheap.
+const rig = shareEmailRig();
+let device: ModbusServer;
+let target: string;
+let id: string;
+
+beforeAll(async () => {
+  device = await ModbusServer.start();
+  await device.set("hr", 100, 70);
+  await device.set("co", 5, 0);
+  target = await rig().recipient();
+  const created = await rig().gw.call("POST", "/api/v1/integrations", {
+    body: {
+      name: "press-7",
+      kind: "modbus",
+      target,
+      default_priority: "high",
+      modbus: {host: "127.0.0.1", port: device.port, unit_id: 1, poll_interval_ms: 200, timeout_ms: 500},
+      unreachable_after_seconds: 2,
+      points: [
+        {
+          name: "oil_temp",
+          table: "holding_register",
+          address: 100,
+          type: "uint16",
+          scale: 1,
+          unit: "°C",
+          alarm: {
+            when: ">",
+            value: 80,
+            deadband: 2,
+            on_delay_seconds: 1,
+            off_delay_seconds: 1,
+            priority: "critical",
+            title: "Press 7 oil {value} {unit}"
+          }
+        },
+        {name: "door_open", table: "coil", address: 5, type: "bool"}
+      ]
+    }
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  id = created.body.id;
+}, 30_000);
+afterAll(async () => {
+  await device.stop();
+});
+
+const integration = async () => (await rig().gw.call("GET", `/api/v1/integrations/${id}`)).body;
+const point = async (name: string) => (await integration()).points.find((each: any) => each.name === name);
+const notificationSaying = async (text: string) => {
+  const items = (await rig().gw.call("GET", "/api/v1/notifications?limit=50")).body.items as any[];
+  return items.find((item) => item.message.includes(text));
+};
+
+describe("a modbus integration", () => {
+  it("reads the device's points and shows their state and the link", async () => {
+    await eventually(
+      "the first readings",
+      () => integration(),
+      (body) => body.link?.state === "connected" && body.points[0].state?.value === 70
+    );
+    const body = await integration();
+    expect(body.points[0].state).toMatchObject({value: 70, quality: "good", alarm: "normal"});
+    expect(body.points[1].state).toMatchObject({value: false, quality: "good"});
+    await device.set("co", 5, 1);
+    const read = await rig().gw.call("POST", `/api/v1/integrations/${id}/read`);
+    expect(read.status).toBe(200);
+    expect(read.body.points[1].state.value, JSON.stringify(read.body)).toBe(true);
+  });
+
+  it("pages when a value crosses its limit for the on-delay, and resolves when it clears", async () => {
+    await device.set("hr", 100, 85);
+    const mail = await rig().peer.next();
+    expect(mail.text).toContain("Press 7 oil 85 °C");
+    const fired = await notificationSaying("Press 7 oil 85 °C");
+    expect(fired).toMatchObject({priority: "critical", source: "press-7"});
+    expect((await point("oil_temp")).state.alarm).toBe("active");
+    // Inside the deadband (80 - 2 < 79 <= 80) it stays active; below it, it resolves after the off-delay.
+    await device.set("hr", 100, 79);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await notificationSaying("Press 7 oil 85 °C")).status).toBe("notifying");
+    await device.set("hr", 100, 70);
+    await eventually(
+      "the alert resolved",
+      () => notificationSaying("Press 7 oil 85 °C"),
+      (notification) => notification.status === "resolved"
+    );
+    expect((await point("oil_temp")).state.alarm).toBe("normal");
+  });
+
+  it("names a Modbus exception code in words", async () => {
+    await device.fail("hr", 100, 2);
+    const body = await eventually(
+      "the exception seen",
+      () => integration(),
+      (seen) => seen.link.last_error?.includes("illegal data address") === true
+    );
+    expect(body.link.last_error).toContain("Modbus exception 2");
+    expect(body.points[0].state.quality).toBe("bad");
+    const ready = await rig().gw.call("GET", "/readyz");
+    expect(ready.body.plc_links).toEqual([
+      expect.objectContaining({name: "press-7", kind: "modbus", last_error: expect.stringContaining("exception 2")})
+    ]);
+    await device.heal();
+    await eventually(
+      "answering again",
+      () => integration(),
+      (seen) => seen.link.state === "connected"
+    );
+  });
+
+  it("pages the target when the device stops answering, and resolves when it is back", async () => {
+    await device.stop();
+    const mail = await rig().peer.next();
+    expect(mail.text).toContain("PLC press-7 unreachable");
+    expect(mail.text).toContain("connection refused");
+    expect((await integration()).link.state).toBe("unreachable");
+    await device.start();
+    await eventually(
+      "the unreachable page resolved",
+      () => notificationSaying("PLC press-7 unreachable"),
+      (notification) => notification.status === "resolved",
+      30_000
+    );
+    expect((await integration()).link.state).toBe("connected");
+  });
+
+  it("refuses a point that does not fit its table or address space, in words, storing nothing", async () => {
+    const before = (await rig().gw.call("GET", "/api/v1/integrations")).body.items.length;
+    const answer = await rig().gw.call("POST", "/api/v1/integrations", {
+      body: {
+        name: "press-8",
+        kind: "modbus",
+        target,
+        modbus: {host: "127.0.0.1"},
+        points: [
+          {name: "speed", table: "coil", address: 3, type: "float32"},
+          {name: "count", table: "input_register", address: 65_535, type: "uint32"},
+          {name: "mode", table: "holding_register", address: 1, type: "uint16", alarm: {when: ">"}}
+        ]
+      }
+    });
+    expect(answer.status).toBe(400);
+    const details = JSON.stringify(answer.body);
+    expect(details).toContain("a coil holds one bit");
+    expect(details).toContain("address out of range");
+    expect(details).toContain('\\">\\" compares with a value');
+    expect((await rig().gw.call("GET", "/api/v1/integrations")).body.items.length).toBe(before);
+  });
+});
