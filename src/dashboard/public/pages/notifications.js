@@ -85,7 +85,7 @@ function timeline(notification, targets) {
 }
 
 // An alert sent to an escalation policy says the level it is on, whom each level paged, and when the next starts.
-function policyProgress(notification) {
+function policyProgress(notification, nameOf) {
   const policy = notification.escalation?.policy;
   if (!policy) return null;
   const on = policy.level === null ? "no level paged yet" : `on level ${policy.level} of ${policy.levels.length}`;
@@ -110,7 +110,7 @@ function policyProgress(notification) {
           {"aria-current": level.number === policy.level ? "step" : null},
           `Level ${level.number}: `,
           level.targets
-            .map((target) => (target.on_call ? `${target.name} (${target.on_call})` : target.name))
+            .map((target) => (target.on_call ? `${target.name} (on call: ${nameOf(target.on_call)})` : target.name))
             .join(", "),
           level.paged.length
             ? ` · paged ${[...new Set(level.paged.map((page) => page.name))].join(", ")}`
@@ -298,7 +298,7 @@ export async function notificationsPage(main, {params}) {
         link ? " · " : "",
         link
       ),
-      policyProgress(notification),
+      policyProgress(notification, targets.nameOf),
       joinedPaging(notification, (id) => items.find((item) => item.id === id)?.message ?? null),
       h(
         "div",
