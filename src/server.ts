@@ -1,6 +1,6 @@
 import type {AddressInfo} from "node:net";
 import {createServer, Server as HttpServer} from "node:http";
-import {Configuration, type TokenProvider} from "@tsed/di";
+import {Configuration, constant, type TokenProvider} from "@tsed/di";
 import {application, type PlatformBuilder} from "@tsed/platform-http";
 import {PlatformExpress} from "@tsed/platform-express";
 import "@tsed/platform-express";
@@ -30,6 +30,8 @@ import {BackupsController} from "./api/controllers/backups.controller.js";
 import {ReplicationController} from "./api/controllers/replication.controller.js";
 import {MetricsController} from "./api/controllers/metrics.controller.js";
 import {DashboardController, DashboardEntryController} from "./api/controllers/dashboard.controller.js";
+import {StandbyController} from "./api/controllers/standby.controller.js";
+import {standbyGate, StandbyStatus} from "./api/standby/standby-door.js";
 import {openApiDocument} from "./api/http/openapi-document.js";
 import {requestIdOf} from "./api/http/request-id.js";
 import {DOCS_UI, docsSecurityHeaders} from "./api/docs-ui/docs-ui.js";
@@ -72,9 +74,17 @@ export const CONTROLLERS = [
   DashboardEntryController
 ];
 
-/** The Ts.ED application: routes, validation, documentation. Runtime values arrive through `imports`. */
+/** Whether this door serves the API document and /docs: the active's does, a standby's has none. */
+const servesDocuments = () => constant<unknown[]>("swagger", []).length > 0;
+
+/** What a standby box mounts: its own /healthz and /readyz; its gate refuses everything else. */
+export const STANDBY_CONTROLLERS = [StandbyController];
+
+/**
+ * The Ts.ED application: validation, documentation, errors. The routes are the role's (`openHttpFront`
+ * mounts them); runtime values arrive through `imports`.
+ */
 @Configuration({
-  mount: {"/": CONTROLLERS},
   imports: [ProblemFilter],
   logger: {level: "off", disableRoutesSummary: true, reqIdBuilder: requestIdOf},
   disableComponentsScan: true,
@@ -119,12 +129,12 @@ export class Server {
     // the dashboard's cookie is marked Secure; X-Forwarded-* from any other peer is not believed.
     application().getApp().set("trust proxy", "loopback");
     // Mounted ahead of the Swagger module's routes, which it must precede to set their headers.
-    application().use("/docs", docsSecurityHeaders);
+    if (servesDocuments()) application().use("/docs", docsSecurityHeaders);
   }
 
   async $onReady(): Promise<void> {
     // /docs reads the cached document: rewrite it before anyone can read it, not on the first /api/v1/openapi.json.
-    await openApiDocument();
+    if (servesDocuments()) await openApiDocument();
   }
 }
 
@@ -139,29 +149,42 @@ export interface HttpFront {
 export interface HttpFrontParts {
   /** The services the controllers inject, as ready values. */
   providers: Array<{token: TokenProvider; use: unknown}>;
-  statics: NonNullable<Parameters<typeof PlatformExpress.bootstrap>[1]>["statics"];
+  statics?: NonNullable<Parameters<typeof PlatformExpress.bootstrap>[1]>["statics"];
   recordRequest: RequestRecorder;
   logger: Logger;
+  /** Given on a standby box: the door serves the standby's two routes and refuses the rest at its gate. */
+  standby?: StandbyStatus;
 }
 
 /**
- * The one door of the gateway: every request enters Ts.ED on Express (one listener, one router,
- * one error writer, one request log), with the connection limits on the socket, listening.
+ * The one door of a box, the active's or the standby's: every request enters Ts.ED on Express (one
+ * listener, one router, one error writer, one request log), with the connection limits on the
+ * socket, listening. The role decides the answers: the active mounts every controller; a standby
+ * its own two, behind its gate. Ts.ED's injector is one per process, so a process serves one door
+ * at a time: a standby closes its door before it opens the active's at a takeover.
  */
 export async function openHttpFront(settings: Settings, parts: HttpFrontParts): Promise<HttpFront> {
+  const {standby} = parts;
   const platform = await PlatformExpress.bootstrap(Server, {
     // The gateway makes its own server: Ts.ED's is a singleton of its process-wide injector, so a
     // second gateway in one process (tests, a standby taking over) got the first one's server back.
     httpPort: false,
     httpsPort: false,
+    mount: {"/": standby ? STANDBY_CONTROLLERS : CONTROLLERS},
+    // A standby builds only what its routes use: every controller is registered on import, and the
+    // active's inject services a standby does not have.
+    lazyProviders: standby !== undefined,
+    // Nor does it document an API it does not serve (/docs and the document are the active's).
+    ...(standby ? {swagger: []} : {}),
     // Admission first: a request refused for overload costs nothing more than its answer.
     middlewares: [
       admitRequests(settings.http.max_requests_in_flight, parts.logger),
       requestLog(parts.recordRequest),
+      ...(standby ? [standbyGate(standby)] : []),
       ...BODY_PIPELINE
     ],
     statics: parts.statics,
-    imports: parts.providers
+    imports: standby ? [...parts.providers, {token: StandbyStatus, use: standby}] : parts.providers
   });
   const server = createServer(platform.callback());
   const limits = limitConnections(server, settings.http, parts.logger);
@@ -176,9 +199,27 @@ export async function openHttpFront(settings: Settings, parts: HttpFrontParts): 
         max_connections: limits.maxConnections
       }
     );
-  await listenWithBacklog(server, settings.host, settings.port, backlog);
+  try {
+    await listenWithBacklog(server, settings.host, settings.port, backlog);
+  } catch (error) {
+    // The process's one injector is free again for whatever starts next (a start that retries, a test).
+    await platform.stop();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
   return {platform, server, url};
+}
+
+/**
+ * Closes a door: its connections at once, then its Ts.ED app, so another (the active's, at a
+ * takeover) can be built in this process. A gateway closes its own more gently (`stop`).
+ */
+export async function closeHttpFront({server, platform}: HttpFront): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  await platform.stop();
 }

@@ -5,7 +5,10 @@ import type {Settings} from "../settings/defaults.js";
 import {createLogger, type Logger} from "../lib/logger.js";
 import {isoTimestamp, systemClock} from "../lib/clock.js";
 import {startGateway, type Gateway, type GatewayOptions} from "./gateway.js";
-import {openStandbyFront, type StandbyFront} from "../api/standby/standby-front.js";
+import {closeHttpFront, openHttpFront, type HttpFront} from "../server.js";
+import {StandbyStatus} from "../api/standby/standby-door.js";
+import {Runtime} from "../api/runtime.js";
+import {requestRecorder} from "../api/http/pipeline.js";
 import {askPeer, PeerWatch, type PeerAnswer} from "../ops/replication/peer-watch.js";
 import {SupervisedProcess} from "../ops/replication/supervised-process.js";
 import {beaconOfReplica} from "../ops/replication/replica-probe.js";
@@ -125,7 +128,13 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
     join(dataDir, LITESTREAM_PID_FILE)
   );
   let gateway: Gateway | null = null;
-  let front: StandbyFront | null = null;
+  let door: HttpFront | null = null;
+  // Once: a stop during a takeover must not stop the Ts.ED app the new active has built meanwhile.
+  const closeDoor = async () => {
+    const closing = door;
+    door = null;
+    if (closing) await closeHttpFront(closing);
+  };
   let takingOver = false;
   let settle: (gateway: Gateway) => void = () => undefined;
   const takenOver = new Promise<Gateway>((resolve) => (settle = resolve));
@@ -137,7 +146,7 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
     await follower.stop();
     const beacon = readBeaconFrom(journalPath);
     rmSync(journalPath + TXID_SUFFIX, {force: true});
-    await front?.close();
+    await closeDoor();
     const epoch = (beacon?.epoch ?? 0) + 1;
     const takeover = beacon && {
       epoch,
@@ -182,7 +191,13 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
   };
   // The port first: a second start of this box on the same data dir fails there, before it moves
   // away the copy the first one follows (or ends that one's follower through litestream.pid).
-  front = await openStandbyFront(settings, state, logger);
+  const front = await openHttpFront(settings, {
+    providers: [{token: Runtime, use: Runtime.fromSettings(settings, logger, clock)}],
+    recordRequest: requestRecorder(logger),
+    logger,
+    standby: new StandbyStatus({peer: settings.replication.peer, state})
+  });
+  door = front;
   const lock = DataDirLock.acquire(dataDir);
   moveJournalAside({dataDir, journalPath, box}, clock.now(), logger);
   // Before it stands by: what this box accepted as the active and never shipped goes to the active.
@@ -200,7 +215,7 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
       await watch.stop();
       await tail.stop();
       await follower.stop();
-      await front?.close();
+      await closeDoor();
       await gateway?.stop();
       lock.release();
     }

@@ -1,6 +1,5 @@
 import {afterAll, afterEach, describe, expect, it} from "vitest";
-import {readFileSync} from "node:fs";
-import {createServer} from "node:net";
+import {mkdirSync, readFileSync} from "node:fs";
 import {join} from "node:path";
 import {startBox, type Box} from "../../src/boot/standby.js";
 import {beaconOfReplica} from "../../src/ops/replication/replica-probe.js";
@@ -8,61 +7,68 @@ import {settingsWith} from "../../src/settings/load-settings.js";
 import {createLogger} from "../../src/lib/logger.js";
 import type {Settings} from "../../src/settings/defaults.js";
 import {tempDir} from "../support/gateway.js";
+import {freePort} from "../support/mosquitto.js";
 import {eventually} from "../support/eventually.js";
+import {launchGatewayProcess, type LaunchedGateway} from "../support/gateway-process.js";
 import {requireLitestream, endOrphanedLitestreams} from "../support/litestream.js";
 import {startSmtpPeer, type SmtpPeer} from "../support/smtp-peer.js";
 
 afterAll(endOrphanedLitestreams);
 
+// Box a runs in this process, box b as a process of its own: a process serves one Ts.ED door at a
+// time (its injector is one per process), so two boxes serving at once need two processes.
 const logger = createLogger("error", () => undefined);
 const boxes: Box[] = [];
+let b: LaunchedGateway | null = null;
 let smtp: SmtpPeer | null = null;
 afterEach(async () => {
+  b?.child.kill("SIGTERM");
+  await b?.exited;
+  b = null;
   for (const box of boxes.splice(0)) await box.stop();
   await smtp?.stop();
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const {port} = server.address() as {port: number};
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 interface Pair {
   a: Settings;
-  b: Settings;
+  /** Box b's environment, the settings of a box started as `npm start`. */
+  b: Record<string, string>;
+  urlB: string;
 }
 
-/** Two boxes in one process, each shipping into a folder the other follows, both mailing through one SMTP server. */
+/** Two boxes, each shipping into a folder the other follows, both mailing through one SMTP server. */
 async function pair(smtpPort: number): Promise<Pair> {
   const [portA, portB] = [await freePort(), await freePort()];
   const [inA, inB] = [tempDir(), tempDir()];
-  const box = (
-    name: string,
-    port: number,
-    peer: number,
-    incoming: string,
-    replica: string,
-    role: "active" | "standby"
-  ) =>
-    settingsWith({
-      host: "127.0.0.1",
-      port,
-      data_dir: tempDir(),
-      smtp: {host: "127.0.0.1", port: smtpPort, from: `${name}@plant.lan`},
-      replication: {
-        role,
-        box_name: name,
-        peer: `http://127.0.0.1:${peer}`,
-        replica,
-        incoming,
-        litestream: requireLitestream(),
-        takeover_after_seconds: 1
-      }
-    });
-  return {a: box("klaxon-a", portA, portB, inA, inB, "active"), b: box("klaxon-b", portB, portA, inB, inA, "standby")};
+  const a = settingsWith({
+    host: "127.0.0.1",
+    port: portA,
+    data_dir: tempDir(),
+    smtp: {host: "127.0.0.1", port: smtpPort, from: "klaxon-a@plant.lan"},
+    replication: {
+      role: "active",
+      box_name: "klaxon-a",
+      peer: `http://127.0.0.1:${portB}`,
+      replica: inB,
+      incoming: inA,
+      litestream: requireLitestream(),
+      takeover_after_seconds: 1
+    }
+  });
+  const b = {
+    KLAXON_PORT: String(portB),
+    KLAXON_SMTP_HOST: "127.0.0.1",
+    KLAXON_SMTP_PORT: String(smtpPort),
+    KLAXON_SMTP_FROM: "klaxon-b@plant.lan",
+    KLAXON_REPLICATION_ROLE: "standby",
+    KLAXON_REPLICATION_BOX_NAME: "klaxon-b",
+    KLAXON_REPLICATION_PEER: `http://127.0.0.1:${portA}`,
+    KLAXON_REPLICATION_REPLICA: inA,
+    KLAXON_REPLICATION_INCOMING: inB,
+    KLAXON_REPLICATION_LITESTREAM: requireLitestream(),
+    KLAXON_REPLICATION_TAKEOVER_AFTER_SECONDS: "1"
+  };
+  return {a, b, urlB: `http://127.0.0.1:${portB}`};
 }
 
 async function started(settings: Settings): Promise<Box> {
@@ -71,13 +77,14 @@ async function started(settings: Settings): Promise<Box> {
   return box;
 }
 
-const epochOf = async (box: Box) =>
-  ((await (await fetch(`${box.url()}/healthz`)).json()) as {role: string; epoch: number | null}).epoch;
+const epochAt = async (url: string) =>
+  ((await (await fetch(`${url}/healthz`)).json()) as {role: string; epoch: number | null}).epoch;
 
 describe("a second takeover, back to the first box", () => {
   it("pages anew in the new direction while the first takeover's page is still open", async () => {
     smtp = await startSmtpPeer();
-    const {a, b} = await pair(smtp.port);
+    const pairing = await pair(smtp.port);
+    const {a} = pairing;
     const first = await started(a);
     const created = await fetch(`${first.url()}/api/v1/recipients`, {
       method: "POST",
@@ -88,17 +95,20 @@ describe("a second takeover, back to the first box", () => {
       body: JSON.stringify({name: "Site admin", email: "admin@plant.lan"})
     });
     const admin = ((await created.json()) as {uuid: string}).uuid;
-    a.self_monitoring.recipient = b.self_monitoring.recipient = admin;
+    a.self_monitoring.recipient = admin;
 
-    const second = await started(b);
+    const dataDirB = join(tempDir(), "data");
+    mkdirSync(dataDirB);
+    // b logs "gateway serving" only once it has taken over.
+    b = launchGatewayProcess(dataDirB, {...pairing.b, KLAXON_SELF_MONITORING_RECIPIENT: admin}, 90_000);
     await eventually(
       "b follows a",
-      () => epochOf(second),
+      () => epochAt(pairing.urlB).catch(() => null),
       (epoch) => epoch === 1,
-      30_000
+      45_000
     );
     await first.stop();
-    await second.takenOver;
+    await b.serving;
     await eventually(
       "b's takeover page by mail",
       () => smtp!.messages.map((mail) => mail.subject),
@@ -112,17 +122,19 @@ describe("a second takeover, back to the first box", () => {
       (beacon) => beacon?.epoch === 2,
       30_000
     );
-    await second.stop();
+    b.child.kill("SIGTERM");
+    await b.exited;
+    b = null;
 
     // a comes back alone: the newer state b shipped wins over a's own, and a takes over from it.
     const back = await started(a);
     await back.takenOver;
-    expect(await epochOf(back)).toBe(3);
+    expect(await epochAt(back.url())).toBe(3);
     await eventually(
       "a's takeover page by mail",
       () => smtp!.messages.map((mail) => mail.subject),
       (subjects) => subjects.some((subject) => subject.includes("klaxon-a took over from klaxon-b")),
       30_000
     );
-  }, 120_000);
+  }, 150_000);
 });

@@ -12,6 +12,7 @@ import {settingsWith} from "../../src/settings/load-settings.js";
 import {createLogger} from "../../src/lib/logger.js";
 import type {Settings} from "../../src/settings/defaults.js";
 import {tempDir} from "../support/gateway.js";
+import {launchExpectingRefusal} from "../support/gateway-process.js";
 import {requireLitestream, endOrphanedLitestreams} from "../support/litestream.js";
 
 afterAll(endOrphanedLitestreams);
@@ -129,28 +130,43 @@ describe("the role a box of two starts in", () => {
 });
 
 describe("a standby started twice on one data dir", () => {
-  it("fails the second start on its port, before it touches the copy the first one follows", async () => {
-    const settings = settingsFor(tempDir());
-    settings.replication.takeover_after_seconds = 600;
-    await shippedByPeer(settings, "klaxon-a", 1);
-    box = await startBox(settings, {logger});
-    const epochAt = async (url: string) => ((await (await fetch(`${url}/healthz`)).json()) as {epoch: number}).epoch;
-    await eventually(
-      "the first standby's copy",
-      () => epochAt(box!.url()),
-      (epoch) => epoch === 1,
-      30_000
-    );
-    expect(readFileSync(join(settings.data_dir, "klaxon.pid"), "utf8").trim()).toBe(String(process.pid));
+  it(
+    "fails the second start on its port, before it touches the copy the first one follows",
+    {timeout: 60_000},
+    async () => {
+      const settings = settingsFor(tempDir());
+      settings.replication.takeover_after_seconds = 600;
+      await shippedByPeer(settings, "klaxon-a", 1);
+      box = await startBox(settings, {logger});
+      const epochAt = async (url: string) => ((await (await fetch(`${url}/healthz`)).json()) as {epoch: number}).epoch;
+      await eventually(
+        "the first standby's copy",
+        () => epochAt(box!.url()),
+        (epoch) => epoch === 1,
+        30_000
+      );
+      expect(readFileSync(join(settings.data_dir, "klaxon.pid"), "utf8").trim()).toBe(String(process.pid));
 
-    const again = {...settings, port: Number(new URL(box.url()).port)};
-    await expect(startBox(again, {logger})).rejects.toThrow(/EADDRINUSE/);
-    expect(await epochAt(box.url())).toBe(1);
-    expect(existsSync(join(settings.data_dir, "journal.sqlite"))).toBe(true);
-    await box.stop();
-    box = null;
-    expect(existsSync(join(settings.data_dir, "klaxon.pid"))).toBe(false);
-  });
+      // The second start as a process of its own, as systemd or a person would run it: a process serves one door.
+      const {replica, incoming, litestream} = settings.replication;
+      const again = await launchExpectingRefusal(settings.data_dir, {
+        KLAXON_PORT: new URL(box.url()).port,
+        KLAXON_REPLICATION_ROLE: "standby",
+        KLAXON_REPLICATION_BOX_NAME: "klaxon-b",
+        KLAXON_REPLICATION_PEER: settings.replication.peer,
+        KLAXON_REPLICATION_REPLICA: replica,
+        KLAXON_REPLICATION_INCOMING: incoming,
+        KLAXON_REPLICATION_LITESTREAM: litestream
+      });
+      expect(again).toMatchObject({code: 1, served: false});
+      expect(again.output).toMatch(/EADDRINUSE/);
+      expect(await epochAt(box.url())).toBe(1);
+      expect(existsSync(join(settings.data_dir, "journal.sqlite"))).toBe(true);
+      await box.stop();
+      box = null;
+      expect(existsSync(join(settings.data_dir, "klaxon.pid"))).toBe(false);
+    }
+  );
 });
 
 describe("of two boxes standing by, exactly one takes over", () => {
