@@ -4,7 +4,7 @@
  * createReceiver as `any` and brings a second @types/node, so the listener declares what it relies on.
  */
 declare module "net-snmp" {
-  import type {Socket, SocketType} from "node:dgram";
+  import type {SocketType} from "node:dgram";
 
   export interface ReceivedVarbind {
     oid: string;
@@ -69,7 +69,19 @@ declare module "net-snmp" {
     disableAuthorization?: boolean;
     engineID?: string;
     /** Stands in for node:dgram: the listener hands over the sockets it opens. */
-    dgramModule?: {createSocket(type: SocketType): Socket};
+    dgramModule?: {createSocket(type: SocketType): ListenerSocket};
+  }
+
+  /**
+   * What net-snmp's listener does with a socket it opens (index.js, Listener.startListening and
+   * send): listens for its messages and errors, binds it, answers through it, closes it. A
+   * node:dgram Socket is one; so is a stand-in that never binds.
+   */
+  export interface ListenerSocket {
+    on(event: "message" | "error", listener: (...args: unknown[]) => void): unknown;
+    bind(port: number, address: string | null): unknown;
+    send(buffer: Buffer, offset: number, length: number, port: number, address: string): unknown;
+    close(): unknown;
   }
 
   /** The receiver's own SNMP engine: what a discovery report tells an inform's sender. */

@@ -8,6 +8,7 @@ import {
   PduType,
   PrivProtocols,
   SecurityLevel,
+  type ListenerSocket,
   type Message,
   type ReceivedPdu,
   type ReceivedVarbind,
@@ -58,9 +59,13 @@ export class TrapReader {
   constructor(engine: ParserData) {
     // The Receiver is made only for its parts (authorizer, engine, the listener's reader): the
     // socket it opens is a stand-in that never binds, so it never reads or answers a packet itself.
-    const stand_in = Object.assign(new EventEmitter(), {bind: () => undefined, close: () => undefined});
+    const stand_in: ListenerSocket = Object.assign(new EventEmitter(), {
+      bind: () => undefined,
+      send: () => undefined,
+      close: () => undefined
+    });
     this.receiver = createReceiver(
-      {port: 1, engineID: engine.engineId, dgramModule: {createSocket: () => stand_in as never}},
+      {port: 1, engineID: engine.engineId, dgramModule: {createSocket: () => stand_in}},
       () => undefined
     );
     this.receiver.engine.engineBoots = engine.engineBoots;
