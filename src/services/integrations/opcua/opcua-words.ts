@@ -44,10 +44,16 @@ const EXPLAINED: Record<string, string> = {
 const UNTRUSTED =
   /BadSecurityChecksFailed|BadCertificateUntrusted|BadCertificateInvalid|BadCertificateRevoked|BadCertificateIssuerRevoked|BadCertificateUseNotAllowed|BadCertificateChainIncomplete/;
 
-/** Where the box's own certificate is, so an untrusted-certificate message can say what to trust. */
+/** Where the box's certificate and trust folders are, so an untrusted-certificate message can say what to do. */
 export interface OwnCertificateInfo {
+  /** The box's own certificate, to trust on the server. */
   readonly path: string;
   readonly thumbprint: string;
+  /** Where a server's certificate goes to be trusted by Klaxon. */
+  readonly trustedFolder: string;
+  /** Where Klaxon saves a server certificate it does not trust yet, and the latest one saved there. */
+  readonly rejectedFolder: string;
+  readonly lastRejected: string | null;
 }
 
 /** A status code's name ("BadUserAccessDenied") as words, the name kept for searching the server's manual. */
@@ -77,10 +83,20 @@ export function untrustedCertificateWords(certificate: OwnCertificateInfo): stri
   );
 }
 
+/** What to do when Klaxon does not trust the server's certificate: the fix is on the box. */
+export function untrustedServerWords(certificate: OwnCertificateInfo): string {
+  const saved = certificate.lastRejected ?? `a file in ${certificate.rejectedFolder}`;
+  return (
+    `Klaxon does not trust the server's certificate yet: it was saved as ${saved}; if it is the ` +
+    "server's (compare its thumbprint with the one the server shows), move it into " +
+    `${certificate.trustedFolder}. Klaxon reconnects by itself.`
+  );
+}
+
 /**
  * Any error from the OPC UA client as words a plant engineer reads: a refused connection, a name
- * that does not resolve, a timeout, an untrusted certificate with what to do on the server, and
- * any status code named and explained. Secrets are redacted.
+ * that does not resolve, a timeout, a certificate one side does not trust with what to do on
+ * that side, and any status code named and explained. Secrets are redacted.
  */
 export function opcUaErrorInWords(error: unknown, certificate: OwnCertificateInfo): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -92,6 +108,9 @@ export function opcUaErrorInWords(error: unknown, certificate: OwnCertificateInf
     return "the server's host cannot be reached (network down or wrong address)";
   if (/ECONNRESET|EPIPE/.test(text)) return "the server closed the connection";
   if (/ETIMEDOUT|timeout|timed out/i.test(text) && !statusNameIn(text)) return "the server did not answer in time";
+  // node-opcua's own check of the server's certificate fails with the same status names as a
+  // server's refusal of ours: its message is what tells the two apart.
+  if (/server certificate verification failed/i.test(text)) return untrustedServerWords(certificate);
   if (UNTRUSTED.test(text)) return untrustedCertificateWords(certificate);
   const status = statusNameIn(text);
   if (status) return statusInWords(status);

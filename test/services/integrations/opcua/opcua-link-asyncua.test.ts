@@ -1,6 +1,6 @@
-import {copyFileSync, mkdtempSync, rmSync} from "node:fs";
+import {copyFileSync, mkdtempSync, renameSync, rmSync} from "node:fs";
 import {tmpdir} from "node:os";
-import {join} from "node:path";
+import {basename, dirname, join} from "node:path";
 import {afterAll, describe, expect, it} from "vitest";
 import {type AsyncuaServer, startAsyncuaServer} from "../../../support/asyncua-server.js";
 import {freePort} from "../../../support/mosquitto.js";
@@ -81,7 +81,7 @@ describe("OPC UA link against asyncua's server", () => {
     }
   });
 
-  it("SignAndEncrypt: an untrusted certificate says what to trust on the server; once trusted there, values flow", async () => {
+  it("SignAndEncrypt: each side refuses the other's certificate in words until trusted there; then values flow", async () => {
     const trustFile = join(scratch, "trusted-client.pem");
     const server = await startAsyncuaServer({secure: {pkiDir: join(scratch, "server-pki"), trustFile}});
     const link = startLink(
@@ -94,10 +94,23 @@ describe("OPC UA link against asyncua's server", () => {
       box
     );
     try {
-      const ownCertificate = join(box, "opcua-pki", "own", "certs", "client_certificate.pem");
+      // First Klaxon refuses the server's certificate (saved among the rejected) ...
+      const rejected = join(box, "opcua-pki", "rejected");
+      await expect
+        .poll(() => link.status())
+        .toEqual({
+          state: "unreachable",
+          error: expect.stringMatching(/does not trust the server's certificate yet: it was saved as .+\.pem;/)
+        });
+      const saved = /saved as (.+\.pem);/.exec(link.status()?.error ?? "")?.[1] ?? "";
+      expect(dirname(saved)).toBe(rejected);
+      expect(link.status()?.error).toContain(join(box, "opcua-pki", "trusted", "certs"));
+      // ... the engineer moves it to the trusted ones; then the server refuses Klaxon's.
+      renameSync(saved, join(box, "opcua-pki", "trusted", "certs", basename(saved)));
       await expect
         .poll(() => link.status())
         .toEqual({state: "unreachable", error: expect.stringContaining("does not trust Klaxon's certificate")});
+      const ownCertificate = join(box, "opcua-pki", "own", "certs", "client_certificate.pem");
       const error = link.status()?.error ?? "";
       expect(error).toContain(ownCertificate);
       expect(error).toMatch(/SHA-1 thumbprint ([0-9A-F]{2}:){19}[0-9A-F]{2}/);

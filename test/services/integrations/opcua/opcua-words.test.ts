@@ -2,7 +2,14 @@ import {describe, expect, it} from "vitest";
 import {opcUaErrorInWords, statusInWords} from "../../../../src/services/integrations/opcua/opcua-words.js";
 import {startLink} from "../../../support/opcua-link-rig.js";
 
-const certificate = {path: "/var/lib/klaxon/opcua-pki/own/certs/client_certificate.pem", thumbprint: "AB:CD"};
+const pki = "/var/lib/klaxon/opcua-pki";
+const certificate = {
+  path: `${pki}/own/certs/client_certificate.pem`,
+  thumbprint: "AB:CD",
+  trustedFolder: `${pki}/trusted/certs`,
+  rejectedFolder: `${pki}/rejected`,
+  lastRejected: `${pki}/rejected/S7-1500[0a1b].pem`
+};
 
 describe("OPC UA failures in words", () => {
   it("names and explains status codes, keeping the name for the server's manual", () => {
@@ -26,6 +33,15 @@ describe("OPC UA failures in words", () => {
     expect(untrusted).toContain(certificate.path);
     expect(untrusted).toContain("AB:CD");
     expect(untrusted).toContain("TIA Portal");
+    const serverUntrusted = opcUaErrorInWords(
+      new Error("server Certificate verification failed with err BadCertificateUntrusted (0x801a0000)"),
+      certificate
+    );
+    expect(serverUntrusted).toBe(
+      `Klaxon does not trust the server's certificate yet: it was saved as ${pki}/rejected/S7-1500[0a1b].pem; if it is ` +
+        `the server's (compare its thumbprint with the one the server shows), move it into ${pki}/trusted/certs. ` +
+        "Klaxon reconnects by itself."
+    );
     expect(opcUaErrorInWords(new Error("ActivateSession: BadIdentityTokenRejected"), certificate)).toBe(
       "the server rejected the user name or password (BadIdentityTokenRejected)"
     );
