@@ -14,6 +14,8 @@ export interface DeviceLinksDeps {
   intake: DeviceIntake;
   events: IntegrationEvents;
   clock: Clock;
+  /** The OPC UA certificate and trust lists live in its opcua-pki/. */
+  dataDir: string;
 }
 
 /** The device integrations' outgoing connections: one MQTT client per mqtt integration, one link per PLC. */
@@ -35,7 +37,21 @@ function createPlcTransport(deps: DeviceLinksDeps, logger: Logger): PlcLinksServ
       const {createModbusLink} = await import("../services/integrations/modbus/modbus-link.js");
       return createModbusLink(integration, {clock, logger: linkLogger});
     }
-    return openOpcUaLink(integration);
+    const {createOpcUaLink} = await import("../services/integrations/opcua/opcua-link.js");
+    const opcua = integration.opcua!;
+    const points = (integration.points ?? []).map((point) => ({name: point.name, nodeId: point.node_id ?? ""}));
+    return createOpcUaLink(
+      {
+        endpointUrl: opcua.endpoint_url,
+        securityMode: opcua.security_mode,
+        securityPolicy: opcua.security_policy,
+        user: opcua.user ?? null,
+        password: opcua.password ?? null,
+        alarms: opcua.alarms,
+        points
+      },
+      {clock, log: linkLogger, dataDir: deps.dataDir}
+    );
   };
   return new PlcLinksService(
     {
@@ -44,19 +60,9 @@ function createPlcTransport(deps: DeviceLinksDeps, logger: Logger): PlcLinksServ
       clock,
       linkFor,
       known: (integration, alertId) => events.known(integration, alertId),
-      acknowledge: (integration, alertId, by) => events.acknowledge(integration, alertId, by)
+      acknowledge: (integration, alertId, by) => events.acknowledge(integration, alertId, by),
+      acknowledgement: (integration, alertId) => events.acknowledgement(integration, alertId)
     },
     plcLogger
   );
-}
-
-/**
- * THE PLACE FOR THE OPC UA LINK (issue 35, PLC-INTERFACE.md): once
- * services/integrations/opcua/opcua-link.ts is on main, import it here lazily and map
- * integration.opcua and its points onto its OpcUaLinkConfig. Until then an opcua integration is
- * accepted and shown, and its link reports why it cannot start (unreachable, paged in time).
- */
-function openOpcUaLink(integration: IntegrationRecord): Promise<PlcLink> {
-  const endpoint = integration.opcua?.endpoint_url ?? "no endpoint";
-  return Promise.reject(new Error(`OPC UA links are not in this build yet (${endpoint})`));
 }

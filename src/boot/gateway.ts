@@ -242,7 +242,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     mqtt: {connection: (id) => mqtt.connections.state(id), changed: () => void mqtt.sync()},
     plc: {state: (id) => plc.state(id), changed: () => void plc.sync(), readNow: (id) => plc.readNow(id)}
   });
-  const {mqtt, plc} = createDeviceLinks({...integrations, integrations: repositories.integrations, clock}, logger);
+  const links = {...integrations, integrations: repositories.integrations, clock, dataDir};
+  const {mqtt, plc} = createDeviceLinks(links, logger);
   const maintenance = createMaintenance(
     {journal, windows: maintenanceWindows, notifications, directory: directory.repositories, audit, clock},
     logger
@@ -257,6 +258,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     settings,
     replication,
     parserWorkers,
+    plcLinks: () => plc.links(),
     dataDir,
     journal,
     clock,

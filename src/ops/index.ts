@@ -1,4 +1,5 @@
 import {join} from "node:path";
+import type {PlcLinkState} from "../services/integrations/plc/plc-links.service.js";
 import type {Settings} from "../settings/defaults.js";
 import type {Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
@@ -54,6 +55,8 @@ export interface OperationsContext {
   replication: ReplicationRepository | null;
   /** The supervised parser workers of the device doors, for /metrics. */
   parserWorkers: ParserWorkers;
+  /** The PLC integrations' device links, for /metrics. */
+  plcLinks: () => PlcLinkState[];
 }
 
 const RETENTION_INTERVAL_MS = 3600_000;
@@ -97,7 +100,8 @@ export function createOperations(context: OperationsContext) {
     backups,
     clock,
     process: processMetrics,
-    parserWorkers: context.parserWorkers
+    parserWorkers: context.parserWorkers,
+    plcLinks: context.plcLinks
   });
   const retention = new RetentionService({
     journal,

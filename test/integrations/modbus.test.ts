@@ -71,6 +71,8 @@ describe("a modbus integration", () => {
     const body = await integration();
     expect(body.points[0].state).toMatchObject({value: 70, quality: "good", alarm: "normal"});
     expect(body.points[1].state).toMatchObject({value: false, quality: "good"});
+    const metrics = await rig().gw.call("GET", "/metrics");
+    expect(metrics.body).toMatch(/klaxon_plc_link_up\{[^}]*integration="press-7"[^}]*\} 1/);
     await device.set("co", 5, 1);
     const read = await rig().gw.call("POST", `/api/v1/integrations/${id}/read`);
     expect(read.status).toBe(200);

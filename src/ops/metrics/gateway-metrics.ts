@@ -14,6 +14,7 @@ import {Histogram, renderExposition, type Labels, type MetricFamily, type Sample
 import type {ProcessMetrics} from "./process-metrics.js";
 import type {ParserWorkers} from "../../lib/parser-workers.js";
 import {parserWorkerFamilies} from "./parser-worker-metrics.js";
+import type {PlcLinkState} from "../../services/integrations/plc/plc-links.service.js";
 
 /** The integration kinds whose messages arrive by a transport of their own, and are counted. */
 const DEVICE_KINDS = ["email", "mqtt", "snmp_trap"] as const;
@@ -60,6 +61,8 @@ export interface GatewayMetricsDeps {
   clock: Clock;
   process: ProcessMetrics;
   parserWorkers: ParserWorkers;
+  /** Each modbus or opcua integration's device link. */
+  plcLinks: () => PlcLinkState[];
 }
 
 /**
@@ -225,7 +228,16 @@ export class GatewayMetrics {
         samples: this.http.samples()
       },
       ...this.deps.process.families(),
-      ...parserWorkerFamilies(this.deps.parserWorkers)
+      ...parserWorkerFamilies(this.deps.parserWorkers),
+      {
+        name: "klaxon_plc_link_up",
+        type: "gauge",
+        help: "1 while a modbus or opcua integration's device answers, 0 while it is unreachable.",
+        samples: this.deps.plcLinks().map((link) => ({
+          labels: {integration: link.name, kind: link.kind},
+          value: link.state === "connected" ? 1 : 0
+        }))
+      }
     ];
     return renderExposition(families);
   }

@@ -75,6 +75,15 @@ export class IntegrationEvents {
     );
   }
 
+  /** Who acknowledged the integration's open alert with this id, if a person has (null otherwise). */
+  acknowledgement(integration: IntegrationRecord, alertId: string): {by: string | null; note: string | null} | null {
+    return this.deps.journal.read(() => {
+      const latest = this.deps.alerts.latestUnresolved(alertKey(integration, alertId));
+      const record = latest?.status === "acknowledged" ? this.deps.notificationRecords.get(latest.id) : null;
+      return record ? {by: record.acknowledged_by, note: record.ack_note} : null;
+    });
+  }
+
   known(integration: IntegrationRecord, alertId: string): boolean {
     return this.deps.journal.read(() => this.deps.alerts.exists(alertKey(integration, alertId)));
   }

@@ -6,10 +6,10 @@ import type {IntegrationsRepository} from "../../../store/config/repositories.js
 import {invalid, notFound} from "../../shared/errors.js";
 import type {PlcLink} from "./plc-link.js";
 import {PLC_FIELDS, PLC_KINDS, type LinkView, type PlcLiveState} from "./plc-settings.js";
-import {conditionAlertId, PlcWatch, type PlcWatchDeps} from "./plc-watch.js";
+import {PlcWatch, type PlcWatchDeps} from "./plc-watch.js";
 
 /** What the PLC links work with. */
-export interface PlcLinksDeps extends Omit<PlcWatchDeps, "logger"> {
+export interface PlcLinksDeps extends Omit<PlcWatchDeps, "logger" | "acknowledgeOnDevice"> {
   integrations: IntegrationsRepository;
   /** Makes the link of a modbus or opcua integration; the composition root loads the driver only then. */
   linkFor(integration: IntegrationRecord): Promise<PlcLink>;
@@ -101,14 +101,6 @@ export class PlcLinksService {
     return running?.watch.live() ?? {link: {state: "unreachable", since: "", last_error: "not started"}, points: {}};
   }
 
-  /** A person acknowledged an alert of a PLC integration: an OPC UA condition is acknowledged on the server too. */
-  async acknowledged(integrationId: string, alertId: string, by: string, comment: string): Promise<void> {
-    const link = this.running.get(integrationId)?.link;
-    const prefix = conditionAlertId("");
-    if (!link?.acknowledgeAlarm || !alertId.startsWith(prefix)) return;
-    await link.acknowledgeAlarm(alertId.slice(prefix.length), by, comment);
-  }
-
   private async syncNow(): Promise<void> {
     const wanted = new Map(
       this.deps.integrations
@@ -127,7 +119,12 @@ export class PlcLinksService {
 
   private async begin(integration: IntegrationRecord): Promise<void> {
     const logger = this.logger.child({integration: integration.name});
-    const watch = new PlcWatch(integration, {...this.deps, logger});
+    const acknowledgeOnDevice = async (conditionId: string, by: string, comment: string) => {
+      const link = this.running.get(integration.id)?.link;
+      if (!link?.acknowledgeAlarm) throw new Error("this link cannot acknowledge on the device");
+      await link.acknowledgeAlarm(conditionId, by, comment);
+    };
+    const watch = new PlcWatch(integration, {...this.deps, logger, acknowledgeOnDevice});
     const running: Running = {fingerprint: linkFingerprint(integration), watch, link: null};
     this.running.set(integration.id, running);
     try {

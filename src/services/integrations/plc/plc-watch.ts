@@ -27,6 +27,10 @@ export interface PlcWatchDeps {
   known(integration: IntegrationRecord, alertId: string): boolean;
   /** Acknowledges the integration's open alert with this id: an alarm acknowledged on the device or SCADA side. */
   acknowledge(integration: IntegrationRecord, alertId: string, by: string): Promise<void>;
+  /** Who acknowledged the integration's open alert with this id, once a person has. */
+  acknowledgement(integration: IntegrationRecord, alertId: string): {by: string | null; note: string | null} | null;
+  /** Acknowledges a condition on the device (OPC UA: its Acknowledge method), when the link can. */
+  acknowledgeOnDevice(conditionId: string, by: string, comment: string): Promise<void>;
   clock: Clock;
   logger: Logger;
 }
@@ -53,6 +57,8 @@ export class PlcWatch implements PlcLinkListener {
   private readonly points = new Map<string, PointWatch>();
   private linkState: {state: LinkStatus["state"]; since: number; lastError: string | null; paged: boolean};
   private readonly queue: {action: InboundAction; summary: string}[] = [];
+  // Device conditions paged and not yet acknowledged on both sides, by condition id.
+  private readonly conditions = new Set<string>();
   private sending: Promise<void> | null = null;
 
   constructor(
@@ -94,6 +100,9 @@ export class PlcWatch implements PlcLinkListener {
 
   alarm(alarm: DeviceAlarm): void {
     const alertId = conditionAlertId(alarm.conditionId);
+    // Acknowledged on the device (or by us there): nothing left to carry back.
+    if (alarm.acknowledged || !alarm.active) this.conditions.delete(alarm.conditionId);
+    else this.conditions.add(alarm.conditionId);
     if (!alarm.active) {
       this.enqueue({action: "resolve", alert_id: alertId}, `${alarm.source}: ${alarm.message} (cleared)`);
       return;
@@ -125,11 +134,32 @@ export class PlcWatch implements PlcLinkListener {
       );
   }
 
-  /** Lets delays run out between readings, pages an unreachable device, retries what the journal refused. */
+  /**
+   * Lets delays run out between readings, pages an unreachable device, retries what the journal
+   * refused, and carries a person's acknowledgement of a device condition back to the device.
+   */
   tick(): void {
     for (const point of this.points.values()) this.step(point, null);
     this.watchLink(this.deps.clock.now());
     this.flush();
+    for (const conditionId of this.conditions) this.carryBack(conditionId);
+  }
+
+  private carryBack(conditionId: string): void {
+    const ack = this.deps.acknowledgement(this.integration, conditionAlertId(conditionId));
+    if (!ack) return;
+    // Once, whatever the outcome: a server that refuses says so in the log, not every second.
+    this.conditions.delete(conditionId);
+    const by = ack.by ?? "Klaxon";
+    this.deps.acknowledgeOnDevice(conditionId, by, ack.note ?? "").then(
+      () => this.deps.logger.info("alarm acknowledged on the device", {condition: conditionId, by}),
+      (error: unknown) =>
+        this.deps.logger.warn("the device did not take the acknowledgement", {
+          condition: conditionId,
+          by,
+          error: (error as Error).message
+        })
+    );
   }
 
   /** The integration record changed in ways that need no new link (name, target, priority). */
