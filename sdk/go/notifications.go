@@ -55,6 +55,14 @@ type EscalationState struct {
 	Step       int        `json:"step"`
 	StepsTotal int        `json:"steps_total"`
 	NextStepAt *time.Time `json:"next_step_at"`
+	// WaitingFor says why an alert is not paging now (no channel can reach anyone), in words.
+	WaitingFor []WaitingReason `json:"waiting_for"`
+}
+
+// WaitingReason is one reason an alert waits: a channel that cannot be used, or none in the plan.
+type WaitingReason struct {
+	Channel *string `json:"channel"`
+	Reason  string  `json:"reason"`
 }
 
 // Notification is the long form of a notification (CONTRACT section 2).

@@ -107,6 +107,8 @@ describe("notifications", () => {
     // People read times in a zone that is named, not ISO 8601 in UTC (issue 33); --json keeps ISO.
     expect(shown.stdout).toMatch(/^created\s+\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d \S+$/m);
     expect(shown.stdout).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
+    // Nothing can page on this gateway: the long form says why, in the gateway's words.
+    expect(shown.stdout).toMatch(/^escalation\s+.*; waiting: .*(not configured|no channel)/m);
   });
 
   it("prints the API's JSON with --json, for the short form and the long form", async () => {

@@ -27,7 +27,12 @@ interface Notification {
   acknowledged_via: string | null;
   acknowledged_note: string | null;
   resolved_at: string | null;
-  escalation: {step: number; steps_total: number; next_step_at: string | null};
+  escalation: {
+    step: number;
+    steps_total: number;
+    next_step_at: string | null;
+    waiting_for?: Array<{channel: string | null; reason: string}>;
+  };
   attempts: Array<{
     channel: string;
     target: string;
@@ -52,6 +57,8 @@ function notificationText(n: Notification): string {
   const escalation = n.escalation.steps_total
     ? `step ${n.escalation.step} of ${n.escalation.steps_total}${n.escalation.next_step_at ? `, next at ${timeText(n.escalation.next_step_at)}` : ""}`
     : "no steps";
+  // Why nobody is being paged, in the gateway's words: the person reading this at 3 a.m. needs it more than the step count.
+  const waiting = (n.escalation.waiting_for ?? []).map((w) => `; waiting: ${w.reason}`).join("");
   const fields = fieldsText([
     ["id", n.id],
     ["status", n.status],
@@ -65,7 +72,7 @@ function notificationText(n: Notification): string {
     ["dedup key", n.dedup_key],
     ["occurrences", n.occurrences],
     ["channels planned", list(n.channels_planned)],
-    ["escalation", escalation],
+    ["escalation", escalation + waiting],
     ["created", timeText(n.created_at)],
     ["acknowledged", acknowledged],
     ["note", n.acknowledged_note],

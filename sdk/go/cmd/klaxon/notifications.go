@@ -114,6 +114,10 @@ func notificationText(n *klaxon.Notification) string {
 			escalation += ", next at " + localTime(*n.Escalation.NextStepAt)
 		}
 	}
+	// Why nobody is being paged, in the gateway's words: the person reading this at 3 a.m. needs it more than the step count.
+	for _, waiting := range n.Escalation.WaitingFor {
+		escalation += "; waiting: " + waiting.Reason
+	}
 	fields := fieldsText([][2]string{
 		{"id", n.ID},
 		{"status", n.Status},
