@@ -6,8 +6,9 @@ import {PlatformExpress} from "@tsed/platform-express";
 import "@tsed/platform-express";
 import "@tsed/ajv";
 import "@tsed/swagger";
-// Ts.ED's validation pipe and response filter without their repeated work (their decorators register them).
+// Ts.ED's parameter pipeline, validation pipe and response filter without their repeated work (their decorators register them).
 import "./api/http/framework-overrides.js";
+import "./api/http/parameter-pipeline.js";
 import {NotificationsController} from "./api/controllers/notifications.controller.js";
 import {RecipientsController} from "./api/controllers/recipients.controller.js";
 import {GroupsController} from "./api/controllers/groups.controller.js";

@@ -1,45 +1,56 @@
-import {inject, OverrideProvider} from "@tsed/di";
-import {AjvService} from "@tsed/ajv";
+import {constant, inject, OverrideProvider} from "@tsed/di";
+import {Ajv} from "ajv";
 import {ValidationPipe} from "@tsed/platform-params";
 import {PlatformResponseFilter} from "@tsed/platform-response-filter";
-import {compile, type JsonParameterStore} from "@tsed/schema";
+import {compile, type JsonParameterStore, type PipeMethods} from "@tsed/schema";
 
-// Two of Ts.ED's per-request steps, replaced where they only repeated work (docs/benchmarks.md,
-// "One door: the framework path's waste"). Their decorators register them in Ts.ED's provider
-// registry in place of the stock ones, so importing this module once (server.ts) is enough.
+// Ts.ED's per-request steps, replaced where they only repeated work (docs/benchmarks.md, "The
+// framework path, profiled for one door"). Their decorators register them in Ts.ED's provider
+// registry in place of the stock ones, so importing this module once (server.ts) is enough; the
+// parameter pipeline's own two steps are in parameter-pipeline.ts.
+
+/** Ajv's function for a parameter's schema: true when the value is accepted. */
+type Validator = (value: unknown) => unknown;
 
 /**
- * Ts.ED's validation pipe with each parameter's schema compiled once. The stock pipe asks
- * `compile(parameter)` on every call, and `compile` finds its cached schema by a key it builds
- * with `JSON.stringify` of the options each time. A parameter's metadata is fixed once the routes
- * are built, so its schema object is kept here, and Ajv's service finds its compiled validator by
- * that object's identity. The rest is the stock pipe's, in its order: skip, coerce, the required
- * check, then Ajv with the same options (so the same 400 problem documents).
+ * Ts.ED's validation pipe with each parameter's schema compiled once, and an accepted value
+ * answered at once. The stock pipe asks `compile(parameter)` on every call (which finds its
+ * cached schema by a key it builds with `JSON.stringify` of the options each time), then
+ * `AjvService.validate` awaits the validator's lookup and the validator itself: two promises per
+ * argument per request for a function that is synchronous. A parameter's metadata is fixed once
+ * the routes are built, so its schema and Ajv's function for it are kept here. The stock pipe's
+ * steps in its order (skip, coerce, the required check, Ajv with the same instance and options);
+ * whatever is not plainly accepted (a missing required value, a refused value, an `$async`
+ * schema) goes the stock way, so it gets the very same error.
  */
 @OverrideProvider(ValidationPipe)
-export class PrecompiledValidationPipe extends ValidationPipe {
-  private readonly ajv = inject(AjvService);
-  private readonly schemas = new WeakMap<JsonParameterStore, object>();
+export class PrecompiledValidationPipe implements PipeMethods<unknown, unknown> {
+  private readonly stock = new ValidationPipe();
+  private readonly validators = new WeakMap<JsonParameterStore, Validator>();
+  // The Ajv instance Ts.ED's service compiles with (same keywords and formats); it keeps one
+  // compiled function per schema object.
+  private readonly compiler = inject(Ajv);
+  // Ajv hands back the value it validated as it is only with this setting (server.ts sets it):
+  // otherwise the stock path's deep copy is what a route receives, so the stock path is taken.
+  private readonly returnsValueAsIs = constant<boolean>("ajv.returnsCoercedValues") === true;
 
-  override async transform(value: unknown, metadata: JsonParameterStore): Promise<unknown> {
-    if (this.skip(value, metadata)) return value;
-    const coerced: unknown = this.coerceTypes(value, metadata);
-    this.checkIsRequired(coerced, metadata);
-    if (coerced === undefined) return coerced;
-    return this.ajv.validate(coerced, {
-      schema: this.schemaOf(metadata),
-      type: metadata.isClass ? (metadata.type as unknown) : undefined,
-      collectionType: metadata.collectionType
-    });
+  transform(value: unknown, metadata: JsonParameterStore): unknown {
+    if (this.stock.skip(value, metadata)) return value;
+    const coerced: unknown = this.stock.coerceTypes(value, metadata);
+    if (!metadata.isRequired(coerced)) {
+      if (coerced === undefined) return coerced;
+      if (this.returnsValueAsIs && this.validatorOf(metadata)(coerced) === true) return coerced;
+    }
+    return this.stock.transform(value, metadata);
   }
 
-  private schemaOf(metadata: JsonParameterStore): object {
-    let schema = this.schemas.get(metadata);
-    if (!schema) {
-      schema = compile(metadata, {customKeys: true}) as object;
-      this.schemas.set(metadata, schema);
+  private validatorOf(metadata: JsonParameterStore): Validator {
+    let validate = this.validators.get(metadata);
+    if (!validate) {
+      validate = this.compiler.compile(compile(metadata, {customKeys: true}) as object);
+      this.validators.set(metadata, validate);
     }
-    return schema;
+    return validate;
   }
 }
 
