@@ -120,6 +120,25 @@ describe("the users API (admin only)", () => {
   });
 });
 
+describe("API keys", () => {
+  it("keep their scopes and may name their owner, whom the audit log shows beside the key's name", async () => {
+    const created = await gw.call("POST", "/api/v1/keys", {
+      body: {name: "line-3 plc", scopes: ["notifications:send"], owner: "Maria"}
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({scopes: ["notifications:send"], owner: "Maria"});
+    const keys = (await gw.call("GET", "/api/v1/keys")).body.items;
+    expect(keys.find((key: {name: string}) => key.name === "plc-gateway").owner).toBeNull();
+    const sent = await gw.call("POST", "/api/v1/notifications/send", {
+      key: created.body.key,
+      body: {recipient_uuid: maria, message: "from the owned key", priority: "low"}
+    });
+    const audit = await gw.call("GET", `/api/v1/audit?subject_id=${sent.body.notification_uuid}`);
+    expect(audit.body.items[0].actor).toEqual({type: "api_key", id: created.body.id, name: "line-3 plc (Maria)"});
+    expect((await gw.call("GET", "/api/v1/users", {key: created.body.key})).status).toBe(403);
+  });
+});
+
 describe("roles over HTTP", () => {
   let viewer: DashboardClient;
   let operator: DashboardClient;

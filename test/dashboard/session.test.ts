@@ -1,3 +1,4 @@
+import http from "node:http";
 import {readFileSync} from "node:fs";
 import {join} from "node:path";
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from "vitest";
@@ -7,6 +8,31 @@ import {DASHBOARD_ASSETS} from "../../src/dashboard/assets.js";
 import {CHANNELS, EVENT_TYPES, NOTIFICATION_STATUSES, PRIORITIES, SCOPES} from "../../src/domain/vocabulary.js";
 import {ROLES} from "../../src/domain/roles.js";
 import {ADMIN_PASSWORD, cookieOf, setAdminPassword, signIn} from "./support/dashboard-client.js";
+
+/** A sign-in sent from another loopback address (127.0.0.0/8 is all this host's), as from another machine. */
+function signInFrom(url: string, localAddress: string, body: unknown): Promise<{status: number; body: any}> {
+  const {hostname, port} = new URL(url);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: hostname,
+        port,
+        localAddress,
+        method: "POST",
+        path: "/dashboard/api/sign-in",
+        headers: {"Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload)}
+      },
+      (response) => {
+        let text = "";
+        response.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+        response.on("end", () => resolve({status: response.statusCode ?? 0, body: JSON.parse(text || "null")}));
+      }
+    );
+    request.on("error", reject);
+    request.end(payload);
+  });
+}
 
 let gw: TestGateway;
 // Sign-in limits are measured on this clock: each test starts with full buckets, and no test sleeps.
@@ -188,6 +214,19 @@ describe("sessions", () => {
     expect((await dashboard.call("GET", "/api/v1/recipients")).status).toBe(200);
     clock.advance(1);
     expect((await dashboard.call("GET", "/api/v1/recipients")).status).toBe(401);
+  });
+
+  it("rate-limits guesses at one user's password spread over many addresses, and no other user", async () => {
+    const from = (address: string, name: string, password: string) =>
+      signInFrom(gw.url, address, {name, password}).then((answer) => answer.status);
+    // Five addresses, one guess each: no address is spent, but the user's own budget is.
+    for (let i = 0; i < 5; i++) expect(await from(`127.0.0.${10 + i}`, "admin", `guess number ${i}`)).toBe(401);
+    const refused = await signInFrom(gw.url, "127.0.0.20", {name: "ADMIN", password: ADMIN_PASSWORD});
+    expect(refused.status).toBe(429);
+    expect(refused.body.detail).toContain("too many sign-in attempts for this user");
+    expect(await from("127.0.0.20", "somebody else", "a guess at them")).toBe(401);
+    clock.advance(60_000);
+    expect(await from("127.0.0.21", "admin", ADMIN_PASSWORD)).toBe(200);
   });
 
   it("rate-limits sign-in attempts per address, then lets them through again", async () => {
