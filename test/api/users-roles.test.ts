@@ -2,15 +2,18 @@ import {execFileSync} from "node:child_process";
 import {readFileSync} from "node:fs";
 import {join} from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import type {Browser} from "playwright-core";
 import {systemClock} from "../../src/lib/clock.js";
 import {startTestGateway, tempDir, type TestGateway} from "../support/gateway.js";
 import {startWebhookReceiver, verifyDelivery, type WebhookReceiver} from "../support/webhook-receiver.js";
 import {eventually} from "../support/eventually.js";
 import {signIn, type DashboardClient} from "../dashboard/support/dashboard-client.js";
+import {DESKTOP, launchChromium, openContext, shoot, signInThroughPage} from "../dashboard/support/browser.js";
 
 // A data dir made by the release before named users (main at 837ee22: the admin password set,
 // a recipient, a key and an alert), packed as it was left by a clean stop. This file's gateway
-// runs on a copy of it: first the upgrade, then named users and their roles over HTTP.
+// runs on a copy of it: first the upgrade, then named users and their roles over HTTP, then the
+// Users page and the roles in a real browser (one file: one gateway start for all of it).
 const RELEASE_DATA_DIR = join(import.meta.dirname, "..", "fixtures", "release-2026-11-28-data-dir.tgz");
 const RELEASE_PASSWORD = "release admin password";
 
@@ -244,5 +247,100 @@ describe("roles over HTTP", () => {
   it("ends a deleted user's sessions at once", async () => {
     expect((await gw.call("DELETE", `/api/v1/users/${users.victor.id}`)).status).toBe(204);
     expect((await viewer.call("GET", "/api/v1/notifications")).status).toBe(401);
+  });
+});
+
+describe("the Users page and roles in a real browser", () => {
+  let browser: Browser;
+  let alert: string;
+  const OLGA = {name: "Olga", password: "olga's long passphrase"};
+  const VERA = {name: "Vera", password: "vera's long passphrase"};
+  const MESSAGE = "Press 7 hydraulic leak";
+  beforeAll(async () => {
+    browser = await launchChromium();
+    alert = await sendAlert(MESSAGE);
+  });
+  afterAll(() => browser?.close());
+
+  it("lets an admin add an operator who is a recipient, and a viewer", async () => {
+    const {context, page, outside, scriptErrors} = await openContext(browser, DESKTOP);
+    await signInThroughPage(page, gw.url, "users", {name: "admin", password: RELEASE_PASSWORD});
+    await page.getByRole("heading", {name: "Users", exact: true}).waitFor();
+    const form = page.locator("form.new-user");
+    for (const [who, role, recipient] of [
+      [OLGA, "operator", "Maria Schmidt"],
+      [VERA, "viewer", ""]
+    ] as const) {
+      await form.getByLabel("Name").fill(who.name);
+      await form.getByLabel("Role").selectOption(role);
+      await form.getByLabel("Is recipient").selectOption(recipient ? {label: recipient} : {value: ""});
+      await form.getByLabel("Password").fill(who.password);
+      await form.getByRole("button", {name: "Create user"}).click();
+      await page.locator("article.user", {has: page.getByRole("heading", {name: who.name})}).waitFor();
+    }
+    const olga = page.locator("article.user", {has: page.getByRole("heading", {name: "Olga"})});
+    expect(await olga.textContent()).toContain("Acknowledges as the recipient Maria Schmidt");
+    const stored = (await gw.call("GET", "/api/v1/users")).body.items;
+    expect(stored.slice(-2).map((user: {name: string; role: string}) => [user.name, user.role])).toEqual([
+      ["Olga", "operator"],
+      ["Vera", "viewer"]
+    ]);
+    await shoot(page, "users", "desktop");
+    expect(outside).toEqual([]);
+    expect(scriptErrors).toEqual([]);
+    await context.close();
+  });
+
+  it("shows a viewer no changes, and answers one tried anyway with a 403 in words", async () => {
+    const {context, page, scriptErrors} = await openContext(browser, DESKTOP);
+    await signInThroughPage(page, gw.url, "notifications", VERA);
+    const card = page.locator("article.notification", {hasText: MESSAGE});
+    await card.waitFor();
+    expect(await page.locator("#signed-in-as").textContent()).toBe("Vera (viewer)");
+    expect(await card.getByRole("button", {name: "Acknowledge"}).isVisible()).toBe(false);
+    for (const link of ["Users", "API keys", "Outbound webhooks"])
+      expect(await page.getByRole("link", {name: link}).isVisible(), link).toBe(false);
+    expect(await page.getByRole("link", {name: "Audit log"}).isVisible()).toBe(true);
+
+    await page.goto(`${gw.url}/dashboard/#/users`);
+    const problem = page.locator(".form-problem");
+    await problem.waitFor();
+    expect(await problem.textContent()).toBe(
+      "This page could not be loaded" +
+        "Vera is signed in as viewer, which may only read: ask an admin to do this or to change your role"
+    );
+    // The same words for a change the page did not offer, sent from the page's own script.
+    const refused = await page.evaluate(async (id) => {
+      const session: any = await (await fetch("/dashboard/api/session")).json();
+      const answer = await fetch(`/dashboard/api/notifications/${id}/ack`, {
+        method: "POST",
+        headers: {"Content-Type": "application/json", "X-CSRF-Token": session.csrf_token},
+        body: "{}"
+      });
+      return {status: answer.status, body: (await answer.json()) as any};
+    }, alert);
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toContain("Vera is signed in as viewer, which may only read");
+    expect((await gw.call("GET", `/api/v1/notifications/${alert}`)).body.status).not.toBe("acknowledged");
+    expect(scriptErrors).toEqual([]);
+    await context.close();
+  });
+
+  it("records an operator's acknowledgement from the page as the recipient they are", async () => {
+    const {context, page, scriptErrors} = await openContext(browser, DESKTOP);
+    await signInThroughPage(page, gw.url, "notifications", OLGA);
+    const card = page.locator("article.notification", {hasText: MESSAGE});
+    await card.getByRole("button", {name: "Acknowledge"}).click();
+    await expect.poll(() => card.locator(".badge").nth(1).textContent()).toBe("acknowledged");
+    await card.locator("summary", {hasText: "Timeline"}).click();
+    expect(await card.locator(".timeline").textContent()).toContain("Acknowledged by Maria Schmidt via dashboard");
+    // An operator sees no Users page link and no setup forms, but may send test pages.
+    expect(await page.getByRole("link", {name: "Users"}).isVisible()).toBe(false);
+    await page.goto(`${gw.url}/dashboard/#/recipients`);
+    await page.getByRole("heading", {name: "Recipients and groups"}).waitFor();
+    expect(await page.getByRole("button", {name: "New recipient"}).isVisible()).toBe(false);
+    expect(await page.getByRole("button", {name: "Send test"}).first().isVisible()).toBe(true);
+    expect(scriptErrors).toEqual([]);
+    await context.close();
   });
 });
