@@ -1,13 +1,14 @@
-import {copyFileSync, mkdtempSync, renameSync, rmSync} from "node:fs";
+import {mkdtempSync, rmSync} from "node:fs";
 import {tmpdir} from "node:os";
-import {basename, dirname, join} from "node:path";
+import {join} from "node:path";
 import {afterAll, describe, expect, it} from "vitest";
 import {type AsyncuaServer, startAsyncuaServer} from "../../../support/asyncua-server.js";
 import {freePort} from "../../../support/mosquitto.js";
 import {startLink} from "../../../support/opcua-link-rig.js";
 
 // The OPC UA link against asyncua's server (python): an implementation that shares no code with
-// node-opcua, for monitored items and the security modes None and SignAndEncrypt.
+// node-opcua, for monitored items and logins. SignAndEncrypt with both sides' certificates is
+// driven through the API in test/integrations/opcua-points.test.ts.
 const NS = "ns=2;s=";
 const temp = {name: "boiler_temp", nodeId: `${NS}Boiler.Temperature`};
 const running = {name: "running", nodeId: `${NS}Boiler.Running`};
@@ -78,52 +79,6 @@ describe("OPC UA link against asyncua's server", () => {
     } finally {
       await wrong.stop();
       await right.stop();
-    }
-  });
-
-  it("SignAndEncrypt: each side refuses the other's certificate in words until trusted there; then values flow", async () => {
-    const trustFile = join(scratch, "trusted-client.pem");
-    const server = await startAsyncuaServer({secure: {pkiDir: join(scratch, "server-pki"), trustFile}});
-    const link = startLink(
-      {
-        endpointUrl: server.endpointUrl,
-        securityMode: "SignAndEncrypt",
-        securityPolicy: "Basic256Sha256",
-        points: [temp]
-      },
-      box
-    );
-    try {
-      // First Klaxon refuses the server's certificate (saved among the rejected) ...
-      const rejected = join(box, "opcua-pki", "rejected");
-      await expect
-        .poll(() => link.status())
-        .toEqual({
-          state: "unreachable",
-          error: expect.stringMatching(/does not trust the server's certificate yet: it was saved as .+\.pem;/)
-        });
-      const saved = /saved as (.+\.pem);/.exec(link.status()?.error ?? "")?.[1] ?? "";
-      expect(dirname(saved)).toBe(rejected);
-      expect(link.status()?.error).toContain(join(box, "opcua-pki", "trusted", "certs"));
-      // ... the engineer moves it to the trusted ones; then the server refuses Klaxon's.
-      renameSync(saved, join(box, "opcua-pki", "trusted", "certs", basename(saved)));
-      await expect
-        .poll(() => link.status())
-        .toEqual({state: "unreachable", error: expect.stringContaining("does not trust Klaxon's certificate")});
-      const ownCertificate = join(box, "opcua-pki", "own", "certs", "client_certificate.pem");
-      const error = link.status()?.error ?? "";
-      expect(error).toContain(ownCertificate);
-      expect(error).toMatch(/SHA-1 thumbprint ([0-9A-F]{2}:){19}[0-9A-F]{2}/);
-      expect(link.readings).toEqual([]);
-      // The engineer trusts Klaxon's certificate on the server: the link connects by itself.
-      copyFileSync(ownCertificate, trustFile);
-      await expect.poll(() => link.status()?.state).toBe("connected");
-      await expect.poll(() => link.reading("boiler_temp")).toMatchObject({value: 20.5, quality: "good"});
-      await server.set("Boiler.Temperature", 91);
-      await expect.poll(() => link.reading("boiler_temp")?.value).toBe(91);
-    } finally {
-      await link.stop();
-      await server.stop();
     }
   });
 });
