@@ -62,6 +62,7 @@ describe("systemd/klaxon.service", () => {
       "DeviceAllow=char-ttyACM rw",
       "DeviceAllow=char-ttyAMA rw",
       "DeviceAllow=char-ttyS rw",
+      "DeviceAllow=char-ttySC rw",
       "SupplementaryGroups=dialout",
       "CapabilityBoundingSet=CAP_NET_BIND_SERVICE",
       "AmbientCapabilities=CAP_NET_BIND_SERVICE",

@@ -17,7 +17,7 @@ import {parserWorkerFamilies} from "./parser-worker-metrics.js";
 import type {PlcLinkState} from "../../services/integrations/plc/plc-links.service.js";
 
 /** The integration kinds whose messages arrive by a transport of their own, and are counted. */
-const DEVICE_KINDS = ["email", "mqtt", "snmp_trap"] as const;
+const DEVICE_KINDS = ["email", "mqtt", "snmp_trap", "modbus", "opcua"] as const;
 
 /** Every combination of two label vocabularies, with the journal's count or 0, so series never vanish. */
 function grid<A extends string, B extends string>(
@@ -127,7 +127,7 @@ export class GatewayMetrics {
       {
         name: "klaxon_integration_messages_total",
         type: "counter",
-        help: "Messages the device integrations (email, MQTT, SNMP traps) received, by kind and outcome (accepted, unmapped: kept in the log, refused).",
+        help: "Messages the device integrations (email, MQTT, SNMP traps, PLC alarms) received, by kind and outcome (accepted, unmapped: kept in the log, refused).",
         samples: grid(["kind", "outcome"], DEVICE_KINDS, INTAKE_OUTCOMES, intake)
       },
       {

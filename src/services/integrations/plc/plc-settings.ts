@@ -1,3 +1,4 @@
+import {isAbsolute} from "node:path";
 import {modbusPointProblem, widthOf, type ModbusTable, type ModbusType} from "../../../domain/plc/modbus-points.js";
 import {
   PLC_DEFAULTS,
@@ -67,10 +68,10 @@ function modbusProblems(modbus: ModbusFields | undefined): FieldError[] {
       }
     ];
   const errors: FieldError[] = [];
-  if (rtu && !modbus.serial_port!.startsWith("/dev/"))
+  if (rtu && !isAbsolute(modbus.serial_port!))
     errors.push({
       pointer: "/modbus/serial_port",
-      detail: "a serial device path, e.g. /dev/serial/by-id/usb-FTDI_...-port0"
+      detail: "the serial device's absolute path, e.g. /dev/serial/by-id/usb-FTDI_...-port0"
     });
   if (tcp && (modbus.baud_rate !== undefined || modbus.parity !== undefined || modbus.stop_bits !== undefined))
     errors.push({pointer: "/modbus", detail: "baud_rate, parity and stop_bits are for a serial_port (RTU)"});
