@@ -1,3 +1,4 @@
+import {createServer} from "node:net";
 import {journalStream, loadSettings, SettingsError} from "./settings/load-settings.js";
 import {createLogger, logFormatFor} from "./lib/logger.js";
 import {startGateway} from "./boot/gateway.js";
@@ -67,6 +68,21 @@ function describeFailure(error: Error): string {
   return `port ${port ?? "?"} is already in use by another program (${error.message}): stop that program or choose another port with ${setting}`;
 }
 
+/**
+ * Binds the HTTP port for a moment and lets it go, before the data dir is touched: a second
+ * `npm start` beside a running gateway must fail on its port without opening that gateway's journal
+ * (its start would take over the journal's open marker and remove it on the way out, and the running
+ * gateway would lose its unclean-stop detection). Rejects with the listen error (EADDRINUSE, port kept).
+ */
+function probePort(host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen({host, port, exclusive: true}, () => probe.close(() => resolve()));
+  });
+}
+
 async function main(): Promise<void> {
   const {acceptWalLoss, acceptJournalLoss, port} = parseArguments(process.argv.slice(2));
   process.umask(process.umask() | PRIVATE_FILES_UMASK);
@@ -91,6 +107,7 @@ async function main(): Promise<void> {
     port: settings.port
   });
   void signalled.then((signal) => logger.info("shutting down", {signal}));
+  await probePort(settings.host, settings.port);
   // One of two boxes may start as the standby, and become a gateway only when it takes over.
   const box =
     settings.replication.role === "off"

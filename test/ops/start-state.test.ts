@@ -33,7 +33,7 @@ describe("what a start leaves in the data dir", () => {
     }
   }, 60_000);
 
-  it("under umask 022 makes the data dir 0700 and the journal, config store, key files and backups 0600", async () => {
+  it("under umask 022 makes the data dir 0700 and the journal, config store, key files and backups 0600; a second start on its port leaves its files alone", async () => {
     const dataDir = join(tempDir(), "data");
     const gateway = await startGatewayProcess(dataDir, {}, 20_000, {umask: "022"});
     try {
@@ -77,6 +77,13 @@ describe("what a start leaves in the data dir", () => {
       );
       expect(Object.keys(backupModes)).toContain("journal.sqlite");
       expect(backupModes).toEqual(Object.fromEntries(Object.keys(backupModes).map((file) => [file, "600"])));
+      // `npm start` typed twice: the second start is refused on the port before it opens the running
+      // gateway's journal, whose open marker it once took over and removed on its way out.
+      const before = readdirSync(dataDir).sort();
+      const second = await launchExpectingRefusal(dataDir, {KLAXON_PORT: new URL(gateway.url).port});
+      expect(second.output).toMatch(/cannot start: port \d+ is already in use/);
+      expect(readdirSync(dataDir).sort()).toEqual(before);
+      expect(readFileSync(join(dataDir, "journal.sqlite-open"), "utf8").trim()).toBe(String(gateway.child.pid));
     } finally {
       gateway.child.kill("SIGTERM");
       await gateway.exited;
