@@ -406,10 +406,13 @@ describe("keys", () => {
       "--name",
       "plc-gateway",
       "--scope",
-      "notifications:send,notifications:read"
+      "notifications:send,notifications:read",
+      "--owner",
+      "Maria"
     ]);
     expect(created.key).toMatch(/^klx_/);
     expect(created.scopes).toEqual(["notifications:send", "notifications:read"]);
+    expect(created.owner).toBe("Maria");
 
     const sent = await klaxonAdmin(["send", "--to", alice, "--priority", "high", "from the plc"], {
       KLAXON_API_KEY: created.key
@@ -421,7 +424,7 @@ describe("keys", () => {
 
     const listed = await klaxonAdmin(["keys", "list"]);
     expect(listed.stdout).toMatch(
-      new RegExp(`^${created.id}\\s+plc-gateway\\s+notifications:send,notifications:read`, "m")
+      new RegExp(`^${created.id}\\s+plc-gateway\\s+notifications:send,notifications:read.*\\sMaria$`, "m")
     );
     expect(listed.stdout).not.toContain(created.key);
     expect(listed.stdout).not.toContain(gw.adminKey);

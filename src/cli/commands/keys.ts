@@ -1,4 +1,4 @@
-import {listOption, printResult, requiredOption, segment, type Command} from "../command.js";
+import {listOption, printResult, requiredOption, segment, stringOption, type Command} from "../command.js";
 import {UsageError} from "../failures.js";
 import {fieldsText, list, tableText, timeText} from "../output.js";
 
@@ -10,6 +10,7 @@ interface ApiKey {
   created_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
+  owner: string | null;
 }
 
 export const keyCommands: Command[] = [
@@ -24,15 +25,24 @@ export const keyCommands: Command[] = [
         value: "SCOPE",
         description:
           "notifications:send, notifications:read, notifications:ack, recipients:read, recipients:write or admin (repeat or comma-separate)"
+      },
+      owner: {
+        type: "string",
+        value: "WHO",
+        description: "who looks after the key, e.g. Maria (optional; the audit log shows it)"
       }
     },
     async run(ctx) {
       const name = requiredOption(ctx, "name");
       const scopes = listOption(ctx, "scope");
       if (!scopes?.length) throw new UsageError("give at least one --scope");
-      const answer = await ctx
-        .api()
-        .request<ApiKey & {key: string}>({method: "POST", path: "api/v1/keys", body: {name, scopes}, retry: "create"});
+      const owner = stringOption(ctx, "owner");
+      const answer = await ctx.api().request<ApiKey & {key: string}>({
+        method: "POST",
+        path: "api/v1/keys",
+        body: owner === undefined ? {name, scopes} : {name, scopes, owner},
+        retry: "create"
+      });
       printResult(
         ctx,
         answer.body,
@@ -41,6 +51,7 @@ export const keyCommands: Command[] = [
             ["id", answer.body.id],
             ["name", answer.body.name],
             ["scopes", list(answer.body.scopes)],
+            ["owner", answer.body.owner ?? "-"],
             ["key", answer.body.key]
           ]) + "\n\nStore the key now: the gateway keeps only its hash and cannot show it again."
       );
@@ -55,14 +66,15 @@ export const keyCommands: Command[] = [
         .request<{items: ApiKey[]}>({method: "GET", path: "api/v1/keys", retry: "idempotent"});
       printResult(ctx, answer.body, () =>
         tableText(
-          ["ID", "NAME", "SCOPES", "CREATED", "LAST USED", "REVOKED"],
+          ["ID", "NAME", "SCOPES", "CREATED", "LAST USED", "REVOKED", "OWNER"],
           answer.body.items.map((k) => [
             k.id,
             k.name,
             k.scopes.join(","),
             timeText(k.created_at),
             timeText(k.last_used_at),
-            timeText(k.revoked_at)
+            timeText(k.revoked_at),
+            k.owner ?? "-"
           ])
         )
       );
