@@ -39,3 +39,13 @@ export function machineCpuSeconds() {
   const idle = fields[3] + fields[4];
   return {busy: (total - idle) / CLOCK_TICKS_PER_SECOND, total: total / CLOCK_TICKS_PER_SECOND};
 }
+
+/**
+ * The main thread's time on a CPU and waiting for one (runnable, on a run queue, not running), in
+ * seconds, from /proc/<pid>/task/<pid>/schedstat. On a shared machine the second is the time
+ * other processes took from it: a latency that is the machine's, not the code's.
+ */
+export function mainThreadSchedule(pid) {
+  const [runNs, waitNs] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").trim().split(" ").map(Number);
+  return {runS: runNs / 1e9, waitS: waitNs / 1e9};
+}

@@ -11,7 +11,10 @@
 // dashboard read (GET /api/v1/notifications?limit=50, every 100 ms from the bench process) p50/
 // p99/max throughout, the gateway's RSS before and after, and the causes a tail could have: the
 // kernel's listen-queue overflows (TcpExt ListenOverflows/ListenDrops, this network namespace),
-// the journal's group commits (writes per commit) and the event loop's longest stall.
+// the journal's group commits (writes per commit), the event loop's longest stall, and the
+// gateway's main thread split into time on a core, time waiting for one (runnable but not run:
+// other processes on its core, from /proc schedstat) and neither (waiting for I/O or work), with
+// the gateway's CPU per alert: on a shared machine the waiting is the machine's, not the code's.
 //
 // Env: BENCH_STORMS (default "5000/500,20000/1000": alerts/connections of each storm, each on a
 // fresh gateway), BENCH_STORM_GENERATORS (client processes, default 4), BENCH_STORM_TIMEOUT_SECONDS
@@ -46,6 +49,7 @@ import {
 } from "./harness.mjs";
 import {ROOT} from "./harness-env.mjs";
 import {SERIAL_MARK} from "./load-driver.mjs";
+import {cpuSeconds, mainThreadSchedule} from "./proc-stat.mjs";
 
 const GENERATOR_ENTRY = join(ROOT, "bench", "storm-generator.mjs");
 const STORMS = (process.env.BENCH_STORMS ?? "5000/500,20000/1000").split(",").map((spec) => {
@@ -175,8 +179,14 @@ async function storm({alerts, connections}) {
   const queueBefore = listenQueueCounters();
   mailSink.firstAt = null;
   const stopProbe = readProbe(port, headers);
+  const cpuBefore = cpuSeconds(record.child.pid);
+  const scheduleBefore = mainThreadSchedule(record.child.pid);
+  const wallBefore = performance.now();
   for (const generator of generators) generator.child.send({go: true});
   const results = await Promise.all(generators.map((generator) => generator.result));
+  const wallS = (performance.now() - wallBefore) / 1000;
+  const cpuS = cpuSeconds(record.child.pid) - cpuBefore;
+  const scheduleAfter = mainThreadSchedule(record.child.pid);
   const reads = await stopProbe();
   const queueAfter = listenQueueCounters();
   const metricsAfter = await scrape(port);
@@ -215,6 +225,10 @@ async function storm({alerts, connections}) {
     commits: metricsAfter.commits - metricsBefore.commits,
     loopMaxMs: metricsAfter.loopMaxMs,
     loopP99Ms: metricsAfter.loopP99Ms,
+    wallS,
+    cpuS,
+    mainRunS: scheduleAfter.runS - scheduleBefore.runS,
+    mainWaitS: scheduleAfter.waitS - scheduleBefore.waitS,
     stop
   };
 }
@@ -257,6 +271,12 @@ function report(run) {
       ["listen queue overflows / drops (netns)", `${fmt.int(run.listenOverflows)} / ${fmt.int(run.listenDrops)}`, ""],
       ["journal commits, writes per commit", `${fmt.int(run.commits)}, ${run.writesPerCommit.toFixed(1)}`, ""],
       ["event loop delay p99 / longest stall", `${fmt.ms(run.loopP99Ms)} / ${fmt.ms(run.loopMaxMs)}`, ""],
+      [
+        "main thread over the storm: on a core / waiting for one / neither (s)",
+        `${run.mainRunS.toFixed(1)} / ${run.mainWaitS.toFixed(1)} / ${Math.max(0, run.wallS - run.mainRunS - run.mainWaitS).toFixed(1)} of ${run.wallS.toFixed(1)}`,
+        ""
+      ],
+      ["gateway CPU per alert (all threads)", `${((run.cpuS * 1000) / run.alerts).toFixed(3)} ms`, ""],
       ["stop (SIGTERM) after the storm", run.stop, ""]
     ])
   );
