@@ -4,6 +4,7 @@ import type {Page} from "playwright-core";
 import {ALL_CHANNELS_CONFIGURED, createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {browserOn, signInThroughPage} from "./support/browser.js";
 import {setAdminPassword} from "./support/dashboard-client.js";
+import {ModbusServer} from "../support/modbus-server.js";
 
 // The Integrations page in a real browser, signed in once: each test adds to what the last left.
 let gw: TestGateway;
@@ -151,6 +152,35 @@ describe("the Integrations page in a real browser", () => {
       })
       .toMatch(new RegExp(`^${broker} \\(plant/press/#\\), down since .*: .*ECONNREFUSED`));
     expect(await brokerLine.getAttribute("class")).toBe("integration-error");
+  });
+
+  it("shows a modbus integration's points with their live value and alarm state, and reads them now", async () => {
+    const device = await ModbusServer.start();
+    try {
+      await device.set("hr", 100, 64);
+      const target = (await gw.call("GET", "/api/v1/recipients")).body.items[0].uuid;
+      const point = {name: "oil_temp", table: "holding_register", address: 100, type: "uint16", unit: "°C"};
+      const body = {
+        name: "press-9",
+        kind: "modbus",
+        target,
+        modbus: {host: "127.0.0.1", port: device.port, poll_interval_ms: 60_000},
+        points: [{...point, alarm: {when: ">", value: 80}}]
+      };
+      expect((await gw.call("POST", "/api/v1/integrations", {body})).status).toBe(201);
+      await page.reload();
+      const card = page.locator("article.integration", {hasText: "press-9"});
+      const row = card.locator("tr", {hasText: "oil_temp"});
+      await expect.poll(() => row.textContent()).toContain("holding_register 100 (uint16)");
+      // Polled once a minute: the new value shows only through "Read now".
+      await device.set("hr", 100, 91);
+      await card.getByRole("button", {name: "Read now"}).click();
+      await expect.poll(() => row.textContent()).toContain("91 °C");
+      expect(await row.textContent()).toMatch(/good/);
+      expect(await card.locator("dd", {hasText: /^127\.0\.0\.1: /}).textContent()).toContain("connected");
+    } finally {
+      await device.stop();
+    }
   });
 
   it("pages a schedule chosen by name as a heartbeat's target; the schedule shows its uuid, and the Notifications filter offers it", async () => {

@@ -3,6 +3,7 @@ import {badge, confirmAction, copyable, dataTable, emptyState, h, secretOnce} fr
 import {field, select, submitting} from "../lib/forms.js";
 import {PRIORITIES, timeElement} from "../lib/format.js";
 import {pagedTargetOptions} from "../lib/targets.js";
+import {plcSection} from "./plc-points.js";
 
 const PRIORITY_OPTIONS = PRIORITIES.map((priority) => [priority, priority]);
 const SECRET_HINT =
@@ -11,7 +12,7 @@ const SECRET_HINT =
 const secretNote = (id) =>
   `${SECRET_HINT} Integration id: ${id} (the device CLI: KLAXON_INTEGRATION_ID=${id} KLAXON_INTEGRATION_SECRET=<this secret> klaxon fire <alert-id> ...).`;
 /** Kinds whose messages arrive by a transport of their own, and are counted. */
-const DEVICE_KINDS = ["email", "mqtt", "snmp_trap"];
+const DEVICE_KINDS = ["email", "mqtt", "snmp_trap", "modbus", "opcua"];
 const LOG_PAGE = 20;
 
 function problem(article, message) {
@@ -130,10 +131,11 @@ function integrationCard(integration, targets, reload) {
       integration.broker_url ? brokerFacts(integration) : null,
       integration.rules ? [h("dt", {}, "Rules"), h("dd", {}, String(integration.rules.length))] : null,
       device ? statsFacts(integration.stats) : null,
-      device ? unmappedFacts(integration) : null,
+      device && !integration.points ? unmappedFacts(integration) : null,
       h("dt", {}, "Events URL"),
       h("dd", {}, copyable(integration.url, "Copy URL"))
     ),
+    integration.points ? plcSection(integration) : null,
     device ? keptLog(integration) : null
   );
   const run = async (question, work) => {
