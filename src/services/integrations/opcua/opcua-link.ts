@@ -295,8 +295,12 @@ class OpcUaLink implements PlcLink {
     const delays = this.deps.reconnectDelaysMs ?? RECONNECT_DELAYS_MS;
     const delayMs = delays[Math.min(this.failures, delays.length - 1)] ?? 30_000;
     this.failures++;
+    // The words need the certificate's facts (a file read); a connection made meanwhile is newer news.
+    const failures = this.failures;
     void ownCertificate(this.deps.dataDir).then((certificate) => {
-      if (!this.stopped) this.report({state: "unreachable", error: opcUaErrorInWords(error, certificate)});
+      if (!this.stopped && this.failures === failures) {
+        this.report({state: "unreachable", error: opcUaErrorInWords(error, certificate)});
+      }
     });
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
