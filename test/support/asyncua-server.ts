@@ -4,7 +4,8 @@ import {createInterface} from "node:readline";
 import {fileURLToPath} from "node:url";
 import {freePort} from "./mosquitto.js";
 
-const PYTHON = "/work/main/.venv/bin/python";
+// The test command's virtual environment (test/run-all.sh installs asyncua into it).
+const PYTHON = fileURLToPath(new URL("../../.venv/bin/python", import.meta.url));
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), "asyncua-server.py");
 
 /** asyncua's OPC UA server (python) on a free loopback port: an implementation that shares no code with ours. */
