@@ -1,3 +1,4 @@
+import {createServer, type AddressInfo} from "node:net";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {eventually, shareEmailRig} from "../channels/email-rig.js";
 import {ModbusServer} from "../support/modbus-server.js";
@@ -18,6 +19,8 @@ beforeAll(async () => {
   device = await ModbusServer.start();
   await device.set("hr", 100, 70);
   await device.set("co", 5, 0);
+  // A float32 NaN (0x7FC00000), a device's usual "no value".
+  await device.set("hr", 110, 0x7fc0);
   target = await rig().recipient();
   const created = await rig().gw.call("POST", "/api/v1/integrations", {
     body: {
@@ -45,7 +48,8 @@ beforeAll(async () => {
             title: "Press 7 oil {value} {unit}"
           }
         },
-        {name: "door_open", table: "coil", address: 5, type: "bool"}
+        {name: "door_open", table: "coil", address: 5, type: "bool"},
+        {name: "flow", table: "holding_register", address: 110, type: "float32", unit: "m³/h"}
       ]
     }
   });
@@ -73,6 +77,7 @@ describe("a modbus integration", () => {
     const body = await integration();
     expect(body.points[0].state).toMatchObject({value: 70, quality: "good", alarm: "normal"});
     expect(body.points[1].state).toMatchObject({value: false, quality: "good"});
+    expect(body.points[2].state).toMatchObject({value: null, quality: "bad", alarm: "normal"});
     const metrics = await rig().gw.call("GET", "/metrics");
     expect(metrics.body).toMatch(/klaxon_plc_link_up\{[^}]*integration="press-7"[^}]*\} 1/);
     await device.set("co", 5, 1);
@@ -120,6 +125,42 @@ describe("a modbus integration", () => {
       () => integration(),
       (seen) => seen.link.state === "connected"
     );
+  });
+
+  it("keeps polling a device while another one hangs", async () => {
+    // Accepts connections and never answers: every request of that link times out.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const created = await rig().gw.call("POST", "/api/v1/integrations", {
+      body: {
+        name: "silent-9",
+        kind: "modbus",
+        target,
+        modbus: {
+          host: "127.0.0.1",
+          port: (silent.address() as AddressInfo).port,
+          poll_interval_ms: 200,
+          timeout_ms: 300
+        },
+        points: [{name: "speed", table: "input_register", address: 1, type: "uint16"}]
+      }
+    });
+    try {
+      await eventually(
+        "the silent device unreachable",
+        async () => (await rig().gw.call("GET", `/api/v1/integrations/${created.body.id}`)).body.link,
+        (link) => link?.last_error?.includes("no answer in time") === true
+      );
+      const before = (await point("oil_temp")).state.read_at;
+      await eventually(
+        "press-7 read again",
+        () => point("oil_temp"),
+        (each) => each.state.read_at > before
+      );
+    } finally {
+      await rig().gw.call("DELETE", `/api/v1/integrations/${created.body.id}`);
+      silent.close();
+    }
   });
 
   it("pages the target when the device stops answering, and resolves when it is back", async () => {
