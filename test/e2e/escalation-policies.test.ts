@@ -1,13 +1,16 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {eventually} from "../support/eventually.js";
 import {startFaultRig, type FaultRig} from "../support/fault-rig.js";
 
 // An alert sent to an escalation policy pages its levels one after another, by mail through a
-// real SMTP server, on a manual clock: each level starts exactly when the policy says, an
-// acknowledgement stops the levels still to come, and a level with nobody to reach is passed at once.
+// real SMTP server and by voice call through the modem simulator on a pty, on a manual clock: each
+// level starts exactly when the policy says, an acknowledgement from any channel stops the levels
+// still to come, and a level with nobody to reach is passed at once.
 
 let rig: FaultRig;
 beforeAll(async () => {
-  rig = await startFaultRig();
+  // The simulator answers each call after 60 ms and the callee presses 1: an acknowledgement by phone.
+  rig = await startFaultRig({modem: {dialect: "sim800"}});
 });
 afterAll(() => rig.stop());
 
@@ -110,6 +113,46 @@ describe("paging an escalation policy", () => {
       [1, [schedule.body.uuid], [maria]],
       [2, [sven, crew.body.uuid], expect.arrayContaining([sven, anna])]
     ]);
+  });
+
+  it("stops at level 2 when the supervisor acknowledges on the phone: the modem rings him, his key press acknowledges, level 3 is never paged", async () => {
+    const [marta, sigurd, paul] = await Promise.all([
+      rig.recipient("Marta", ["email"]),
+      rig.recipient("Sigurd", ["voice_call"]),
+      rig.recipient("Paul", ["email"])
+    ]);
+    const policy = await createPolicy({
+      name: "Press line",
+      levels: [
+        {targets: [marta], escalate_after_minutes: 10},
+        {targets: [sigurd], escalate_after_minutes: 15},
+        {targets: [paul]}
+      ]
+    });
+    const sentBefore = rig.smtp.messages.length;
+    const dialledBefore = rig.modem!.count("ATD");
+    const id = await rig.send(policy, "Press 4 hydraulic oil over 80 °C");
+    let n = await rig.notification(id);
+    expect(rig.modem!.count("ATD")).toBe(dialledBefore);
+
+    rig.clock.set(Date.parse(n.escalation.policy.next_level_at));
+    await rig.gw.gateway.services.runner.tick();
+    await eventually(
+      "Sigurd's key press acknowledged the alert",
+      () => rig.notification(id),
+      (latest) => latest.status === "acknowledged"
+    );
+    n = await rig.notification(id);
+    expect(rig.modem!.received.filter((command) => command.startsWith("ATD"))).toContain(
+      `ATD${rig.contacts("Sigurd").phone};`
+    );
+    expect(n).toMatchObject({acknowledged_via: "voice_call", acknowledged_by: rig.contacts("Sigurd").phone});
+    expect(n.escalation.policy.level).toBe(2);
+
+    rig.clock.set(Date.parse(n.created_at) + 40 * MINUTE_MS);
+    await rig.gw.gateway.services.runner.tick();
+    expect(mailedTo().slice(sentBefore)).toEqual([rig.contacts("Marta").email]);
+    expect((await levelEvents(id)).map(([level]) => level)).toEqual([1, 2]);
   });
 
   it("a schedule in a later level pages whoever is on call when that level starts, not at acceptance", async () => {
