@@ -40,6 +40,9 @@ const EXPLAINED: Record<string, string> = {
   BadCertificateHostNameInvalid: "the server's certificate does not name this host"
 };
 
+// OPC UA's MessageSecurityMode numbers, as node-opcua writes them in its messages.
+const MESSAGE_SECURITY_MODES: Record<number, string> = {1: "None", 2: "Sign", 3: "SignAndEncrypt"};
+
 /** Status codes that mean the server refused Klaxon's certificate: the fix is on the server. */
 const UNTRUSTED =
   /BadSecurityChecksFailed|BadCertificateUntrusted|BadCertificateInvalid|BadCertificateRevoked|BadCertificateIssuerRevoked|BadCertificateUseNotAllowed|BadCertificateChainIncomplete/;
@@ -112,6 +115,14 @@ export function opcUaErrorInWords(error: unknown, certificate: OwnCertificateInf
   // server's refusal of ours: its message is what tells the two apart.
   if (/server certificate verification failed/i.test(text)) return untrustedServerWords(certificate);
   if (UNTRUSTED.test(text)) return untrustedCertificateWords(certificate);
+  const noEndpoint = /Cannot find an Endpoint matching\s+security mode: (\d) policy: \S*#(\S+)/i.exec(text);
+  if (noEndpoint) {
+    const mode = MESSAGE_SECURITY_MODES[Number(noEndpoint[1])] ?? noEndpoint[1];
+    return (
+      `the server offers no endpoint with security mode ${mode} and policy ${noEndpoint[2]}: ` +
+      "choose a mode and policy the server has enabled, or enable this one on the server"
+    );
+  }
   const status = statusNameIn(text);
   if (status) return statusInWords(status);
   return redactString(message.split("\n")[0] ?? message).slice(0, 300) || "unknown error";

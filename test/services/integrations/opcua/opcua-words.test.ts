@@ -42,6 +42,13 @@ describe("OPC UA failures in words", () => {
         `the server's (compare its thumbprint with the one the server shows), move it into ${pki}/trusted/certs. ` +
         "Klaxon reconnects by itself."
     );
+    const noEndpoint = new Error(
+      "Cannot find an Endpoint matching  security mode: 3 policy: http://opcfoundation.org/UA/SecurityPolicy#Basic256Sha256"
+    );
+    expect(opcUaErrorInWords(noEndpoint, certificate)).toBe(
+      "the server offers no endpoint with security mode SignAndEncrypt and policy Basic256Sha256: choose a mode and " +
+        "policy the server has enabled, or enable this one on the server"
+    );
     expect(opcUaErrorInWords(new Error("ActivateSession: BadIdentityTokenRejected"), certificate)).toBe(
       "the server rejected the user name or password (BadIdentityTokenRejected)"
     );
