@@ -93,6 +93,7 @@ const SCOPE_OF: Record<string, Scope> = {
   "DELETE /api/v1/integrations/:id": "admin",
   "GET /api/v1/integrations/:id/log": "admin",
   "POST /api/v1/integrations/:id/rotate-credentials": "admin",
+  "POST /api/v1/integrations/:id/read": "admin",
   // Also takes the integration's signature or URL token instead of a key: see the keyless checks.
   "POST /api/v1/integrations/:id/events": "notifications:send"
 };
