@@ -23,6 +23,8 @@ export interface AlarmServer {
   /** An operator acknowledges at the SCADA (the server's own acknowledge, not a client's call). */
   acknowledgeHere(comment: string): void;
   acked(): boolean;
+  /** The sessions the server holds open now. */
+  sessions(): number;
   /** The comment of the condition's latest acknowledgement or other comment. */
   comment(): string;
   stop(): Promise<void>;
@@ -100,6 +102,7 @@ export async function startAlarmServer(): Promise<AlarmServer> {
       current.alarm.acknowledgeAndAutoConfirmBranch(current.alarm.currentBranch(), comment);
     },
     acked: () => current.alarm.currentBranch().getAckedState(),
+    sessions: () => current.server.currentSessionCount,
     comment: () => current.alarm.currentBranch().getComment().text ?? "",
     async stop() {
       await current.server.shutdown(0);

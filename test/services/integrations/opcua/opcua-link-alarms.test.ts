@@ -82,4 +82,13 @@ describe("OPC UA Alarms & Conditions against node-opcua's server", () => {
     const unreachable = link.statuses.filter((status) => status.state === "unreachable");
     expect(unreachable.every((status) => !/\bat\b.*\.js|Error:/.test(status.error ?? ""))).toBe(true);
   });
+
+  it("stop() closes its session on the server and tries no more", async () => {
+    expect(server.sessions()).toBe(1);
+    await link.link.stop();
+    expect(server.sessions()).toBe(0);
+    // Longer than the rig's 300 ms reconnect pause: a link that went on would have a session again.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(server.sessions()).toBe(0);
+  });
 });
