@@ -1,5 +1,5 @@
 import type {AddressInfo} from "node:net";
-import {createServer, Server as HttpServer} from "node:http";
+import type {Server as HttpServer} from "node:http";
 import {Configuration, constant, type TokenProvider} from "@tsed/di";
 import {application, type PlatformBuilder} from "@tsed/platform-http";
 import {PlatformExpress} from "@tsed/platform-express";
@@ -37,7 +37,7 @@ import {openApiDocument} from "./api/http/openapi-document.js";
 import {requestIdOf} from "./api/http/request-id.js";
 import {DOCS_UI, docsSecurityHeaders} from "./api/docs-ui/docs-ui.js";
 import {BODY_PIPELINE, requestLog, type RequestRecorder} from "./api/http/pipeline.js";
-import {limitConnections} from "./api/connections/connection-limits.js";
+import {AdmittingServer, limitConnections} from "./api/connections/connection-limits.js";
 import {listenBacklog, listenWithBacklog} from "./api/connections/listen-backlog.js";
 import {admitRequests} from "./api/connections/request-admission.js";
 import type {Logger} from "./lib/logger.js";
@@ -187,7 +187,7 @@ export async function openHttpFront(settings: Settings, parts: HttpFrontParts): 
     statics: parts.statics,
     imports: standby ? [...parts.providers, {token: StandbyStatus, use: standby}] : parts.providers
   });
-  const server = createServer(platform.callback());
+  const server = new AdmittingServer(platform.callback());
   const limits = limitConnections(server, settings.http, parts.logger);
   // Ts.ED's own listen takes Node's backlog of 511; the app is made ready first, then listens with the system's.
   await platform.listen(false);

@@ -1,17 +1,4 @@
-import type {Server, Socket} from "node:net";
-
-/**
- * Puts a gate in front of a server's own connection handling (node:http's parser, smtp-server's
- * sessions): its "connection" listeners run only for the sockets `admit` lets in, so a refused
- * socket costs no parser and no slot of the server's own. Call it before the server listens.
- */
-export function gateConnections(server: Server, admit: (socket: Socket) => boolean): void {
-  const handlers = server.listeners("connection") as ((socket: Socket) => void)[];
-  server.removeAllListeners("connection");
-  server.on("connection", (socket: Socket) => {
-    if (admit(socket)) for (const handler of handlers) handler.call(server, socket);
-  });
-}
+import type {Socket} from "node:net";
 
 /** Sockets held per client address, each counted until it closes. */
 export class AddressCounts {

@@ -1,9 +1,9 @@
 import {readFileSync} from "node:fs";
-import type {Server} from "node:http";
+import {Server, type RequestListener} from "node:http";
 import type {Socket} from "node:net";
 import type {Settings} from "../../settings/defaults.js";
 import type {Logger} from "../../lib/logger.js";
-import {AddressCounts, gateConnections, SocketRefusals} from "../../lib/connection-gate.js";
+import {AddressCounts, SocketRefusals} from "../../lib/connection-gate.js";
 import {toProblem} from "../errors/problem.js";
 import {AppError} from "../../services/shared/errors.js";
 
@@ -67,6 +67,30 @@ function refusal(detail: string): Buffer {
   return Buffer.from(`${head.join("\r\n")}\r\n\r\n${body}`);
 }
 
+/**
+ * The gateway's HTTP server: node:http's own, except that a connection reaches node:http (its
+ * parser, its timeouts) only once `admit` lets it in. The server still listens itself, so Node's
+ * header and request timeouts stay armed; injecting sockets from a separate net.Server would lose
+ * them. Refused connections are simply never announced as "connection" events.
+ */
+export class AdmittingServer extends Server {
+  private admit: (socket: Socket) => boolean = () => true;
+
+  constructor(listener: RequestListener) {
+    super(listener);
+  }
+
+  /** Who may in, given before the server listens. */
+  admitWith(admit: (socket: Socket) => boolean): void {
+    this.admit = admit;
+  }
+
+  override emit(event: string, ...args: unknown[]): boolean {
+    if (event === "connection" && !this.admit(args[0] as Socket)) return false;
+    return super.emit(event, ...args);
+  }
+}
+
 /** What `limitConnections` settled on, for the start log and tests. */
 export interface ConnectionLimits {
   maxConnections: number;
@@ -83,7 +107,7 @@ export interface ConnectionLimits {
  * header timeout; refused here, it costs no parser and frees its descriptor within a second.
  * Call it before the server listens.
  */
-export function limitConnections(server: Server, settings: HttpSettings, logger: Logger): ConnectionLimits {
+export function limitConnections(server: AdmittingServer, settings: HttpSettings, logger: Logger): ConnectionLimits {
   server.headersTimeout = settings.headers_timeout_seconds * 1000;
   server.requestTimeout = settings.request_timeout_seconds * 1000;
   server.keepAliveTimeout = settings.keep_alive_timeout_seconds * 1000;
@@ -139,6 +163,6 @@ export function limitConnections(server: Server, settings: HttpSettings, logger:
   };
 
   // node:http's own connection handling (its parser) runs only for admitted connections.
-  gateConnections(server, admitted);
+  server.admitWith(admitted);
   return {maxConnections, maxPerAddress, open: () => open};
 }

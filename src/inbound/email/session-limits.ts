@@ -1,5 +1,5 @@
 import type {Server, Socket} from "node:net";
-import {AddressCounts, gateConnections, SocketRefusals} from "../../lib/connection-gate.js";
+import {AddressCounts, SocketRefusals} from "../../lib/connection-gate.js";
 import type {Logger} from "../../lib/logger.js";
 
 // A refused socket is kept this long so its 421 is read before the close; beyond this many at
@@ -10,6 +10,20 @@ const REFUSALS_LINGERING_MAX = 64;
 /** The address as smtp-server names it: an IPv4 client of a dual-stack socket without its `::ffff:`. */
 function plainAddress(address: string): string {
   return address.startsWith("::ffff:") ? address.slice("::ffff:".length) : address;
+}
+
+/**
+ * Puts a gate in front of smtp-server's own session handling: its "connection" listeners run only
+ * for the sockets `admit` lets in, so a refused socket costs no session and no slot of its cap.
+ * smtp-server makes its net.Server itself, so the gate moves its listeners behind one of ours
+ * (the HTTP server is a subclass instead: api/connections/connection-limits.ts).
+ */
+function gateConnections(server: Server, admit: (socket: Socket) => boolean): void {
+  const handlers = server.listeners("connection") as ((socket: Socket) => void)[];
+  server.removeAllListeners("connection");
+  server.on("connection", (socket: Socket) => {
+    if (admit(socket)) for (const handler of handlers) handler.call(server, socket);
+  });
 }
 
 /**
