@@ -1,4 +1,5 @@
 import {mkdtempSync, rmSync} from "node:fs";
+import {createServer, type AddressInfo} from "node:net";
 import {tmpdir} from "node:os";
 import {join} from "node:path";
 import {afterAll, describe, expect, it} from "vitest";
@@ -80,5 +81,22 @@ describe("OPC UA link against asyncua's server", () => {
       await wrong.stop();
       await right.stop();
     }
+  });
+
+  it("a server that takes the connection and never answers holds up no other link, and stop() ends its attempt", async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((done) => silent.listen(0, "127.0.0.1", done));
+    const {port} = silent.address() as AddressInfo;
+    const hung = startLink({endpointUrl: `opc.tcp://127.0.0.1:${port}`, points: [temp]}, box);
+    const fine = startLink({endpointUrl: plain?.endpointUrl ?? "", points: [temp]}, box);
+    try {
+      await expect.poll(() => fine.reading("boiler_temp")?.quality).toBe("good");
+      expect(hung.status()).toBeUndefined();
+    } finally {
+      await hung.stop();
+      await fine.stop();
+      silent.close();
+    }
+    expect(hung.readings).toEqual([]);
   });
 });
