@@ -8,7 +8,7 @@ import {startTestGateway, tempDir, type TestGateway} from "../support/gateway.js
 import {startWebhookReceiver, verifyDelivery, type WebhookReceiver} from "../support/webhook-receiver.js";
 import {eventually} from "../support/eventually.js";
 import {signIn, type DashboardClient} from "../dashboard/support/dashboard-client.js";
-import {DESKTOP, launchChromium, openContext, shoot, signInThroughPage} from "../dashboard/support/browser.js";
+import {checkPage, DESKTOP, launchChromium, openContext, signInThroughPage} from "../dashboard/support/browser.js";
 
 // A data dir made by the release before named users (main at 837ee22: the admin password set,
 // a recipient, a key and an alert), packed as it was left by a clean stop. This file's gateway
@@ -285,7 +285,7 @@ describe("the Users page and roles in a real browser", () => {
       ["Olga", "operator"],
       ["Vera", "viewer"]
     ]);
-    await shoot(page, "users", "desktop");
+    await checkPage(page, "users (desktop)");
     expect(outside).toEqual([]);
     expect(scriptErrors).toEqual([]);
     await context.close();

@@ -153,6 +153,9 @@ describe("every page, on a desktop and on a phone", () => {
       await visit(page, "audit", "tbody tr");
       await shoot(page, "audit-log", size);
 
+      await visit(page, "users", "article.user");
+      await shoot(page, "users", size);
+
       expect(outside).toEqual([]);
       expect(scriptErrors).toEqual([]);
       await context.close();
