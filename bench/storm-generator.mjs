@@ -10,12 +10,13 @@
 
 import http from "node:http";
 import {performance} from "node:perf_hooks";
+import {mainThreadSchedule} from "./proc-stat.mjs";
 
 const run = JSON.parse(process.argv[2]);
 const {port, path, headers, connections, alerts, body, serialMark, firstSerial, timeoutMs} = run;
 
 /** Sends one request on `agent`; resolves with its status and headers, or the error that ended it. */
-function send(agent, payload) {
+function send(agent, payload, connected = {at: null}) {
   return new Promise((resolveAnswer) => {
     const req = http.request(
       {
@@ -32,6 +33,10 @@ function send(agent, payload) {
       }
     );
     req.setTimeout(timeoutMs, () => req.destroy(new Error("timeout")));
+    // When a new connection's handshake completed (its request is written right after).
+    req.once("socket", (socket) => {
+      if (socket.connecting) socket.once("connect", () => (connected.at = performance.now()));
+    });
     req.on("error", (error) => resolveAnswer({status: 0, error: error.code ?? error.message}));
     req.end(payload);
   });
@@ -42,21 +47,31 @@ async function connection(index, share, serial, result) {
   for (let i = 0; i < share; i++) {
     const payload = Buffer.from(body.replace(serialMark, String(serial + i).padStart(serialMark.length, "0")));
     const startedAt = performance.now();
-    const answer = await send(agent, payload);
+    const connected = {at: null};
+    const answer = await send(agent, payload, connected);
     const endedAt = performance.now();
     result.firstSentAt = Math.min(result.firstSentAt, performance.timeOrigin + startedAt);
     result.lastAnsweredAt = Math.max(result.lastAnsweredAt, performance.timeOrigin + endedAt);
     const key = answer.status === 0 ? `error ${answer.error}` : String(answer.status);
     result.statuses[key] = (result.statuses[key] ?? 0) + 1;
-    if (answer.status >= 200 && answer.status < 300) result.latencies.push(endedAt - startedAt);
-    else if (answer.status === 503 && answer.retryAfter !== null) result.refusedWithRetryAfter++;
+    if (answer.status >= 200 && answer.status < 300) {
+      result.latencies.push(endedAt - startedAt);
+      // A connection's first request also waited for the connect: apart, it shows the accept's share of the tail.
+      if (i === 0) {
+        result.firstLatencies.push(endedAt - startedAt);
+        if (connected.at !== null) result.connectLatencies.push(connected.at - startedAt);
+      }
+    } else if (answer.status === 503 && answer.retryAfter !== null) result.refusedWithRetryAfter++;
   }
   agent.destroy();
 }
 
 async function storm() {
+  const scheduleBefore = mainThreadSchedule(process.pid);
   const result = {
     latencies: [],
+    firstLatencies: [],
+    connectLatencies: [],
     statuses: {},
     refusedWithRetryAfter: 0,
     firstSentAt: Infinity,
@@ -73,6 +88,11 @@ async function storm() {
     serial += share;
   }
   await Promise.all(jobs);
+  const scheduleAfter = mainThreadSchedule(process.pid);
+  result.schedule = {
+    runS: scheduleAfter.runS - scheduleBefore.runS,
+    waitS: scheduleAfter.waitS - scheduleBefore.waitS
+  };
   process.send({result}, () => process.exit(0));
 }
 
