@@ -178,6 +178,9 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
     counts: (peer) => servesOrOutranks(peer, readBeaconFrom(journalPath)?.epoch ?? null, box)
   });
 
+  // What this box accepted as the active and never shipped goes to the active (started once its
+  // journal is moved aside, below).
+  const tail = new TailHandOver(settings.replication.peer, dataDir, logger.child({component: "tail-hand-over"}));
   const state = () => {
     const beacon = readBeaconFrom(journalPath);
     return {
@@ -195,13 +198,12 @@ async function standBy(settings: Settings, options: GatewayOptions, context: Sta
     providers: [{token: Runtime, use: Runtime.fromSettings(settings, logger, clock)}],
     recordRequest: requestRecorder(logger),
     logger,
-    standby: new StandbyStatus({peer: settings.replication.peer, state})
+    standby: new StandbyStatus({peer: settings.replication.peer, state, tail: () => tail.status()})
   });
   door = front;
   const lock = DataDirLock.acquire(dataDir);
   moveJournalAside({dataDir, journalPath, box}, clock.now(), logger);
   // Before it stands by: what this box accepted as the active and never shipped goes to the active.
-  const tail = new TailHandOver(settings.replication.peer, dataDir, logger.child({component: "tail-hand-over"}));
   tail.start();
   follower.start();
   watch.start();

@@ -1,5 +1,7 @@
 import {afterAll, afterEach, describe, expect, it} from "vitest";
 import {existsSync, readdirSync, readFileSync} from "node:fs";
+import {createServer} from "node:http";
+import type {AddressInfo} from "node:net";
 import {join} from "node:path";
 import fc from "fast-check";
 import {servesOrOutranks, startBox, type Box} from "../../src/boot/standby.js";
@@ -126,6 +128,44 @@ describe("the role a box of two starts in", () => {
     await shippedByPeer(settings, "klaxon-a", 3);
     box = await startBox(settings, {logger});
     await takesOverFrom(3);
+  });
+});
+
+describe("a former active whose tail cannot come home", () => {
+  it("stands by without serving, keeps its tail and says so on /readyz while the active refuses it", async () => {
+    // The new active answers /healthz as the active at a higher epoch, but cannot take a tail yet.
+    const peer = createServer((request, response) => {
+      if (request.url === "/healthz") {
+        response.setHeader("Content-Type", "application/json");
+        response.end(JSON.stringify({status: "ok", role: "active", box: "klaxon-a", epoch: 2}));
+        return;
+      }
+      response.statusCode = 503;
+      response.end("starting");
+    });
+    await new Promise<void>((resolve) => peer.listen(0, "127.0.0.1", resolve));
+    try {
+      const settings = settingsFor(tempDir());
+      settings.replication.peer = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
+      await journalWrittenBy(settings, "klaxon-b", 1);
+      box = await startBox(settings, {logger});
+      expect(box.gateway()).toBeNull();
+      const ready = await eventually(
+        "the waiting tail on /readyz",
+        async () => (await fetch(`${box!.url()}/readyz`)).json() as Promise<Record<string, any>>,
+        (body) => body.tail?.failures > 0
+      );
+      expect(ready).toMatchObject({status: "standby", tail: {waiting: 1, last_failure: expect.stringMatching(/503/)}});
+      expect(ready.reasons[0]).toMatch(/1 former journal\(s\) of this box hold alerts the active lacks/);
+      // It never serves the tail itself: a send is the active's.
+      const send = await fetch(`${box.url()}/api/v1/notifications/send`, {method: "POST", body: "{}"});
+      expect(send.status).toBe(503);
+      expect(readdirSync(settings.data_dir).filter((name) => name.startsWith("former-journal-"))).toHaveLength(1);
+    } finally {
+      await box?.stop();
+      box = null;
+      await new Promise((resolve) => peer.close(resolve));
+    }
   });
 });
 

@@ -30,6 +30,11 @@ export class StandbyController {
   @Summary("A standby is ready to take over, not to serve: status standby, with its replication state")
   @Returns(200)
   readyz() {
-    return {status: "standby", replication: this.standby.state()};
+    const tail = this.standby.tail();
+    // A tail that cannot come home is said where monitoring looks, not only in the log: those alerts
+    // were accepted and page nobody until the active takes them.
+    if (!tail) return {status: "standby", replication: this.standby.state()};
+    const reason = `${tail.waiting} former journal(s) of this box hold alerts the active lacks and cannot take yet${tail.last_failure ? ` (${tail.last_failure})` : ""}: kept here, retried every 2 s`;
+    return {status: "standby", replication: this.standby.state(), reasons: [reason], tail};
   }
 }

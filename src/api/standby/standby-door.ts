@@ -19,6 +19,15 @@ export interface StandbyState {
   active_silent_seconds: number;
 }
 
+/** A tail (what this box accepted as the active and never shipped) that has not come home yet. */
+export interface TailWaiting {
+  /** Former journals still to hand over. */
+  waiting: number;
+  /** Failed attempts so far, and the last one's reason: the active cannot be reached, or refuses. */
+  failures: number;
+  last_failure: string | null;
+}
+
 /**
  * A standby box as its HTTP door sees it: where the active is, and its own state read at each
  * request. Given to Ts.ED as a ready value; its presence makes the one door a standby's.
@@ -27,9 +36,12 @@ export class StandbyStatus {
   /** The active box's base URL (replication.peer). */
   readonly peer: string;
   readonly state: () => StandbyState;
+  /** The tail still waiting to come home, or null when none is. */
+  readonly tail: () => TailWaiting | null;
 
-  constructor(deps: {peer: string; state: () => StandbyState}) {
+  constructor(deps: {peer: string; state: () => StandbyState; tail?: () => TailWaiting | null}) {
     ({peer: this.peer, state: this.state} = deps);
+    this.tail = deps.tail ?? (() => null);
   }
 }
 

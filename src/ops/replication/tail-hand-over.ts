@@ -30,26 +30,28 @@ type Pass = "done" | "retry";
  */
 export class TailHandOver {
   private readonly task: PeriodicTask;
-  private readonly pending: Set<string>;
+  private readonly pending = new Set<string>();
   private failures = 0;
   private lastReason = "";
+  private lastFailure: string | null = null;
 
   constructor(
     private readonly peer: string,
-    dataDir: string,
+    private readonly dataDir: string,
     private readonly logger: Logger
   ) {
-    this.pending = new Set(
-      readdirSync(dataDir)
-        .filter((name) => name.startsWith(FORMER_JOURNAL_PREFIX))
-        .map((name) => join(dataDir, name))
-    );
     this.task = new PeriodicTask("tail-hand-over", RETRY_INTERVAL_MS, () => this.tick(), logger);
   }
 
   /** The folders whose tail has not come home yet. */
   waiting(): string[] {
     return [...this.pending];
+  }
+
+  /** What the standby's /readyz says while a tail waits; null once none does. */
+  status(): {waiting: number; failures: number; last_failure: string | null} | null {
+    if (!this.pending.size) return null;
+    return {waiting: this.pending.size, failures: this.failures, last_failure: this.lastFailure};
   }
 
   /** One pass over every folder still waiting; resolves true once none is. */
@@ -70,7 +72,10 @@ export class TailHandOver {
     return this.pending.size === 0;
   }
 
+  /** Finds the former journals in the data dir (moved aside before the box stood by) and hands them over. */
   start(): void {
+    for (const name of readdirSync(this.dataDir))
+      if (name.startsWith(FORMER_JOURNAL_PREFIX)) this.pending.add(join(this.dataDir, name));
     if (!this.pending.size) return;
     void this.tick();
     this.task.start();
@@ -164,6 +169,7 @@ export class TailHandOver {
   }
 
   private noteFailure(reason: string): void {
+    this.lastFailure = reason;
     // Loud at the first failure, when the reason changes, and every minute after; not every two seconds.
     const changed = reason.replace(/:.*/, "") !== this.lastReason;
     this.lastReason = reason.replace(/:.*/, "");
