@@ -59,7 +59,7 @@ function createPlcTransport(deps: DeviceLinksDeps, logger: Logger): PlcLinksServ
       intake,
       clock,
       linkFor,
-      known: (integration, alertId) => events.known(integration, alertId),
+      unresolved: (integration, alertId) => events.unresolved(integration, alertId),
       acknowledge: (integration, alertId, by) => events.acknowledge(integration, alertId, by),
       acknowledgement: (integration, alertId) => events.acknowledgement(integration, alertId)
     },

@@ -179,6 +179,25 @@ describe("a modbus integration", () => {
     expect((await integration()).link.state).toBe("connected");
   });
 
+  it("pages an unplugged device again after the gateway restarts, though it paged and resolved before", async () => {
+    const pages = (await rig().gw.call("GET", "/api/v1/notifications?limit=50")).body.items.filter((item: any) =>
+      item.message.includes("PLC press-7 unreachable")
+    ).length;
+    await device.stop();
+    await rig().gw.restart();
+    expect((await rig().peer.next()).text).toContain("PLC press-7 unreachable");
+    const after = (await rig().gw.call("GET", "/api/v1/notifications?limit=50")).body.items.filter((item: any) =>
+      item.message.includes("PLC press-7 unreachable")
+    );
+    expect(after).toHaveLength(pages + 1);
+    await device.start();
+    await eventually(
+      "answering again",
+      () => integration(),
+      (seen) => seen.link?.state === "connected"
+    );
+  });
+
   it("refuses a point that does not fit its table or address space, in words, storing nothing", async () => {
     const before = (await rig().gw.call("GET", "/api/v1/integrations")).body.items.length;
     const answer = await rig().gw.call("POST", "/api/v1/integrations", {

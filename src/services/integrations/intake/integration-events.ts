@@ -75,6 +75,11 @@ export class IntegrationEvents {
     );
   }
 
+  /** Whether the integration has an alert with this id not yet resolved (open, acknowledged or exhausted). */
+  unresolved(integration: IntegrationRecord, alertId: string): boolean {
+    return this.deps.journal.read(() => this.deps.alerts.latestUnresolved(alertKey(integration, alertId)) !== null);
+  }
+
   /** Who acknowledged the integration's open alert with this id, if a person has (null otherwise). */
   acknowledgement(integration: IntegrationRecord, alertId: string): {by: string | null; note: string | null} | null {
     return this.deps.journal.read(() => {

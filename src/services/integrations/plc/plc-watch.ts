@@ -23,8 +23,8 @@ import type {PlcLiveState, PointStateView} from "./plc-settings.js";
 /** What a watch works with. */
 export interface PlcWatchDeps {
   intake: DeviceIntake;
-  /** Whether an alert with this id was ever raised for the integration (an alarm open before a restart). */
-  known(integration: IntegrationRecord, alertId: string): boolean;
+  /** Whether the integration's alert with this id is not yet resolved (an alarm that paged before a restart). */
+  unresolved(integration: IntegrationRecord, alertId: string): boolean;
   /** Acknowledges the integration's open alert with this id: an alarm acknowledged on the device or SCADA side. */
   acknowledge(integration: IntegrationRecord, alertId: string, by: string): Promise<void>;
   /** Who acknowledged the integration's open alert with this id, once a person has. */
@@ -69,11 +69,11 @@ export class PlcWatch implements PlcLinkListener {
     for (const fields of integration.points ?? []) {
       const spec = fields.alarm ? alarmSpecOf(fields, fields.alarm, integration.default_priority) : null;
       // An alarm that paged before a restart is taken as active, so its clear still resolves it.
-      const fired = spec !== null && deps.known(integration, pointAlertId(fields.name));
+      const fired = spec !== null && deps.unresolved(integration, pointAlertId(fields.name));
       this.points.set(fields.name, {fields, spec, alarm: {...ALARM_START, fired}, reading: null});
     }
     // Unreachable until the first answer: a device that never answers is paged after the same wait.
-    const paged = deps.known(integration, LINK_ALERT_ID);
+    const paged = deps.unresolved(integration, LINK_ALERT_ID);
     this.linkState = {state: "unreachable", since: now, lastError: null, paged};
   }
 
