@@ -70,12 +70,13 @@ function handed(fields: Partial<HandedNotification> = {}, secondsAgo = 5): Hande
 const handOver = (
   notifications: HandedNotification[],
   name = "former-journal-1",
-  headers: Record<string, string> = {"X-Klaxon-Box-Token": token}
+  headers: Record<string, string> = {"X-Klaxon-Box-Token": token},
+  lastBatch = true
 ) =>
   gw.call("POST", "/api/v1/replication/tail", {
     key: null,
     headers,
-    body: {from_box: "klaxon-a", hand_over: `klaxon-a/${name}`, notifications, last_batch: true}
+    body: {from_box: "klaxon-a", hand_over: `klaxon-a/${name}`, notifications, last_batch: lastBatch}
   });
 
 const eventsOf = (id: string) =>
@@ -168,6 +169,29 @@ describe("the tail comes home: the new active takes what a former active accepte
     expect(never.recovered.map((change: {change: string}) => change.change).sort()).toEqual(["accepted", "resolved"]);
     await gw.gateway.services.runner.idle();
     expect((await gw.call("GET", `/api/v1/notifications/${neverHere.id}`)).body.attempts).toEqual([]);
+  });
+
+  it("a hand-over cut short by the new active's restart and sent again from the start leaves each alert once and tells the admin once of all", async () => {
+    const tail = ["Chiller 1 trip", "Chiller 2 trip", "Chiller 3 trip"].map((message) => handed({message}));
+    const box = {"X-Klaxon-Box-Token": token};
+    expect((await handOver(tail.slice(0, 2), "former-journal-d", box, false)).body).toMatchObject({recovered: 2});
+    // The new active goes down after the first request; the former active, unanswered, starts over.
+    await gw.restart();
+    expect((await handOver(tail.slice(0, 2), "former-journal-d", box, false)).body).toMatchObject({
+      recovered: 0,
+      present: 2
+    });
+    expect((await handOver(tail.slice(2), "former-journal-d", box, true)).body).toMatchObject({recovered: 1});
+    const db = gw.gateway.journal.db;
+    for (const alert of tail) {
+      expect(db.prepare("SELECT COUNT(*) FROM notifications WHERE id = ?").pluck().get(alert.id)).toBe(1);
+      expect(eventsOf(alert.id).filter((type) => type === "notification.recovered")).toHaveLength(1);
+    }
+    const notices = db
+      .prepare("SELECT message FROM notifications WHERE dedup_key = ?")
+      .pluck()
+      .all("klaxon:recovered:klaxon-a/former-journal-d");
+    expect(notices).toEqual([expect.stringContaining("3 change(s) that klaxon-a accepted")]);
   });
 
   it("refuses a hand-over without the pair's box token, and bad input with a problem, changing nothing", async () => {
