@@ -107,7 +107,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   });
   const registry = new ChannelRegistry(
     options.drivers ??
-      createChannelDrivers({
+      (await createChannelDrivers({
         settings,
         dataDir,
         logger,
@@ -120,7 +120,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
             notifications.acknowledgeMany(ids, by, via, recipients.actorFor(via, contacts))
         },
         remoteControl
-      })
+      }))
   );
   const channelStatus: ChannelStatusService = new ChannelStatusService(settings, registry);
   const webhooks = createWebhooks({

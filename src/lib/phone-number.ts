@@ -1,10 +1,19 @@
-import {
-  parsePhoneNumberWithError,
-  ParseError,
-  validatePhoneNumberLength,
-  type CountryCode,
-  type PhoneNumber
-} from "libphonenumber-js/max";
+import {createRequire} from "node:module";
+import type {CountryCode, PhoneNumber} from "libphonenumber-js/max";
+
+type Libphonenumber = typeof import("libphonenumber-js/max");
+let loaded: Libphonenumber | null = null;
+
+/**
+ * libphonenumber with its "max" metadata, loaded when a number is first checked or compared: its
+ * 93 modules and the metadata cost about 2.5 MB of RSS (docs/benchmarks.md, "Idle footprint"), and
+ * a gateway with no phone numbers (no modem, no recipient with a phone) never needs it. Loaded
+ * synchronously (its CommonJS build), so the checks stay synchronous.
+ */
+function libphonenumber(): Libphonenumber {
+  loaded ??= createRequire(import.meta.url)("libphonenumber-js/max") as Libphonenumber;
+  return loaded;
+}
 
 /**
  * A phone number as a person typed it, checked against libphonenumber's metadata: either its
@@ -44,9 +53,9 @@ export function checkPhoneNumber(text: string): PhoneNumberCheck {
   if (!INTERNATIONAL_PREFIX.test(trimmed)) return {ok: false, detail: NOT_INTERNATIONAL};
   let parsed;
   try {
-    parsed = parsePhoneNumberWithError(trimmed);
+    parsed = libphonenumber().parsePhoneNumberWithError(trimmed);
   } catch (error) {
-    if (!(error instanceof ParseError)) throw error;
+    if (!(error instanceof libphonenumber().ParseError)) throw error;
     return {ok: false, detail: parseErrorWords(error.message, trimmed)};
   }
   if (parsed.ext)
@@ -55,7 +64,7 @@ export function checkPhoneNumber(text: string): PhoneNumberCheck {
       detail: `has an extension (${parsed.ext}), which a call or an SMS cannot reach; give the direct number`
     };
   if (parsed.isValid()) return {ok: true, e164: parsed.number};
-  const lengthProblem = validatePhoneNumberLength(trimmed);
+  const lengthProblem = libphonenumber().validatePhoneNumberLength(trimmed);
   const code = `+${parsed.countryCallingCode}`;
   const lengthWords = lengthProblem ? LENGTH_WORDS[lengthProblem] : undefined;
   if (lengthWords) return {ok: false, detail: lengthWords(code)};
@@ -102,9 +111,12 @@ export function sameLine(sender: string, recipient: string): boolean {
 function parsed(text: string, country?: CountryCode, callingCode?: string): PhoneNumber | null {
   if (!/^\+?\d{3,17}$/.test(text)) return null;
   try {
-    return parsePhoneNumberWithError(text, country ? {defaultCountry: country} : {defaultCallingCode: callingCode});
+    return libphonenumber().parsePhoneNumberWithError(
+      text,
+      country ? {defaultCountry: country} : {defaultCallingCode: callingCode}
+    );
   } catch (error) {
-    if (error instanceof ParseError) return null;
+    if (error instanceof libphonenumber().ParseError) return null;
     throw error;
   }
 }

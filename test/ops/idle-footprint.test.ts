@@ -35,8 +35,11 @@ function staticImports(file: string): string[] {
   return specifiers;
 }
 
-/** Every package a start from `entry` loads through static imports ("mqtt", "@tsed/di", ...). */
-function packagesLoadedFrom(entry: string): Set<string> {
+/**
+ * What a start from `entry` loads through static imports: our own modules (paths under src/) and
+ * packages ("mqtt", "@tsed/di", ...).
+ */
+function loadedFrom(entry: string): {files: string[]; packages: Set<string>} {
   const packages = new Set<string>();
   const seen = new Set<string>();
   const pending = [entry];
@@ -55,11 +58,20 @@ function packagesLoadedFrom(entry: string): Set<string> {
         );
     }
   }
-  return packages;
+  return {files: [...seen].map((file) => file.slice(SRC.length + 1)), packages};
 }
 
+describe("the entry trims node:http before anything imports it", () => {
+  it("imports nothing statically but node:module, and loads the gateway after", () => {
+    // An ES module import of node:http anywhere in the entry's static graph would load undici
+    // (about 5 MB) before the entry's first line runs.
+    expect(staticImports(join(SRC, "main.ts"))).toEqual(["node:module"]);
+    expect(readFileSync(join(SRC, "main.ts"), "utf8")).toContain('await import("./boot/main.js")');
+  });
+});
+
 describe("a gateway's start loads only what is configured", () => {
-  const loaded = packagesLoadedFrom(join(SRC, "main.ts"));
+  const {files, packages: loaded} = loadedFrom(join(SRC, "boot", "main.ts"));
 
   it("reaches the packages every gateway needs (the walk follows the imports)", () => {
     expect(loaded).toContain("better-sqlite3");
@@ -69,5 +81,18 @@ describe("a gateway's start loads only what is configured", () => {
   it("loads no MQTT, SNMP, SMTP intake or mail library unless its feature is configured", () => {
     const deferred = ["mqtt", "net-snmp", "mailparser", "smtp-server", "nodemailer"];
     expect(deferred.filter((name) => loaded.has(name))).toEqual([]);
+  });
+
+  it("loads no PLC driver unless a Modbus or OPC UA integration exists", () => {
+    expect(["modbus-serial", "node-opcua-client"].filter((name) => loaded.has(name))).toEqual([]);
+  });
+
+  it("loads libphonenumber when a number is first checked, not at start", () => {
+    expect([...loaded].filter((name) => name.startsWith("libphonenumber-js"))).toEqual([]);
+  });
+
+  it("loads a channel's driver (the modem's session, Telegram's poller, SMTP) only when the channel is configured", () => {
+    const drivers = ["modem/modem.ts", "channels/telegram/updates-poller.ts", "channels/email/email.driver.ts"];
+    expect(drivers.filter((file) => files.includes(file))).toEqual([]);
   });
 });
