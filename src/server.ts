@@ -33,7 +33,8 @@ import {MetricsController} from "./api/controllers/metrics.controller.js";
 import {DashboardController, DashboardEntryController} from "./api/controllers/dashboard.controller.js";
 import {StandbyController} from "./api/controllers/standby.controller.js";
 import {standbyGate, StandbyStatus} from "./api/standby/standby-door.js";
-import {openApiDocument} from "./api/http/openapi-document.js";
+// Ts.ED's OpenAPI service replaced by one that builds the document when first asked (its decorator registers it).
+import "./api/http/openapi-document.js";
 import {requestIdOf} from "./api/http/request-id.js";
 import {DOCS_UI, docsSecurityHeaders} from "./api/docs-ui/docs-ui.js";
 import {BODY_PIPELINE, requestLog, type RequestRecorder} from "./api/http/pipeline.js";
@@ -131,11 +132,6 @@ export class Server {
     application().getApp().set("trust proxy", "loopback");
     // Mounted ahead of the Swagger module's routes, which it must precede to set their headers.
     if (servesDocuments()) application().use("/docs", docsSecurityHeaders);
-  }
-
-  async $onReady(): Promise<void> {
-    // /docs reads the cached document: rewrite it before anyone can read it, not on the first /api/v1/openapi.json.
-    if (servesDocuments()) await openApiDocument();
   }
 }
 

@@ -1,5 +1,5 @@
-import {constant, inject} from "@tsed/di";
-import {OpenAPIService, type OpenAPI3Settings} from "@tsed/openapi-utils";
+import {constant, inject, OverrideProvider} from "@tsed/di";
+import {OpenAPIService, type OpenAPI3Settings, type OpenApiSettings, type Swagger2Settings} from "@tsed/openapi-utils";
 
 const PROBLEM_SCHEMA_REF = "#/components/schemas/ProblemModel";
 const PROBLEM_MEDIA_TYPE = "application/problem+json";
@@ -72,14 +72,45 @@ export function documentNullableReferences<T extends object>(document: T): T {
   return document;
 }
 
+/** Every document kind Ts.ED's overloads name (OpenAPI 3, Swagger 2): what one override must answer as. */
+type AnyOpenApiDocument = OpenAPIService["getOpenAPISpec"] extends {
+  (settings: OpenAPI3Settings): Promise<infer OpenApi3>;
+  (settings: Swagger2Settings): Promise<infer Swagger2>;
+  (settings: OpenApiSettings): Promise<unknown>;
+}
+  ? OpenApi3 & Swagger2
+  : never;
+
 /**
- * The gateway's OpenAPI document, errors documented as problem+json, nullable references valid. Ts.ED's service caches the
- * document it generates and Swagger UI (/docs) reads that same object, so once this ran both
- * addresses serve the rewritten document.
+ * Ts.ED's OpenAPI service, building the document when it is first asked for instead of at every
+ * start. Under NODE_ENV=production the stock service built it in $onReady (for an `outFile`,
+ * which this gateway does not set), and server.ts then rewrote it there: about 4 MB of idle RSS
+ * for a document most boxes never serve (docs/benchmarks.md, "Idle footprint"). The document is
+ * the same, built once from the same routes, and rewritten (errors as problem+json, nullable
+ * references valid) before anyone reads it: /docs, /docs/openapi.json and /api/v1/openapi.json
+ * all get it from here.
  */
+@OverrideProvider(OpenAPIService)
+export class OnDemandOpenAPIService extends OpenAPIService {
+  private readonly rewritten = new WeakSet<object>();
+
+  override async getOpenAPISpec(settings: OpenApiSettings): Promise<AnyOpenApiDocument> {
+    const document = await super.getOpenAPISpec(settings);
+    if (!this.rewritten.has(document)) {
+      documentNullableReferences(documentProblemMediaType(document));
+      this.rewritten.add(document);
+    }
+    // One object whichever overload was called; typed as what every overload promises.
+    return document as AnyOpenApiDocument;
+  }
+
+  override async writeOpenAPISpec(settings: OpenApiSettings): Promise<void> {
+    if (settings.outFile) await super.writeOpenAPISpec(settings);
+  }
+}
+
+/** The gateway's OpenAPI document (Ts.ED's, built once and rewritten by OnDemandOpenAPIService). */
 export async function openApiDocument(): Promise<object> {
   const [documentation] = constant<OpenAPI3Settings[]>("swagger", []);
-  return documentNullableReferences(
-    documentProblemMediaType(await inject(OpenAPIService).getOpenAPISpec(documentation))
-  );
+  return inject(OpenAPIService).getOpenAPISpec(documentation);
 }
