@@ -23,6 +23,7 @@ import {AuditService} from "../services/shared/audit.service.js";
 import {AuditRepository} from "../store/journal/audit.repository.js";
 import {BackupService} from "./backups.js";
 import {BackupSchedule} from "./backup-schedule.js";
+import {boxTimeZone} from "./box-zone.js";
 import {DataDirLock} from "./data-dir-lock.js";
 import {LivenessProbe} from "./liveness.js";
 import {GatewayMetrics} from "./metrics/gateway-metrics.js";
@@ -76,7 +77,7 @@ export function createOperations(context: OperationsContext) {
     audit: new AuditService(journal, new AuditRepository(journal), clock)
   });
   // The box's own zone (TZ, else /etc/localtime), as the system cron would read the expression.
-  const boxZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  const boxZone = boxTimeZone();
   const schedule = new BackupSchedule({expression: settings.backup.schedule, zone: boxZone, backups, clock, logger});
   const processMetrics = new ProcessMetrics(readBuildInfo());
   const auditFindings = new PagingAuditRepository(journal);
