@@ -150,7 +150,11 @@ describe("the device intake", () => {
     const resolved = await intake.take(record(id), onMains, actionsFor(record(id), onMains));
     expect(resolved).toMatchObject({status: "accepted", results: [{outcome: "resolved", notification_uuid: uuid}]});
     const audit = await gw.call("GET", `/api/v1/audit?subject_id=${uuid}`);
-    expect(audit.body.items.map((item: {actor: unknown}) => item.actor)).toContainEqual({type: "integration", id});
+    expect(audit.body.items.map((item: {actor: unknown}) => item.actor)).toContainEqual({
+      type: "integration",
+      id,
+      name: "UPS room 2"
+    });
     const {stats} = (await gw.call("GET", `/api/v1/integrations/${id}`)).body;
     expect(stats).toEqual({...ZERO_STATS, received: 3, accepted: 3, last_event_at: "2026-03-02T09:00:00.000Z"});
   });
