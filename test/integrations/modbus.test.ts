@@ -218,6 +218,30 @@ describe("a modbus integration", () => {
     expect(details).toContain("a coil holds one bit");
     expect(details).toContain("address out of range");
     expect(details).toContain('\\">\\" compares with a value');
+    const opcua = await rig().gw.call("POST", "/api/v1/integrations", {
+      body: {
+        name: "boiler-1",
+        kind: "opcua",
+        target,
+        opcua: {
+          endpoint_url: "opc.tcp://127.0.0.1:4840",
+          security_mode: "SignAndEncrypt",
+          security_policy: "None",
+          password: "secret-1",
+          alarms: true,
+          severity_bands: {critical: 500, high: 700}
+        },
+        points: [{name: "temp", node_id: "ns=2;s=Boiler.Temperature", table: "holding_register"}]
+      }
+    });
+    expect(opcua.status).toBe(400);
+    expect(opcua.body.errors.map((error: {pointer: string}) => error.pointer).sort()).toEqual([
+      "/opcua/security_policy",
+      "/opcua/severity_bands/high",
+      "/opcua/user",
+      "/points/0/table"
+    ]);
+    expect(JSON.stringify(opcua.body)).not.toContain("secret-1");
     expect((await rig().gw.call("GET", "/api/v1/integrations")).body.items.length).toBe(before);
   });
 });

@@ -109,6 +109,15 @@ export class ModbusSettingsModel {
   timeout_ms?: number;
 }
 
+/** The lowest OPC UA severity (1-1000) of each priority; a severity below every band is info. */
+@AdditionalProperties(false)
+export class SeverityBandsModel {
+  @Integer() @Min(1) @Max(1000) @Description("Default 800") critical?: number;
+  @Integer() @Min(1) @Max(1000) @Description("Default 600") high?: number;
+  @Integer() @Min(1) @Max(1000) @Description("Default 400") medium?: number;
+  @Integer() @Min(1) @Max(1000) @Description("Default 200") low?: number;
+}
+
 /** An OPC UA server and the login to it. */
 @AdditionalProperties(false)
 export class OpcUaSettingsModel {
@@ -125,6 +134,8 @@ export class OpcUaSettingsModel {
   @Nullable(String) @MaxLength(128) @Description("null: anonymous") user?: string | null;
   @Nullable(String) @MaxLength(256) @Description("Write-only: never shown again") password?: string | null;
   @Required() @Description("Subscribe to the server's Alarms & Conditions events") alarms: boolean;
+  @Description("How a condition's severity maps to the alert's priority; each band's lowest severity")
+  severity_bands?: SeverityBandsModel;
 }
 
 /** The PLC fields an integration's body may carry (modbus and opcua kinds only). */

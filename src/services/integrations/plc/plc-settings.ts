@@ -79,6 +79,27 @@ function modbusProblems(modbus: ModbusFields | undefined): FieldError[] {
   return errors;
 }
 
+function opcuaProblems(opcua: OpcUaFields): FieldError[] {
+  const errors: FieldError[] = [];
+  if (opcua.password && !opcua.user)
+    errors.push({pointer: "/opcua/user", detail: "a password needs the user it belongs to"});
+  if ((opcua.security_mode === "None") !== (opcua.security_policy === "None"))
+    errors.push({
+      pointer: "/opcua/security_policy",
+      detail:
+        'security mode "None" goes with policy "None"; Sign and SignAndEncrypt need a policy such as Basic256Sha256'
+    });
+  const bands = opcua.severity_bands ?? {};
+  const order = (["critical", "high", "medium", "low"] as const).filter((priority) => bands[priority] !== undefined);
+  for (const [index, priority] of order.entries())
+    if (index > 0 && bands[priority]! >= bands[order[index - 1]]!)
+      errors.push({
+        pointer: `/opcua/severity_bands/${priority}`,
+        detail: `a ${priority} band starts below the ${order[index - 1]} band (${bands[order[index - 1]]})`
+      });
+  return errors;
+}
+
 function pointProblems(kind: IntegrationRecord["kind"], point: PlcPointFields, at: string): FieldError[] {
   const errors: FieldError[] = [];
   if (kind === "opcua") {
@@ -134,8 +155,7 @@ export function plcFieldProblems(kind: IntegrationRecord["kind"], input: PlcInpu
   } else {
     if (!input.opcua) errors.push({pointer: "/opcua", detail: "an opcua integration needs its server: endpoint_url"});
     if (input.modbus) errors.push({pointer: "/modbus", detail: "an opcua integration has opcua settings, not modbus"});
-    if (input.opcua?.password && !input.opcua.user)
-      errors.push({pointer: "/opcua/user", detail: "a password needs the user it belongs to"});
+    if (input.opcua) errors.push(...opcuaProblems(input.opcua));
   }
   const points = input.points ?? [];
   if (!points.length && !(kind === "opcua" && input.opcua?.alarms))
