@@ -301,6 +301,9 @@ describe("the Users page and roles in a real browser", () => {
     for (const link of ["Users", "API keys", "Outbound webhooks"])
       expect(await page.getByRole("link", {name: link}).isVisible(), link).toBe(false);
     expect(await page.getByRole("link", {name: "Audit log"}).isVisible()).toBe(true);
+    // The audit log reads, naming people, though the keys' list it also names keys from is an admin's.
+    await page.goto(`${gw.url}/dashboard/#/audit`);
+    await page.locator("tbody tr", {hasText: "Olga"}).first().waitFor();
 
     await page.goto(`${gw.url}/dashboard/#/users`);
     const problem = page.locator(".form-problem");
@@ -334,6 +337,9 @@ describe("the Users page and roles in a real browser", () => {
     await expect.poll(() => card.locator(".badge").nth(1).textContent()).toBe("acknowledged");
     await card.locator("summary", {hasText: "Timeline"}).click();
     expect(await card.locator(".timeline").textContent()).toContain("Acknowledged by Maria Schmidt via dashboard");
+    // An operator starts maintenance (the page names no integration or heartbeat: their lists are an admin's).
+    await page.goto(`${gw.url}/dashboard/#/maintenance`);
+    await page.locator("summary", {hasText: "Start maintenance"}).waitFor();
     // An operator sees no Users page link and no setup forms, but may send test pages.
     expect(await page.getByRole("link", {name: "Users"}).isVisible()).toBe(false);
     await page.goto(`${gw.url}/dashboard/#/recipients`);

@@ -77,6 +77,20 @@ export async function apiIfAvailable(method, path, body) {
   }
 }
 
+/**
+ * Like apiIfAvailable(), and null as well when the signed-in user's role may not read it: for what
+ * a page only names (the audit log's keys, a maintenance window's integrations), never for what it
+ * is about, whose refusal the page must show in words.
+ */
+export async function apiIfAllowed(method, path) {
+  try {
+    return await apiIfAvailable(method, path);
+  } catch (error) {
+    if (error instanceof ApiError && error.problem.code === "forbidden") return null;
+    throw error;
+  }
+}
+
 /** Every page of a cursor-paginated list (recipients and groups are small). */
 export async function listAll(path) {
   const items = [];

@@ -1,4 +1,4 @@
-import {api, apiIfAvailable} from "../lib/api.js";
+import {api, apiIfAllowed} from "../lib/api.js";
 import {loadTargets} from "../lib/targets.js";
 import {dataTable, emptyState, fill, h, pageHeading} from "../lib/dom.js";
 import {field, submitting} from "../lib/forms.js";
@@ -33,8 +33,8 @@ function labelledId(kind, id, name) {
 /** Names for the ids the log records: keys, integrations, recipients, groups and schedules (deleted ones keep their id). */
 async function loadNames() {
   const [keys, integrations, targets] = await Promise.all([
-    apiIfAvailable("GET", "/api/v1/keys"),
-    apiIfAvailable("GET", "/api/v1/integrations?limit=200"),
+    apiIfAllowed("GET", "/api/v1/keys"),
+    apiIfAllowed("GET", "/api/v1/integrations?limit=200"),
     loadTargets()
   ]);
   const names = new Map([...(keys?.items ?? []), ...(integrations?.items ?? [])].map((item) => [item.id, item.name]));

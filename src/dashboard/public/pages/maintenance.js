@@ -1,4 +1,4 @@
-import {api, apiIfAvailable} from "../lib/api.js";
+import {api, apiIfAllowed} from "../lib/api.js";
 import {announce, badge, emptyState, fill, h, pageHeading} from "../lib/dom.js";
 import {confirmedAction} from "../lib/actions.js";
 import {timeElement} from "../lib/format.js";
@@ -22,8 +22,8 @@ const ENDED_SHOWN = 5;
 async function loadHoldable() {
   const [targets, integrations, heartbeats] = await Promise.all([
     loadTargets(),
-    apiIfAvailable("GET", "/api/v1/integrations?limit=200"),
-    apiIfAvailable("GET", "/api/v1/heartbeats?limit=200")
+    apiIfAllowed("GET", "/api/v1/integrations?limit=200"),
+    apiIfAllowed("GET", "/api/v1/heartbeats?limit=200")
   ]);
   const integrationItems = integrations?.items ?? [];
   const integrationNames = new Map(integrationItems.map((integration) => [integration.id, integration.name]));
