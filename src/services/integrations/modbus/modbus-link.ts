@@ -173,6 +173,11 @@ export class ModbusLink implements PlcLink {
   }
 
   private decode(read: ModbusRead, result: ReadResult): PointReading[] {
+    // A reply shorter than the request is a confused device or line: never read zeros from it.
+    if (!Array.isArray(result.data) || result.data.length < read.count)
+      throw new Error(
+        `the device answered ${result.data?.length ?? 0} values for the ${read.count} asked (${describe(read)})`
+      );
     const readAt = new Date(this.deps.clock.now());
     return read.points.map((point) => {
       const value = pointValue(point, rawValue(point, read, result.data));
