@@ -5,6 +5,7 @@ import type {IntegrationsRepository} from "../store/config/repositories.js";
 import type {DeviceIntake} from "../services/integrations/intake/device-intake.js";
 import type {IntegrationEvents} from "../services/integrations/intake/integration-events.js";
 import type {PlcLink} from "../services/integrations/plc/plc-link.js";
+import type {AuditService} from "../services/shared/audit.service.js";
 import {PlcLinksService} from "../services/integrations/plc/plc-links.service.js";
 import {createMqttTransport, type MqttTransport} from "./mqtt-transport.js";
 
@@ -16,6 +17,7 @@ export interface DeviceLinksDeps {
   clock: Clock;
   /** The OPC UA certificate and trust lists live in its opcua-pki/. */
   dataDir: string;
+  audit: AuditService;
 }
 
 /** The device integrations' outgoing connections: one MQTT client per mqtt integration, one link per PLC. */
@@ -29,7 +31,7 @@ export function createDeviceLinks(deps: DeviceLinksDeps, logger: Logger): {mqtt:
  * idle gateway carries neither (issue 36, docs/benchmarks.md).
  */
 function createPlcTransport(deps: DeviceLinksDeps, logger: Logger): PlcLinksService {
-  const {integrations, intake, events, clock} = deps;
+  const {integrations, intake, events, clock, audit} = deps;
   const plcLogger = logger.child({component: "plc"});
   const linkFor = async (integration: IntegrationRecord): Promise<PlcLink> => {
     const linkLogger = plcLogger.child({integration: integration.name});
@@ -58,6 +60,7 @@ function createPlcTransport(deps: DeviceLinksDeps, logger: Logger): PlcLinksServ
       integrations,
       intake,
       clock,
+      audit,
       linkFor,
       unresolved: (integration, alertId) => events.unresolved(integration, alertId),
       acknowledge: (integration, alertId, by) => events.acknowledge(integration, alertId, by),

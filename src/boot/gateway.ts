@@ -242,7 +242,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     mqtt: {connection: (id) => mqtt.connections.state(id), changed: () => void mqtt.sync()},
     plc: {state: (id) => plc.state(id), changed: () => void plc.sync(), readNow: (id) => plc.readNow(id)}
   });
-  const links = {...integrations, integrations: repositories.integrations, clock, dataDir};
+  const links = {...integrations, integrations: repositories.integrations, clock, dataDir, audit};
   const {mqtt, plc} = createDeviceLinks(links, logger);
   const maintenance = createMaintenance(
     {journal, windows: maintenanceWindows, notifications, directory: directory.repositories, audit, clock},

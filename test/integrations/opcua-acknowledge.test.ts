@@ -57,6 +57,16 @@ describe("an opcua integration's alarms", () => {
       (acked) => acked
     );
     expect(server.comment()).toContain("Maria Schulz");
+    const audited = await eventually(
+      "the acknowledgement on the server audited",
+      async () =>
+        (await rig().gw.call("GET", "/api/v1/audit?action=integration.alarm_acknowledged_on_device")).body.items,
+      (items) => items.length === 1
+    );
+    expect(audited[0]).toMatchObject({
+      subject: {type: "integration", id},
+      detail: {by: "Maria Schulz", note: "valve closed"}
+    });
     server.clear("Tank 3 level normal");
     await eventually(
       "resolved",

@@ -15,6 +15,7 @@ import {
 import {isoTimestamp, type Clock} from "../../../lib/clock.js";
 import type {Logger} from "../../../lib/logger.js";
 import type {IntegrationRecord} from "../../../store/config/config-store.js";
+import type {AuditService} from "../../shared/audit.service.js";
 import type {DeviceIntake, DeviceMessage} from "../intake/device-intake.js";
 import type {InboundAction} from "../intake/integration-payloads.js";
 import type {DeviceAlarm, LinkStatus, PlcLinkListener, PointReading} from "./plc-link.js";
@@ -31,6 +32,8 @@ export interface PlcWatchDeps {
   acknowledgement(integration: IntegrationRecord, alertId: string): {by: string | null; note: string | null} | null;
   /** Acknowledges a condition on the device (OPC UA: its Acknowledge method), when the link can. */
   acknowledgeOnDevice(conditionId: string, by: string, comment: string): Promise<void>;
+  /** Where an acknowledgement carried to the device is recorded. */
+  audit: Pick<AuditService, "record">;
   clock: Clock;
   logger: Logger;
 }
@@ -151,8 +154,16 @@ export class PlcWatch implements PlcLinkListener {
     // Once, whatever the outcome: a server that refuses says so in the log, not every second.
     this.conditions.delete(conditionId);
     const by = ack.by ?? "Klaxon";
+    const integration = {type: "integration", id: this.integration.id} as const;
     this.deps.acknowledgeOnDevice(conditionId, by, ack.note ?? "").then(
-      () => this.deps.logger.info("alarm acknowledged on the device", {condition: conditionId, by}),
+      async () => {
+        this.deps.logger.info("alarm acknowledged on the device", {condition: conditionId, by});
+        await this.deps.audit.record(integration, "integration.alarm_acknowledged_on_device", integration, {
+          condition: conditionId,
+          by,
+          note: ack.note
+        });
+      },
       (error: unknown) =>
         this.deps.logger.warn("the device did not take the acknowledgement", {
           condition: conditionId,
