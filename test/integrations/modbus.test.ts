@@ -244,6 +244,38 @@ describe("a modbus integration", () => {
     expect(JSON.stringify(opcua.body)).not.toContain("secret-1");
     expect((await rig().gw.call("GET", "/api/v1/integrations")).body.items.length).toBe(before);
   });
+
+  it("changes a modbus integration's points by merge patch, checked as at creation", async () => {
+    const created = await rig().gw.call("POST", "/api/v1/integrations", {
+      body: {
+        name: "press-10",
+        kind: "modbus",
+        target,
+        modbus: {host: "127.0.0.1", port: device.port, poll_interval_ms: 500},
+        points: [{name: "oil_temp", table: "holding_register", address: 100, type: "uint16"}]
+      }
+    });
+    const path = `/api/v1/integrations/${created.body.id}`;
+    try {
+      const wrong = await rig().gw.call("PATCH", path, {
+        body: {points: [{name: "door", table: "coil", address: 5, type: "int16"}]}
+      });
+      expect(wrong.status).toBe(400);
+      expect(JSON.stringify(wrong.body)).toContain("a coil holds one bit");
+      const patched = await rig().gw.call("PATCH", path, {
+        body: {points: [{name: "door", table: "coil", address: 5, type: "bool"}], unreachable_after_seconds: 30}
+      });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({unreachable_after_seconds: 30, modbus: {port: device.port}});
+      await eventually(
+        "the new point read",
+        async () => (await rig().gw.call("GET", path)).body.points,
+        (points) => points.length === 1 && points[0].name === "door" && points[0].state?.value === true
+      );
+    } finally {
+      await rig().gw.call("DELETE", path);
+    }
+  });
 });
 
 // Parity none: a Linux pty refuses parity settings (tcsetattr EINVAL), so 8E1 cannot be tried here.
