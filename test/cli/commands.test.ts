@@ -249,8 +249,24 @@ describe("notifications", () => {
     });
     expect(integration.status).toBe(201);
     expect((await klaxonAdmin(["integrations", "list"])).stdout).toMatch(
-      new RegExp(`^${integration.body.id}\\s+boiler-scada\\s+generic`, "m")
+      new RegExp(`^${integration.body.id}\\s+boiler-scada\\s+generic\\s+\\S+\\s+-$`, "m")
     );
+    // A PLC's device link: nothing listens on port 1, so it is unreachable.
+    const plc = await gw.call("POST", "/api/v1/integrations", {
+      body: {
+        name: "press-7",
+        kind: "modbus",
+        target: alice,
+        modbus: {host: "127.0.0.1", port: 1},
+        points: [{name: "oil_temp", table: "holding_register", address: 100, type: "uint16"}]
+      }
+    });
+    expect(plc.status).toBe(201);
+    await expect
+      .poll(async () => (await klaxonAdmin(["integrations", "list"])).stdout)
+      .toMatch(new RegExp(`^${plc.body.id}\\s+press-7\\s+modbus\\s+\\S+\\s+unreachable$`, "m"));
+    // Gone before it would page its target for being unreachable, which later tests would see.
+    expect((await gw.call("DELETE", `/api/v1/integrations/${plc.body.id}`)).status).toBe(204);
   });
 
   it("acknowledges with who and a note, then resolves", async () => {

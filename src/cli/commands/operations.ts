@@ -258,10 +258,11 @@ export const operationsCommands: Command[] = [
     ["NAME", "STATUS", "EVERY (S)", "PAGES"],
     (b) => [b.name, b.status, b.period_seconds, b.target]
   ),
-  listing<{id: string; name: string; kind: string; target: string}>(
+  // LINK: a modbus or opcua integration's device link now (docs/integrations.md), "-" for the other kinds.
+  listing<{id: string; name: string; kind: string; target: string; link?: {state: string} | null}>(
     "integrations",
     "api/v1/integrations",
-    ["ID", "NAME", "KIND", "PAGES"],
-    (i) => [i.id, i.name, i.kind, i.target]
+    ["ID", "NAME", "KIND", "PAGES", "LINK"],
+    (i) => [i.id, i.name, i.kind, i.target, i.link === undefined ? "-" : (i.link?.state ?? "starting")]
   )
 ];
