@@ -75,8 +75,8 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("calls to the modem, %s
     expect((await rig.notification(oil)).status).toBe("notifying");
     const audit = (await rig.gw.call("GET", `/api/v1/audit?actor_id=${maria}`)).body.items;
     expect(audit.map((entry: any) => [entry.action, entry.subject.id, entry.actor])).toEqual([
-      ["notification.acknowledged", door, {type: "recipient", id: maria}],
-      ["remote_control.used", maria, {type: "recipient", id: maria}]
+      ["notification.acknowledged", door, {type: "recipient", id: maria, name: "Maria"}],
+      ["remote_control.used", maria, {type: "recipient", id: maria, name: "Maria"}]
     ]);
     expect(audit[1].detail).toEqual({via: "voice_call", command: "call in"});
   });

@@ -80,7 +80,11 @@ describe("email integrations", () => {
     expect(after).toMatchObject({status: "resolved", occurrences: 2});
     expect(rig.peer.messages).toHaveLength(1);
     const audit = await rig.gw.call("GET", `/api/v1/audit?subject_id=${alert.id}`);
-    expect(audit.body.items.map((item: {actor: unknown}) => item.actor)).toContainEqual({type: "integration", id});
+    expect(audit.body.items.map((item: {actor: unknown}) => item.actor)).toContainEqual({
+      type: "integration",
+      id,
+      name: "nas-01"
+    });
     expect((await integration()).body.stats).toMatchObject({received: 3, accepted: 3, refused: 0, unmapped: 0});
   });
 
