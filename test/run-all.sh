@@ -17,8 +17,8 @@
 #     slowest files.
 #  5. The Python SDK's tests (pytest from the venv) and the Go library's (go vet, go test).
 #  3 to 5 run in two streams: the Node 22 pass, and beside it the checks, the Node 24 pass (one
-#  worker) and the SDKs one after the other (see there). The run ends with each pass's ten slowest
-#  files and the count.
+#  worker), the install tests and the SDKs one after the other (see there). The run ends with each
+#  pass's ten slowest files and the count.
 #
 # `npm test -- test/api/auth.test.ts -t "refuses"`: arguments go to vitest, and only vitest runs
 # (on the machine's Node, or Node 22 when the machine's is older than 22.14); `npm run test:unit`
@@ -255,8 +255,8 @@ fi
 # --- 3. to 5., in two streams -------------------------------------------------------------------
 # On a 2-core machine vitest's two workers spend much of their time waiting (on timers, sockets and
 # the processes they start), so the rest runs beside them rather than after: the main stream is the
-# Node 22 pass (every suite), the side stream the checks, the Node 24 pass on one worker, the Python
-# SDK and the Go library, one after the other. The side stream's output is kept in
+# Node 22 pass (every suite but the install tests), the side stream the checks, the Node 24 pass on
+# one worker, the install tests on Node 22, the Python SDK and the Go library, one after the other. The side stream's output is kept in
 # .ci-out/side-stream.log and printed once the Node 22 pass has ended.
 has_script() { node -e 'process.exit(require("./package.json").scripts?.[process.argv[1]] ? 0 : 1)' "$1"; }
 checks() {
@@ -276,17 +276,27 @@ checks() {
 # machine's when it is on that line (and has Node-API 10), otherwise the registry's.
 NODE24_SUITES="test/store test/crash test/api/process.test.ts test/ops/systemd.test.ts test/ops/start-state.test.ts
   test/ops/backup-restore.test.ts test/modem/modem-dialects.test.ts test/channels/voice-call-in.test.ts
-  test/api/lane.test.ts test/api/problem.test.ts test/api/auth.test.ts test/security/idle-connections.test.ts
+  test/api/one-door.test.ts test/api/problem.test.ts test/api/auth.test.ts test/security/idle-connections.test.ts
   test/security/availability.test.ts"
-vitest_pass() { # major [vitest args...]
-  local major=$1 node pass_started=$SECONDS
-  shift
+vitest_pass() { # label major [vitest args...]
+  local label=$1 major=$2 node pass_started=$SECONDS
+  shift 2
   if [ "$(major_of "$MAIN_NODE")" = "$major" ]; then node=$MAIN_NODE
   else node=$(registry_node "$major") || { record "vitest on Node $major (setup)" failed; return; }
   fi
-  run_vitest "node$major" "$node" "$@"
-  say "vitest on Node $major took $((SECONDS - pass_started)) s"
+  run_vitest "$label" "$node" "$@"
+  say "vitest on Node $major ($label) took $((SECONDS - pass_started)) s"
 }
+
+# The install tests package a release and run the release's own Node 24 (under qemu for arm64),
+# whatever Node runs vitest, one after the other (install-roles waits for the x64 release that
+# install packages). They run on Node 22 as before, but in the side stream: taken out of the Node 22
+# pass they shorten the long pole by about a minute (two minutes of one worker's time, measured),
+# and the side stream had that minute to spare.
+INSTALL_SUITES="test/ops/install.test.ts test/ops/install-roles.test.ts test/ops/release-arm64.test.ts"
+read -r -a install_suites <<<"$(echo $INSTALL_SUITES)"
+install_excluded=()
+for suite in "${install_suites[@]}"; do install_excluded+=(--exclude "$suite"); done
 
 # The ten test files that took longest in a pass, printed at the end of the run: where the next
 # minutes of CI are to be won.
@@ -333,24 +343,24 @@ sdk_tests() {
 side_stream() {
   local side_started=$SECONDS
   checks
-  if [ ${#node24_side[@]} -gt 0 ]; then vitest_pass 24 --maxWorkers=1 "${node24_side[@]}"; fi
+  if [ ${#node24_side[@]} -gt 0 ]; then vitest_pass node24 24 --maxWorkers=1 "${node24_side[@]}"; fi
+  vitest_pass node22-install 22 --maxWorkers=1 "${install_suites[@]}"
   sdk_tests
   say "the side stream took $((SECONDS - side_started)) s"
 }
-say "the side stream (checks, vitest on Node 24, the Python SDK, the Go library) runs beside vitest on Node 22"
+say "the side stream (checks, vitest on Node 24, the install tests, the Python SDK, the Go library) runs beside vitest on Node 22"
 side_stream >"$OUT/side-stream.log" 2>&1 &
 side_pid=$!
 
-vitest_pass 22
+vitest_pass node22 22 "${install_excluded[@]}"
 wait "$side_pid"
 say "the side stream's output (.ci-out/side-stream.log):"
 cat "$OUT/side-stream.log"
 if [ -n "$node24_after" ]; then
-  vitest_pass 24 --exclude test/ops/release-arm64.test.ts --exclude test/ops/install.test.ts \
-    --exclude test/ops/install-roles.test.ts
+  vitest_pass node24 24 "${install_excluded[@]}"
 fi
 [ "${KLAXON_NODE24:-subset}" != off ] || say "KLAXON_NODE24=off: vitest did not run on Node 24"
 
-for pass in node22 node24; do slowest_files "$pass"; done
+for pass in node22 node24 node22-install; do slowest_files "$pass"; done
 say "all of it took $((SECONDS - started)) s; reports in .ci-out/"
 summary
