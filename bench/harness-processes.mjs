@@ -110,7 +110,8 @@ export async function runBench(name, main) {
 
 // ---------------------------------------------------------------- HTTP helpers (loopback only)
 
-export function request(port, method, path, {headers = {}, body} = {}) {
+/** One request on loopback; a new connection each unless `agent` (an http.Agent) keeps one alive. */
+export function request(port, method, path, {headers = {}, body, agent = false} = {}) {
   return new Promise((resolveResponse, reject) => {
     const payload =
       body === undefined ? undefined : Buffer.from(typeof body === "string" ? body : JSON.stringify(body));
@@ -120,7 +121,7 @@ export function request(port, method, path, {headers = {}, body} = {}) {
         port,
         method,
         path,
-        agent: false,
+        agent,
         headers: {
           ...headers,
           ...(payload ? {"content-type": "application/json", "content-length": payload.length} : {})
