@@ -1,9 +1,9 @@
 // `npm run bench:compare`: Klaxon's send endpoint side by side with the bare baseline
 // (bench/baseline-server.mjs) and Prometheus Alertmanager (Debian package, 0.25), in one run, with
 // the same client (autocannon), the same connections, the same body size and the same bounded
-// duration, all on 127.0.0.1. Prints alerts/s and p99 for each and the ratios; the target is
-// Klaxon >= 0.6x Alertmanager's rate with p99 <= 50 ms while committing durably. Not a test: it
-// exits 0 unless something crashes.
+// duration, all on 127.0.0.1. Prints alerts/s and p99 for each and the ratios; the target (issue 31,
+// which retired the earlier 0.6x-Alertmanager's-rate target) is Klaxon's CPU per durable alert <= 3x
+// the baseline's with p99 <= 50 ms. Not a test: it exits 0 unless something crashes.
 //
 // The load comes from separate generator processes (bench/load-driver.mjs), and each target's
 // row shows the server's and the generators' CPU per alert, the machine's busy cores, and
@@ -59,7 +59,8 @@ const ALERTMANAGER = process.env.BENCH_ALERTMANAGER || "/usr/bin/prometheus-aler
 // Another build of the gateway, measured in each round right after the first: before/after in one round.
 const OTHER_GATEWAY = process.env.BENCH_OTHER_GATEWAY ? resolve(process.env.BENCH_OTHER_GATEWAY) : null;
 const ALERTMANAGER_PATH = "/api/v2/alerts";
-const TARGET_RATIO = 0.6;
+// CPU per alert against the baseline's, not a rate: the rate on two shared cores is the machine's.
+const TARGET_CPU_RATIO = 3;
 const TARGET_P99_MS = 50;
 
 // One receiver that sends nothing: the figure is Alertmanager's ingest, as Klaxon's is.
@@ -246,9 +247,10 @@ async function round(index) {
     console.log(
       `GENERATOR-BOUND: ${bound.join(", ")}: a generator used nearly a whole core, so that rate is the client's ceiling and this round's ratio is not a finding`
     );
+  const cpuRatio = klaxon.cpuMsPerAlert / baseline.cpuMsPerAlert;
   console.log(
-    `target: klaxon >= ${TARGET_RATIO}x alertmanager's rate, p99 <= ${TARGET_P99_MS} ms, committing durably: ${ratio.toFixed(2)}x, p99 ${fmt.ms(p99)}, ${durable ? "durable" : "NOT durable"} -> ` +
-      `${bound.length ? "NO VERDICT (generator-bound)" : verdict(ratio >= TARGET_RATIO && p99 <= TARGET_P99_MS && durable)}\n`
+    `target: klaxon's CPU per durable alert <= ${TARGET_CPU_RATIO}x the baseline's, p99 <= ${TARGET_P99_MS} ms: ${cpuRatio.toFixed(2)}x, p99 ${fmt.ms(p99)}, ${durable ? "durable" : "NOT durable"} -> ` +
+      `${bound.length ? "NO VERDICT (generator-bound)" : verdict(cpuRatio <= TARGET_CPU_RATIO && p99 <= TARGET_P99_MS && durable)}\n`
   );
 }
 
