@@ -17,3 +17,12 @@ export const SYSTEM_ACTOR: Actor = Object.freeze({type: "system", id: null});
 export function recipientActor(uuid: string): Actor {
   return {type: "recipient", id: uuid};
 }
+
+/**
+ * `acknowledged_by` for a person who acknowledged from their phone (a key in a call, an SMS reply):
+ * their name as the recipient record has it, then the number the channel reached, so the night shift
+ * reads who it was and the audit can still tell two people of one name apart.
+ */
+export function acknowledgerByPhone(name: string, phone: string): string {
+  return `${name} (${phone})`;
+}

@@ -75,7 +75,7 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("SMS commands from a kn
     expect(await rig.notification(door)).toMatchObject({
       status: "acknowledged",
       acknowledged_via: "sms",
-      acknowledged_by: PHONE
+      acknowledged_by: `Maria (${PHONE})`
     });
     expect(await text(rig, PHONE, `ACK ${doorCode}`)).toBe(`Klaxon: ${doorCode} was already closed.`);
     expect(await text(rig, PHONE, "HELP")).toBe(HELP_REPLY);

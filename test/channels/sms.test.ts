@@ -68,7 +68,7 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("sms through a producti
     expect(await rig.notification(id)).toMatchObject({
       status: "acknowledged",
       acknowledged_via: "sms",
-      acknowledged_by: PHONE
+      acknowledged_by: `Alice (${PHONE})`
     });
     expect(rig.simulator.storage.size).toBe(0);
   });

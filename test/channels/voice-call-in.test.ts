@@ -70,7 +70,7 @@ describe.each(["sim800", "sim7600", "quectel"] as const)("calls to the modem, %s
     expect(await rig.notification(door)).toMatchObject({
       status: "acknowledged",
       acknowledged_via: "voice_call",
-      acknowledged_by: MARIA
+      acknowledged_by: `Maria (${MARIA})`
     });
     expect((await rig.notification(oil)).status).toBe("notifying");
     const audit = (await rig.gw.call("GET", `/api/v1/audit?actor_id=${maria}`)).body.items;

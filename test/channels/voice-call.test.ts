@@ -49,7 +49,7 @@ describe.each(["sim800", "sim7600", "quectel"] as const)(
       expect(notification).toMatchObject({
         status: "acknowledged",
         acknowledged_via: "voice_call",
-        acknowledged_by: PHONE
+        acknowledged_by: `Alice (${PHONE})`
       });
       expect(notification.attempts).toMatchObject([
         {channel: "voice_call", outcome: "answered", detail: "acknowledged with key 1", target: "+49********678"}

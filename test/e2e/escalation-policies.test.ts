@@ -146,7 +146,10 @@ describe("paging an escalation policy", () => {
     expect(rig.modem!.received.filter((command) => command.startsWith("ATD"))).toContain(
       `ATD${rig.contacts("Sigurd").phone};`
     );
-    expect(n).toMatchObject({acknowledged_via: "voice_call", acknowledged_by: rig.contacts("Sigurd").phone});
+    expect(n).toMatchObject({
+      acknowledged_via: "voice_call",
+      acknowledged_by: `Sigurd (${rig.contacts("Sigurd").phone})`
+    });
     expect(n.escalation.policy.level).toBe(2);
 
     rig.clock.set(Date.parse(n.created_at) + 40 * MINUTE_MS);

@@ -92,7 +92,7 @@ async function expectAnsweredByPhone(r: Rig, id: string, message: string): Promi
     () => r.gw.call("GET", `/api/v1/notifications/${id}`).then((answer) => answer.body),
     (n) => n.status === "acknowledged"
   );
-  expect(acknowledged).toMatchObject({acknowledged_via: "voice_call", acknowledged_by: PHONE});
+  expect(acknowledged).toMatchObject({acknowledged_via: "voice_call", acknowledged_by: `Maria (${PHONE})`});
   const speech = r.modem.received.filter((command) => command.startsWith("AT+CTTS=2,"));
   expect(speech[0]).toContain(`Critical. From press-7. ${message}.`);
 

@@ -29,7 +29,11 @@ describe("the phone as a remote control, end to end", () => {
     expect(await text(rig, "STATUS")).toMatch(/^Klaxon: 1 open\. \d{4} CRITICAL press-7: Oil temperature high\.$/);
     expect(await text(rig, "ACK")).toBe("Klaxon: acknowledged CRITICAL press-7: Oil temperature high.");
     const acknowledged = (await rig.gw.call("GET", `/api/v1/notifications/${first}`)).body;
-    expect(acknowledged).toMatchObject({status: "acknowledged", acknowledged_via: "sms", acknowledged_by: PHONE});
+    expect(acknowledged).toMatchObject({
+      status: "acknowledged",
+      acknowledged_via: "sms",
+      acknowledged_by: `Maria (${PHONE})`
+    });
 
     const second = await rig.send(maria, "Door open", "gate-2");
     await rig.simulator.waitForSms(3);
@@ -38,7 +42,11 @@ describe("the phone as a remote control, end to end", () => {
     await rig.simulator.waitForCommand("AT+CHUP", from);
     await rig.gw.gateway.services.runner.idle();
     const byCall = (await rig.gw.call("GET", `/api/v1/notifications/${second}`)).body;
-    expect(byCall).toMatchObject({status: "acknowledged", acknowledged_via: "voice_call", acknowledged_by: PHONE});
+    expect(byCall).toMatchObject({
+      status: "acknowledged",
+      acknowledged_via: "voice_call",
+      acknowledged_by: `Maria (${PHONE})`
+    });
 
     const audit = (await rig.gw.call("GET", `/api/v1/audit?actor_id=${maria}`)).body.items;
     expect(audit.map((entry: any) => [entry.action, entry.subject.id, entry.detail.command ?? null]).reverse()).toEqual(

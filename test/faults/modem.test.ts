@@ -35,7 +35,7 @@ async function expectCallsWorkAgain(r: FaultRig, name: string): Promise<string> 
   expect(n).toMatchObject({
     status: "acknowledged",
     acknowledged_via: "voice_call",
-    acknowledged_by: r.contacts(name).phone
+    acknowledged_by: `${name} (${r.contacts(name).phone})`
   });
   return id;
 }

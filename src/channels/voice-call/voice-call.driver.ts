@@ -1,6 +1,7 @@
 import type {Logger} from "../../lib/logger.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import {maskContact} from "../../domain/recipient.js";
+import {acknowledgerByPhone} from "../../domain/actor.js";
 import {modemUnavailableReason} from "../../modem/availability.js";
 import {ModemError, type Modem} from "../../modem/modem.js";
 import {CallConversation} from "./call-conversation.js";
@@ -152,7 +153,7 @@ export class VoiceCallDriver implements ChannelDriver {
   private async acknowledge(delivery: Delivery): Promise<DeliveryResult> {
     const key = this.deps.options.keys.acknowledge;
     try {
-      await delivery.acknowledge(delivery.contact);
+      await delivery.acknowledge(acknowledgerByPhone(delivery.recipient.name, delivery.contact));
     } catch (error) {
       this.deps.logger.error("voice call: key pressed but the acknowledgement could not be committed", {
         error: error as Error

@@ -1,5 +1,5 @@
 import type {AlertSummary, PhoneOwner, RemoteChange, RemoteControlPort} from "../../channels/channel.js";
-import {recipientActor} from "../../domain/actor.js";
+import {acknowledgerByPhone, recipientActor} from "../../domain/actor.js";
 import type {NotificationRecord} from "../../domain/notification.js";
 import {CHANNELS, type Channel} from "../../domain/vocabulary.js";
 import type {RecipientsRepository} from "../../store/config/repositories.js";
@@ -57,7 +57,12 @@ export class RemoteControlService implements RemoteControlPort {
     return this.change(
       ids,
       (record) => record.status === "acknowledged" || record.status === "resolved",
-      (id) => this.deps.lifecycle.acknowledge(id, {by: person.phone, note: null, via}, recipientActor(person.uuid))
+      (id) =>
+        this.deps.lifecycle.acknowledge(
+          id,
+          {by: acknowledgerByPhone(person.name, person.phone), note: null, via},
+          recipientActor(person.uuid)
+        )
     );
   }
 
