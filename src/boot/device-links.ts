@@ -63,7 +63,8 @@ function createPlcTransport(deps: DeviceLinksDeps, logger: Logger): PlcLinksServ
       audit,
       linkFor,
       unresolved: (integration, alertId) => events.unresolved(integration, alertId),
-      acknowledge: (integration, alertId, by) => events.acknowledge(integration, alertId, by),
+      acknowledge: (integration, alertId, by, note) => events.acknowledge(integration, alertId, by, note),
+      retitle: (integration, alertId, change) => events.retitle(integration, alertId, change),
       acknowledgement: (integration, alertId) => events.acknowledgement(integration, alertId)
     },
     plcLogger

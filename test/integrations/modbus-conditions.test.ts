@@ -4,7 +4,8 @@ import {ModbusServer} from "../support/modbus-server.js";
 
 // Every alarm condition end to end (issue 35, "How it is tested"): one integration on pymodbus's
 // server whose points each hold one condition type; the device's registers move, the gateway pages
-// through a loopback SMTP peer and resolves on the clear, and a chattering point pages once.
+// through a loopback SMTP peer and resolves on the clear, and a chattering point pages once and its
+// open alert says it is chattering.
 const rig = shareEmailRig();
 let device: ModbusServer;
 let id: string;
@@ -132,6 +133,13 @@ describe("every alarm condition of a modbus point, end to end", () => {
     // a minute) it paged as any point, twice at most; once chattering, at most one page more.
     expect(pages.length).toBeGreaterThan(0);
     expect(pages.length).toBeLessThanOrEqual(3);
+    // The alert left open says so: paged before the chattering began, it is marked, not paged again.
+    const open = await eventually(
+      "the open alert marked chattering",
+      async () => (await notifications("Line 2 level")).find((page) => page.status !== "resolved"),
+      (page) => page?.message.endsWith(" (chattering)")
+    );
+    expect(open.message).toMatch(/^Line 2 level \d+ \(chattering\)$/);
     await flip(8);
     expect(await notifications("Line 2 level")).toHaveLength(pages.length);
     expect((await states())[CHATTER.name].alarm).toBe("chattering");

@@ -79,12 +79,22 @@ describe("an opcua integration's alarms", () => {
     server.raise(450, "Tank 4 pump fault");
     await rig().peer.next();
     expect((await notificationSaying("Tank 4 pump fault")).priority).toBe("medium");
-    server.acknowledgeHere("seen in the control room");
+    server.acknowledgeHere("seen in the control room", "jwagner");
     const page = await eventually(
       "the page acknowledged",
       () => notificationSaying("Tank 4 pump fault"),
       (notification) => notification.status === "acknowledged"
     );
-    expect(page.acknowledged_by).toContain("tank-farm");
+    // Who and where, since acknowledged_via can only say "api" (the contract has no device value).
+    expect(page).toMatchObject({
+      acknowledged_by: "jwagner on the SCADA/HMI via OPC UA (tank-farm)",
+      acknowledged_via: "api",
+      acknowledged_note: "seen in the control room"
+    });
+    const audit = (await rig().gw.call("GET", `/api/v1/audit?action=notification.acknowledged`)).body.items as any[];
+    expect(audit.find((entry) => entry.subject.id === page.id)).toMatchObject({
+      actor: {type: "integration", id},
+      detail: {by: "jwagner on the SCADA/HMI via OPC UA (tank-farm)", via: "api"}
+    });
   });
 });

@@ -20,8 +20,8 @@ export interface AlarmServer {
   raise(severity: number, message: string): void;
   /** The alarm returns to normal (stays retained until acknowledged). */
   clear(message: string): void;
-  /** An operator acknowledges at the SCADA (the server's own acknowledge, not a client's call). */
-  acknowledgeHere(comment: string): void;
+  /** An operator (`user`, the server's ClientUserId) acknowledges at the SCADA (the server's own acknowledge, not a client's call). */
+  acknowledgeHere(comment: string, user: string): void;
   acked(): boolean;
   /** The sessions the server holds open now. */
   sessions(): number;
@@ -98,8 +98,10 @@ export async function startAlarmServer(): Promise<AlarmServer> {
         retain: !branch.getAckedState()
       });
     },
-    acknowledgeHere(comment) {
-      current.alarm.acknowledgeAndAutoConfirmBranch(current.alarm.currentBranch(), comment);
+    acknowledgeHere(comment, user) {
+      const branch = current.alarm.currentBranch();
+      branch.setClientUserId(user);
+      current.alarm.acknowledgeAndAutoConfirmBranch(branch, comment);
     },
     acked: () => current.alarm.currentBranch().getAckedState(),
     sessions: () => current.server.currentSessionCount,

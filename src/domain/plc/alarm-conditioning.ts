@@ -57,8 +57,20 @@ export const ALARM_START: AlarmState = {
   chattering: false
 };
 
-/** What to do with the point's alert. `chattering`: fired because the point started chattering. */
-export type AlarmEffect = {kind: "fire"; title: string; priority: Priority; chattering: boolean} | {kind: "resolve"};
+/**
+ * What to do with the point's alert. `fire` with `chattering`: fired because the point started
+ * chattering. `chattering`: the point's alert is already open and the point starts chattering: the
+ * alert is not paged again, its text is marked (`chatteringText`).
+ */
+export type AlarmEffect =
+  {kind: "fire"; title: string; priority: Priority; chattering: boolean} | {kind: "chattering"} | {kind: "resolve"};
+
+const CHATTERING_SUFFIX = " (chattering)";
+
+/** An alert's text marked chattering: the text it paged with, then "(chattering)", said once. */
+export function chatteringText(text: string): string {
+  return text.endsWith(CHATTERING_SUFFIX) ? text : text + CHATTERING_SUFFIX;
+}
 
 const MINUTE_MS = 60_000;
 
@@ -105,7 +117,8 @@ export function alarmLabel(state: AlarmState): AlarmLabel {
  * or a tick between readings, lets a delay run out). The condition must hold for the whole
  * on-delay to fire and stay clear for the whole off-delay to resolve; a point whose condition
  * changed more than chatterPerMinute times in the last minute is chattering: it fires once when
- * the episode starts (unless already active) and neither fires nor resolves until it calms down.
+ * the episode starts (an alert already open is told instead) and neither fires nor resolves until
+ * it calms down.
  */
 export function alarmStep(
   spec: AlarmSpec,
@@ -132,13 +145,15 @@ export function alarmStep(
     const title = alarmTitle(spec.title, last, reading.unit);
     effects.push({
       kind: "fire",
-      title: asChattering ? `${title} (chattering)` : title,
+      title: asChattering ? chatteringText(title) : title,
       priority: spec.priority,
       chattering: asChattering
     });
   };
   const chatter = transitions.length > spec.chatterPerMinute;
+  // An episode starts: a new alert says so from its first page, an open one is told (not paged again).
   if (chatter && !chattering && !fired) fire(true);
+  else if (chatter && !chattering) effects.push({kind: "chattering"});
   chattering = chatter;
   if (!chattering && changedAt !== null) {
     // A change of state is momentary: it fires at once, whatever the on-delay.

@@ -291,6 +291,25 @@ export class NotificationsService {
     return this.journal.write(() => this.close(id, actor, {ack, nowIso: isoTimestamp(this.clock.now())}).view);
   }
 
+  /**
+   * Changes the text of an alert not yet resolved, pages nobody: what a device learns about an
+   * alert it already paged (a PLC point found chattering). The audit keeps the text before.
+   */
+  retitle(id: string, change: (message: string) => string, actor: Actor): Promise<void> {
+    return this.journal.write(() => {
+      const record = this.notifications.get(id);
+      const message = record ? change(record.message) : "";
+      if (!record || record.status === "resolved" || record.message === message) return;
+      this.notifications.retitle(id, message, isoTimestamp(this.clock.now()));
+      this.audit.append(
+        actor,
+        "notification.retitled",
+        {type: "notification", id, source: record.source},
+        {from: record.message, to: message}
+      );
+    });
+  }
+
   resolve(id: string, actor: Actor): Promise<NotificationView> {
     return this.journal.write(() => this.close(id, actor, {ack: null, nowIso: isoTimestamp(this.clock.now())}).view);
   }

@@ -39,6 +39,7 @@ const SQL = {
   countRecovered: `SELECT COUNT(*) AS n FROM recovered_changes WHERE hand_over = ?`,
   openByDedup: `SELECT * FROM notifications WHERE target_uuid = ? AND dedup_key = ? AND status IN ('queued', 'notifying')`,
   bumpOccurrences: `UPDATE notifications SET occurrences = occurrences + 1, updated_at = ? WHERE id = ?`,
+  retitle: `UPDATE notifications SET message = ?, updated_at = ? WHERE id = ?`,
   raisePriority: `UPDATE notifications SET priority = @priority, channels_planned = @channels_planned, updated_at = @updated_at WHERE id = @id`,
   saveState: `UPDATE notifications SET status = @status, updated_at = @updated_at, acknowledged_at = @acknowledged_at,
     acknowledged_by = @acknowledged_by, acknowledged_via = @acknowledged_via, ack_note = @ack_note, resolved_at = @resolved_at WHERE id = @id`,
@@ -108,6 +109,11 @@ export class NotificationsRepository {
 
   bumpOccurrences(id: string, nowIso: string): void {
     this.statements.bumpOccurrences.run(nowIso, id);
+  }
+
+  /** The alert's text changed while it is open (a PLC point found chattering). */
+  retitle(id: string, message: string, nowIso: string): void {
+    this.statements.retitle.run(message, nowIso, id);
   }
 
   /** A merge raised the priority: the channels the re-planned chain will use change with it. */

@@ -5,6 +5,7 @@ import {
   alarmLabel,
   alarmStep,
   alarmTitle,
+  chatteringText,
   type AlarmEffect,
   type AlarmSpec,
   type AlarmState
@@ -162,7 +163,9 @@ describe("alarm conditioning", () => {
     fc.assert(
       fc.property(spec, readings, (tuning, values) => {
         const steps = run({...oilTemp, ...tuning}, [...values, ...calmTail]);
-        const kinds = effectsOf(steps).map((effect) => effect.kind);
+        const kinds = effectsOf(steps)
+          .map((effect) => effect.kind)
+          .filter((kind) => kind !== "chattering");
         kinds.forEach((kind, index) => expect(kind).toBe(index % 2 === 0 ? "fire" : "resolve"));
         expect(kinds.length % 2).toBe(0);
         expect(alarmLabel(steps.at(-1)!.after)).toBe("normal");
@@ -170,7 +173,7 @@ describe("alarm conditioning", () => {
     );
   });
 
-  it("a chattering point pages at most once per chatter episode", () => {
+  it("a chattering point pages at most once per chatter episode, and its alert says it is chattering", () => {
     const flapping = fc.array(fc.tuple(fc.integer({min: 200, max: 4000}), fc.constantFrom(70, 90)), {
       minLength: 10,
       maxLength: 150
@@ -181,6 +184,16 @@ describe("alarm conditioning", () => {
         let episodeFires = 0;
         for (const step of steps) {
           if (!step.before.chattering) episodeFires = 0;
+          const told = step.effects.filter((effect) => effect.kind === "chattering");
+          if (!step.before.chattering && step.after.chattering) {
+            // The episode starts: a new alert pages once saying so, an open one is told instead of paged.
+            const said = step.effects.filter(
+              (effect) => effect.kind === "chattering" || (effect.kind === "fire" && effect.chattering)
+            );
+            expect(said).toHaveLength(1);
+            if (step.before.fired) expect(said[0]).toEqual({kind: "chattering"});
+            else expect(said[0]).toMatchObject({kind: "fire", title: expect.stringMatching(/ \(chattering\)$/)});
+          } else expect(told).toEqual([]);
           if (step.after.chattering) {
             episodeFires += step.effects.filter((effect) => effect.kind === "fire").length;
             expect(episodeFires).toBeLessThanOrEqual(1);
@@ -198,5 +211,14 @@ describe("alarm conditioning", () => {
     expect(effectsOf(steps)).toEqual([
       expect.objectContaining({kind: "fire", chattering: true, title: "Press 7 oil 90 °C (chattering)"})
     ]);
+  });
+
+  it("tells an alert already paged that its point is now chattering, without paging again", () => {
+    const paged = [[0, 90] as const, [1000, 90] as const];
+    const flapping = Array.from({length: 20}, (_, index) => [1000, index % 2 ? 90 : 70] as const);
+    const steps = run({...oilTemp, onDelaySeconds: 1, offDelaySeconds: 3}, [...paged, ...flapping]);
+    expect(effectsOf(steps).map((effect) => effect.kind)).toEqual(["fire", "chattering"]);
+    expect(chatteringText("Press 7 oil 90 °C")).toBe("Press 7 oil 90 °C (chattering)");
+    expect(chatteringText("Press 7 oil 90 °C (chattering)")).toBe("Press 7 oil 90 °C (chattering)");
   });
 });

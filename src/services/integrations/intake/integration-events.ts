@@ -65,14 +65,20 @@ export class IntegrationEvents {
    * Acknowledges the integration's alert with this id, if one is open: an alarm acknowledged on
    * the device's side (an OPC UA condition acknowledged at the SCADA), with the integration as the actor.
    */
-  async acknowledge(integration: IntegrationRecord, alertId: string, by: string): Promise<void> {
+  async acknowledge(integration: IntegrationRecord, alertId: string, by: string, note: string | null): Promise<void> {
     const existing = this.deps.journal.read(() => this.deps.alerts.latestUnresolved(alertKey(integration, alertId)));
     if (!existing || !isOpen(existing.status)) return;
     await this.deps.notifications.acknowledge(
       existing.id,
-      {by, note: null, via: "api"},
+      {by, note, via: "api"},
       {type: "integration", id: integration.id}
     );
+  }
+
+  /** Changes the text of the integration's alert with this id (`change` of its text), if one is not yet resolved; pages nobody. */
+  async retitle(integration: IntegrationRecord, alertId: string, change: (message: string) => string): Promise<void> {
+    const existing = this.deps.journal.read(() => this.deps.alerts.latestUnresolved(alertKey(integration, alertId)));
+    if (existing) await this.deps.notifications.retitle(existing.id, change, {type: "integration", id: integration.id});
   }
 
   /** Whether the integration has an alert with this id not yet resolved (open, acknowledged or exhausted). */

@@ -27,7 +27,9 @@ const FIELDS = [
   "Time",
   "ActiveState.Id",
   "AckedState.Id",
-  "Retain"
+  "Retain",
+  "ClientUserId",
+  "Comment"
 ] as const;
 type Field = (typeof FIELDS)[number];
 
@@ -81,6 +83,8 @@ export class ConditionTracker {
       severity: Number.isFinite(severity) ? Math.min(1000, Math.max(1, severity)) : 1,
       message: (field("Message") as LocalizedText | null)?.text ?? "",
       source: text(field("SourceName")),
+      acknowledgedBy: text(field("ClientUserId")),
+      comment: (field("Comment") as LocalizedText | null)?.text ?? "",
       time: time instanceof Date ? time : new Date()
     };
     this.refreshed?.add(conditionId);

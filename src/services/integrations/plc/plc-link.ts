@@ -15,6 +15,8 @@ export interface DeviceAlarm {
   readonly conditionId: string; // the alert key
   readonly active: boolean; // false -> resolve
   readonly acknowledged: boolean; // true when acknowledged on the device/SCADA side
+  readonly acknowledgedBy?: string; // who, as the server names the user of the last acknowledge (OPC UA ClientUserId)
+  readonly comment?: string; // the comment of the condition's last acknowledge or comment
   readonly severity: number; // 1-1000, mapped to priority by the integration's bands
   readonly message: string;
   readonly source: string;

@@ -2,6 +2,7 @@ import {
   ALARM_START,
   alarmLabel,
   alarmStep,
+  chatteringText,
   type AlarmEffect,
   type AlarmSpec,
   type AlarmState
@@ -27,7 +28,9 @@ export interface PlcWatchDeps {
   /** Whether the integration's alert with this id is not yet resolved (an alarm that paged before a restart). */
   unresolved(integration: IntegrationRecord, alertId: string): boolean;
   /** Acknowledges the integration's open alert with this id: an alarm acknowledged on the device or SCADA side. */
-  acknowledge(integration: IntegrationRecord, alertId: string, by: string): Promise<void>;
+  acknowledge(integration: IntegrationRecord, alertId: string, by: string, note: string | null): Promise<void>;
+  /** Changes the text of the integration's alert with this id while it is not resolved (a point found chattering). */
+  retitle(integration: IntegrationRecord, alertId: string, change: (message: string) => string): Promise<void>;
   /** Who acknowledged the integration's open alert with this id, once a person has. */
   acknowledgement(integration: IntegrationRecord, alertId: string): {by: string | null; note: string | null} | null;
   /** Acknowledges a condition on the device (OPC UA: its Acknowledge method), when the link can. */
@@ -125,16 +128,23 @@ export class PlcWatch implements PlcLinkListener {
       text
     );
     if (alarm.acknowledged)
-      void this.sent().then(() =>
-        this.deps
-          .acknowledge(this.integration, alertId, `${this.integration.name} (acknowledged on the device)`)
-          .catch((error: unknown) =>
-            this.deps.logger.warn("a device acknowledgement could not be applied", {
-              integration: this.integration.name,
-              error: (error as Error).message
-            })
-          )
+      this.afterSent("a device acknowledgement could not be applied", () =>
+        this.deps.acknowledge(
+          this.integration,
+          alertId,
+          acknowledgedAtDevice(this.integration, alarm),
+          alarm.comment || null
+        )
       );
+  }
+
+  /** Runs `change` once everything queued so far was handed to the intake (the alert it changes exists by then). */
+  private afterSent(failure: string, change: () => Promise<void>): void {
+    void this.sent().then(() =>
+      change().catch((error: unknown) =>
+        this.deps.logger.warn(failure, {integration: this.integration.name, error: (error as Error).message})
+      )
+    );
   }
 
   /**
@@ -207,11 +217,21 @@ export class PlcWatch implements PlcLinkListener {
       this.deps.clock.now()
     );
     point.alarm = state;
-    for (const effect of effects) this.enqueue(...this.pointAction(point, effect));
+    const alertId = pointAlertId(point.fields.name);
+    for (const effect of effects) {
+      if (effect.kind === "chattering")
+        this.afterSent("a chattering point's alert could not be retitled", () =>
+          this.deps.retitle(this.integration, alertId, chatteringText)
+        );
+      else this.enqueue(...this.pointAction(alertId, point, effect));
+    }
   }
 
-  private pointAction(point: PointWatch, effect: AlarmEffect): [InboundAction, string] {
-    const alertId = pointAlertId(point.fields.name);
+  private pointAction(
+    alertId: string,
+    point: PointWatch,
+    effect: Exclude<AlarmEffect, {kind: "chattering"}>
+  ): [InboundAction, string] {
     if (effect.kind === "resolve")
       return [{action: "resolve", alert_id: alertId}, `${point.fields.name} back to normal`];
     return [
@@ -283,4 +303,14 @@ export class PlcWatch implements PlcLinkListener {
       this.sending = null;
     });
   }
+}
+
+/**
+ * Who acknowledged a condition on the device side, and where, for `acknowledged_by` and the audit
+ * (`acknowledged_via` stays "api": the contract has no device value): the OPC UA user the server
+ * names (its ClientUserId), else that the server did not say.
+ */
+export function acknowledgedAtDevice(integration: IntegrationRecord, alarm: DeviceAlarm): string {
+  const where = `on the SCADA/HMI via OPC UA (${integration.name})`;
+  return alarm.acknowledgedBy ? `${alarm.acknowledgedBy} ${where}` : `an operator ${where}, user not reported`;
 }

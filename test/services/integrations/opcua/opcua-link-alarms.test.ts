@@ -55,8 +55,15 @@ describe("OPC UA Alarms & Conditions against node-opcua's server", () => {
     await expect
       .poll(() => link.alarm(server.conditionId))
       .toMatchObject({active: true, acknowledged: false, severity: 900});
-    server.acknowledgeHere("seen at the SCADA");
-    await expect.poll(() => link.alarm(server.conditionId)).toMatchObject({active: true, acknowledged: true});
+    server.acknowledgeHere("seen at the SCADA", "jwagner");
+    await expect
+      .poll(() => link.alarm(server.conditionId))
+      .toMatchObject({
+        active: true,
+        acknowledged: true,
+        acknowledgedBy: "jwagner",
+        comment: "seen at the SCADA"
+      });
     server.clear("Tank level normal");
     await expect.poll(() => link.alarm(server.conditionId)).toMatchObject({active: false, acknowledged: true});
   });
