@@ -97,6 +97,35 @@ describe("device integration kinds", () => {
     }
   });
 
+  it("mints no secret and no events URL for a modbus or opcua integration, which take no events", async () => {
+    const sender = await createIntegration({name: "a sender", kind: "generic"});
+    expect(sender.secret).toMatch(/^whsec_/);
+    expect(sender.url).toMatch(/\/events\?token=/);
+    const devices = {
+      // Nothing answers on port 1: the links keep retrying, which this test does not mind.
+      modbus: {
+        modbus: {host: "127.0.0.1", port: 1},
+        points: [{name: "oil", table: "holding_register", address: 1, type: "uint16"}]
+      },
+      opcua: {
+        opcua: {endpoint_url: "opc.tcp://127.0.0.1:1", security_mode: "None", security_policy: "None", alarms: true},
+        points: []
+      }
+    };
+    for (const [kind, device] of Object.entries(devices)) {
+      const created = await createIntegration({name: `a ${kind}`, kind, ...device});
+      expect(created).not.toHaveProperty("secret");
+      expect(created.url).toBeNull();
+      expect((await gw.call("GET", `/api/v1/integrations/${created.id}`)).body.url).toBeNull();
+      expect(record(created.id)).not.toHaveProperty("secret");
+      expect(record(created.id)).not.toHaveProperty("url_token");
+      const rotated = await gw.call("POST", `/api/v1/integrations/${created.id}/rotate-credentials`);
+      expect(rotated.status).toBe(400);
+      expect(rotated.body.detail).toContain(`a ${kind} integration has no credentials`);
+      expect(record(created.id)).not.toHaveProperty("secret");
+    }
+  });
+
   it.each([
     [{kind: "generic", rules: []}, "/rules"],
     [{kind: "snmp_trap", rules: []}, "/rules"],

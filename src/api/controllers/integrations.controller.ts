@@ -55,7 +55,7 @@ export class IntegrationsController {
   @JsonBody()
   @Summary("Create an inbound integration")
   @Description(
-    "The secret (for signing events) is in this response only; `url` (for senders that can neither sign nor set headers) stays visible to admin keys."
+    "The secret (for signing events) is in this response only; `url` (for senders that can neither sign nor set headers) stays visible to admin keys. A modbus or opcua integration has neither (`url` null, no `secret`): Klaxon asks its device."
   )
   @Returns(201, IntegrationWithSecretModel)
   @IdempotentCreate({unprocessable: "Unknown target"})
@@ -65,7 +65,7 @@ export class IntegrationsController {
       return {
         location: `/api/v1/integrations/${integration.id}`,
         resource: this.integrations.view(integration),
-        secrets: {secret}
+        ...(secret ? {secrets: {secret}} : {})
       };
     });
   }
@@ -128,6 +128,7 @@ export class IntegrationsController {
   )
   @Returns(200, IntegrationWithSecretModel)
   @Returns(404, ProblemModel)
+  @(Returns(400, ProblemModel).Description("A modbus or opcua integration: it has no credentials"))
   async rotateCredentials(@PathParams("id") id: string, @Context() ctx: PlatformContext) {
     const {integration, secret} = await this.integrations.rotateCredentials(id, actorOf(ctx));
     return {...this.integrations.view(integration), secret};

@@ -120,11 +120,12 @@ export class IntegrationModel extends MqttViewFieldsModel {
   @Required() @Format("uuid") target: string;
   @Required() @Enum(...PRIORITIES) default_priority: string;
   @Required()
+  @Nullable(String)
   @Format("uri")
   @Description(
-    "Keyless address for senders that can neither sign nor set headers: anyone with it can send events. Admin keys only see it"
+    "Keyless address for senders that can neither sign nor set headers: anyone with it can send events. Admin keys only see it. null for modbus and opcua: Klaxon asks their device, nothing sends to them"
   )
-  url: string;
+  url: string | null;
   @Required()
   @Nullable(String)
   @Description("email: the address devices send to (anyone with it can send alerts); null for other kinds")
@@ -142,7 +143,7 @@ export class IntegrationModel extends MqttViewFieldsModel {
 export class IntegrationWithSecretModel extends IntegrationModel {
   // Not required: an idempotent replay of the create leaves the secret out (docs/api.md, "Idempotent creates").
   @Description(
-    "whsec_ + base64 of 32 random bytes, for signing events as outbound webhooks are signed. Shown only in the first answer to the create (a replay leaves it out); store it now."
+    "whsec_ + base64 of 32 random bytes, for signing events as outbound webhooks are signed. Shown only in the first answer to the create (a replay leaves it out); store it now. Never for modbus and opcua: nothing sends events to them, so none is made."
   )
   secret?: string;
 }

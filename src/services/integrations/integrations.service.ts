@@ -38,6 +38,7 @@ import {
 } from "./mqtt/mqtt-settings.js";
 import {
   PLC_FIELDS,
+  PLC_KINDS,
   plcFieldProblems,
   plcPatchBase,
   plcRecordFields,
@@ -95,7 +96,15 @@ function unmappedField(kind: IntegrationKind, policy: UnmappedPolicy | undefined
 
 /** The local part of an email integration's address: derived from its secret, so rotating the credentials changes it. */
 export function emailAddressToken(integration: IntegrationRecord): string {
-  return derivedToken(integration.secret, "inbound-email-address");
+  return derivedToken(integration.secret ?? "", "inbound-email-address");
+}
+
+/**
+ * A new signing secret and keyless URL token, for the kinds that receive events; none for modbus
+ * and opcua, which ask their device and take no events: a secret nobody uses is only one to leak.
+ */
+function newCredentials(kind: IntegrationKind): {secret?: string; url_token?: string} {
+  return PLC_KINDS.includes(kind) ? {} : {secret: newWebhookSecret(), url_token: secretToken()};
 }
 
 /** What the API shows of an integration: never its secret. */
@@ -105,8 +114,8 @@ export interface IntegrationView extends Partial<SnmpTrapView>, Partial<MqttView
   kind: IntegrationKind;
   target: string;
   default_priority: Priority;
-  /** The keyless address for senders that can neither sign nor set headers. */
-  url: string;
+  /** The keyless address for senders that can neither sign nor set headers; null for modbus and opcua. */
+  url: string | null;
   /** Email integrations: the address devices send to (`<token>@<inbound_email.domain>`); null for other kinds. */
   address: string | null;
   /** Email and MQTT integrations: the mapping rules, in order. */
@@ -169,7 +178,9 @@ export class IntegrationsService {
 
   view(integration: IntegrationRecord): IntegrationView {
     const {id, name, kind, target, default_priority, created_at, updated_at} = integration;
-    const url = `${this.deps.publicBase().replace(/\/+$/, "")}/api/v1/integrations/${id}/events?token=${integration.url_token}`;
+    const url = integration.url_token
+      ? `${this.deps.publicBase().replace(/\/+$/, "")}/api/v1/integrations/${id}/events?token=${integration.url_token}`
+      : null;
     const address = kind === "email" ? `${emailAddressToken(integration)}@${this.deps.emailDomain()}` : null;
     const rules = RULE_FIELDS_BY_KIND[kind] ? {rules: integration.rules ?? []} : {};
     const stats = this.deps.journal.read(() => this.deps.stats.stats(id));
@@ -287,23 +298,25 @@ export class IntegrationsService {
     this.deps.plc?.changed();
   }
 
-  /** Creates an integration; its secret is returned here and never again. */
-  async create(input: IntegrationInput, actor: Actor): Promise<{integration: IntegrationRecord; secret: string}> {
+  /** Creates an integration; its secret (none for modbus and opcua) is returned here and never again. */
+  async create(
+    input: IntegrationInput,
+    actor: Actor
+  ): Promise<{integration: IntegrationRecord; secret: string | null}> {
     this.checkTarget(input.target);
     this.checkRules(input);
     this.checkTrapFields(input.kind, input, null);
     this.checkMqttFields(input.kind, input, null);
     const nowMs = this.clock.now();
     const now = isoTimestamp(nowMs);
-    const secret = newWebhookSecret();
+    const credentials = newCredentials(input.kind);
     const integration: IntegrationRecord = {
       id: newId("int", nowMs),
       name: input.name,
       kind: input.kind,
       target: input.target,
       default_priority: input.default_priority ?? "high",
-      secret,
-      url_token: secretToken(),
+      ...credentials,
       ...(input.rules ? {rules: input.rules} : {}),
       ...unmappedField(input.kind, input.unmapped),
       ...snmpTrapFields(input),
@@ -320,7 +333,7 @@ export class IntegrationsService {
       {type: "integration", id: integration.id},
       {name: integration.name, kind: integration.kind, target: integration.target}
     );
-    return {integration, secret};
+    return {integration, secret: credentials.secret ?? null};
   }
 
   /** The document a merge patch produces (kind included, unchanged), for the caller to validate before `replace`. */
@@ -369,11 +382,18 @@ export class IntegrationsService {
    */
   async rotateCredentials(id: string, actor: Actor): Promise<{integration: IntegrationRecord; secret: string}> {
     const current = this.get(id);
-    const secret = newWebhookSecret();
+    const {secret, url_token} = newCredentials(current.kind);
+    if (!secret)
+      throw invalid([
+        {
+          pointer: "/id",
+          detail: `a ${current.kind} integration has no credentials: Klaxon asks the device, nothing sends to it`
+        }
+      ]);
     const rotated: IntegrationRecord = {
       ...current,
       secret,
-      url_token: secretToken(),
+      url_token,
       updated_at: isoTimestamp(this.clock.now())
     };
     if (!(await this.integrations.replace(rotated))) throw notFound("integration", id);

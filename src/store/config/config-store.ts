@@ -59,10 +59,10 @@ export interface IntegrationRecord
   /** Recipient or group uuid its alerts page. */
   target: string;
   default_priority: Priority;
-  /** Verifies signed events (Standard Webhooks); shown once, like a webhook secret. */
-  secret: string;
-  /** The unguessable part of the integration's keyless URL. */
-  url_token: string;
+  /** Verifies signed events (Standard Webhooks); shown once, like a webhook secret. Absent for modbus and opcua: nothing sends to them. */
+  secret?: string;
+  /** The unguessable part of the integration's keyless URL; absent for modbus and opcua. */
+  url_token?: string;
   /** Email and MQTT: how a text message maps to an alert, first match wins; absent means none. */
   rules?: TextRule[];
   /** Device kinds: what a message no rule maps becomes; absent means "page". */

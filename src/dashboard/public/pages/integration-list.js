@@ -132,8 +132,8 @@ function integrationCard(integration, targets, reload) {
       integration.rules ? [h("dt", {}, "Rules"), h("dd", {}, String(integration.rules.length))] : null,
       device ? statsFacts(integration.stats) : null,
       device && !integration.points ? unmappedFacts(integration) : null,
-      h("dt", {}, "Events URL"),
-      h("dd", {}, copyable(integration.url, "Copy URL"))
+      // A modbus or opcua integration takes no events: it has no URL (nor secret) to show.
+      integration.url ? [h("dt", {}, "Events URL"), h("dd", {}, copyable(integration.url, "Copy URL"))] : null
     ),
     integration.points ? plcSection(integration) : null,
     device ? keptLog(integration) : null
@@ -150,18 +150,20 @@ function integrationCard(integration, targets, reload) {
     h(
       "div",
       {class: "actions"},
-      cardButton("Rotate credentials", () =>
-        run(
-          `Issue a new secret and URL${integration.address ? " and mail address" : ""} for ${integration.name}? The old ones stop working at once: reconfigure its senders.`,
-          async () => {
-            const rotated = await api("POST", `${path}/rotate-credentials`);
-            await reload(
-              `Integration ${integration.name} has a new secret and URL${integration.address ? " and address" : ""}.`,
-              secretOnce(`New secret for ${integration.name}`, rotated.secret, secretNote(integration.id))
-            );
-          }
-        )
-      ),
+      integration.url
+        ? cardButton("Rotate credentials", () =>
+            run(
+              `Issue a new secret and URL${integration.address ? " and mail address" : ""} for ${integration.name}? The old ones stop working at once: reconfigure its senders.`,
+              async () => {
+                const rotated = await api("POST", `${path}/rotate-credentials`);
+                await reload(
+                  `Integration ${integration.name} has a new secret and URL${integration.address ? " and address" : ""}.`,
+                  secretOnce(`New secret for ${integration.name}`, rotated.secret, secretNote(integration.id))
+                );
+              }
+            )
+          )
+        : null,
       cardButton(
         "Delete",
         () =>
