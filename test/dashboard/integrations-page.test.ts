@@ -1,6 +1,6 @@
 import net from "node:net";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import type {Page} from "playwright-core";
+import type {Locator, Page} from "playwright-core";
 import {ALL_CHANNELS_CONFIGURED, createRecipient, startTestGateway, type TestGateway} from "../support/gateway.js";
 import {browserOn, signInThroughPage} from "./support/browser.js";
 import {setAdminPassword} from "./support/dashboard-client.js";
@@ -23,6 +23,25 @@ beforeAll(async () => {
 afterAll(() => session?.close());
 
 const go = (route: string) => session.go(route);
+
+/** Types into each control with this label, or picks the option of a select. */
+async function fillIn(form: Locator, values: Record<string, string>) {
+  for (const [label, value] of Object.entries(values)) {
+    const control = form.getByLabel(label, {exact: true});
+    if ((await control.evaluate((element) => element.tagName)) === "SELECT") await control.selectOption(value);
+    else await control.fill(value);
+  }
+}
+
+/** The "Add an integration" form on a fresh load of the page, its name typed and its kind chosen. */
+async function addIntegrationForm(name: string, kind: string) {
+  await go("integrations");
+  await page.reload();
+  const form = page.locator("form", {hasText: "Add an integration"});
+  await form.getByLabel("Name", {exact: true}).fill(name);
+  await form.getByLabel("Kind").selectOption(kind);
+  return form;
+}
 
 describe("the Integrations page in a real browser", () => {
   it("rotates an integration's secret and URL, showing the new secret once", async () => {
@@ -154,33 +173,115 @@ describe("the Integrations page in a real browser", () => {
     expect(await brokerLine.getAttribute("class")).toBe("integration-error");
   });
 
-  it("shows a modbus integration's points with their live value and alarm state, and reads them now", async () => {
+  it("adds a modbus integration through the form, shows what the gateway refuses beside the point, lands on its points and reads them now", async () => {
     const device = await ModbusServer.start();
     try {
       await device.set("hr", 100, 64);
-      const target = (await gw.call("GET", "/api/v1/recipients")).body.items[0].uuid;
-      const point = {name: "oil_temp", table: "holding_register", address: 100, type: "uint16", unit: "°C"};
-      const body = {
-        name: "press-9",
-        kind: "modbus",
-        target,
-        modbus: {host: "127.0.0.1", port: device.port, poll_interval_ms: 60_000},
-        points: [{...point, alarm: {when: ">", value: 80}}]
-      };
-      expect((await gw.call("POST", "/api/v1/integrations", {body})).status).toBe(201);
-      await page.reload();
+      const form = await addIntegrationForm("press-9", "modbus");
+      // Polled once a minute: a new value shows only through "Read now".
+      await fillIn(form, {
+        Host: "127.0.0.1",
+        Port: String(device.port),
+        "Poll every (ms)": "60000",
+        "Point 1 name": "oil_temp",
+        "Point 1 table": "coil",
+        "Point 1 address": "100",
+        "Point 1 type": "float32",
+        "Point 1 unit": "°C",
+        "Point 1 alarm when": ">",
+        "Point 1 alarm value": "80",
+        "Point 1 alarm title": "Press 9 oil {value} {unit}"
+      });
+      await form.getByRole("button", {name: "Add point"}).click();
+      await form.getByLabel("Point 2 name").fill("pressure");
+      await form.getByLabel("Point 2 address").fill("101");
+      await form.getByRole("button", {name: "Add integration"}).click();
+      // The gateway's words land beside the point's type: a coil holds one bit.
+      const typeError = form.locator(".field", {has: page.getByLabel("Point 1 type")}).locator(".field-error");
+      await expect.poll(() => typeError.textContent()).toMatch(/a coil holds one bit: its type is bool/);
+      await fillIn(form, {"Point 1 table": "holding_register", "Point 1 type": "uint16"});
+      await form.getByRole("button", {name: "Add integration"}).click();
       const card = page.locator("article.integration", {hasText: "press-9"});
+      // The page lands on the new integration's card: its points, their live state, "Read now".
+      await expect.poll(() => card.evaluate((article) => article === article.ownerDocument.activeElement)).toBe(true);
       const row = card.locator("tr", {hasText: "oil_temp"});
       await expect.poll(() => row.textContent()).toContain("holding_register 100 (uint16)");
-      // Polled once a minute: the new value shows only through "Read now".
+      expect(await card.locator("tr", {hasText: "pressure"}).textContent()).toContain("holding_register 101 (uint16)");
       await device.set("hr", 100, 91);
       await card.getByRole("button", {name: "Read now"}).click();
       await expect.poll(() => row.textContent()).toContain("91 °C");
       expect(await row.textContent()).toMatch(/good/);
       expect(await card.locator("dd", {hasText: /^127\.0\.0\.1: /}).textContent()).toContain("connected");
+      // No secret or events URL for a device Klaxon asks itself.
+      expect(await page.locator("section.secret-once").count()).toBe(0);
+      const created = (await gw.call("GET", "/api/v1/integrations?limit=200")).body.items.find(
+        (item: {name: string}) => item.name === "press-9"
+      );
+      expect(created).toMatchObject({
+        url: null,
+        modbus: {host: "127.0.0.1", port: device.port, unit_id: 1, poll_interval_ms: 60_000},
+        points: [
+          {
+            name: "oil_temp",
+            table: "holding_register",
+            address: 100,
+            type: "uint16",
+            unit: "°C",
+            alarm: {when: ">", value: 80, title: "Press 9 oil {value} {unit}"}
+          },
+          {name: "pressure", table: "holding_register", address: 101, type: "uint16"}
+        ]
+      });
+      expect(created.points[1].alarm ?? null).toBeNull();
     } finally {
       await device.stop();
     }
+  });
+
+  it("adds an opcua integration through the form: its server, login, alarms and a point on a node id", async () => {
+    const form = await addIntegrationForm("boiler-house", "opcua");
+    // Nothing listens on port 1: the link keeps retrying, which this test does not mind.
+    await fillIn(form, {
+      "Endpoint URL": "opc.tcp://127.0.0.1:1",
+      "Security mode": "Sign",
+      User: "klaxon",
+      Password: "s3cret-pass",
+      "Point 1 name": "temperature",
+      "Point 1 node id": "ns=2;s=Boiler.Temperature",
+      "Point 1 alarm when": ">=",
+      "Point 1 alarm value": "95",
+      "Point 1 alarm priority": "critical"
+    });
+    await form.getByRole("button", {name: "Add integration"}).click();
+    const policyError = form.locator(".field", {has: page.getByLabel("Security policy")}).locator(".field-error");
+    await expect.poll(() => policyError.textContent()).toMatch(/security mode "None" goes with policy "None"/);
+    await form.getByLabel("Security mode").selectOption("None");
+    await form.getByRole("button", {name: "Add integration"}).click();
+    await page
+      .locator("article.integration", {hasText: "boiler-house"})
+      .locator("tr", {hasText: "temperature"})
+      .waitFor();
+    const created = (await gw.call("GET", "/api/v1/integrations?limit=200")).body.items.find(
+      (item: {name: string}) => item.name === "boiler-house"
+    );
+    expect(created).toMatchObject({
+      url: null,
+      opcua: {
+        endpoint_url: "opc.tcp://127.0.0.1:1",
+        security_mode: "None",
+        security_policy: "None",
+        user: "klaxon",
+        alarms: true
+      },
+      points: [
+        {
+          name: "temperature",
+          node_id: "ns=2;s=Boiler.Temperature",
+          alarm: {when: ">=", value: 95, priority: "critical"}
+        }
+      ]
+    });
+    expect(JSON.stringify(created)).not.toContain("s3cret-pass");
   });
 
   it("pages a schedule chosen by name as a heartbeat's target; the schedule shows its uuid, and the Notifications filter offers it", async () => {

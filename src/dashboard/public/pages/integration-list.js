@@ -3,6 +3,7 @@ import {badge, confirmAction, copyable, dataTable, emptyState, h, secretOnce} fr
 import {field, select, submitting} from "../lib/forms.js";
 import {PRIORITIES, timeElement} from "../lib/format.js";
 import {pagedTargetOptions} from "../lib/targets.js";
+import {plcEditor} from "./plc-form.js";
 import {plcSection} from "./plc-points.js";
 
 const PRIORITY_OPTIONS = PRIORITIES.map((priority) => [priority, priority]);
@@ -118,7 +119,8 @@ function integrationCard(integration, targets, reload) {
   const device = DEVICE_KINDS.includes(integration.kind);
   const article = h(
     "article",
-    {class: "card item integration"},
+    // Its id, so a new integration's page can land on it (the points and "Read now" of a PLC).
+    {class: "card item integration", id: `integration-${integration.id}`, tabindex: "-1"},
     h("div", {class: "card-head"}, h("h3", {}, integration.name), badge(integration.kind)),
     h(
       "dl",
@@ -277,9 +279,12 @@ function integrationForm(targets, reload) {
     options: [
       ["generic", "Generic (Klaxon's JSON, the Go library)"],
       ["alertmanager", "Prometheus Alertmanager"],
-      ["email", "Email (devices mail an address of this box)"]
+      ["email", "Email (devices mail an address of this box)"],
+      ["modbus", "Modbus (Klaxon reads a PLC or meter over TCP or RS-485)"],
+      ["opcua", "OPC UA (Klaxon watches a PLC's or SCADA's server)"]
     ]
   });
+  const plc = plcEditor();
   const form = h(
     "form",
     {novalidate: true, class: "card"},
@@ -289,9 +294,11 @@ function integrationForm(targets, reload) {
     select({label: "Page", name: "target", options: pagedTargetOptions(targets)}),
     select({label: "Default priority", name: "default_priority", value: "high", options: PRIORITY_OPTIONS}),
     ruleEditor,
+    plc.element,
     h("div", {class: "actions"}, h("button", {type: "submit", class: "button primary"}, "Add integration"))
   );
   form.elements.kind.addEventListener("change", () => {
+    plc.show(form.elements.kind.value);
     ruleEditor.hidden = form.elements.kind.value !== "email";
     if (!ruleEditor.hidden && !rules.childElementCount) rules.append(ruleRow(0));
   });
@@ -303,14 +310,27 @@ function integrationForm(targets, reload) {
       kind: elements.kind.value,
       target: elements.target.value,
       default_priority: elements.default_priority.value,
-      ...(elements.kind.value === "email" ? {rules: rulesOf(form)} : {})
+      ...(elements.kind.value === "email" ? {rules: rulesOf(form)} : {}),
+      ...plc.fieldsOf(form)
     };
     const result = await submitting(form, () => api("POST", "/api/v1/integrations", body));
-    if (result.ok)
+    if (!result.ok) return;
+    const added = result.value;
+    // A modbus or opcua integration has no secret (nothing sends to it): the page lands on its
+    // points and their live state instead, where "Read now" checks the values.
+    if (!added.secret) {
       await reload(
-        `Integration ${result.value.name} added.${result.value.address ? ` Devices mail ${result.value.address}.` : ""}`,
-        secretOnce(`Secret for ${result.value.name}`, result.value.secret, secretNote(result.value.id))
+        `Integration ${added.name} added: its points and their live state are below; "Read now" reads them at once.`
       );
+      const card = document.getElementById(`integration-${added.id}`);
+      card?.scrollIntoView({block: "start"});
+      card?.focus();
+      return;
+    }
+    await reload(
+      `Integration ${added.name} added.${added.address ? ` Devices mail ${added.address}.` : ""}`,
+      secretOnce(`Secret for ${added.name}`, added.secret, secretNote(added.id))
+    );
   });
   return form;
 }
