@@ -48,7 +48,7 @@ export function startLink(config: Partial<OpcUaLinkConfig>, dataDir?: string): L
       clock: systemClock,
       log: createLogger("debug", (line) => logLines.push(line)),
       dataDir: dir,
-      reconnectDelaysMs: [300]
+      reconnect: {firstMs: 300, maxMs: 300}
     }
   );
   link.start({

@@ -2,6 +2,7 @@ import modbusSerial from "modbus-serial";
 import type {ModbusRTU} from "modbus-serial/ModbusRTU.js";
 import type {Clock} from "../../../lib/clock.js";
 import type {Logger} from "../../../lib/logger.js";
+import {ReconnectBackoff} from "../../../lib/reconnect-backoff.js";
 import {
   isBitTable,
   modbusExceptionText,
@@ -42,7 +43,7 @@ const ModbusClient = modbusSerial as unknown as new () => ModbusRTU;
  * One connection per device, polled every pollIntervalMs with the points batched into as few
  * requests as the addresses allow; one request in flight at a time (RTU allows no other, and a
  * small PLC answers one TCP client's requests in turn anyway). A device that does not answer is
- * closed and reconnected with back-off (doubling up to 10 poll intervals, at most 30 s); every
+ * closed and reconnected with back-off (lib/reconnect-backoff.ts: from 2 poll intervals, doubling up to 10, at most 30 s); every
  * wait is a timer, so a dead device never holds up another link.
  */
 export class ModbusLink implements PlcLink {
@@ -50,8 +51,10 @@ export class ModbusLink implements PlcLink {
   private listener: PlcLinkListener | null = null;
   private timer: NodeJS.Timeout | null = null;
   private busy: Promise<unknown> = Promise.resolve();
-  private failures = 0;
   private stopped = false;
+  /** The pause before the next cycle: the poll interval, or a reconnect back-off while the device is gone. */
+  private nextPauseMs: number;
+  private readonly backoff: ReconnectBackoff;
   private readonly reads: ModbusRead[];
 
   constructor(
@@ -59,6 +62,11 @@ export class ModbusLink implements PlcLink {
     private readonly deps: {clock: Clock; logger: Logger}
   ) {
     this.reads = planReads(config.points);
+    this.nextPauseMs = config.pollIntervalMs;
+    this.backoff = new ReconnectBackoff({
+      firstMs: config.pollIntervalMs * 2,
+      maxMs: Math.min(config.pollIntervalMs * 10, MAX_BACKOFF_MS)
+    });
   }
 
   start(listener: PlcLinkListener): void {
@@ -80,14 +88,7 @@ export class ModbusLink implements PlcLink {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      void this.serially(() => this.cycle()).then(() => {
-        const backoff = Math.min(
-          this.config.pollIntervalMs * 2 ** this.failures,
-          this.config.pollIntervalMs * 10,
-          MAX_BACKOFF_MS
-        );
-        this.schedule(this.failures ? backoff : this.config.pollIntervalMs);
-      });
+      void this.serially(() => this.cycle()).then(() => this.schedule(this.nextPauseMs));
     }, delayMs);
     this.timer.unref();
   }
@@ -121,7 +122,11 @@ export class ModbusLink implements PlcLink {
       this.disconnect();
       readings.splice(0, readings.length, ...this.reads.flatMap((read) => this.bad(read)));
     }
-    this.failures = failure && !this.client ? this.failures + 1 : 0;
+    if (failure && !this.client) this.nextPauseMs = this.backoff.failed();
+    else {
+      this.backoff.succeeded();
+      this.nextPauseMs = this.config.pollIntervalMs;
+    }
     this.report(readings, failure ? {state: "unreachable", error: failure} : {state: "connected"});
     return readings;
   }

@@ -15,6 +15,7 @@ import {
 } from "node-opcua-client";
 import type {Clock} from "../../../lib/clock.js";
 import type {Logger} from "../../../lib/logger.js";
+import {ReconnectBackoff, type ReconnectSchedule} from "../../../lib/reconnect-backoff.js";
 import type {LinkStatus, PlcLink, PlcLinkListener, PointReading} from "../plc/plc-link.js";
 import {acknowledgeOnServer, ConditionTracker, monitorConditions} from "./opcua-alarms.js";
 import {certificateManager, ownCertificate} from "./opcua-certificate.js";
@@ -41,11 +42,11 @@ export interface OpcUaLinkDeps {
   readonly log: Logger;
   /** The box's data dir: the OPC UA certificate and trust lists live in its opcua-pki/. */
   readonly dataDir: string;
-  /** The pauses before reconnecting after each failure in a row; the last repeats. */
-  readonly reconnectDelaysMs?: readonly number[];
+  /** The pauses before reconnecting after failures in a row (default: 1 s doubling up to 30 s). */
+  readonly reconnect?: ReconnectSchedule;
 }
 
-const RECONNECT_DELAYS_MS = [1_000, 2_000, 5_000, 10_000, 30_000];
+const RECONNECT: ReconnectSchedule = {firstMs: 1_000, maxMs: 30_000};
 // A connection (TCP, secure channel, session, subscription) that takes longer is given up and retried.
 const CONNECT_TIMEOUT_MS = 20_000;
 const CLOSE_TIMEOUT_MS = 3_000;
@@ -97,7 +98,7 @@ class OpcUaLink implements PlcLink {
   private connection: Connection | null = null;
   // Each connection attempt has its own generation: handlers of an older one do nothing.
   private generation = 0;
-  private failures = 0;
+  private readonly backoff: ReconnectBackoff;
   private retryTimer: NodeJS.Timeout | null = null;
   private watchdog: NodeJS.Timeout | null = null;
   private lastStatus: LinkStatus | null = null;
@@ -110,6 +111,7 @@ class OpcUaLink implements PlcLink {
     private readonly deps: OpcUaLinkDeps
   ) {
     this.log = deps.log.child({opcua: config.endpointUrl});
+    this.backoff = new ReconnectBackoff(deps.reconnect ?? RECONNECT);
     this.tracker = new ConditionTracker(
       (alarm) => this.tell((listener) => listener.alarm?.(alarm)),
       () => void this.refreshConditions()
@@ -166,7 +168,7 @@ class OpcUaLink implements PlcLink {
     try {
       await withTimeout(this.open(generation), CONNECT_TIMEOUT_MS, "connecting");
       if (generation !== this.generation) return;
-      this.failures = 0;
+      this.backoff.succeeded();
       this.report({state: "connected"});
       if (this.config.alarms) await this.refreshConditions();
     } catch (error) {
@@ -292,13 +294,11 @@ class OpcUaLink implements PlcLink {
     const connection = this.connection;
     this.connection = null;
     if (connection) void this.close(connection);
-    const delays = this.deps.reconnectDelaysMs ?? RECONNECT_DELAYS_MS;
-    const delayMs = delays[Math.min(this.failures, delays.length - 1)] ?? 30_000;
-    this.failures++;
+    const delayMs = this.backoff.failed();
     // The words need the certificate's facts (a file read); a connection made meanwhile is newer news.
-    const failures = this.failures;
+    const failures = this.backoff.failures;
     void ownCertificate(this.deps.dataDir).then((certificate) => {
-      if (!this.stopped && this.failures === failures) {
+      if (!this.stopped && this.backoff.failures === failures) {
         this.report({state: "unreachable", error: opcUaErrorInWords(error, certificate)});
       }
     });
