@@ -1,10 +1,9 @@
 import type {Clock} from "../lib/clock.js";
 import type {Logger} from "../lib/logger.js";
-import type {IntegrationRecord} from "../store/config/config-store.js";
 import type {IntegrationsRepository} from "../store/config/repositories.js";
 import type {DeviceIntake} from "../services/integrations/intake/device-intake.js";
 import type {IntegrationEvents} from "../services/integrations/intake/integration-events.js";
-import type {PlcLink} from "../services/integrations/plc/plc-link.js";
+import {PlcLinkWorkers} from "../services/integrations/plc-worker/plc-link-workers.js";
 import type {AuditService} from "../services/shared/audit.service.js";
 import {PlcLinksService} from "../services/integrations/plc/plc-links.service.js";
 import {createMqttTransport, type MqttTransport} from "./mqtt-transport.js";
@@ -21,47 +20,33 @@ export interface DeviceLinksDeps {
 }
 
 /** The device integrations' outgoing connections: one MQTT client per mqtt integration, one link per PLC. */
-export function createDeviceLinks(deps: DeviceLinksDeps, logger: Logger): {mqtt: MqttTransport; plc: PlcLinksService} {
-  return {mqtt: createMqttTransport(deps, logger), plc: createPlcTransport(deps, logger)};
+export function createDeviceLinks(
+  deps: DeviceLinksDeps,
+  logger: Logger
+): {mqtt: MqttTransport; plc: PlcLinksService; plcWorkers: PlcLinkWorkers} {
+  const {service, workers} = createPlcTransport(deps, logger);
+  return {mqtt: createMqttTransport(deps, logger), plc: service, plcWorkers: workers};
 }
 
 /**
- * The PLC integrations' links (one per modbus or opcua integration) and their watches. A link's
- * driver (modbus-serial, node-opcua) is loaded only when an integration of its kind exists: an
- * idle gateway carries neither (issue 36, docs/benchmarks.md).
+ * The PLC integrations' links (one per modbus or opcua integration) and their watches. The links
+ * run in supervised worker threads, one per kind, started with the first integration of that kind
+ * (design rule 14; an idle gateway runs none and loads neither driver: issue 36, docs/benchmarks.md).
  */
-function createPlcTransport(deps: DeviceLinksDeps, logger: Logger): PlcLinksService {
+function createPlcTransport(
+  deps: DeviceLinksDeps,
+  logger: Logger
+): {service: PlcLinksService; workers: PlcLinkWorkers} {
   const {integrations, intake, events, clock, audit} = deps;
   const plcLogger = logger.child({component: "plc"});
-  const linkFor = async (integration: IntegrationRecord): Promise<PlcLink> => {
-    const linkLogger = plcLogger.child({integration: integration.name});
-    if (integration.kind === "modbus") {
-      const {createModbusLink} = await import("../services/integrations/modbus/modbus-link.js");
-      return createModbusLink(integration, {clock, logger: linkLogger});
-    }
-    const {createOpcUaLink} = await import("../services/integrations/opcua/opcua-link.js");
-    const opcua = integration.opcua!;
-    const points = (integration.points ?? []).map((point) => ({name: point.name, nodeId: point.node_id ?? ""}));
-    return createOpcUaLink(
-      {
-        endpointUrl: opcua.endpoint_url,
-        securityMode: opcua.security_mode,
-        securityPolicy: opcua.security_policy,
-        user: opcua.user ?? null,
-        password: opcua.password ?? null,
-        alarms: opcua.alarms,
-        points
-      },
-      {clock, log: linkLogger, dataDir: deps.dataDir}
-    );
-  };
-  return new PlcLinksService(
+  const workers = new PlcLinkWorkers(deps.dataDir, plcLogger);
+  const service = new PlcLinksService(
     {
       integrations,
       intake,
       clock,
       audit,
-      linkFor,
+      links: workers,
       unresolved: (integration, alertId) => events.unresolved(integration, alertId),
       acknowledge: (integration, alertId, by, note) => events.acknowledge(integration, alertId, by, note),
       retitle: (integration, alertId, change) => events.retitle(integration, alertId, change),
@@ -69,4 +54,5 @@ function createPlcTransport(deps: DeviceLinksDeps, logger: Logger): PlcLinksServ
     },
     plcLogger
   );
+  return {service, workers};
 }

@@ -17,6 +17,7 @@ import type {Webhooks} from "../outbox/index.js";
 import type {DeviceIntake} from "../services/integrations/intake/device-intake.js";
 import type {ParserWorkers} from "../lib/parser-workers.js";
 import type {Operations} from "../ops/index.js";
+import type {PlcLinkWorkers} from "../services/integrations/plc-worker/plc-link-workers.js";
 
 /** With main's `--accept-wal-loss` and `--accept-journal-loss` (OpenStoresOptions). */
 export interface GatewayOptions extends Pick<OpenStoresOptions, "acceptWalLoss" | "acceptJournalLoss"> {
@@ -50,6 +51,8 @@ export interface Gateway {
   deviceIntake: DeviceIntake;
   /** The device doors' supervised parser workers, as /readyz shows them (tests pace a fuzzer by them). */
   parserWorkers: ParserWorkers;
+  /** The PLC links' workers (tests end one to prove that its end costs its links only). */
+  plcLinkWorkers: Pick<PlcLinkWorkers, "terminate">;
   /** Metrics, backups, retention, self-monitoring and the watchdog's liveness probe. */
   operations: Operations;
   stop(): Promise<void>;

@@ -243,7 +243,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     plc: {state: (id) => plc.state(id), changed: () => void plc.sync(), readNow: (id) => plc.readNow(id)}
   });
   const links = {...integrations, integrations: repositories.integrations, clock, dataDir, audit};
-  const {mqtt, plc} = createDeviceLinks(links, logger);
+  const {mqtt, plc, plcWorkers} = createDeviceLinks(links, logger);
   const maintenance = createMaintenance(
     {journal, windows: maintenanceWindows, notifications, directory: directory.repositories, audit, clock},
     logger
@@ -254,6 +254,8 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   // The device doors register their parser workers here once they start (below), for /metrics and /readyz.
   const parserWorkers = new ParserWorkers();
   parserWorkers.register("mqtt-mapper", () => mqtt.mapper.report());
+  parserWorkers.register("plc-modbus", () => plcWorkers.report("modbus"));
+  parserWorkers.register("plc-opcua", () => plcWorkers.report("opcua"));
   const operations = createOperations({
     settings,
     replication,
@@ -394,6 +396,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
     webhooks: {dispatcher: webhooks.dispatcher},
     deviceIntake: integrations.intake,
     parserWorkers,
+    plcLinkWorkers: plcWorkers,
     stop
   };
 }

@@ -190,6 +190,14 @@ export class SupervisedWorker<Work, Event> {
     return true;
   }
 
+  /**
+   * Ends the running worker as a crash would (counted as an exit, restarted after the back-off):
+   * what a test does to prove that a worker's end costs that worker only.
+   */
+  async terminate(): Promise<void> {
+    await this.worker?.terminate();
+  }
+
   stats(): SupervisedWorkerStats {
     return {
       name: this.options.name,

@@ -163,6 +163,31 @@ describe("a modbus integration", () => {
     }
   });
 
+  it("loses only the PLC link worker when it ends: paging goes on, the link says why and comes back", async () => {
+    // Design rule 14: the device's bytes are decoded in a supervised worker. No reply of pymodbus
+    // or of a fuzzed device ends modbus-serial's decoder, so the test ends the worker itself, as a
+    // crash would, through the gateway's handle on it.
+    const before = (await point("oil_temp")).state.read_at;
+    await rig().gw.gateway.plcLinkWorkers.terminate("modbus");
+    // Another person: the target's next page (the unreachable test below) is not held behind this one.
+    const other = await rig().recipient({name: "Ahmed", email: "ahmed@factory.lan"});
+    await rig().send(other, {message: "Boiler pressure low, paged while the PLC worker restarts"});
+    expect((await rig().peer.next()).text).toContain("Boiler pressure low, paged while the PLC worker restarts");
+    await eventually(
+      "the link back, with fresh readings, saying what happened",
+      () => integration(),
+      (seen) =>
+        seen.link.state === "connected" &&
+        seen.points[0].state.read_at > before &&
+        seen.link.last_error?.includes("PLC link worker restarted") === true
+    );
+    const ready = await rig().gw.call("GET", "/readyz");
+    const worker = ready.body.parser_workers.find((each: any) => each.name === "plc-modbus");
+    expect(worker).toMatchObject({running: true, restarts: 1, crashes: {exit: 1}});
+    const metrics = await rig().gw.call("GET", "/metrics");
+    expect(metrics.body).toMatch(/klaxon_parser_worker_crashes_total\{worker="plc-modbus",kind="exit"\} 1/);
+  });
+
   it("pages the target when the device stops answering, and resolves when it is back", async () => {
     await device.stop();
     const mail = await rig().peer.next();

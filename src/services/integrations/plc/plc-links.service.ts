@@ -11,8 +11,8 @@ import {PlcWatch, type PlcWatchDeps} from "./plc-watch.js";
 /** What the PLC links work with. */
 export interface PlcLinksDeps extends Omit<PlcWatchDeps, "logger" | "acknowledgeOnDevice"> {
   integrations: IntegrationsRepository;
-  /** Makes the link of a modbus or opcua integration; the composition root loads the driver only then. */
-  linkFor(integration: IntegrationRecord): Promise<PlcLink>;
+  /** Makes the link of a modbus or opcua integration (it runs in its kind's worker) and ends them all at shutdown. */
+  links: {linkFor(integration: IntegrationRecord): PlcLink; stop(): Promise<void>};
   clock: Clock;
 }
 
@@ -36,8 +36,10 @@ const linkFingerprint = (integration: IntegrationRecord) =>
 /**
  * One link per modbus or opcua integration, started, restarted or stopped to match the stored
  * integrations (`sync`, after every change), each with its watch; a tick each second lets alarm
- * delays run out and pages devices that stopped answering. A link that cannot even be made
- * (a driver that fails to load) leaves its integration unreachable, which pages in time.
+ * delays run out and pages devices that stopped answering. The links themselves (the device's
+ * bytes) run in a supervised worker (plc-link-workers.ts); the watches, which page, run here. A
+ * link that cannot even start (a worker that fails to load) leaves its integration unreachable,
+ * which pages in time.
  */
 export class PlcLinksService {
   private readonly running = new Map<string, Running>();
@@ -60,6 +62,7 @@ export class PlcLinksService {
     await this.ticker.stop();
     await this.syncing;
     await Promise.all([...this.running.keys()].map((id) => this.end(id)));
+    await this.deps.links.stop();
   }
 
   tick(): void {
@@ -113,11 +116,11 @@ export class PlcLinksService {
     for (const [id, integration] of wanted) {
       const current = this.running.get(id);
       if (current) current.watch.renamed(integration);
-      else await this.begin(integration);
+      else this.begin(integration);
     }
   }
 
-  private async begin(integration: IntegrationRecord): Promise<void> {
+  private begin(integration: IntegrationRecord): void {
     const logger = this.logger.child({integration: integration.name});
     const acknowledgeOnDevice = async (conditionId: string, by: string, comment: string) => {
       const link = this.running.get(integration.id)?.link;
@@ -128,7 +131,7 @@ export class PlcLinksService {
     const running: Running = {fingerprint: linkFingerprint(integration), watch, link: null};
     this.running.set(integration.id, running);
     try {
-      running.link = await this.deps.linkFor(integration);
+      running.link = this.deps.links.linkFor(integration);
       running.link.start(watch);
     } catch (error) {
       const message = (error as Error).message;
