@@ -31,9 +31,11 @@ export const BODY_BYTES = 280;
 
 /**
  * Mail the sink took, over the whole bench (with storm grouping: one per step of the bench's storm),
- * and when the first mail since `firstAt` was last set to null arrived (ms since the epoch).
+ * and when the first mail since `firstAt` was last set to null arrived (ms since the epoch), and
+ * when the first connection since `firstConnectAt` was set to null was opened (the page's SMTP
+ * conversation began).
  */
-export const mailSink = {received: 0, firstAt: null, server: null, port: 0};
+export const mailSink = {received: 0, firstAt: null, firstConnectAt: null, server: null, port: 0};
 
 /** Starts the sink once; the environment that points a Klaxon at it (none with BENCH_CHANNEL=none). */
 async function mailEnvironment() {
@@ -43,6 +45,10 @@ async function mailEnvironment() {
       authOptional: true,
       disabledCommands: ["STARTTLS", "AUTH"],
       logger: false,
+      onConnect(_session, done) {
+        mailSink.firstConnectAt ??= Date.now();
+        done();
+      },
       onData(stream, _session, done) {
         stream.resume();
         stream.on("end", () => {

@@ -6,30 +6,34 @@
 // unless something crashes. Everything runs on 127.0.0.1. Run it by hand, under a `timeout`.
 //
 // Figures per storm: alerts answered 2xx (and every other answer), latency p50/p99/max per alert
-// (from starting its request, the connect included), when the last answer came, the on-call
-// person's first page (the loopback SMTP sink's first mail) after the first alert was sent, a
-// dashboard read (GET /api/v1/notifications?limit=50, every 100 ms from the bench process) p50/
-// p99/max throughout, the gateway's RSS before and after, and the causes a tail could have: the
-// kernel's listen-queue overflows (TcpExt ListenOverflows/ListenDrops, this network namespace),
-// the journal's group commits (writes per commit), the event loop's longest stall, and the
-// gateway's main thread split into time on a core, time waiting for one (runnable but not run:
-// other processes on its core, from /proc schedstat) and neither (waiting for I/O or work), with
-// the gateway's CPU per alert: on a shared machine the waiting is the machine's, not the code's.
-// Each connection's first request is shown apart with its TCP handshake, the gateway's own time
-// per send is read from its /metrics histogram, and the client processes report their own time on
-// a core and waiting for one: where the latency is measured is starved too on a shared machine.
+// from the moment its request's bytes were handed to the socket to its answer's last byte (a
+// connection's first request is written as its handshake completes; the older figure, counted
+// from the connect() call, is shown beside it), when the last answer came and the on-call
+// person's first page (the loopback SMTP sink's first mail; and when its SMTP connection opened)
+// after the storm began, a dashboard read (GET /api/v1/notifications?limit=50, every 100 ms from
+// the bench process, over a kept-alive connection as a browser's, and over a new connection each)
+// p50/p99/max throughout, the gateway's RSS before and after, and the causes a tail could have:
+// each connection's first request stage by stage (handshake, written by its client, accepted by
+// the gateway, its headers parsed, its answer handed to the kernel, its last byte at the client:
+// the gateway's side from bench/storm-probe.mjs, loaded with --import, joined by the client's
+// port), the kernel's listen-queue overflows (TcpExt ListenOverflows/ListenDrops, this network
+// namespace), the journal's group commits (writes per commit), the event loop's longest stall,
+// the gateway's own time per send (its /metrics histogram), and the gateway's main thread split
+// into time on a core, time waiting for one (runnable but not run: other processes on its core,
+// from /proc schedstat) and neither, with its CPU per alert; and the client processes' own time on
+// a core and waiting for one: on a shared machine the waiting is the machine's, not the code's.
 //
 // Env: BENCH_STORMS (default "5000/500,20000/1000": alerts/connections of each storm, each on a
-// fresh gateway), BENCH_STORM_GENERATORS (client processes, default 4), BENCH_STORM_TIMEOUT_SECONDS
+// fresh gateway), BENCH_STORM_GENERATORS (client processes, default 2), BENCH_STORM_TIMEOUT_SECONDS
 // (a client gives up on an answer after this long, default 30), BENCH_STORM_STOP_SECONDS (how long
 // the gateway may take to stop after the storm before it is killed, default 60; a CPU profile is
-// written only by a clean stop), and bench/harness.mjs's
-// BENCH_GATEWAY, BENCH_KEEP_DATA, BENCH_CPU_PROF.
+// written only by a clean stop), BENCH_STORM_PROBE=0 (no probe in the gateway), and
+// bench/harness.mjs's BENCH_GATEWAY, BENCH_KEEP_DATA, BENCH_CPU_PROF, BENCH_NODE_FLAGS.
 
 import {spawn} from "node:child_process";
-import {readFileSync} from "node:fs";
+import {existsSync, readFileSync, rmSync} from "node:fs";
 import http from "node:http";
-import {cpus} from "node:os";
+import {cpus, tmpdir} from "node:os";
 import {join} from "node:path";
 import {performance} from "node:perf_hooks";
 import {setTimeout as sleep} from "node:timers/promises";
@@ -54,14 +58,24 @@ import {
 import {ROOT} from "./harness-env.mjs";
 import {SERIAL_MARK} from "./load-driver.mjs";
 import {cpuSeconds, mainThreadSchedule} from "./proc-stat.mjs";
+import {
+  firstRequestStages,
+  listenQueueCounters,
+  percentile,
+  scrape,
+  sendFigures,
+  serverBound
+} from "./storm-figures.mjs";
 
 const GENERATOR_ENTRY = join(ROOT, "bench", "storm-generator.mjs");
+const PROBE_ENTRY = join(ROOT, "bench", "storm-probe.mjs");
+const PROBE = process.env.BENCH_STORM_PROBE !== "0";
 const STORMS = (process.env.BENCH_STORMS ?? "5000/500,20000/1000").split(",").map((spec) => {
   const [alerts, connections] = spec.split("/").map(Number);
   if (!(alerts > 0 && connections > 0)) throw new Error(`BENCH_STORMS: "${spec}" is not alerts/connections`);
   return {alerts, connections};
 });
-const GENERATORS = Math.round(envNumber("BENCH_STORM_GENERATORS", 4));
+const GENERATORS = Math.round(envNumber("BENCH_STORM_GENERATORS", 2));
 const CLIENT_TIMEOUT_MS = envNumber("BENCH_STORM_TIMEOUT_SECONDS", 30) * 1000;
 const STOP_TIMEOUT_MS = envNumber("BENCH_STORM_STOP_SECONDS", 60) * 1000;
 const READ_PATH = "/api/v1/notifications?limit=50";
@@ -77,69 +91,38 @@ const onMachineCores = cpus().length;
 const GATEWAY_CPUS = "0";
 const CLIENT_CPUS = onMachineCores > 1 ? `1-${onMachineCores - 1}` : "0";
 
-function pinnedSubject() {
+/** The gateway pinned to its core, with the connection probe loaded before main.js when `probeFile` is given. */
+function pinnedSubject(probeFile) {
   const subject = klaxonSubject();
   return {
     ...subject,
     command: (port, dataDir) => {
       const {file, args, env} = subject.command(port, dataDir);
-      return {file: "taskset", args: ["-c", GATEWAY_CPUS, file, ...args], env};
+      const probe = probeFile ? [`--import=${PROBE_ENTRY}`] : [];
+      return {
+        file: "taskset",
+        args: ["-c", GATEWAY_CPUS, file, ...args.slice(0, -1), ...probe, args.at(-1)],
+        env: probeFile ? {...env, BENCH_STORM_PROBE_FILE: probeFile} : env
+      };
     }
   };
 }
 
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-/** Listen-queue overflows and drops so far in this network namespace (/proc/net/netstat). */
-function listenQueueCounters() {
-  const lines = readFileSync("/proc/net/netstat", "utf8").split("\n");
-  const header = lines.find((line) => line.startsWith("TcpExt:") && line.includes("ListenOverflows")).split(/\s+/);
-  const values = lines[lines.indexOf(header.join(" ")) + 1].split(/\s+/);
-  const field = (name) => Number(values[header.indexOf(name)]);
-  return {overflows: field("ListenOverflows"), drops: field("ListenDrops")};
-}
-
-/** The gateway's journal and event-loop figures from /metrics (its loop-delay gauges cover the time since the previous scrape). */
-async function scrape(port) {
-  const {text} = await request(port, "GET", "/metrics");
-  const value = (name) => Number((text.match(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "m")) ?? [])[1]);
-  return {
-    commits: value("klaxon_journal_commits_total"),
-    writes: value("klaxon_journal_writes_total"),
-    loopMaxMs: value("nodejs_eventloop_delay_max_seconds") * 1000,
-    loopP99Ms: value("nodejs_eventloop_delay_p99_seconds") * 1000,
-    sendBuckets: sendDurationBuckets(text)
-  };
-}
-
-/** The send route's 2xx request-duration histogram (seconds, cumulative counts by upper bound), from /metrics. */
-function sendDurationBuckets(text) {
-  const buckets = new Map();
-  const line = /^klaxon_http_request_duration_seconds_bucket\{([^}]*)\} (\S+)$/gm;
-  for (const [, labels, count] of text.matchAll(line)) {
-    if (!labels.includes(`route="${SEND_PATH}"`) || !/status="2\d\d"/.test(labels)) continue;
-    const le = labels.match(/le="([^"]+)"/)[1];
-    buckets.set(le, (buckets.get(le) ?? 0) + Number(count));
+/** Asks the gateway's probe for its records (SIGUSR2) and reads them; null if it wrote none within 10 s. */
+async function readGatewayProbe(pid, probeFile) {
+  rmSync(probeFile, {force: true});
+  process.kill(pid, "SIGUSR2");
+  for (let waited = 0; waited < 10_000; waited += 50) {
+    await sleep(50);
+    if (existsSync(probeFile)) {
+      try {
+        return JSON.parse(readFileSync(probeFile, "utf8"));
+      } catch {
+        // still being written
+      }
+    }
   }
-  return buckets;
-}
-
-/**
- * The gateway's own time for the storm's sends (from the door's first step to the answer, the
- * /metrics histogram): the bucket bound under which `share` of them finished, in ms.
- */
-function serverBound(before, after, share) {
-  const counts = [...after].map(([le, count]) => [
-    Number(le === "+Inf" ? Infinity : le),
-    count - (before.get(le) ?? 0)
-  ]);
-  counts.sort((a, b) => a[0] - b[0]);
-  const total = counts.at(-1)?.[1] ?? 0;
-  const found = counts.find(([, count]) => count >= share * total);
-  return found ? found[0] * 1000 : NaN;
+  return null;
 }
 
 /**
@@ -188,7 +171,8 @@ function startGenerator(run) {
 }
 
 async function storm({alerts, connections}) {
-  const gateway = await startSubject(pinnedSubject());
+  const probeFile = PROBE ? join(tmpdir(), `klaxon-storm-probe-${process.pid}.json`) : null;
+  const gateway = await startSubject(pinnedSubject(probeFile));
   const {port, record} = gateway;
   const {headers, recipientUuid} = await prepareKlaxon(port, gateway.dataDir);
   // Each alert distinct: a fixed-width serial at the head of its message.
@@ -214,6 +198,7 @@ async function storm({alerts, connections}) {
   const metricsBefore = await scrape(port);
   const queueBefore = listenQueueCounters();
   mailSink.firstAt = null;
+  mailSink.firstConnectAt = null;
   const dashboard = new http.Agent({keepAlive: true, maxSockets: 1});
   const stopProbe = readProbe(port, headers, dashboard);
   const stopFreshProbe = readProbe(port, headers);
@@ -234,8 +219,9 @@ async function storm({alerts, connections}) {
   dashboard.destroy();
   const queueAfter = listenQueueCounters();
   const metricsAfter = await scrape(port);
-  const firstSentAt = Math.min(...results.map((result) => result.firstSentAt));
-  const lastAnsweredAt = Math.max(...results.map((result) => result.lastAnsweredAt));
+  const sends = sendFigures(results);
+  const atGateway = probeFile ? await readGatewayProbe(record.child.pid, probeFile) : null;
+  if (probeFile) rmSync(probeFile, {force: true});
   const pageDeadline = Date.now() + 30_000;
   while (mailSink.firstAt === null && Date.now() < pageDeadline) await sleep(50);
   const rssAfter = readProcStatus(record.child.pid);
@@ -244,27 +230,19 @@ async function storm({alerts, connections}) {
   const stopped = await stopChild(record, STOP_TIMEOUT_MS);
   const stop = `${stopped.code === 0 ? "clean" : JSON.stringify(stopped)} after ${fmt.ms(performance.now() - stopStartedAt)}`;
 
-  const latencies = results.flatMap((result) => result.latencies).sort((a, b) => a - b);
-  const firstLatencies = results.flatMap((result) => result.firstLatencies).sort((a, b) => a - b);
-  const connectLatencies = results.flatMap((result) => result.connectLatencies).sort((a, b) => a - b);
   const statuses = {};
   for (const result of results)
     for (const [status, n] of Object.entries(result.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
   return {
     alerts,
     connections,
-    accepted: latencies.length,
     statuses,
     refusedWithRetryAfter: results.reduce((sum, result) => sum + result.refusedWithRetryAfter, 0),
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    max: latencies.at(-1) ?? NaN,
-    firstP50: percentile(firstLatencies, 50),
-    firstP99: percentile(firstLatencies, 99),
-    connectP50: percentile(connectLatencies, 50),
-    connectP99: percentile(connectLatencies, 99),
-    lastMs: lastAnsweredAt - firstSentAt,
-    firstPageMs: mailSink.firstAt === null ? NaN : mailSink.firstAt - firstSentAt,
+    ...sends,
+    stages: firstRequestStages(results, atGateway, sends.startedAt),
+    lastMs: sends.lastAnsweredAt - sends.startedAt,
+    firstPageMs: mailSink.firstAt === null ? NaN : mailSink.firstAt - sends.startedAt,
+    firstPageConnectMs: mailSink.firstConnectAt === null ? NaN : mailSink.firstConnectAt - sends.startedAt,
     reads,
     freshReads,
     rssBeforeMb: rssBefore,
@@ -288,6 +266,27 @@ async function storm({alerts, connections}) {
   };
 }
 
+function spreadText({p50, p99, max}) {
+  return `${fmt.ms(p50)} / ${fmt.ms(p99)} / ${fmt.ms(max)}`;
+}
+
+/** Where each connection's first request spent its time, at the gateway (its probe), when the bench had one. */
+function stageRows(stages) {
+  if (!stages) return [["  at the gateway", "no probe (BENCH_STORM_PROBE=0)", ""]];
+  return [
+    [
+      `  at the gateway (${fmt.int(stages.joined)} joined by port): accepted, after the storm's start`,
+      spreadText(stages.acceptedSinceStart),
+      ""
+    ],
+    ["  headers parsed, after the storm's start", spreadText(stages.parsedSinceStart), ""],
+    ["  written by the client -> accepted by the gateway", spreadText(stages.accept), ""],
+    ["  accepted -> its headers parsed (the first read)", spreadText(stages.read), ""],
+    ["  headers parsed -> answer handed to the kernel (the door)", spreadText(stages.work), ""],
+    ["  answer handed to the kernel -> its last byte at the client", spreadText(stages.back), ""]
+  ];
+}
+
 function report(run) {
   const target = run.alerts >= 20_000 ? TARGETS.large : TARGETS.small;
   const readP99 = percentile(run.reads.latencies, 99);
@@ -304,26 +303,34 @@ function report(run) {
         ""
       ],
       ["503 with Retry-After", fmt.int(run.refusedWithRetryAfter), ""],
-      ["latency p50", fmt.ms(run.p50), ""],
-      ["latency p99", fmt.ms(run.p99), within(run.p99, target.p99Ms)],
-      ["latency max", fmt.ms(run.max), ""],
       [
-        "latency p50 / p99 of each connection's first request (its connect included)",
-        `${fmt.ms(run.firstP50)} / ${fmt.ms(run.firstP99)}`,
+        "latency (from the request handed to the socket) p50 / max",
+        `${fmt.ms(run.fromSend.p50)} / ${fmt.ms(run.fromSend.max)}`,
         ""
       ],
+      ["latency p99", fmt.ms(run.fromSend.p99), within(run.fromSend.p99, target.p99Ms)],
+      [
+        "latency with a first request counted from its connect() call (the older figure) p50 / p99 / max",
+        spreadText(run.fromConnect),
+        ""
+      ],
+      ["each connection's first request: latency p50 / p99 / max", spreadText(run.firstFromSend), ""],
+      ["  counted from its connect() call p50 / p99 / max", spreadText(run.firstFromConnect), ""],
+      ["  the TCP handshake (connect() to connected) p50 / p99 / max", spreadText(run.handshake), ""],
+      ["  written by its client, after the storm's start, p50 / p99 / max", spreadText(run.firstWritten), ""],
+      ...stageRows(run.stages),
       [
         "the gateway's own time per send, p50 / p99 (at most; /metrics histogram bucket)",
         `<= ${fmt.ms(run.serverP50Ms)} / <= ${fmt.ms(run.serverP99Ms)}`,
         ""
       ],
-      ["of which the connect (handshake done) p50 / p99", `${fmt.ms(run.connectP50)} / ${fmt.ms(run.connectP99)}`, ""],
-      ["last answer after first sent", fmt.ms(run.lastMs), within(run.lastMs, target.lastMs)],
+      ["last answer after the storm's start", fmt.ms(run.lastMs), within(run.lastMs, target.lastMs)],
       [
-        "first page (first mail) after first sent",
+        "first page (first mail) after the storm's start",
         fmt.ms(run.firstPageMs),
         within(run.firstPageMs, target.firstPageMs)
       ],
+      ["  its SMTP connection opened, after the storm's start", fmt.ms(run.firstPageConnectMs), ""],
       [
         `dashboard read, kept-alive connection (a browser's), p50 / p99 / max (${run.reads.latencies.length} reads, ${run.reads.failures.length} failed)`,
         `${fmt.ms(percentile(run.reads.latencies, 50))} / ${fmt.ms(readP99)} / ${fmt.ms(run.reads.latencies.at(-1) ?? NaN)}`,
