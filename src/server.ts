@@ -41,6 +41,7 @@ import {BODY_PIPELINE, requestLog, type RequestRecorder} from "./api/http/pipeli
 import {AdmittingServer, limitConnections} from "./api/connections/connection-limits.js";
 import {listenBacklog, listenWithBacklog} from "./api/connections/listen-backlog.js";
 import {admitRequests} from "./api/connections/request-admission.js";
+import {paceRequests} from "./api/connections/request-pacing.js";
 import type {Logger} from "./lib/logger.js";
 import type {Settings} from "./settings/defaults.js";
 
@@ -177,6 +178,8 @@ export async function openHttpFront(settings: Settings, parts: HttpFrontParts): 
     middlewares: [
       admitRequests(settings.http.max_requests_in_flight, parts.logger),
       requestLog(parts.recordRequest),
+      // After the request log, so a request's recorded duration includes its wait for a turn.
+      paceRequests(),
       ...(standby ? [standbyGate(standby)] : []),
       ...BODY_PIPELINE
     ],
@@ -197,7 +200,7 @@ export async function openHttpFront(settings: Settings, parts: HttpFrontParts): 
       }
     );
   try {
-    await listenWithBacklog(server, settings.host, settings.port, backlog);
+    await listenWithBacklog(server, {host: settings.host, port: settings.port}, backlog);
   } catch (error) {
     // The process's one injector is free again for whatever starts next (a start that retries, a test).
     await platform.stop();

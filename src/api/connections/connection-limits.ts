@@ -1,6 +1,6 @@
 import {readFileSync} from "node:fs";
 import {Server, type RequestListener} from "node:http";
-import type {Socket} from "node:net";
+import type {Server as NetServer, Socket} from "node:net";
 import type {Settings} from "../../settings/defaults.js";
 import type {Logger} from "../../lib/logger.js";
 import {AddressCounts, SocketRefusals} from "../../lib/connection-gate.js";
@@ -10,9 +10,10 @@ import {AppError} from "../../services/shared/errors.js";
 type HttpSettings = Settings["http"];
 
 /**
- * Descriptors kept back from API connections for everything else the gateway opens: the journal
- * (database, WAL, shared memory), the config store, the serial port, SMTP, Telegram and webhook
- * connections, backups, and Node's own (event loop, pipes, worker threads).
+ * Descriptors kept back from API connections for everything else the gateway opens: its listening
+ * sockets (listen-backlog.ts), the journal (database, WAL, shared memory), the config store, the
+ * serial port, SMTP, Telegram and webhook connections, backups, and Node's own (event loop, pipes,
+ * worker threads).
  */
 export const DESCRIPTORS_KEPT_BACK = 256;
 /** What a refused client is told to wait; a connection slot frees as soon as another client's request ends. */
@@ -75,6 +76,7 @@ function refusal(detail: string): Buffer {
  */
 export class AdmittingServer extends Server {
   private admit: (socket: Socket) => boolean = () => true;
+  private readonly acceptors: NetServer[] = [];
 
   constructor(listener: RequestListener) {
     super(listener);
@@ -88,6 +90,26 @@ export class AdmittingServer extends Server {
   override emit(event: string, ...args: unknown[]): boolean {
     if (event === "connection" && !this.admit(args[0] as Socket)) return false;
     return super.emit(event, ...args);
+  }
+
+  /**
+   * A listening socket beside the server's own on its port (listen-backlog.ts): what it accepts
+   * enters this server as a connection of its own, through the same admission, parser and timeouts.
+   */
+  addAcceptor(acceptor: NetServer): void {
+    acceptor.on("connection", (socket: Socket) => this.emit("connection", socket));
+    this.acceptors.push(acceptor);
+  }
+
+  /**
+   * Stops listening on every socket of the server; the callback comes once the connections of all
+   * of them have ended (net.Server's own waits for those its own socket accepted).
+   */
+  override close(callback?: (error?: Error) => void): this {
+    const acceptorsClosed = this.acceptors
+      .splice(0)
+      .map((acceptor) => new Promise<void>((done) => acceptor.close(() => done())));
+    return super.close((error) => void Promise.all(acceptorsClosed).then(() => callback?.(error)));
   }
 }
 

@@ -12,10 +12,11 @@ export const OVERLOAD_RETRY_AFTER_SECONDS = 2;
 // The probes an operator and the unit's watchdog read to see the overload: never refused for it.
 const PROBES = new Set(["/healthz", "/readyz", "/metrics"]);
 
-function pathOf(url: string | undefined): string {
+/** Whether a request is one of the probes that overload never refuses or holds back. */
+export function isProbe(url: string | undefined): boolean {
   const path = url ?? "/";
   const query = path.indexOf("?");
-  return query === -1 ? path : path.slice(0, query);
+  return PROBES.has(query === -1 ? path : path.slice(0, query));
 }
 
 /**
@@ -44,7 +45,7 @@ export function admitRequests(limit: number, logger: Logger) {
   };
 
   return (request: Request, response: Response, next: NextFunction) => {
-    if (inFlight >= limit && !PROBES.has(pathOf(request.url))) {
+    if (inFlight >= limit && !isProbe(request.url)) {
       if (refusedSinceWarning++ === 0)
         logger.warn("overloaded: refusing requests with 503 and Retry-After", {max_requests_in_flight: limit});
       return next(new AppError("overloaded", detail, {retryAfterSeconds: OVERLOAD_RETRY_AFTER_SECONDS}));
