@@ -95,6 +95,7 @@ export async function auditPage(main, {params}) {
         "notification.deduplicated",
         "notification.acknowledged",
         "notification.resolved",
+        "notification.retitled",
         "notification.exhausted",
         "recipient.created",
         "recipient.updated",
