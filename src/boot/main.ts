@@ -6,6 +6,7 @@ import type {LivenessProbe} from "../ops/liveness.js";
 import {startBox} from "./standby.js";
 import {SystemdNotifier} from "../ops/systemd-notify.js";
 import {Watchdog} from "../ops/watchdog.js";
+import {IdleTrim} from "../ops/idle-trim.js";
 import {CorruptConfigError} from "../store/config/atomic-json-file.js";
 import {WalLossError} from "../store/journal/wal-guard.js";
 import {NewerJournalError} from "../store/journal/migrations.js";
@@ -121,6 +122,9 @@ async function main(): Promise<void> {
   // Under systemd (Type=notify): ready once serving, then watchdog pings while the liveness probe passes.
   const systemd = SystemdNotifier.fromEnvironment(logger);
   await systemd.ready(`serving on ${box.url()}`);
+  // Start-up's leftovers given back once the gateway is quiet (with the unit's --expose-gc).
+  const idleTrim = IdleTrim.forProcess(logger);
+  idleTrim?.start();
   const watchdogMs = systemd.watchdogIntervalMs;
   // Typed by hand: the assignments happen in closures, which narrowing does not see.
   let watchdog = null as Watchdog | null;
@@ -141,6 +145,7 @@ async function main(): Promise<void> {
   await signalled;
   void systemd.stopping();
   try {
+    await idleTrim?.stop();
     await watchdog?.stop();
     await box.stop();
   } catch (error) {

@@ -87,6 +87,12 @@ describe("a gateway's start loads only what is configured", () => {
     expect(["modbus-serial", "node-opcua-client"].filter((name) => loaded.has(name))).toEqual([]);
   });
 
+  it("gives start-up's leftovers back once quiet (ops/idle-trim.ts, with the unit's --expose-gc)", () => {
+    expect(files).toContain("ops/idle-trim.ts");
+    const unit = readFileSync(join(SRC, "..", "systemd", "klaxon.service"), "utf8");
+    expect(unit).toMatch(/^ExecStart=\S+ (--\S+ )*--expose-gc (--\S+ )*\S+main\.js$/m);
+  });
+
   it("loads libphonenumber when a number is first checked, not at start", () => {
     expect([...loaded].filter((name) => name.startsWith("libphonenumber-js"))).toEqual([]);
   });

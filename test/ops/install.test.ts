@@ -94,7 +94,7 @@ describe("install.sh --root", {timeout: 300_000}, () => {
       );
     const unit = readFileSync(join(root, "etc/systemd/system/klaxon.service"), "utf8");
     expect(unit).toContain(
-      "ExecStart=/opt/klaxon/runtime/bin/node --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 /opt/klaxon/dist/main.js\n"
+      "ExecStart=/opt/klaxon/runtime/bin/node --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 --expose-gc /opt/klaxon/dist/main.js\n"
     );
 
     expect(plan(root)).toEqual([

@@ -69,7 +69,7 @@ describe("systemd/klaxon.service", () => {
       "SystemCallFilter=@system-service",
       "Environment=KLAXON_CONFIG=/etc/klaxon/klaxon.yaml",
       "Environment=KLAXON_DATA_DIR=/var/lib/klaxon",
-      "ExecStart=/opt/klaxon/runtime/bin/node --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 /opt/klaxon/dist/main.js",
+      "ExecStart=/opt/klaxon/runtime/bin/node --max-semi-space-size=4 --initial-old-space-size=24 --v8-pool-size=2 --expose-gc /opt/klaxon/dist/main.js",
       "User=klaxon",
       "SyslogIdentifier=klaxon",
       "SyslogLevelPrefix=true"
