@@ -92,7 +92,10 @@ function validAlarm(event: Raw): DeviceAlarm | null {
     severity: Math.min(1000, Math.max(1, severity)),
     message,
     source,
-    time: at
+    time: at,
+    // Who acknowledged at the SCADA, and what they wrote: optional, dropped when not text.
+    acknowledgedBy: text(event.acknowledgedBy, MAX_ID) ?? undefined,
+    comment: text(event.comment) ?? undefined
   };
 }
 

@@ -69,6 +69,13 @@ describe("events from the PLC link worker", () => {
     });
     expect(alarm?.type === "alarm" && alarm.alarm.message.length).toBe(1_003);
     expect(alarm?.type === "alarm" && alarm.alarm.severity).toBe(1_000);
+    // Who acknowledged at the SCADA travels with it (acknowledged_by names them); a non-text one is dropped.
+    const acked = {type: "alarm", id: "int_1", conditionId: "c", active: true, acknowledged: true, severity: 500};
+    const at = {message: "m", source: "s", time: Date.now()};
+    expect(validPlcEvent({...acked, ...at, acknowledgedBy: "jwagner", comment: "seen"})).toMatchObject({
+      alarm: {acknowledgedBy: "jwagner", comment: "seen"}
+    });
+    expect(validPlcEvent({...acked, ...at, acknowledgedBy: {}})).toMatchObject({alarm: {acknowledgedBy: undefined}});
     const reading = {type: "reading", id: "int_1", point: "p", quality: "good", readAt: Date.now()};
     expect(validPlcEvent({...reading, value: Number.NaN})).toBeNull();
     expect(validPlcEvent({...reading, value: 7})).toMatchObject({reading: {value: 7}});
