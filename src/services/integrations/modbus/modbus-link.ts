@@ -31,6 +31,18 @@ export interface ModbusLinkConfig {
   points: readonly ModbusPoint[];
 }
 
+/** What a Modbus link is given. */
+export interface ModbusLinkDeps {
+  clock: Clock;
+  logger: Logger;
+  /**
+   * The serialport binding an RTU port is opened with (serialport's native one when absent). In
+   * the PLC link worker it relays the bytes through the gateway's thread, since the native binding
+   * cannot run in a worker (plc-worker/serial-relay.ts).
+   */
+  serialBinding?: unknown;
+}
+
 /** The longest wait between reconnect attempts. */
 const MAX_BACKOFF_MS = 30_000;
 
@@ -59,7 +71,7 @@ export class ModbusLink implements PlcLink {
 
   constructor(
     private readonly config: ModbusLinkConfig,
-    private readonly deps: {clock: Clock; logger: Logger}
+    private readonly deps: ModbusLinkDeps
   ) {
     this.reads = planReads(config.points);
     this.nextPauseMs = config.pollIntervalMs;
@@ -155,7 +167,8 @@ export class ModbusLink implements PlcLink {
             baudRate: transport.baudRate,
             parity: transport.parity,
             stopBits: transport.stopBits,
-            dataBits: 8
+            dataBits: 8,
+            ...(this.deps.serialBinding ? {binding: this.deps.serialBinding} : {})
           });
     this.client = client;
     await withTimeout(connecting, this.config.timeoutMs, "no answer to the connection");
@@ -239,7 +252,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /** The Modbus link the PLC wiring starts for a modbus integration, its settings' defaults filled in. */
-export function createModbusLink(integration: IntegrationRecord, deps: {clock: Clock; logger: Logger}): PlcLink {
+export function createModbusLink(integration: IntegrationRecord, deps: ModbusLinkDeps): PlcLink {
   const modbus = integration.modbus ?? {};
   const transport: ModbusTransport = modbus.serial_port
     ? {

@@ -1,4 +1,3 @@
-import {systemClock} from "../../../lib/clock.js";
 import type {Logger} from "../../../lib/logger.js";
 import type {ParserWorkerReport} from "../../../lib/parser-workers.js";
 import {SupervisedWorker, workerModule, type WorkerCrash} from "../../../lib/supervised-worker.js";
@@ -10,8 +9,10 @@ import {
   type PlcWorkerBatch,
   type PlcWorkerCommand,
   type PlcWorkerData,
+  type SerialOpen,
   type ValidPlcEvent
 } from "./plc-worker-protocol.js";
+import {SerialRelay} from "./serial-relay.js";
 
 // node-opcua's client with its sessions needs more heap than a parser; a Modbus worker stays small.
 const HEAP_MB: Record<PlcKind, number> = {modbus: 64, opcua: 128};
@@ -59,6 +60,7 @@ class PlcLinkWorker {
   private retry: NodeJS.Timeout | null = null;
   /** Events refused because they were malformed or out of bounds. */
   private refused = 0;
+  private readonly serial: SerialRelay;
 
   constructor(
     readonly kind: PlcKind,
@@ -76,6 +78,7 @@ class PlcLinkWorker {
       resourceLimits: {maxOldGenerationSizeMb: HEAP_MB[kind], maxYoungGenerationSizeMb: 16, stackSizeMb: 4},
       hangAfterMs: HANG_AFTER_MS
     });
+    this.serial = new SerialRelay((message) => void this.worker.post(message), logger);
   }
 
   attach(id: string, integration: IntegrationRecord, listener: PlcLinkListener): void {
@@ -122,6 +125,7 @@ class PlcLinkWorker {
     if (this.retry) clearTimeout(this.retry);
     if (this.starting) await this.starting;
     this.ready = false;
+    this.serial.closeAll();
     await this.worker.stop();
     for (const request of [...this.pending.keys()]) this.settle(request, new Error("the gateway is stopping"));
   }
@@ -152,6 +156,7 @@ class PlcLinkWorker {
 
   private crashed(crash: WorkerCrash): void {
     this.ready = false;
+    this.serial.closeAll();
     const words = `PLC link worker restarted: ${CRASH_WORDS[crash.kind]} (${crash.detail}); reconnecting in ${crash.restartInMs} ms`;
     // What the ended worker held is lost with it; what waits for a worker goes to the next one.
     for (const [request, pending] of [...this.pending]) if (pending.posted) this.settle(request, new Error(words));
@@ -175,6 +180,7 @@ class PlcLinkWorker {
   private handle(event: ValidPlcEvent): void {
     if (event.type === "answer")
       return this.settle(event.request, event.error === null ? event.readings : new Error(event.error));
+    if (event.type === "serial") return this.relay(event);
     const link = event.id === null ? null : this.links.get(event.id);
     if (event.type === "log") {
       const logger = link ? this.logger.child({integration: link.integration.name}) : this.logger;
@@ -184,6 +190,18 @@ class PlcLinkWorker {
     if (event.type === "reading") this.tell(link.listener, (listener) => listener.reading(event.reading));
     else if (event.type === "link") this.tell(link.listener, (listener) => listener.link(event.status));
     else this.tell(link.listener, (listener) => listener.alarm?.(event.alarm));
+  }
+
+  private relay(event: Extract<ValidPlcEvent, {type: "serial"}>): void {
+    if (event.op === "write") return this.serial.write(event.port, event.data);
+    if (event.op === "close") return this.serial.close(event.port);
+    if (this.configuredPort(event.open)) return this.serial.open(event.open);
+    // The worker is as untrusted as the devices: it opens only a serial port an integration names.
+    this.worker.post({op: "serial", port: event.open.port, event: "failed", error: "not a configured serial port"});
+  }
+
+  private configuredPort(open: SerialOpen): boolean {
+    return [...this.links.values()].some(({integration}) => integration.modbus?.serial_port === open.path);
   }
 
   private settle(request: number, outcome: PointReading[] | Error): void {
@@ -219,7 +237,6 @@ export class PlcLinkWorkers {
   ) {}
 
   linkFor(integration: IntegrationRecord): PlcLink {
-    if (integration.kind === "modbus" && integration.modbus?.serial_port) return this.serialLink(integration);
     const worker = this.workerOf(integration.kind as PlcKind);
     const id = integration.id;
     return {
@@ -244,26 +261,6 @@ export class PlcLinkWorkers {
 
   async stop(): Promise<void> {
     await Promise.all([...this.workers.values()].map((worker) => worker.stop()));
-  }
-
-  /**
-   * A Modbus RTU link runs on this thread: serialport's native binding polls the port on the
-   * process's main loop, and used from a worker it aborts the whole process (V8 "HandleScope"
-   * fatal error, seen with @serialport/bindings-cpp 13). docs/integrations.md says what that leaves.
-   */
-  private serialLink(integration: IntegrationRecord): PlcLink {
-    const made = import("../modbus/modbus-link.js").then(({createModbusLink}) =>
-      createModbusLink(integration, {clock: systemClock, logger: this.logger.child({integration: integration.name})})
-    );
-    return {
-      start: (listener) =>
-        void made.then(
-          (link) => link.start(listener),
-          (error: Error) => listener.link({state: "unreachable", error: `the link could not start: ${error.message}`})
-        ),
-      readNow: async () => (await made).readNow(),
-      stop: async () => (await made.catch(() => null))?.stop()
-    };
   }
 
   private workerOf(kind: PlcKind): PlcLinkWorker {

@@ -3,6 +3,7 @@ import type {Logger} from "../../../lib/logger.js";
 import {serveSupervisedWork, supervisedWorkerData} from "../../../lib/supervised-worker.js";
 import type {IntegrationRecord} from "../../../store/config/config-store.js";
 import type {PlcLink, PlcLinkListener, PointReading} from "../plc/plc-link.js";
+import {SerialRelayBinding} from "./serial-relay-binding.js";
 import type {
   PlcWorkerBatch,
   PlcWorkerCommand,
@@ -24,6 +25,9 @@ const driver =
   kind === "modbus"
     ? {modbus: await import("../modbus/modbus-link.js")}
     : {opcua: await import("../opcua/opcua-link.js")};
+
+// Modbus RTU ports are opened by the gateway's thread and their bytes relayed (serial-relay.ts).
+const serial = new SerialRelayBinding((event) => say(event));
 
 const links = new Map<string, Promise<PlcLink | null>>();
 let outbox: PlcWorkerEvent[] = [];
@@ -65,7 +69,8 @@ function workerLogger(id: string | null, bound: Record<string, unknown> = {}): L
 
 function makeLink(integration: IntegrationRecord): PlcLink {
   const logger = workerLogger(integration.id);
-  if (driver.modbus) return driver.modbus.createModbusLink(integration, {clock: systemClock, logger});
+  if (driver.modbus)
+    return driver.modbus.createModbusLink(integration, {clock: systemClock, logger, serialBinding: serial});
   const opcua = integration.opcua!;
   return driver.opcua.createOpcUaLink(
     {
@@ -130,6 +135,8 @@ async function linkOf(id: string): Promise<PlcLink> {
 serveSupervisedWork<PlcWorkerCommand, PlcWorkerBatch>(async (command, emit) => {
   send = emit;
   switch (command.op) {
+    case "serial":
+      return serial.received(command);
     case "start":
       return start(command.id, command.integration);
     case "stop":

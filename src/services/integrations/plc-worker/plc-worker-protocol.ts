@@ -9,8 +9,28 @@ import type {DeviceAlarm, LinkStatus, PointReading} from "../plc/plc-link.js";
 /** The device kinds whose links run in a worker, one worker per kind. */
 export type PlcKind = "modbus" | "opcua";
 
+/** A Modbus RTU port the worker asks the gateway's thread to open (serial-relay.ts). */
+export interface SerialOpen {
+  port: number;
+  path: string;
+  baudRate: number;
+  parity: "none" | "even" | "odd";
+  stopBits: 1 | 2;
+}
+
+/** What the gateway's thread tells the worker of a relayed serial port: opened or not, bytes, closed. */
+export interface SerialToWorker {
+  op: "serial";
+  port: number;
+  event: "opened" | "failed" | "data" | "closed";
+  data?: Uint8Array;
+  error?: string;
+  code?: string | null;
+}
+
 export type PlcWorkerCommand =
   | {op: "start"; id: string; integration: IntegrationRecord}
+  | SerialToWorker
   | {op: "stop"; id: string; request: number}
   | {op: "read"; id: string; request: number}
   | {op: "acknowledge"; id: string; request: number; conditionId: string; by: string; comment: string};
@@ -23,7 +43,10 @@ export type PlcWorkerEvent =
   | ({type: "link"; id: string} & LinkStatus)
   | ({type: "alarm"; id: string} & Omit<DeviceAlarm, "time"> & {time: number})
   | {type: "answer"; request: number; error: string | null; readings?: WireReading[]}
-  | {type: "log"; id: string | null; level: "debug" | "info" | "warn" | "error"; message: string; fields: object};
+  | {type: "log"; id: string | null; level: "debug" | "info" | "warn" | "error"; message: string; fields: object}
+  | ({type: "serial"; op: "open"} & SerialOpen)
+  | {type: "serial"; op: "write"; port: number; data: Uint8Array}
+  | {type: "serial"; op: "close"; port: number};
 
 /** Events leave the worker in batches: one message per turn of its event loop, not one per reading. */
 export interface PlcWorkerBatch {
@@ -127,7 +150,39 @@ export type ValidPlcEvent =
       level: "debug" | "info" | "warn" | "error";
       message: string;
       fields: Record<string, unknown>;
-    };
+    }
+  | {type: "serial"; op: "open"; open: SerialOpen}
+  | {type: "serial"; op: "write"; port: number; data: Uint8Array}
+  | {type: "serial"; op: "close"; port: number};
+
+// A Modbus RTU frame is at most 256 bytes; a write is one frame.
+const MAX_SERIAL_WRITE = 256;
+const PARITIES = new Set(["none", "even", "odd"]);
+
+/** A relayed serial port's request checked: a port number, a frame's bytes, settings a UART takes. */
+function validSerial(event: Raw): ValidPlcEvent | null {
+  const {port} = event;
+  if (!Number.isSafeInteger(port)) return null;
+  const number = port as number;
+  if (event.op === "close") return {type: "serial", op: "close", port: number};
+  if (event.op === "write")
+    return event.data instanceof Uint8Array && event.data.length <= MAX_SERIAL_WRITE
+      ? {type: "serial", op: "write", port: number, data: event.data}
+      : null;
+  const path = text(event.path, 4_096);
+  const {baudRate, parity, stopBits} = event;
+  if (event.op !== "open" || path === null || !Number.isSafeInteger(baudRate)) return null;
+  if ((baudRate as number) < 50 || (baudRate as number) > 4_000_000 || !PARITIES.has(parity as string)) return null;
+  if (stopBits !== 1 && stopBits !== 2) return null;
+  const open: SerialOpen = {
+    port: number,
+    path,
+    baudRate: baudRate as number,
+    parity: parity as SerialOpen["parity"],
+    stopBits: stopBits
+  };
+  return {type: "serial", op: "open", open};
+}
 
 export function validPlcEvent(raw: unknown): ValidPlcEvent | null {
   if (typeof raw !== "object" || raw === null) return null;
@@ -159,6 +214,8 @@ export function validPlcEvent(raw: unknown): ValidPlcEvent | null {
       const level = event.level as "debug" | "info" | "warn" | "error";
       return {type: "log", id, level, message, fields: logFields(event.fields)};
     }
+    case "serial":
+      return validSerial(event);
     default:
       return null;
   }

@@ -6,7 +6,14 @@ import {validPlcEvent} from "../../../../src/services/integrations/plc-worker/pl
 // the gateway's thread takes only well-formed events, strings cut short, numbers finite.
 const hostile = fc.record(
   {
-    type: fc.constantFrom("reading", "link", "alarm", "answer", "log", "other"),
+    type: fc.constantFrom("reading", "link", "alarm", "answer", "log", "serial", "other"),
+    op: fc.constantFrom("open", "write", "close", "format"),
+    port: fc.oneof(fc.integer(), fc.double()),
+    path: fc.oneof(fc.string(), fc.string({minLength: 5_000, maxLength: 6_000})),
+    baudRate: fc.oneof(fc.integer(), fc.double()),
+    parity: fc.constantFrom("none", "even", "odd", "mark"),
+    stopBits: fc.integer({min: 0, max: 3}),
+    data: fc.oneof(fc.uint8Array({maxLength: 300}), fc.anything()),
     id: fc.oneof(fc.string(), fc.string({minLength: 2_000, maxLength: 3_000}), fc.anything()),
     point: fc.oneof(fc.string(), fc.anything()),
     value: fc.oneof(fc.double(), fc.boolean(), fc.constant(null), fc.anything()),
@@ -36,7 +43,7 @@ function strings(value: unknown): string[] {
 
 function numbers(value: unknown): number[] {
   if (typeof value === "number") return [value];
-  if (typeof value !== "object" || value === null || value instanceof Date) return [];
+  if (typeof value !== "object" || value === null || value instanceof Date || value instanceof Uint8Array) return [];
   return Object.values(value).flatMap(numbers);
 }
 
@@ -46,7 +53,10 @@ describe("events from the PLC link worker", () => {
       fc.property(fc.oneof(hostile, fc.anything()), (raw) => {
         const event = validPlcEvent(raw);
         if (!event) return;
-        for (const text of strings(event)) expect(text.length).toBeLessThanOrEqual(1_003);
+        const limit = event.type === "serial" ? 4_099 : 1_003;
+        for (const text of strings(event)) expect(text.length).toBeLessThanOrEqual(limit);
+        if (event.type === "serial" && event.op === "write") expect(event.data.length).toBeLessThanOrEqual(256);
+        if (event.type === "serial" && event.op === "open") expect([1, 2]).toContain(event.open.stopBits);
         for (const number of numbers(event)) expect(Number.isFinite(number)).toBe(true);
         if (event.type === "alarm") expect(event.alarm.severity).toBeGreaterThanOrEqual(1);
         if (event.type === "reading") expect(Number.isNaN(event.reading.readAt.getTime())).toBe(false);
