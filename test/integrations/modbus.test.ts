@@ -346,5 +346,14 @@ describe("a modbus integration over RTU (a socat pty pair as the RS-485 line)", 
     );
     await meter.set("ir", 7, 0b0101);
     expect((await rig().peer.next()).text).toContain("Main meter phase loss");
+    // The serial port is the gateway thread's (the worker gets its bytes): a worker's end closes it
+    // and the next worker opens it again.
+    await rig().gw.gateway.plcLinkWorkers.terminate("modbus");
+    await meter.set("ir", 7, 0b1101);
+    await eventually(
+      "read over RTU by the next worker",
+      async () => (await rig().gw.call("GET", `/api/v1/integrations/${meterId}`)).body,
+      (body) => body.link?.state === "connected" && body.points[0].state?.value === 0b1101
+    );
   });
 });
