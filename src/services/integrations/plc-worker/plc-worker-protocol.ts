@@ -108,15 +108,10 @@ function validAlarm(event: Raw): DeviceAlarm | null {
   if (conditionId === null || message === null || source === null || at === null) return null;
   if (typeof active !== "boolean" || typeof acknowledged !== "boolean") return null;
   if (typeof severity !== "number" || !Number.isFinite(severity)) return null;
-  // Who acknowledged on the SCADA side and their comment: optional, and dropped when not text.
-  const acknowledgedBy = text(event.acknowledgedBy, MAX_ID);
-  const comment = text(event.comment);
   return {
     conditionId,
     active,
     acknowledged,
-    ...(acknowledgedBy === null ? {} : {acknowledgedBy}),
-    ...(comment === null ? {} : {comment}),
     severity: Math.min(1000, Math.max(1, severity)),
     message,
     source,
