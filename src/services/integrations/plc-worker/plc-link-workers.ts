@@ -111,9 +111,7 @@ class PlcLinkWorker {
   }
 
   report(): ParserWorkerReport | null {
-    return this.starting
-      ? {...this.worker.stats(), counters: {links: this.links.size, refused_events: this.refused}}
-      : null;
+    return this.starting ? {...this.worker.stats(), counters: {refused_events: this.refused}} : null;
   }
 
   /** Ends the worker as a crash would: what a test does to prove the bulkhead. */
