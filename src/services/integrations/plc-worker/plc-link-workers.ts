@@ -10,6 +10,7 @@ import {
   type PlcWorkerCommand,
   type PlcWorkerData,
   type SerialOpen,
+  type SerialToWorker,
   type ValidPlcEvent
 } from "./plc-worker-protocol.js";
 import {SerialRelay} from "./serial-relay.js";
@@ -30,7 +31,7 @@ const CRASH_WORDS: Record<WorkerCrash["kind"], string> = {
   exit: "it ended"
 };
 
-type Request = Exclude<PlcWorkerCommand, {op: "start"}>;
+type Request = Exclude<PlcWorkerCommand, {op: "start"} | SerialToWorker>;
 
 interface Pending {
   command: Request;

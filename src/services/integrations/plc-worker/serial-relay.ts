@@ -19,6 +19,9 @@ const READ_CHUNK = 1_024;
  */
 export class SerialRelay {
   private readonly ports = new Map<number, Promise<OpenPort | null>>();
+  // Port numbers are the worker's: after its end the next worker counts from 1 again, so an open
+  // still under way for the ended one must not answer the new one.
+  private generation = 0;
 
   constructor(
     private readonly send: (message: SerialToWorker) => void,
@@ -27,15 +30,22 @@ export class SerialRelay {
 
   open(request: SerialOpen): void {
     const {port, ...options} = request;
+    const generation = this.generation;
+    const current = () => generation === this.generation;
     const opening = import("serialport")
       .then(({SerialPort}) => SerialPort.binding.open({...options, dataBits: 8, lock: true}) as Promise<OpenPort>)
       .then(
         (open) => {
+          if (!current()) {
+            void open.close().catch(() => undefined);
+            return null;
+          }
           this.send({op: "serial", port, event: "opened"});
-          void this.pump(port, open);
+          void this.pump(port, open, current);
           return open;
         },
         (error: Error & {code?: string}) => {
+          if (!current()) return null;
           this.ports.delete(port);
           this.send({op: "serial", port, event: "failed", error: error.message, code: error.code ?? null});
           return null;
@@ -45,9 +55,12 @@ export class SerialRelay {
   }
 
   write(port: number, data: Uint8Array): void {
-    void this.ports
-      .get(port)
-      ?.then((open) => open?.write(Buffer.from(data)).catch((error: Error) => this.lost(port, error)));
+    const generation = this.generation;
+    void this.ports.get(port)?.then((open) =>
+      open?.write(Buffer.from(data)).catch((error: Error) => {
+        if (generation === this.generation) this.lost(port, error);
+      })
+    );
   }
 
   close(port: number): void {
@@ -58,17 +71,18 @@ export class SerialRelay {
 
   /** The worker ended: its ports are closed (a port opened with a lock refuses a second open). */
   closeAll(): void {
+    this.generation++;
     for (const port of [...this.ports.keys()]) this.close(port);
   }
 
-  private async pump(port: number, open: OpenPort): Promise<void> {
+  private async pump(port: number, open: OpenPort, current: () => boolean): Promise<void> {
     const buffer = Buffer.alloc(READ_CHUNK);
     while ((await this.ports.get(port)) === open) {
       try {
         const {bytesRead} = await open.read(buffer, 0, READ_CHUNK);
         if (bytesRead > 0) this.send({op: "serial", port, event: "data", data: buffer.subarray(0, bytesRead).slice()});
       } catch (error) {
-        if ((error as {canceled?: boolean}).canceled) return;
+        if ((error as {canceled?: boolean}).canceled || !current()) return;
         return this.lost(port, error as Error);
       }
     }
