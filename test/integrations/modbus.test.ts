@@ -54,6 +54,11 @@ beforeAll(async () => {
     }
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
+  // A link just made has not heard from the device yet: it says so in words, not with a bare null
+  // (unless the device's first answer already came in).
+  const {link} = created.body;
+  if (link.state === "unreachable")
+    expect(link.last_error).toBe("no answer from the device yet since the link started");
   id = created.body.id;
 }, 30_000);
 afterAll(async () => {

@@ -52,6 +52,8 @@ interface PointWatch {
 export const pointAlertId = (point: string) => `point:${point}`;
 export const conditionAlertId = (conditionId: string) => `condition:${conditionId}`;
 export const LINK_ALERT_ID = "link";
+/** What the link says before its first answer or error (a link just made, or after a restart). */
+const NO_ANSWER_YET = "no answer from the device yet since the link started";
 
 /**
  * One PLC integration's conditioning and link watch: readings step each point's alarm
@@ -79,8 +81,9 @@ export class PlcWatch implements PlcLinkListener {
       this.points.set(fields.name, {fields, spec, alarm: {...ALARM_START, fired}, reading: null});
     }
     // Unreachable until the first answer: a device that never answers is paged after the same wait.
+    // Said in words, so a link just made or just restarted does not read as a broken one without a reason.
     const paged = deps.unresolved(integration, LINK_ALERT_ID);
-    this.linkState = {state: "unreachable", since: now, lastError: null, paged};
+    this.linkState = {state: "unreachable", since: now, lastError: NO_ANSWER_YET, paged};
   }
 
   reading(reading: PointReading): void {
