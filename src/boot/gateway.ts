@@ -343,12 +343,7 @@ export async function startGateway(settings: Settings, options: GatewayOptions =
   await operations.start();
   await journalRecord?.start();
   logger.info("gateway serving", {url, data_dir: dataDir});
-  const missing = channelStatus.noneConfigured();
-  if (missing)
-    logger.warn(
-      "no channel is configured: alerts are accepted but cannot reach anyone until smtp, modem or telegram is set up",
-      {missing}
-    );
+  channelStatus.warnWhenNoneConfigured(logger);
   servingUrl = url;
   // Only now: a heartbeat's fresh grace after a restart counts from the moment the gateway serves.
   await heartbeatMonitor.start();

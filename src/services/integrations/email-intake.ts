@@ -5,7 +5,7 @@ import type {IntegrationsRepository} from "../../store/config/repositories.js";
 import {AppError} from "../shared/errors.js";
 import type {DeviceIntake, DeviceMessage, IntakeOutcome} from "./intake/device-intake.js";
 import {genericEventActions, textRuleActions, type InboundAction} from "./intake/integration-payloads.js";
-import {emailAddressToken} from "./integrations.service.js";
+import {emailAddressToken} from "./integration-credentials.js";
 
 /** What the mail's sender is told. */
 export type MailAnswer = {accepted: true} | {accepted: false; temporary: boolean; reason: string};

@@ -1,9 +1,23 @@
-import {tokensEqual} from "../../lib/tokens.js";
-import {signatureOf} from "../../lib/webhook-signing.js";
+import {derivedToken, secretToken, tokensEqual} from "../../lib/tokens.js";
+import {newWebhookSecret, signatureOf} from "../../lib/webhook-signing.js";
+import {PLC_KINDS} from "./plc/plc-settings.js";
 import type {Clock} from "../../lib/clock.js";
 import type {IntegrationRecord} from "../../store/config/config-store.js";
 import type {IntegrationsRepository} from "../../store/config/repositories.js";
 import {AppError} from "../shared/errors.js";
+
+/** The local part of an email integration's address: derived from its secret, so rotating the credentials changes it. */
+export function emailAddressToken(integration: IntegrationRecord): string {
+  return derivedToken(integration.secret ?? "", "inbound-email-address");
+}
+
+/**
+ * A new signing secret and keyless URL token, for the kinds that receive events; none for modbus
+ * and opcua, which ask their device and take no events: a secret nobody uses is only one to leak.
+ */
+export function newCredentials(kind: IntegrationRecord["kind"]): {secret?: string; url_token?: string} {
+  return PLC_KINDS.includes(kind) ? {} : {secret: newWebhookSecret(), url_token: secretToken()};
+}
 
 /** The signature headers of a signed event (Standard Webhooks, as outbound webhooks are signed). */
 export interface SignatureHeaders {

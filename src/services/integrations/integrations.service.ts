@@ -3,9 +3,8 @@ import type {Priority} from "../../domain/vocabulary.js";
 import type {Actor} from "../../domain/actor.js";
 import {isoTimestamp, type Clock} from "../../lib/clock.js";
 import {newId} from "../../lib/ids.js";
-import {derivedToken, secretToken} from "../../lib/tokens.js";
-import {newWebhookSecret} from "../../lib/webhook-signing.js";
 import {regexProblem} from "../../lib/timed-regex.js";
+import {emailAddressToken, newCredentials} from "./integration-credentials.js";
 import type {RuleField, TextRule} from "../../domain/integration-rules.js";
 import type {IntegrationRecord, UnmappedPolicy} from "../../store/config/config-store.js";
 import type {IntegrationsRepository} from "../../store/config/repositories.js";
@@ -38,7 +37,6 @@ import {
 } from "./mqtt/mqtt-settings.js";
 import {
   PLC_FIELDS,
-  PLC_KINDS,
   plcFieldProblems,
   plcPatchBase,
   plcRecordFields,
@@ -92,19 +90,6 @@ const WRITABLE = [
 /** A device kind's policy for what maps to nothing ("page" unless set); nothing for other kinds. */
 function unmappedField(kind: IntegrationKind, policy: UnmappedPolicy | undefined): {unmapped?: UnmappedPolicy} {
   return DEVICE_KINDS.includes(kind) ? {unmapped: policy ?? "page"} : {};
-}
-
-/** The local part of an email integration's address: derived from its secret, so rotating the credentials changes it. */
-export function emailAddressToken(integration: IntegrationRecord): string {
-  return derivedToken(integration.secret ?? "", "inbound-email-address");
-}
-
-/**
- * A new signing secret and keyless URL token, for the kinds that receive events; none for modbus
- * and opcua, which ask their device and take no events: a secret nobody uses is only one to leak.
- */
-function newCredentials(kind: IntegrationKind): {secret?: string; url_token?: string} {
-  return PLC_KINDS.includes(kind) ? {} : {secret: newWebhookSecret(), url_token: secretToken()};
 }
 
 /** What the API shows of an integration: never its secret. */

@@ -1,6 +1,7 @@
 import type {Settings} from "../../settings/defaults.js";
 import type {ChannelRegistry} from "../../channels/channel-registry.js";
 import {CHANNELS, type Channel} from "../../domain/vocabulary.js";
+import type {Logger} from "../../lib/logger.js";
 
 export interface ChannelState {
   channel: Channel;
@@ -25,10 +26,14 @@ export class ChannelStatusService {
     return {channel, available: reason === null, reason, details: this.registry.details(channel)};
   }
 
-  /** The settings each channel lacks when none is configured at all (alerts then reach nobody), else null. */
-  noneConfigured(): string[] | null {
+  /** Says at start when no channel is configured at all: alerts are then accepted but reach nobody. */
+  warnWhenNoneConfigured(logger: Logger): void {
     const missing = CHANNELS.map((channel) => this.missingSetting(channel));
-    return missing.every((reason) => reason !== null) ? [...new Set(missing)] : null;
+    if (missing.every((reason) => reason !== null))
+      logger.warn(
+        "no channel is configured: alerts are accepted but cannot reach anyone until smtp, modem or telegram is set up",
+        {missing: [...new Set(missing)]}
+      );
   }
 
   all(): ChannelState[] {
