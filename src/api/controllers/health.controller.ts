@@ -47,6 +47,10 @@ export class HealthController {
   @(Returns(503, ReadinessModel).Description(
     "The journal cannot commit, or open alerts are undeliverable (see undeliverable.reasons)"
   ))
+  @(Returns(401, ProblemModel).Description(
+    "A key was presented and is unknown or revoked: asking for the details with a bad key is refused, not answered with less"
+  ))
+  @(Returns(403, ProblemModel).Description("The key presented may not read notifications (notifications:read)"))
   async readyz(@Context() ctx: PlatformContext): Promise<void> {
     const detailed = this.withDetails(ctx);
     const readiness = await this.readiness.check(this.runtime.throttledAddresses());
